@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// Env is everything the process gives the app: streams and environment.
+// Tests pass their own; main passes the real ones.
+type Env struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+}
+
+// version is set at build time with -ldflags "-X main.version=…"; otherwise
+// the module version from the build info is used.
+var version = ""
+
+func binaryVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// usageError is bad input from the user: exit status 2, nothing written.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{msg: fmt.Sprintf(format, args...)} }
+
+// exitCode maps an error to the process status: 2 for bad input (flags,
+// config, event fields, payloads), 1 for everything else.
+func exitCode(err error) int {
+	var ue *usageError
+	var fe *store.FieldError
+	var ce *config.Error
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ue), errors.As(err, &fe), errors.As(err, &ce):
+		return 2
+	}
+	var ee cli.ExitCoder
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	return 1
+}
+
+// Run runs the CLI with args and returns the exit status.
+func Run(ctx context.Context, args []string, env Env) int {
+	app := NewApp(env)
+	err := app.RunContext(ctx, args)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "recollect: "+oneLine(err.Error()))
+	}
+	return exitCode(err)
+}
+
+func oneLine(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i]
+		}
+	}
+	return s
+}
+
+const dataUsage = "data directory (default: $RECOLLECT_DATA, a .recollect/ in this directory or a parent up to the repository root, then ~/.recollect)"
+
+// NewApp builds the CLI. Every command accepts --data both before and after
+// its name.
+func NewApp(env Env) *cli.App {
+	app := &cli.App{
+		Name:                 "recollect",
+		Usage:                "local memory for coding agents",
+		Version:              binaryVersion(),
+		Reader:               env.Stdin,
+		Writer:               env.Stdout,
+		ErrWriter:            env.Stderr,
+		EnableBashCompletion: true,
+		HideHelpCommand:      true,
+		Flags:                []cli.Flag{&cli.StringFlag{Name: "data", Usage: dataUsage}},
+		ExitErrHandler:       func(*cli.Context, error) {},
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return usagef("%v; see recollect --help", err)
+		},
+		Commands: commands(env),
+	}
+	for _, cmd := range app.Commands {
+		addDataFlag(cmd)
+	}
+	return app
+}
+
+func addDataFlag(cmd *cli.Command) {
+	cmd.Flags = append(cmd.Flags, &cli.StringFlag{Name: "data", Usage: dataUsage})
+	if cmd.OnUsageError == nil {
+		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+			return usagef("%v; see recollect %s --help", err, cmd.Name)
+		}
+	}
+	for _, sub := range cmd.Subcommands {
+		addDataFlag(sub)
+	}
+}
+
+// commands lists every subcommand; each lives in its own file.
+func commands(env Env) []*cli.Command {
+	return []*cli.Command{
+		initCommand(env),
+		recordCommand(env),
+		consolidateCommand(env),
+		searchCommand(env),
+		statsCommand(env),
+		demoCommand(env),
+		versionCommand(env),
+	}
+}
+
+// dataDir resolves the data directory for c: --data (either side of the
+// command name), then the environment, the project, the home directory.
+func dataDir(c *cli.Context, env Env) (string, error) {
+	flag := ""
+	for _, cc := range c.Lineage() {
+		if cc.IsSet("data") {
+			flag = cc.String("data")
+			break
+		}
+	}
+	cwd, _ := os.Getwd()
+	dir, _, err := store.ResolveDir(flag, cwd, env.Getenv)
+	if err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// openPipeline opens the store of c's data directory.
+func openPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
+	dir, err := dataDir(c, env)
+	if err != nil {
+		return nil, err
+	}
+	p, err := pipeline.Open(c.Context, dir)
+	if err != nil {
+		return nil, err
+	}
+	p.Getenv = env.Getenv
+	return p, nil
+}
+
+func versionCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "version",
+		Usage: "print the binary and schema versions",
+		Action: func(c *cli.Context) error {
+			fmt.Fprintf(env.Stdout, "recollect %s (schema %d, sqlite_fts5 on)\n", binaryVersion(), store.SchemaVersion)
+			return nil
+		},
+	}
+}

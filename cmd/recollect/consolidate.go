@@ -1,0 +1,84 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/pipeline"
+)
+
+func consolidateCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "consolidate",
+		Usage: "run copy → extract → integrate now (named steps only, in that order; none named runs all three)",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "copy", Usage: "copy new transcript lines into events"},
+			&cli.BoolFlag{Name: "extract", Usage: "extract facts from unexamined events"},
+			&cli.BoolFlag{Name: "integrate", Usage: "integrate pending facts into knowledge"},
+			&cli.BoolFlag{Name: "all", Usage: "extract every unexamined event, not just the capped batch"},
+			&cli.IntFlag{Name: "limit", Usage: "extract at most N events (default: extraction.batch_size)"},
+			&cli.BoolFlag{Name: "json", Usage: "print the run summary as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.Int("limit") < 0 {
+				return usagef("--limit: %d is negative; give a positive number of events", c.Int("limit"))
+			}
+			p, err := openPipeline(c, env)
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			sum, err := p.Run(c.Context, pipeline.RunOptions{
+				Steps:   pipeline.Steps{Copy: c.Bool("copy"), Extract: c.Bool("extract"), Integrate: c.Bool("integrate")},
+				Extract: extract.Options{Limit: c.Int("limit"), All: c.Bool("all")},
+				Trigger: "cli",
+			})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(sum)
+			}
+			printSummary(env.Stdout, sum)
+			return nil
+		},
+	}
+}
+
+func printSummary(w io.Writer, s pipeline.Summary) {
+	fmt.Fprintf(w, "run %d (%s) in %s\n", s.RunID, s.Trigger, s.Elapsed)
+	if s.Copy != nil {
+		if s.Copy.Note != "" {
+			fmt.Fprintf(w, "  copy:      %s\n", s.Copy.Note)
+		} else {
+			fmt.Fprintf(w, "  copy:      %d events from %d files\n", s.Copy.Events, s.Copy.Files)
+		}
+	}
+	if e := s.Extract; e != nil {
+		model := e.Provider
+		if e.Model != "" {
+			model += " / " + e.Model
+		}
+		fmt.Fprintf(w, "  extract:   %d events examined, %d facts extracted, %d events remaining (%s)\n",
+			e.EventsExamined, e.FactsExtracted, e.EventsRemaining, model)
+		if e.FactsDropped > 0 {
+			fmt.Fprintf(w, "             %d proposed facts dropped (cited no event of the batch)\n", e.FactsDropped)
+		}
+		for _, h := range e.Held {
+			fmt.Fprintf(w, "             held: conversation %s (see stats for the error)\n", h)
+		}
+		for _, warn := range e.Warnings {
+			fmt.Fprintf(w, "             warning: %s\n", warn)
+		}
+	}
+	if i := s.Integrate; i != nil {
+		fmt.Fprintf(w, "  integrate: %d claimed, %d new facts, %d merged into existing, %d superseded\n",
+			i.Claimed, i.Integrated, i.Merged, i.Superseded)
+	}
+}

@@ -1,0 +1,50 @@
+// Package extract owns the D → I step: it reads unexamined events, asks a
+// provider for durable, self-contained facts that cite those events, and
+// writes them as pending session facts together with the advanced
+// per-conversation watermark. It also owns the model providers (heuristic,
+// http, ollama, cli) that every model stage, here and in integrate, calls.
+//
+// It does not decide what is already known; that is integrate's job.
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Request is one structured model call.
+type Request struct {
+	// Stage is the pipeline stage making the call (extract, classify, …).
+	Stage string
+	// System and Prompt are the instructions and the material.
+	System, Prompt string
+	// SchemaName and Schema describe the JSON object the answer must be.
+	SchemaName string
+	Schema     json.RawMessage
+}
+
+// Response is a model's answer with what it cost.
+type Response struct {
+	Text  string
+	Model string
+	// InputTokens and OutputTokens are nil when the provider did not report
+	// them: unknown is never written as zero.
+	InputTokens, OutputTokens *int64
+	Elapsed                   time.Duration
+}
+
+// Provider is a model behind one of the configured names. The heuristic
+// provider does not implement it: stages that see the heuristic provider run
+// their own rule-based code instead of a model call.
+type Provider interface {
+	// Name is the configured provider name (http, ollama, cli).
+	Name() string
+	// Complete makes one call and returns the raw answer text.
+	Complete(ctx context.Context, req Request) (Response, error)
+}
+
+// ErrHeuristic is returned by a router asked for a model when the stage is
+// routed to the heuristic provider.
+var ErrHeuristic = errors.New("stage runs on the heuristic provider")

@@ -1,0 +1,392 @@
+package extract
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// Options bound one extract run.
+type Options struct {
+	// Limit caps the candidate events examined; 0 means the configured
+	// batch size. All lifts the cap.
+	Limit int
+	All   bool
+}
+
+// Report says what one extract run did.
+type Report struct {
+	EventsExamined  int    `json:"events_examined"`
+	FactsExtracted  int    `json:"facts_extracted"`
+	FactsDropped    int    `json:"facts_dropped"`
+	EventsRemaining int    `json:"events_remaining"`
+	Provider        string `json:"provider"`
+	Model           string `json:"model,omitempty"`
+	// Held lists conversations whose batch failed and whose watermark stayed.
+	Held     []string `json:"held,omitempty"`
+	Warnings []string `json:"warnings,omitempty"`
+}
+
+// Candidate is a fact proposed by a provider, before it is written.
+type Candidate struct {
+	Content      string          `json:"content"`
+	Domain       string          `json:"domain,omitempty"`
+	Confidence   float64         `json:"confidence"`
+	Importance   float64         `json:"importance"`
+	ValidFrom    string          `json:"valid_from,omitempty"`
+	ValidUntil   string          `json:"valid_until,omitempty"`
+	Entities     json.RawMessage `json:"entities,omitempty"`
+	EventIDs     []int64         `json:"event_ids"`
+	SpeakerRole  string          `json:"-"`
+	Speaker      string          `json:"-"`
+	SaidAt       *time.Time      `json:"-"`
+	CaptureHint  string          `json:"-"`
+	CaptureNotes string          `json:"-"`
+}
+
+// Group is one conversation's slice of a batch: the candidate events, in
+// sequence order, and the watermark to store when they are done.
+type Group struct {
+	SessionID string
+	Events    []store.Event
+	// NextWatermark is the seq up to which the conversation is examined once
+	// this group commits.
+	NextWatermark int64
+}
+
+// Extractor turns one conversation group into candidate facts.
+type Extractor interface {
+	// Extract proposes facts for g. An error holds the group: nothing is
+	// written and its watermark stays.
+	Extract(ctx context.Context, g Group) ([]Candidate, error)
+	// Producer is the session_facts.producer value for what it returns.
+	Producer() string
+	// Model names the model used, or "" when there is none.
+	Model() string
+}
+
+// Stage is the extract stage over one store.
+type Stage struct {
+	DB        *store.DB
+	Config    config.Extraction
+	Extractor Extractor
+	Log       *slog.Logger
+}
+
+// Run examines the oldest unexamined events, at most the cap, one
+// conversation at a time, and writes the facts with each conversation's
+// advanced watermark in one transaction.
+func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
+	rep := Report{Provider: s.Extractor.Producer(), Model: s.Extractor.Model()}
+	limit := opts.Limit
+	if limit <= 0 {
+		limit = s.Config.BatchSize
+	}
+	if opts.All {
+		limit = -1
+	}
+	groups, err := s.selectBatch(ctx, limit)
+	if err != nil {
+		return rep, err
+	}
+	for _, g := range groups {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		cands, err := s.Extractor.Extract(ctx, g)
+		if err != nil {
+			rep.Held = append(rep.Held, g.SessionID)
+			if herr := s.recordFailure(ctx, g.SessionID, err); herr != nil {
+				return rep, herr
+			}
+			s.logger().Warn("extract held", "session", g.SessionID, "err", err)
+			continue
+		}
+		kept, dropped := validateCitations(cands, g)
+		rep.FactsDropped += dropped
+		n, err := s.commit(ctx, g, kept)
+		if err != nil {
+			return rep, err
+		}
+		rep.EventsExamined += len(g.Events)
+		rep.FactsExtracted += n
+	}
+	rep.EventsRemaining, err = s.Remaining(ctx)
+	return rep, err
+}
+
+func (s *Stage) logger() *slog.Logger {
+	if s.Log != nil {
+		return s.Log
+	}
+	return slog.Default()
+}
+
+// eligibleWhere is the filter shared by batch selection and the backlog
+// count, so the two always agree.
+func (s *Stage) eligibleWhere() (string, []any) {
+	var where []string
+	var args []any
+	where = append(where, `e.seq > COALESCE((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)`)
+	where = append(where, `NOT (e.event_type = 'artifact')`)
+	if len(s.Config.EventTypes) > 0 {
+		where = append(where, `e.event_type IN (`+placeholders(len(s.Config.EventTypes))+`)`)
+		for _, t := range s.Config.EventTypes {
+			args = append(args, t)
+		}
+	}
+	if len(s.Config.Roles) > 0 {
+		where = append(where, `e.role IN (`+placeholders(len(s.Config.Roles))+`)`)
+		for _, r := range s.Config.Roles {
+			args = append(args, r)
+		}
+	}
+	if s.Config.MinContentLength > 0 {
+		where = append(where, `length(e.content) >= ?`)
+		args = append(args, s.Config.MinContentLength)
+	}
+	return strings.Join(where, " AND "), args
+}
+
+// Remaining counts eligible events not yet examined.
+func (s *Stage) Remaining(ctx context.Context) (int, error) {
+	where, args := s.eligibleWhere()
+	var n int
+	if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM session_events e WHERE `+where, args...).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count extract backlog: %w", err)
+	}
+	return n, nil
+}
+
+func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
+	where, args := s.eligibleWhere()
+	q := `SELECT ` + prefixed("e.", store.EventColumns) + ` FROM session_events e WHERE ` + where + ` ORDER BY e.seq LIMIT ?`
+	rows, err := s.DB.QueryContext(ctx, q, append(args, limit)...)
+	if err != nil {
+		return nil, fmt.Errorf("select extract batch: %w", err)
+	}
+	defer rows.Close()
+	index := map[string]int{}
+	var groups []Group
+	for rows.Next() {
+		ev, err := store.ScanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		if max := s.Config.MaxContentChars; max > 0 && len(ev.Content) > max {
+			ev.Content = truncateUTF8(ev.Content, max) + " […truncated]"
+		}
+		i, ok := index[ev.SessionID]
+		if !ok {
+			i = len(groups)
+			index[ev.SessionID] = i
+			groups = append(groups, Group{SessionID: ev.SessionID})
+		}
+		groups[i].Events = append(groups[i].Events, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("select extract batch: %w", err)
+	}
+	// A conversation whose every eligible event is in the batch is examined
+	// up to its newest event, so ineligible tails (tool output) count as
+	// examined too; otherwise up to the last event taken.
+	for i := range groups {
+		g := &groups[i]
+		last := g.Events[len(g.Events)-1].Seq
+		g.NextWatermark = last
+		var more int
+		if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM session_events e WHERE e.session_id = ? AND e.seq > ? AND `+where,
+			append([]any{g.SessionID, last}, args...)...).Scan(&more); err != nil {
+			return nil, fmt.Errorf("select extract batch: %w", err)
+		}
+		if more == 0 {
+			var max int64
+			if err := s.DB.QueryRowContext(ctx, `SELECT COALESCE(max(seq), 0) FROM session_events WHERE session_id = ?`, g.SessionID).Scan(&max); err != nil {
+				return nil, fmt.Errorf("select extract batch: %w", err)
+			}
+			g.NextWatermark = max
+		}
+	}
+	return groups, nil
+}
+
+// validateCitations keeps candidates whose every cited event is in the
+// group and which cite at least one; the rest are dropped and counted.
+func validateCitations(cands []Candidate, g Group) (kept []Candidate, dropped int) {
+	inBatch := map[int64]store.Event{}
+	for _, ev := range g.Events {
+		inBatch[ev.Seq] = ev
+	}
+	for _, c := range cands {
+		ok := len(c.EventIDs) > 0 && strings.TrimSpace(c.Content) != ""
+		for _, id := range c.EventIDs {
+			if _, in := inBatch[id]; !in {
+				ok = false
+			}
+		}
+		if !ok {
+			dropped++
+			continue
+		}
+		first := inBatch[c.EventIDs[0]]
+		if c.SpeakerRole == "" {
+			c.SpeakerRole, c.Speaker = first.Role, first.Speaker
+		}
+		if c.SaidAt == nil && first.OccurredAt != nil {
+			t := *first.OccurredAt
+			c.SaidAt = &t
+		}
+		kept = append(kept, c)
+	}
+	return kept, dropped
+}
+
+func (s *Stage) commit(ctx context.Context, g Group, cands []Candidate) (int, error) {
+	n := 0
+	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+		for _, c := range cands {
+			inserted, err := InsertSessionFact(ctx, tx, g.SessionID, s.Extractor.Producer(), s.Extractor.Model(), c)
+			if err != nil {
+				return err
+			}
+			if inserted {
+				n++
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, updated_at)
+			VALUES (?, ?, 0, ?)
+			ON CONFLICT(session_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq), consecutive_failures = 0, updated_at = excluded.updated_at`,
+			g.SessionID, g.NextWatermark, store.Now())
+		if err != nil {
+			return fmt.Errorf("advance watermark for %s: %w", g.SessionID, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("commit extract batch for %s: %w", g.SessionID, err)
+	}
+	return n, nil
+}
+
+func (s *Stage) recordFailure(ctx context.Context, session string, cause error) error {
+	_, err := s.DB.ExecContext(ctx, `INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, last_error, last_error_at, updated_at)
+		VALUES (?, 0, 1, ?, ?, ?)
+		ON CONFLICT(session_id) DO UPDATE SET consecutive_failures = consecutive_failures + 1,
+			last_error = excluded.last_error, last_error_at = excluded.last_error_at, updated_at = excluded.updated_at`,
+		session, cause.Error(), store.Now(), store.Now())
+	if err != nil {
+		return fmt.Errorf("record extract failure for %s: %w", session, err)
+	}
+	return nil
+}
+
+// InsertSessionFact writes one pending I fact. A fact whose digest is
+// tombstoned (forgotten) or already stored for the session is not written;
+// inserted reports which.
+func InsertSessionFact(ctx context.Context, tx *sql.Tx, session, producer, model string, c Candidate) (inserted bool, err error) {
+	digest := store.Digest(c.Content)
+	var gone int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&gone); err != nil {
+		return false, fmt.Errorf("check tombstones: %w", err)
+	}
+	if gone > 0 {
+		return false, nil
+	}
+	ids, _ := json.Marshal(c.EventIDs)
+	if c.EventIDs == nil {
+		ids = []byte("[]")
+	}
+	var said any
+	if c.SaidAt != nil {
+		said = store.FormatTime(*c.SaidAt)
+	}
+	var ents any
+	if len(c.Entities) > 0 {
+		ents = string(c.Entities)
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO session_facts
+		(session_id, content, digest, confidence, importance, domain_hint, capture_context, speaker_role, speaker,
+		 producer, model, event_ids, entities, valid_from, valid_until, said_at, status, created_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, 'pending', ?)
+		ON CONFLICT(session_id, digest) DO NOTHING`,
+		session, strings.TrimSpace(c.Content), digest, clamp01(c.Confidence), clamp01(c.Importance), nullIfEmpty(c.Domain),
+		nullIfEmpty(c.CaptureNotes), nullIfEmpty(c.SpeakerRole), nullIfEmpty(c.Speaker), producer, nullIfEmpty(model),
+		string(ids), ents, nullIfEmpty(c.ValidFrom), nullIfEmpty(c.ValidUntil), said, store.Now())
+	if err != nil {
+		return false, fmt.Errorf("insert session fact: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+func clamp01(f float64) float64 {
+	switch {
+	case f < 0:
+		return 0
+	case f > 1:
+		return 1
+	}
+	return f
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func prefixed(prefix, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, p := range parts {
+		parts[i] = prefix + strings.TrimSpace(p)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}
+
+// Heuristic is the embedded extractor: declarative sentences of user
+// messages, verbatim, each citing its event.
+type Heuristic struct{}
+
+var _ Extractor = Heuristic{}
+
+// Producer implements Extractor.
+func (Heuristic) Producer() string { return "heuristic" }
+
+// Model implements Extractor; the heuristic has none.
+func (Heuristic) Model() string { return "" }
+
+// Extract implements Extractor.
+func (Heuristic) Extract(_ context.Context, g Group) ([]Candidate, error) {
+	var out []Candidate
+	for _, ev := range g.Events {
+		if ev.Role != "user" || ev.EventType != "message" || ev.ContentType != "text" {
+			continue
+		}
+		for _, s := range HeuristicFacts(ev.Content) {
+			out = append(out, Candidate{Content: s, Confidence: 0.5, Importance: 0.5, EventIDs: []int64{ev.Seq}})
+		}
+	}
+	return out, nil
+}

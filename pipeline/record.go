@@ -1,0 +1,82 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/store"
+)
+
+// RecordResult says what record wrote.
+type RecordResult struct {
+	Seqs []int64 `json:"seqs"`
+	// Duplicate is true when every event was already stored (a re-sent
+	// hook payload), so nothing was written.
+	Duplicate bool `json:"duplicate"`
+}
+
+// Record writes events directly, without a daemon, in one transaction.
+func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult, error) {
+	res := RecordResult{Seqs: []int64{}, Duplicate: true}
+	for i := range evs {
+		if err := evs[i].Validate(); err != nil {
+			return res, err
+		}
+	}
+	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
+		for i := range evs {
+			seq, inserted, err := store.InsertEvent(ctx, tx, &evs[i])
+			if err != nil {
+				return err
+			}
+			res.Seqs = append(res.Seqs, seq)
+			if inserted {
+				res.Duplicate = false
+			}
+		}
+		return nil
+	})
+	return res, err
+}
+
+// HookEvents maps a Claude Code hook payload to events: the user's prompt,
+// the assistant's last message, a notification, or a tool call and its
+// result. Each gets a dedupe key derived from the payload bytes, so the same
+// payload recorded twice is stored once.
+func HookEvents(pl hooks.Payload, source string) []store.Event {
+	sum := sha256.Sum256(pl.Raw)
+	key := "hook:" + hex.EncodeToString(sum[:16])
+	session := pl.SessionID
+	if session == "" {
+		session = "hook-" + time.Now().UTC().Format("2006-01-02")
+	}
+	meta, _ := json.Marshal(map[string]string{"hook_event_name": pl.HookEventName, "cwd": pl.Cwd, "transcript_path": pl.TranscriptPath})
+	base := store.Event{SessionID: session, Source: source, EventType: "message", ContentType: "text", Metadata: meta}
+	var out []store.Event
+	add := func(role, eventType, contentType, content, part string) {
+		ev := base
+		ev.Role, ev.EventType, ev.ContentType, ev.Content = role, eventType, contentType, content
+		ev.DedupeKey = key + part
+		out = append(out, ev)
+	}
+	switch {
+	case pl.Prompt != "":
+		add("user", "message", "text", pl.Prompt, "")
+	case pl.LastAssistantMessage != "":
+		add("assistant", "message", "text", pl.LastAssistantMessage, "")
+	case pl.ToolName != "":
+		call, _ := json.Marshal(map[string]any{"name": pl.ToolName, "input": pl.ToolInput})
+		add("assistant", "tool_call", "json", string(call), ":call")
+		if len(pl.ToolResponse) > 0 {
+			add("tool", "tool_result", "json", string(pl.ToolResponse), ":result")
+		}
+	case pl.Message != "":
+		add("system", "message", "text", pl.Message, "")
+	}
+	return out
+}

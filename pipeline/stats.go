@@ -1,0 +1,196 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+)
+
+// Stats is the store's self-report. Every number is read from the store;
+// a number that cannot be known is absent with a reason in Unknown.
+type Stats struct {
+	DataDir       string            `json:"data_dir"`
+	SchemaVersion int               `json:"schema_version"`
+	FileBytes     int64             `json:"file_bytes"`
+	Facts         FactCounts        `json:"facts"`
+	FactsBy       map[string]int    `json:"facts_by_producer"`
+	Entities      int               `json:"entities"`
+	Domains       map[string]int    `json:"domains"`
+	Events        EventCounts       `json:"events"`
+	Unextracted   int               `json:"unextracted_events"`
+	Pending       int               `json:"pending_facts"`
+	PendingBy     map[string]int    `json:"pending_by_producer"`
+	Skipped       map[string]int    `json:"skipped_records"`
+	Redactions    map[string]int    `json:"redactions"`
+	Provider      string            `json:"provider"`
+	LastRun       *json.RawMessage  `json:"last_run,omitempty"`
+	Unknown       map[string]string `json:"unknown,omitempty"`
+}
+
+// FactCounts counts knowledge; Total includes superseded history.
+type FactCounts struct {
+	Active     int `json:"active"`
+	Superseded int `json:"superseded"`
+	Total      int `json:"total"`
+}
+
+// EventCounts counts raw events by source and by type.
+type EventCounts struct {
+	Count  int                      `json:"count"`
+	Bytes  int64                    `json:"bytes"`
+	ByKind map[string]CountAndBytes `json:"by_source_and_type"`
+}
+
+// CountAndBytes is a count with the content bytes it holds.
+type CountAndBytes struct {
+	Count int   `json:"count"`
+	Bytes int64 `json:"bytes"`
+}
+
+// Stats reads the store's self-report.
+func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
+	st := Stats{DataDir: p.DB.Dir, FactsBy: map[string]int{}, Domains: map[string]int{}, PendingBy: map[string]int{},
+		Skipped: map[string]int{}, Redactions: map[string]int{}, Events: EventCounts{ByKind: map[string]CountAndBytes{}},
+		Unknown: map[string]string{}}
+	var err error
+	if st.SchemaVersion, err = p.DB.Version(ctx); err != nil {
+		return st, err
+	}
+	st.Provider = p.ProviderName()
+	if fi, err := os.Stat(p.DB.Path); err == nil {
+		st.FileBytes = fi.Size()
+		for _, side := range []string{"-wal", "-shm"} {
+			if fi, err := os.Stat(p.DB.Path + side); err == nil {
+				st.FileBytes += fi.Size()
+			}
+		}
+	} else {
+		st.Unknown["file_bytes"] = err.Error()
+	}
+	q := func(query string, fn func(scan func(...any) error) error) error {
+		rows, err := p.DB.QueryContext(ctx, query)
+		if err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		defer rows.Close()
+		for rows.Next() {
+			if err := fn(rows.Scan); err != nil {
+				return fmt.Errorf("stats: %w", err)
+			}
+		}
+		return rows.Err()
+	}
+	steps := []struct {
+		query string
+		fn    func(scan func(...any) error) error
+	}{
+		{`SELECT status, count(*) FROM facts GROUP BY status`, func(scan func(...any) error) error {
+			var s string
+			var n int
+			if err := scan(&s, &n); err != nil {
+				return err
+			}
+			st.Facts.Total += n
+			switch s {
+			case "active":
+				st.Facts.Active = n
+			case "superseded":
+				st.Facts.Superseded = n
+			}
+			return nil
+		}},
+		{`SELECT producer, count(*) FROM facts WHERE status = 'active' GROUP BY producer`, func(scan func(...any) error) error {
+			var s string
+			var n int
+			err := scan(&s, &n)
+			st.FactsBy[s] = n
+			return err
+		}},
+		{`SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain`, func(scan func(...any) error) error {
+			var s string
+			var n int
+			err := scan(&s, &n)
+			st.Domains[s] = n
+			return err
+		}},
+		{`SELECT count(*) FROM entities`, func(scan func(...any) error) error { return scan(&st.Entities) }},
+		{`SELECT source, event_type, count(*), COALESCE(sum(length(CAST(content AS BLOB))), 0) FROM session_events GROUP BY source, event_type`, func(scan func(...any) error) error {
+			var src, typ string
+			var cb CountAndBytes
+			if err := scan(&src, &typ, &cb.Count, &cb.Bytes); err != nil {
+				return err
+			}
+			st.Events.ByKind[src+"/"+typ] = cb
+			st.Events.Count += cb.Count
+			st.Events.Bytes += cb.Bytes
+			return nil
+		}},
+		{`SELECT producer, count(*) FROM session_facts WHERE status IN ('pending','claimed') GROUP BY producer`, func(scan func(...any) error) error {
+			var s string
+			var n int
+			if err := scan(&s, &n); err != nil {
+				return err
+			}
+			st.PendingBy[s] = n
+			st.Pending += n
+			return nil
+		}},
+		{`SELECT source || '/' || record_type, count FROM skipped_records`, func(scan func(...any) error) error {
+			var s string
+			var n int
+			err := scan(&s, &n)
+			st.Skipped[s] = n
+			return err
+		}},
+		{`SELECT kind, count FROM redactions`, func(scan func(...any) error) error {
+			var s string
+			var n int
+			err := scan(&s, &n)
+			st.Redactions[s] = n
+			return err
+		}},
+		{`SELECT summary FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`, func(scan func(...any) error) error {
+			var s string
+			if err := scan(&s); err != nil {
+				return err
+			}
+			raw := json.RawMessage(s)
+			st.LastRun = &raw
+			return nil
+		}},
+	}
+	for _, s := range steps {
+		if err := q(s.query, s.fn); err != nil {
+			return st, err
+		}
+	}
+	stage, err := p.ExtractStage()
+	if err != nil {
+		return st, err
+	}
+	if st.Unextracted, err = stage.Remaining(ctx); err != nil {
+		return st, err
+	}
+	if len(st.Unknown) == 0 {
+		st.Unknown = nil
+	}
+	return st, nil
+}
+
+// ProviderName is the provider the extract stage will use, after the
+// kill-switch.
+func (p *Pipeline) ProviderName() string {
+	if p.getenv(EnvProvider) == "heuristic" {
+		return "heuristic"
+	}
+	return p.Config.Intelligence.Provider
+}
+
+func jsonString(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode: %w", err)
+	}
+	return string(b), nil
+}

@@ -1,0 +1,466 @@
+// Package config reads and writes a data directory's config.json: every key
+// recollect understands, its default, and validation that names the field
+// path and the fix. Loading has no side effects; unknown keys and wrong types
+// are errors, never silently ignored.
+//
+// It imports nothing else of recollect, so every layer can read its section.
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"time"
+)
+
+// FileName is the config file inside a data directory.
+const FileName = "config.json"
+
+// Config is the whole of config.json.
+type Config struct {
+	// Mode is "record" (events come from record and the log_event tool) or
+	// "copy" (events are copied from the transcripts in Sources).
+	Mode         string       `json:"mode"`
+	Sources      []Source     `json:"sources"`
+	Redaction    Redaction    `json:"redaction"`
+	Intelligence Intelligence `json:"intelligence"`
+	Extraction   Extraction   `json:"extraction"`
+	Embedding    Embedding    `json:"embedding"`
+	Temporal     Temporal     `json:"temporal"`
+	Retention    Retention    `json:"retention"`
+	Scheduler    Scheduler    `json:"scheduler"`
+}
+
+// Source is one transcript location the daemon follows.
+type Source struct {
+	Kind             string `json:"kind"`
+	Home             string `json:"home,omitempty"`
+	Cwd              string `json:"cwd,omitempty"`
+	IncludeSubagents bool   `json:"include_subagents,omitempty"`
+}
+
+// SourceKinds lists the transcript kinds recollect can follow.
+var SourceKinds = []string{"claude-code", "cursor"}
+
+// Redaction controls secret scrubbing before events are stored.
+type Redaction struct {
+	Enabled  bool               `json:"enabled"`
+	Patterns []RedactionPattern `json:"patterns"`
+}
+
+// RedactionPattern is an extra user-supplied secret shape.
+type RedactionPattern struct {
+	Kind  string `json:"kind"`
+	Regex string `json:"regex"`
+}
+
+// Intelligence chooses the model providers per stage.
+type Intelligence struct {
+	Provider    string                       `json:"provider"`
+	Stages      map[string]StageRoute        `json:"stages"`
+	HTTP        HTTPProvider                 `json:"http"`
+	Ollama      OllamaProvider               `json:"ollama"`
+	CLI         CLIProvider                  `json:"cli"`
+	TokenBudget map[string]map[string]string `json:"token_budget"`
+}
+
+// StageRoute overrides the provider for one stage.
+type StageRoute struct {
+	Provider string `json:"provider,omitempty"`
+	// OnFail is a provider name to fall back to, or "none" to hold.
+	OnFail string `json:"on_fail,omitempty"`
+}
+
+// Providers lists the provider names recollect knows.
+var Providers = []string{"heuristic", "http", "ollama", "cli"}
+
+// Stages lists the model stages that can be routed.
+var Stages = []string{"extract", "classify", "entities", "reconcile", "supersede", "summarise"}
+
+// HTTPProvider is any OpenAI-compatible host.
+type HTTPProvider struct {
+	BaseURL   string `json:"base_url"`
+	Model     string `json:"model"`
+	APIKeyEnv string `json:"api_key_env"`
+	TimeoutMS int    `json:"timeout_ms"`
+}
+
+// OllamaProvider is Ollama's native API.
+type OllamaProvider struct {
+	Host      string `json:"host"`
+	Model     string `json:"model"`
+	KeepAlive string `json:"keep_alive"`
+	TimeoutMS int    `json:"timeout_ms"`
+}
+
+// CLIProvider is the Claude Code CLI.
+type CLIProvider struct {
+	Command   string `json:"command"`
+	Model     string `json:"model"`
+	TimeoutMS int    `json:"timeout_ms"`
+}
+
+// Extraction bounds and filters the extract stage.
+type Extraction struct {
+	BatchSize         int      `json:"batch_size"`
+	EventTypes        []string `json:"event_types"`
+	Roles             []string `json:"roles"`
+	MinContentLength  int      `json:"min_content_length"`
+	MaxContentChars   int      `json:"max_content_chars"`
+	ContextEvents     int      `json:"context_events"`
+	WorkingMemorySize int      `json:"working_memory_size"`
+}
+
+// Embedding configures the optional semantic index.
+type Embedding struct {
+	// Provider is "" (off), "ollama" or "http".
+	Provider  string `json:"provider"`
+	Model     string `json:"model"`
+	BaseURL   string `json:"base_url"`
+	APIKeyEnv string `json:"api_key_env"`
+	BatchSize int    `json:"batch_size"`
+}
+
+// Temporal chooses how time is kept: "valid" or "bitemporal".
+type Temporal struct {
+	Mode string `json:"mode"`
+}
+
+// Retention bounds the raw event store.
+type Retention struct {
+	// DiskBudget is a size such as "2GB"; empty means no budget.
+	DiskBudget string `json:"disk_budget"`
+}
+
+// Scheduler holds the daemon's thresholds.
+type Scheduler struct {
+	ThresholdEvents   int    `json:"threshold_events"`
+	ThresholdInterval string `json:"threshold_interval"`
+	ExtractCap        int    `json:"extract_cap"`
+}
+
+// Default returns a config with every default spelled out: a record store
+// on the heuristic provider.
+func Default() Config {
+	return Config{
+		Mode:      "record",
+		Sources:   []Source{},
+		Redaction: Redaction{Enabled: true, Patterns: []RedactionPattern{}},
+		Intelligence: Intelligence{
+			Provider:    "heuristic",
+			Stages:      map[string]StageRoute{},
+			HTTP:        HTTPProvider{BaseURL: "http://localhost:11434/v1", APIKeyEnv: "", TimeoutMS: 120000},
+			Ollama:      OllamaProvider{Host: "http://localhost:11434", KeepAlive: "5m", TimeoutMS: 120000},
+			CLI:         CLIProvider{Command: "claude", Model: "haiku", TimeoutMS: 180000},
+			TokenBudget: map[string]map[string]string{},
+		},
+		Extraction: Extraction{
+			BatchSize:         50,
+			EventTypes:        []string{"message"},
+			Roles:             []string{"user", "assistant"},
+			MinContentLength:  12,
+			MaxContentChars:   4000,
+			ContextEvents:     6,
+			WorkingMemorySize: 200,
+		},
+		Embedding: Embedding{BatchSize: 32},
+		Temporal:  Temporal{Mode: "valid"},
+		Retention: Retention{DiskBudget: ""},
+		Scheduler: Scheduler{ThresholdEvents: 10, ThresholdInterval: "2m", ExtractCap: 50},
+	}
+}
+
+// Error is a config problem at a field path, with the fix.
+type Error struct {
+	Path string // e.g. "sources[1].kind"
+	Msg  string
+}
+
+func (e *Error) Error() string { return "config.json: " + e.Path + ": " + e.Msg }
+
+// Parse reads config.json from r over the defaults: keys that are absent keep
+// their default; unknown keys and wrong types are errors naming the field.
+func Parse(r io.Reader) (Config, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return Config{}, fmt.Errorf("read config: %w", err)
+	}
+	cfg := Default()
+	if len(bytes.TrimSpace(data)) == 0 {
+		return cfg, nil
+	}
+	var raw any
+	if err := json.Unmarshal(data, &raw); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return Config{}, &Error{Path: fmt.Sprintf("byte %d", se.Offset), Msg: "invalid JSON (" + se.Error() + "); fix the syntax or delete the file and run recollect init"}
+		}
+		return Config{}, &Error{Path: "(root)", Msg: "invalid JSON: " + err.Error()}
+	}
+	if err := checkKeys(raw, reflect.TypeOf(cfg), ""); err != nil {
+		return Config{}, err
+	}
+	if err := json.Unmarshal(data, &cfg); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return Config{}, &Error{Path: te.Field, Msg: fmt.Sprintf("wrong type: got a JSON %s, want %s", te.Value, describe(te.Type))}
+		}
+		return Config{}, &Error{Path: "(root)", Msg: err.Error()}
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+// Load reads dir/config.json; a missing file yields the defaults.
+func Load(dir string) (Config, error) {
+	f, err := os.Open(filepath.Join(dir, FileName))
+	if errors.Is(err, os.ErrNotExist) {
+		return Default(), nil
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("open config: %w", err)
+	}
+	defer f.Close()
+	return Parse(f)
+}
+
+// Write stores cfg as dir/config.json (indented, every key present),
+// replacing the file atomically.
+func Write(dir string, cfg Config) error {
+	data, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode config: %w", err)
+	}
+	tmp := filepath.Join(dir, FileName+".tmp")
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, FileName)); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	return nil
+}
+
+// Validate checks values that JSON types alone cannot.
+func (c Config) Validate() error {
+	if c.Mode != "record" && c.Mode != "copy" {
+		return &Error{Path: "mode", Msg: fmt.Sprintf("unknown mode %q; use record or copy", c.Mode)}
+	}
+	for i, s := range c.Sources {
+		if !contains(SourceKinds, s.Kind) {
+			return &Error{Path: fmt.Sprintf("sources[%d].kind", i), Msg: fmt.Sprintf("unknown kind %q; known kinds: %s", s.Kind, strings.Join(SourceKinds, ", "))}
+		}
+		if s.Cwd != "" && !filepath.IsAbs(s.Cwd) {
+			return &Error{Path: fmt.Sprintf("sources[%d].cwd", i), Msg: fmt.Sprintf("%q is not absolute; give the project's absolute path or leave it out for every project", s.Cwd)}
+		}
+	}
+	if c.Mode == "copy" && len(c.Sources) == 0 {
+		return &Error{Path: "sources", Msg: "mode is copy but no source is configured; add {\"kind\": \"claude-code\"} or set mode to record"}
+	}
+	for i, p := range c.Redaction.Patterns {
+		if p.Kind == "" || p.Regex == "" {
+			return &Error{Path: fmt.Sprintf("redaction.patterns[%d]", i), Msg: "needs both kind and regex"}
+		}
+	}
+	in := c.Intelligence
+	if !contains(Providers, in.Provider) {
+		return &Error{Path: "intelligence.provider", Msg: fmt.Sprintf("unknown provider %q; use one of %s", in.Provider, strings.Join(Providers, ", "))}
+	}
+	for stage, r := range in.Stages {
+		if !contains(Stages, stage) {
+			return &Error{Path: "intelligence.stages." + stage, Msg: fmt.Sprintf("unknown stage; stages are %s", strings.Join(Stages, ", "))}
+		}
+		if r.Provider != "" && !contains(Providers, r.Provider) {
+			return &Error{Path: "intelligence.stages." + stage + ".provider", Msg: fmt.Sprintf("unknown provider %q; use one of %s", r.Provider, strings.Join(Providers, ", "))}
+		}
+		if r.OnFail != "" && r.OnFail != "none" && !contains(Providers, r.OnFail) {
+			return &Error{Path: "intelligence.stages." + stage + ".on_fail", Msg: fmt.Sprintf("unknown value %q; use a provider (%s) or none", r.OnFail, strings.Join(Providers, ", "))}
+		}
+	}
+	for prov, windows := range in.TokenBudget {
+		if !contains(Providers, prov) || prov == "heuristic" {
+			return &Error{Path: "intelligence.token_budget." + prov, Msg: "budgets apply to http, ollama or cli"}
+		}
+		for w, v := range windows {
+			if _, ok := BudgetWindows[w]; !ok {
+				return &Error{Path: "intelligence.token_budget." + prov + "." + w, Msg: "unknown window; use hour, day, week or month"}
+			}
+			if _, err := ParseCount(v); err != nil {
+				return &Error{Path: "intelligence.token_budget." + prov + "." + w, Msg: err.Error()}
+			}
+		}
+	}
+	for _, t := range []struct {
+		path string
+		v    int
+	}{{"intelligence.http.timeout_ms", in.HTTP.TimeoutMS}, {"intelligence.ollama.timeout_ms", in.Ollama.TimeoutMS}, {"intelligence.cli.timeout_ms", in.CLI.TimeoutMS}, {"extraction.batch_size", c.Extraction.BatchSize}} {
+		if t.v <= 0 {
+			return &Error{Path: t.path, Msg: "must be a positive number"}
+		}
+	}
+	if c.Embedding.Provider != "" && c.Embedding.Provider != "ollama" && c.Embedding.Provider != "http" {
+		return &Error{Path: "embedding.provider", Msg: fmt.Sprintf("unknown provider %q; use ollama, http, or \"\" for off", c.Embedding.Provider)}
+	}
+	if c.Embedding.Provider != "" && c.Embedding.Model == "" {
+		return &Error{Path: "embedding.model", Msg: "embeddings are on but no model is named; set embedding.model (e.g. nomic-embed-text)"}
+	}
+	if c.Temporal.Mode != "valid" && c.Temporal.Mode != "bitemporal" {
+		return &Error{Path: "temporal.mode", Msg: fmt.Sprintf("unknown mode %q; use valid or bitemporal", c.Temporal.Mode)}
+	}
+	if c.Retention.DiskBudget != "" {
+		if _, err := ParseBytes(c.Retention.DiskBudget); err != nil {
+			return &Error{Path: "retention.disk_budget", Msg: err.Error()}
+		}
+	}
+	if _, err := time.ParseDuration(c.Scheduler.ThresholdInterval); err != nil {
+		return &Error{Path: "scheduler.threshold_interval", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"2m\"", c.Scheduler.ThresholdInterval)}
+	}
+	return nil
+}
+
+// BudgetWindows maps a token-budget window name to its length.
+var BudgetWindows = map[string]time.Duration{
+	"hour":  time.Hour,
+	"day":   24 * time.Hour,
+	"week":  7 * 24 * time.Hour,
+	"month": 30 * 24 * time.Hour,
+}
+
+// checkKeys walks the decoded JSON beside the Go type and reports the first
+// key the type does not have, with its full path and the nearest known key.
+func checkKeys(v any, t reflect.Type, path string) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil // a type mismatch; json.Unmarshal reports it with the field
+		}
+		fields := map[string]reflect.Type{}
+		for i := 0; i < t.NumField(); i++ {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			fields[name] = t.Field(i).Type
+		}
+		keys := make([]string, 0, len(obj))
+		for k := range obj {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			ft, ok := fields[k]
+			if !ok {
+				known := make([]string, 0, len(fields))
+				for n := range fields {
+					known = append(known, n)
+				}
+				msg := "unknown key"
+				if near := nearest(k, known); near != "" {
+					msg += fmt.Sprintf("; did you mean %q?", near)
+				} else {
+					sort.Strings(known)
+					msg += "; known keys here: " + strings.Join(known, ", ")
+				}
+				return &Error{Path: join(path, k), Msg: msg}
+			}
+			if err := checkKeys(obj[k], ft, join(path, k)); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice:
+		arr, ok := v.([]any)
+		if !ok {
+			return nil
+		}
+		for i, e := range arr {
+			if err := checkKeys(e, t.Elem(), fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		obj, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		for k, e := range obj {
+			if err := checkKeys(e, t.Elem(), join(path, k)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func join(path, k string) string {
+	if path == "" {
+		return k
+	}
+	return path + "." + k
+}
+
+func describe(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int64, reflect.Float64:
+		return "a number"
+	case reflect.Slice:
+		return "a list"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	}
+	return t.String()
+}
+
+// nearest returns the known key within edit distance 2 of k, if any.
+func nearest(k string, known []string) string {
+	best, bestD := "", 3
+	sort.Strings(known)
+	for _, c := range known {
+		if d := editDistance(k, c); d < bestD {
+			best, bestD = c, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

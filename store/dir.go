@@ -1,0 +1,78 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// DirName is the name of a project-local store directory.
+const DirName = ".recollect"
+
+// EnvData names the environment variable that selects the data directory.
+const EnvData = "RECOLLECT_DATA"
+
+// DirSource says which rule chose a data directory.
+type DirSource string
+
+// The resolution rules, in priority order.
+const (
+	FromFlag    DirSource = "flag"
+	FromEnv     DirSource = "env"
+	FromProject DirSource = "project"
+	FromHome    DirSource = "home"
+)
+
+// ResolveDir picks the data directory: the --data flag, then RECOLLECT_DATA,
+// then a .recollect/ directory in cwd or a parent up to the repository root
+// (the first directory holding .git), then ~/.recollect. The result is
+// absolute. getenv is os.Getenv in production; tests pass their own.
+func ResolveDir(flag, cwd string, getenv func(string) string) (string, DirSource, error) {
+	if flag != "" {
+		p, err := filepath.Abs(expandHome(flag, getenv))
+		return p, FromFlag, err
+	}
+	if env := getenv(EnvData); env != "" {
+		p, err := filepath.Abs(expandHome(env, getenv))
+		return p, FromEnv, err
+	}
+	if cwd != "" {
+		for dir := filepath.Clean(cwd); ; dir = filepath.Dir(dir) {
+			if isDir(filepath.Join(dir, DirName)) {
+				return filepath.Join(dir, DirName), FromProject, nil
+			}
+			if exists(filepath.Join(dir, ".git")) || filepath.Dir(dir) == dir {
+				break
+			}
+		}
+	}
+	home := getenv("HOME")
+	if home == "" {
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", "", fmt.Errorf("find home directory: %w; pass --data DIR or set %s", err, EnvData)
+		}
+		home = h
+	}
+	return filepath.Join(home, DirName), FromHome, nil
+}
+
+func expandHome(p string, getenv func(string) string) string {
+	if p == "~" || (len(p) > 1 && p[:2] == "~/") {
+		if home := getenv("HOME"); home != "" {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}
+
+func isDir(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.IsDir()
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return err == nil || !errors.Is(err, os.ErrNotExist)
+}

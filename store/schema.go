@@ -1,0 +1,322 @@
+package store
+
+// migrations holds the schema, one entry per version. Entry i moves a store
+// from user_version i to i+1. Entries are append-only: a released migration is
+// never edited, because stores in the wild were built by it.
+var migrations = []string{
+	// v1 — sessions and the D layer: raw events copied or recorded.
+	`
+CREATE TABLE sessions (
+	id              TEXT PRIMARY KEY,
+	source          TEXT NOT NULL,
+	project         TEXT,
+	transcript_path TEXT,
+	first_at        TEXT,
+	last_at         TEXT,
+	created_at      TEXT NOT NULL
+);
+
+CREATE TABLE session_events (
+	seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+	session_id    TEXT NOT NULL REFERENCES sessions(id),
+	source        TEXT NOT NULL CHECK (source IN ('claude-code','cursor','record','mcp')),
+	source_file   TEXT,
+	source_offset INTEGER,
+	role          TEXT NOT NULL CHECK (role IN ('user','assistant','system','tool')),
+	speaker       TEXT,
+	event_type    TEXT NOT NULL CHECK (event_type IN ('message','tool_call','tool_result','artifact')),
+	content_type  TEXT NOT NULL CHECK (content_type IN ('text','json','image','audio','binary')),
+	content       TEXT NOT NULL,
+	content_ref   TEXT,
+	metadata      TEXT,
+	occurred_at   TEXT,
+	recorded_at   TEXT NOT NULL,
+	dedupe_key    TEXT UNIQUE
+);
+CREATE INDEX session_events_session ON session_events(session_id, seq);
+CREATE INDEX session_events_file ON session_events(source_file, source_offset);
+
+CREATE VIRTUAL TABLE events_fts USING fts5(
+	content, content='session_events', content_rowid='seq', tokenize='porter unicode61'
+);
+CREATE TRIGGER session_events_ai AFTER INSERT ON session_events BEGIN
+	INSERT INTO events_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER session_events_ad AFTER DELETE ON session_events BEGIN
+	INSERT INTO events_fts(events_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER session_events_au AFTER UPDATE OF content ON session_events BEGIN
+	INSERT INTO events_fts(events_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+	INSERT INTO events_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+
+-- Copy progress per transcript file; committed with the events it covers.
+CREATE TABLE source_files (
+	path        TEXT PRIMARY KEY,
+	kind        TEXT NOT NULL,
+	session_id  TEXT,
+	fingerprint TEXT NOT NULL DEFAULT '',
+	size        INTEGER NOT NULL DEFAULT 0,
+	offset      INTEGER NOT NULL DEFAULT 0,
+	lines       INTEGER NOT NULL DEFAULT 0,
+	missing     INTEGER NOT NULL DEFAULT 0,
+	updated_at  TEXT NOT NULL
+);
+
+-- Record types read but not stored, counted so nothing is dropped silently.
+CREATE TABLE skipped_records (
+	source      TEXT NOT NULL,
+	record_type TEXT NOT NULL,
+	count       INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (source, record_type)
+);
+
+-- Secrets replaced before storage, counted per kind.
+CREATE TABLE redactions (
+	kind  TEXT PRIMARY KEY,
+	count INTEGER NOT NULL DEFAULT 0
+);
+`,
+	// v2 — the I layer: facts extracted from events, pending integration.
+	`
+CREATE TABLE session_facts (
+	id              INTEGER PRIMARY KEY AUTOINCREMENT,
+	session_id      TEXT NOT NULL,
+	content         TEXT NOT NULL,
+	digest          TEXT NOT NULL,
+	confidence      REAL NOT NULL DEFAULT 0.5,
+	importance      REAL NOT NULL DEFAULT 0.5,
+	domain_hint     TEXT,
+	capture_context TEXT,
+	speaker_role    TEXT,
+	speaker         TEXT,
+	producer        TEXT NOT NULL CHECK (producer IN ('capture','heuristic','cli','http','ollama')),
+	model           TEXT,
+	event_ids       TEXT NOT NULL DEFAULT '[]',
+	entities        TEXT,
+	valid_from      TEXT,
+	valid_until     TEXT,
+	said_at         TEXT,
+	status          TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','claimed','integrated','merged','rejected')),
+	claim_token     TEXT,
+	fact_id         INTEGER,
+	created_at      TEXT NOT NULL,
+	UNIQUE (session_id, digest)
+);
+CREATE INDEX session_facts_status ON session_facts(status, id);
+
+CREATE VIRTUAL TABLE session_facts_fts USING fts5(
+	content, content='session_facts', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER session_facts_ai AFTER INSERT ON session_facts BEGIN
+	INSERT INTO session_facts_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER session_facts_ad AFTER DELETE ON session_facts BEGIN
+	INSERT INTO session_facts_fts(session_facts_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+CREATE TRIGGER session_facts_au AFTER UPDATE OF content ON session_facts BEGIN
+	INSERT INTO session_facts_fts(session_facts_fts, rowid, content) VALUES ('delete', old.id, old.content);
+	INSERT INTO session_facts_fts(rowid, content) VALUES (new.id, new.content);
+END;
+
+-- Extraction progress per conversation: events with seq <= last_seq are examined.
+CREATE TABLE extract_watermarks (
+	session_id           TEXT PRIMARY KEY,
+	last_seq             INTEGER NOT NULL DEFAULT 0,
+	consecutive_failures INTEGER NOT NULL DEFAULT 0,
+	last_error           TEXT,
+	last_error_at        TEXT,
+	updated_at           TEXT NOT NULL
+);
+`,
+	// v3 — the K layer: integrated knowledge, entities and the graph.
+	`
+CREATE TABLE domains (
+	name       TEXT PRIMARY KEY,
+	created_at TEXT NOT NULL
+);
+
+CREATE TABLE facts (
+	id            INTEGER PRIMARY KEY AUTOINCREMENT,
+	content       TEXT NOT NULL,
+	digest        TEXT NOT NULL,
+	domain        TEXT NOT NULL DEFAULT 'general',
+	subdomain     TEXT,
+	confidence    REAL NOT NULL DEFAULT 0.5,
+	importance    REAL NOT NULL DEFAULT 0.5,
+	status        TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','superseded','rejected')),
+	superseded_by INTEGER REFERENCES facts(id),
+	producer      TEXT NOT NULL,
+	speaker_role  TEXT,
+	speaker       TEXT,
+	session_id    TEXT,
+	said_at       TEXT,
+	valid_from    TEXT,
+	valid_until   TEXT,
+	recorded_at   TEXT NOT NULL,
+	retracted_at  TEXT
+);
+CREATE INDEX facts_status ON facts(status, domain);
+CREATE INDEX facts_digest ON facts(digest);
+
+CREATE TRIGGER facts_content_immutable BEFORE UPDATE OF content ON facts BEGIN
+	SELECT RAISE(ABORT, 'facts are immutable: supersede instead of editing content');
+END;
+
+CREATE VIRTUAL TABLE facts_fts USING fts5(
+	content, content='facts', content_rowid='id', tokenize='porter unicode61'
+);
+CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
+	INSERT INTO facts_fts(rowid, content) VALUES (new.id, new.content);
+END;
+CREATE TRIGGER facts_ad AFTER DELETE ON facts BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, content) VALUES ('delete', old.id, old.content);
+END;
+
+-- Where a fact came from: the I facts merged into it and the events they cite.
+CREATE TABLE fact_provenance (
+	fact_id         INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+	session_fact_id INTEGER REFERENCES session_facts(id) ON DELETE SET NULL,
+	event_seq       INTEGER,
+	session_id      TEXT,
+	said_at         TEXT,
+	added_at        TEXT NOT NULL
+);
+CREATE INDEX fact_provenance_fact ON fact_provenance(fact_id);
+CREATE INDEX fact_provenance_event ON fact_provenance(event_seq);
+
+CREATE TABLE entities (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	type       TEXT NOT NULL DEFAULT 'thing',
+	name       TEXT NOT NULL,
+	canonical  TEXT NOT NULL,
+	fold       TEXT NOT NULL,
+	is_self    INTEGER NOT NULL DEFAULT 0,
+	created_at TEXT NOT NULL,
+	UNIQUE (canonical, type)
+);
+CREATE INDEX entities_fold ON entities(fold);
+CREATE UNIQUE INDEX entities_one_self ON entities(is_self) WHERE is_self = 1;
+
+CREATE TABLE entity_aliases (
+	entity_id INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+	alias     TEXT NOT NULL,
+	fold      TEXT NOT NULL,
+	PRIMARY KEY (entity_id, alias)
+);
+CREATE INDEX entity_aliases_fold ON entity_aliases(fold);
+
+CREATE TABLE fact_entities (
+	fact_id    INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+	entity_id  INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+	role       TEXT NOT NULL DEFAULT 'mention',
+	is_subject INTEGER NOT NULL DEFAULT 0,
+	PRIMARY KEY (fact_id, entity_id, role)
+);
+CREATE INDEX fact_entities_entity ON fact_entities(entity_id);
+
+-- Undirected edges are stored with a_id < b_id.
+CREATE TABLE entity_edges (
+	a_id       INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+	b_id       INTEGER NOT NULL REFERENCES entities(id) ON DELETE CASCADE,
+	relation   TEXT NOT NULL DEFAULT 'co_mention',
+	strength   REAL NOT NULL DEFAULT 1,
+	fact_id    INTEGER REFERENCES facts(id) ON DELETE SET NULL,
+	updated_at TEXT NOT NULL,
+	PRIMARY KEY (a_id, b_id, relation)
+);
+CREATE INDEX entity_edges_b ON entity_edges(b_id);
+
+-- A vector belongs to a space: (provider, model, dim).
+CREATE TABLE embeddings (
+	fact_id    INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+	provider   TEXT NOT NULL,
+	model      TEXT NOT NULL,
+	dim        INTEGER NOT NULL,
+	vector     BLOB NOT NULL,
+	created_at TEXT NOT NULL,
+	PRIMARY KEY (fact_id, provider, model, dim)
+);
+
+-- Two new facts that claimed the same old one; the loser waits here.
+CREATE TABLE conflicts (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	fact_id     INTEGER REFERENCES facts(id) ON DELETE CASCADE,
+	other_id    INTEGER REFERENCES facts(id) ON DELETE CASCADE,
+	target_id   INTEGER REFERENCES facts(id) ON DELETE CASCADE,
+	reason      TEXT,
+	created_at  TEXT NOT NULL,
+	resolved_at TEXT
+);
+
+-- Forgotten facts: content-free, the digest stops re-extraction.
+CREATE TABLE tombstones (
+	digest     TEXT PRIMARY KEY,
+	fact_id    INTEGER,
+	actor      TEXT NOT NULL,
+	reason     TEXT,
+	created_at TEXT NOT NULL
+);
+
+-- Rolling summaries written by the summarise step, read by the briefing.
+CREATE TABLE summaries (
+	id           INTEGER PRIMARY KEY AUTOINCREMENT,
+	summary      TEXT NOT NULL,
+	open_threads TEXT NOT NULL DEFAULT '[]',
+	created_at   TEXT NOT NULL
+);
+`,
+	// v4 — operations: runs, model spend, stage health, the mutation log.
+	`
+CREATE TABLE runs (
+	id          INTEGER PRIMARY KEY AUTOINCREMENT,
+	trigger     TEXT NOT NULL,
+	started_at  TEXT NOT NULL,
+	finished_at TEXT,
+	summary     TEXT
+);
+
+CREATE TABLE spend (
+	id            INTEGER PRIMARY KEY AUTOINCREMENT,
+	run_id        INTEGER,
+	stage         TEXT NOT NULL,
+	provider      TEXT NOT NULL,
+	model         TEXT,
+	input_tokens  INTEGER,
+	output_tokens INTEGER,
+	elapsed_ms    INTEGER NOT NULL,
+	ok            INTEGER NOT NULL DEFAULT 1,
+	created_at    TEXT NOT NULL
+);
+CREATE INDEX spend_time ON spend(created_at);
+
+CREATE TABLE stage_health (
+	stage                TEXT NOT NULL,
+	provider             TEXT NOT NULL,
+	consecutive_failures INTEGER NOT NULL DEFAULT 0,
+	last_error           TEXT,
+	last_error_at        TEXT,
+	last_ok_at           TEXT,
+	PRIMARY KEY (stage, provider)
+);
+
+CREATE TABLE mutation_log (
+	id         INTEGER PRIMARY KEY AUTOINCREMENT,
+	op         TEXT NOT NULL,
+	target     TEXT NOT NULL,
+	actor      TEXT NOT NULL,
+	reason     TEXT,
+	detail     TEXT,
+	created_at TEXT NOT NULL
+);
+CREATE INDEX mutation_log_target ON mutation_log(target);
+
+CREATE TABLE meta (
+	key   TEXT PRIMARY KEY,
+	value TEXT NOT NULL
+);
+`,
+}
+
+// SchemaVersion is the version a store has after every migration ran.
+var SchemaVersion = len(migrations)

@@ -1,0 +1,215 @@
+// Package store owns the SQLite file behind a recollect data directory: the
+// schema and its migrations, connection settings (WAL, busy timeout, foreign
+// keys), the data-directory resolution order and the small write helpers that
+// every layer shares (events, sessions, the mutation log).
+//
+// It knows nothing about transcripts, models or ranking; those live in
+// sources, extract, integrate and graph, which all import store.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
+)
+
+// DBFile is the database file name inside a data directory.
+const DBFile = "memory.db"
+
+// ErrNoFTS5 means the binary's SQLite lacks FTS5: it was built without the
+// sqlite_fts5 tag.
+var ErrNoFTS5 = errors.New("this recollect was built without FTS5; rebuild with: go install -tags sqlite_fts5 ./cmd/recollect")
+
+// ErrNewerSchema means the file was written by a newer recollect.
+var ErrNewerSchema = errors.New("store written by a newer recollect")
+
+// DB is an open store. It wraps *sql.DB so that packages above can run their
+// own queries while sharing one connection pool and one set of pragmas.
+type DB struct {
+	*sql.DB
+	// Dir is the data directory, Path the database file inside it.
+	Dir, Path string
+}
+
+// Open opens (creating if needed) the store in data directory dir and
+// migrates it to SchemaVersion.
+func Open(ctx context.Context, dir string) (*DB, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
+	}
+	path := filepath.Join(dir, DBFile)
+	db, err := OpenFile(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	db.Dir = dir
+	return db, nil
+}
+
+// OpenFile opens the database at path without touching its directory.
+func OpenFile(ctx context.Context, path string) (*DB, error) {
+	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
+	sqlDB, err := sql.Open("sqlite3", dsn)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	db := &DB{DB: sqlDB, Dir: filepath.Dir(path), Path: path}
+	if err := db.checkFTS5(ctx); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	if err := db.Migrate(ctx, SchemaVersion); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+func (db *DB) checkFTS5(ctx context.Context) error {
+	var used int
+	if err := db.QueryRowContext(ctx, `SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&used); err != nil {
+		return fmt.Errorf("open %s: %w", db.Path, err)
+	}
+	if used != 1 {
+		return ErrNoFTS5
+	}
+	return nil
+}
+
+// Version reports the store's schema version (PRAGMA user_version).
+func (db *DB) Version(ctx context.Context) (int, error) {
+	var v int
+	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Migrate moves the schema forward to version target, one transaction per
+// step. A store newer than this binary is refused, never touched.
+func (db *DB) Migrate(ctx context.Context, target int) error {
+	if target > len(migrations) {
+		return fmt.Errorf("migrate to %d: only %d versions known", target, len(migrations))
+	}
+	cur, err := db.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if cur > len(migrations) {
+		return fmt.Errorf("%w: %s is at schema version %d, this binary knows up to %d; upgrade recollect (go install -tags sqlite_fts5 ./cmd/recollect)",
+			ErrNewerSchema, db.Path, cur, len(migrations))
+	}
+	for v := cur; v < target; v++ {
+		if err := db.migrateStep(ctx, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (db *DB) migrateStep(ctx context.Context, from int) error {
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, migrations[from]); err != nil {
+			return fmt.Errorf("migrate %s from version %d: %w", db.Path, from, err)
+		}
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, from+1)); err != nil {
+			return fmt.Errorf("migrate %s: set version %d: %w", db.Path, from+1, err)
+		}
+		return nil
+	})
+}
+
+// Tx runs fn in one write transaction (BEGIN IMMEDIATE), committing when fn
+// returns nil and rolling back otherwise.
+func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	if err := fn(tx); err != nil {
+		return errors.Join(err, rollback(tx))
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+func rollback(tx *sql.Tx) error {
+	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
+		return fmt.Errorf("rollback: %w", err)
+	}
+	return nil
+}
+
+// Now is the store's clock format: UTC RFC 3339 with nanoseconds, so text
+// comparison orders times correctly.
+func Now() string { return FormatTime(time.Now()) }
+
+// FormatTime renders t in the store's time format.
+func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// TimeLayout is the layout of every time column. Fixed width, so that text
+// order is time order.
+const TimeLayout = "2006-01-02T15:04:05.000000000Z"
+
+// ParseTime reads a time column written by FormatTime or any RFC 3339 time.
+func ParseTime(s string) (time.Time, error) {
+	if t, err := time.Parse(TimeLayout, s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse time %q: %w", s, err)
+	}
+	return t.UTC(), nil
+}
+
+// Execer is what write helpers need: a *sql.Tx or *sql.DB.
+type Execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// LogMutation appends one entry to the mutation log. Every supersede, merge,
+// forget and prune goes through here.
+func LogMutation(ctx context.Context, ex Execer, op, target, actor, reason, detail string) error {
+	var d any
+	if detail != "" {
+		d = detail
+	}
+	_, err := ex.ExecContext(ctx,
+		`INSERT INTO mutation_log(op, target, actor, reason, detail, created_at) VALUES (?,?,?,?,?,?)`,
+		op, target, actor, reason, d, Now())
+	if err != nil {
+		return fmt.Errorf("log %s %s: %w", op, target, err)
+	}
+	return nil
+}
+
+// GetMeta reads a key from the meta table; ok is false when it is absent.
+func GetMeta(ctx context.Context, ex Execer, key string) (value string, ok bool, err error) {
+	err = ex.QueryRowContext(ctx, `SELECT value FROM meta WHERE key = ?`, key).Scan(&value)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", false, nil
+	}
+	if err != nil {
+		return "", false, fmt.Errorf("read meta %s: %w", key, err)
+	}
+	return value, true, nil
+}
+
+// SetMeta writes a key to the meta table.
+func SetMeta(ctx context.Context, ex Execer, key, value string) error {
+	_, err := ex.ExecContext(ctx, `INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value`, key, value)
+	if err != nil {
+		return fmt.Errorf("write meta %s: %w", key, err)
+	}
+	return nil
+}
