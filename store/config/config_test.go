@@ -1,0 +1,71 @@
+package config
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestDefaultsRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	if err := Write(dir, Default()); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Load(dir)
+	if err != nil {
+		t.Fatalf("load written defaults: %v", err)
+	}
+	if got.Intelligence.Provider != "heuristic" || got.Extraction.BatchSize != 50 || got.Mode != "record" || !got.Redaction.Enabled {
+		t.Fatalf("defaults changed on the round trip: %+v", got)
+	}
+}
+
+func TestParseErrorsNameTheField(t *testing.T) {
+	cases := []struct {
+		name, json, path, says string
+	}{
+		{"typo'd key", `{"extraction": {"bach_size": 10}}`, "extraction.bach_size", `did you mean "batch_size"`},
+		{"unknown top key", `{"colour": "blue"}`, "colour", "unknown key"},
+		{"wrong type", `{"extraction": {"batch_size": "ten"}}`, "extraction.batch_size", "want a number"},
+		{"wrong type in list", `{"sources": [{"kind": 3}]}`, "sources.kind", "want a string"},
+		{"unknown source kind", `{"mode": "copy", "sources": [{"kind": "vscode"}]}`, "sources[0].kind", "claude-code, cursor"},
+		{"unknown provider", `{"intelligence": {"provider": "gpt"}}`, "intelligence.provider", "heuristic, http, ollama, cli"},
+		{"bad budget", `{"intelligence": {"token_budget": {"http": {"day": "lots"}}}}`, "intelligence.token_budget.http.day", "token count"},
+		{"relative cwd", `{"mode": "copy", "sources": [{"kind": "cursor", "cwd": "app"}]}`, "sources[0].cwd", "absolute"},
+		{"copy without sources", `{"mode": "copy"}`, "sources", "add"},
+		{"bad json", `{"mode": `, "byte", "invalid JSON"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse(strings.NewReader(c.json))
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("Parse(%s) = %v, want a *config.Error", c.json, err)
+			}
+			if !strings.HasPrefix(ce.Path, c.path) || !strings.Contains(ce.Error(), c.says) {
+				t.Fatalf("error %q: want path %q and text %q", ce.Error(), c.path, c.says)
+			}
+			if strings.Contains(ce.Error(), "\n") {
+				t.Fatalf("error spans lines: %q", ce.Error())
+			}
+		})
+	}
+}
+
+func TestParseUnits(t *testing.T) {
+	for in, want := range map[string]int64{"2M": 2e6, "500k": 5e5, "1G": 1e9, "10": 10} {
+		if got, err := ParseCount(in); err != nil || got != want {
+			t.Errorf("ParseCount(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for in, want := range map[string]int64{"2GB": 2 << 30, "500MB": 500 << 20, "1.5G": 3 << 29, "4096": 4096, "1GiB": 1 << 30} {
+		if got, err := ParseBytes(in); err != nil || got != want {
+			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1M", "2X"} {
+		if _, err := ParseBytes(bad); err == nil {
+			t.Errorf("ParseBytes(%q) accepted", bad)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package store
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestResolveDirOrder(t *testing.T) {
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	repo := filepath.Join(root, "repo")
+	deep := filepath.Join(repo, "a", "b")
+	for _, d := range []string{home, deep, filepath.Join(repo, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	noRecollect := env(map[string]string{"HOME": home})
+	withEnv := env(map[string]string{"HOME": home, EnvData: filepath.Join(root, "envdir")})
+
+	cases := []struct {
+		name     string
+		flag     string
+		cwd      string
+		getenv   func(string) string
+		setup    func()
+		want     string
+		wantFrom DirSource
+	}{
+		{"flag wins over env", filepath.Join(root, "flagdir"), deep, withEnv, nil, filepath.Join(root, "flagdir"), FromFlag},
+		{"env wins over project", "", deep, withEnv, nil, filepath.Join(root, "envdir"), FromEnv},
+		{"home when nothing else", "", deep, noRecollect, nil, filepath.Join(home, DirName), FromHome},
+		{"project store in a parent", "", deep, noRecollect, func() { os.MkdirAll(filepath.Join(repo, "a", DirName), 0o700) }, filepath.Join(repo, "a", DirName), FromProject},
+		{"flag with ~", "~/custom", deep, noRecollect, nil, filepath.Join(home, "custom"), FromFlag},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.setup != nil {
+				c.setup()
+			}
+			got, from, err := ResolveDir(c.flag, c.cwd, c.getenv)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want || from != c.wantFrom {
+				t.Fatalf("ResolveDir = %s (%s), want %s (%s)", got, from, c.want, c.wantFrom)
+			}
+		})
+	}
+}
+
+func TestResolveDirStopsAtRepositoryRoot(t *testing.T) {
+	root := t.TempDir()
+	outer := filepath.Join(root, DirName) // above the repository: must not be used
+	repo := filepath.Join(root, "repo")
+	for _, d := range []string{outer, filepath.Join(repo, ".git"), filepath.Join(repo, "src")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	home := filepath.Join(root, "home")
+	got, from, err := ResolveDir("", filepath.Join(repo, "src"), func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if from != FromHome || got != filepath.Join(home, DirName) {
+		t.Fatalf("got %s (%s); a store above the repository root must not be picked", got, from)
+	}
+}
