@@ -41,7 +41,16 @@ func Open(ctx context.Context, dir string) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Pipeline{DB: db, Config: cfg, Log: slog.Default()}, nil
+	p := &Pipeline{DB: db, Config: cfg, Log: slog.Default()}
+	db.Room = p.EnsureRoom
+	return p, nil
+}
+
+func (p *Pipeline) logger() *slog.Logger {
+	if p.Log != nil {
+		return p.Log
+	}
+	return slog.Default()
 }
 
 // Close closes the store.

@@ -28,6 +28,9 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 			return res, err
 		}
 	}
+	if err := p.EnsureRoom(ctx); err != nil {
+		return res, err
+	}
 	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
 		for i := range evs {
 			seq, inserted, err := store.InsertEvent(ctx, tx, &evs[i])

@@ -194,3 +194,10 @@ func jsonString(v any) (string, error) {
 	}
 	return string(b), nil
 }
+
+func jsonUnmarshal(s string, v any) error {
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	return nil
+}

@@ -35,6 +35,9 @@ type DB struct {
 	*sql.DB
 	// Dir is the data directory, Path the database file inside it.
 	Dir, Path string
+	// Room, when set, is called by EnsureRoom before raw events are
+	// written (see room.go).
+	Room func(ctx context.Context) error
 }
 
 // Open opens (creating if needed) the store in data directory dir and

@@ -129,6 +129,7 @@ func commands(env Env) []*cli.Command {
 		consolidateCommand(env),
 		searchCommand(env),
 		statsCommand(env),
+		pruneCommand(env),
 		demoCommand(env),
 		versionCommand(env),
 	}

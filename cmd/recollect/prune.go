@@ -1,0 +1,67 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/pipeline"
+)
+
+func pruneCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "prune",
+		Usage: "remove raw events no knowledge needs (report only unless --apply)",
+		Description: "An event goes only when extraction has examined it, no fact cites it, and it is\n" +
+			"older than its session's extraction.working_memory_size most recent events.\n" +
+			"Facts, entities, embeddings and search answers are never touched.",
+		ArgsUsage: " ",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "apply", Usage: "delete the reclaimable events (default: report only)"},
+			&cli.BoolFlag{Name: "vacuum", Usage: "with --apply, rebuild the file afterwards and report its size before and after"},
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("prune takes no arguments (got %q); pass --apply to delete", c.Args().First())
+			}
+			if c.Bool("vacuum") && !c.Bool("apply") {
+				return usagef("--vacuum rebuilds the file after deleting; pass it together with --apply")
+			}
+			p, err := openPipeline(c, env)
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			rep, err := p.Prune(c.Context, pipeline.PruneOptions{Apply: c.Bool("apply"), Vacuum: c.Bool("vacuum"), Actor: "cli"})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			printPrune(env.Stdout, rep)
+			return nil
+		},
+	}
+}
+
+func printPrune(w io.Writer, rep pipeline.PruneReport) {
+	verb := "reclaimable"
+	if rep.Applied {
+		verb = "pruned"
+	}
+	fmt.Fprintf(w, "%-12s %d events (%s) in %d seq ranges\n", verb, rep.Events, humanBytes(rep.Bytes), len(rep.Ranges))
+	fmt.Fprintf(w, "kept         %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
+		rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)
+	if rep.FileBefore != nil && rep.FileAfter != nil {
+		fmt.Fprintf(w, "file         %s before vacuum, %s after\n", humanBytes(*rep.FileBefore), humanBytes(*rep.FileAfter))
+	}
+	if !rep.Applied {
+		fmt.Fprintln(w, "report only: nothing was deleted; run recollect prune --apply to delete these events")
+	}
+}

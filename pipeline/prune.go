@@ -1,0 +1,214 @@
+package pipeline
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+
+	"github.com/recollect/recollect/store"
+)
+
+// reclaimableWhere selects the raw events prune may remove, over
+// session_events aliased e. An event qualifies only when every condition
+// holds: extraction examined it (its seq is at or behind its conversation's
+// watermark); no I fact (session_facts.event_ids) and no K fact
+// (fact_provenance.event_seq) cites it; and it is not among its session's
+// most recent working-memory events (parameter 1). The report and the delete
+// use this one string, so what is counted is what goes.
+const reclaimableWhere = `e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
+	AND e.seq NOT IN (SELECT p.event_seq FROM fact_provenance p WHERE p.event_seq IS NOT NULL)
+	AND e.seq NOT IN (SELECT CAST(j.value AS INTEGER) FROM session_facts s, json_each(s.event_ids) j WHERE j.value IS NOT NULL)
+	AND e.seq NOT IN (SELECT r.seq FROM (SELECT seq, row_number() OVER (PARTITION BY session_id ORDER BY seq DESC) AS rn
+		FROM session_events) r WHERE r.rn <= ?)`
+
+// PruneOptions select what a prune does beyond reporting.
+type PruneOptions struct {
+	// Apply deletes the reclaimable events; without it prune only reports.
+	Apply bool
+	// Vacuum rebuilds the file after deleting so the space returns to the
+	// file system.
+	Vacuum bool
+	// Actor names who pruned in the mutation log (cli, retention, …).
+	Actor string
+}
+
+// PruneReport says what prune found and, when applied, removed.
+type PruneReport struct {
+	Applied bool `json:"applied"`
+	// Events and Bytes are the reclaimable events and their content bytes;
+	// when Applied, exactly those were deleted.
+	Events int   `json:"events"`
+	Bytes  int64 `json:"bytes"`
+	// Ranges are the removed (or removable) seq ranges, inclusive.
+	Ranges [][2]int64 `json:"ranges"`
+	// Kept explains why the other events stay.
+	Kept KeptCounts `json:"kept"`
+	// WorkingMemory is the per-session window of recent events kept.
+	WorkingMemory int `json:"working_memory"`
+	// FileBefore and FileAfter are the file sizes around a vacuum; nil
+	// when no vacuum ran.
+	FileBefore *int64 `json:"file_bytes_before,omitempty"`
+	FileAfter  *int64 `json:"file_bytes_after,omitempty"`
+}
+
+// KeptCounts counts events prune keeps, by the first reason that keeps them.
+type KeptCounts struct {
+	Unexamined    int `json:"unexamined"`
+	Cited         int `json:"cited"`
+	WorkingMemory int `json:"working_memory"`
+}
+
+// Prune reports, and with opts.Apply removes, the raw events that no
+// knowledge needs any more. Facts, entities and embeddings are never touched.
+func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, error) {
+	rep := PruneReport{Ranges: [][2]int64{}, WorkingMemory: p.workingMemory()}
+	if opts.Actor == "" {
+		opts.Actor = "cli"
+	}
+	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
+		if err := reclaimable(ctx, tx, rep.WorkingMemory, &rep); err != nil {
+			return err
+		}
+		if err := keptCounts(ctx, tx, rep.WorkingMemory, &rep.Kept); err != nil {
+			return err
+		}
+		if !opts.Apply || rep.Events == 0 {
+			return nil
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM session_events WHERE seq IN (SELECT e.seq FROM session_events e WHERE `+reclaimableWhere+`)`, rep.WorkingMemory)
+		if err != nil {
+			return fmt.Errorf("prune events: %w", err)
+		}
+		if n, _ := res.RowsAffected(); int(n) != rep.Events {
+			return fmt.Errorf("prune events: counted %d but would delete %d; nothing deleted", rep.Events, n)
+		}
+		detail, err := jsonString(map[string]any{"events": rep.Events, "bytes": rep.Bytes, "ranges": rep.Ranges, "working_memory": rep.WorkingMemory})
+		if err != nil {
+			return err
+		}
+		return store.LogMutation(ctx, tx, "prune", "events", opts.Actor, "reclaimable by reachability", detail)
+	})
+	if err != nil {
+		return rep, err
+	}
+	rep.Applied = opts.Apply
+	if opts.Apply && opts.Vacuum {
+		before, after, err := p.vacuum(ctx)
+		if err != nil {
+			return rep, err
+		}
+		rep.FileBefore, rep.FileAfter = &before, &after
+	}
+	return rep, nil
+}
+
+func (p *Pipeline) workingMemory() int {
+	if n := p.Config.Extraction.WorkingMemorySize; n > 0 {
+		return n
+	}
+	return 0
+}
+
+// reclaimable fills the count, bytes and seq ranges of reclaimable events.
+func reclaimable(ctx context.Context, q queryer, window int, rep *PruneReport) error {
+	rows, err := q.QueryContext(ctx, `SELECT e.seq, length(CAST(e.content AS BLOB)) FROM session_events e WHERE `+reclaimableWhere+` ORDER BY e.seq`, window)
+	if err != nil {
+		return fmt.Errorf("find reclaimable events: %w", err)
+	}
+	defer rows.Close()
+	var prev int64 = -1
+	for rows.Next() {
+		var seq, n int64
+		if err := rows.Scan(&seq, &n); err != nil {
+			return fmt.Errorf("find reclaimable events: %w", err)
+		}
+		rep.Events++
+		rep.Bytes += n
+		if last := len(rep.Ranges) - 1; last >= 0 && rep.Ranges[last][1] == prev && nextSeqAdjacent(prev, seq) {
+			rep.Ranges[last][1] = seq
+		} else {
+			rep.Ranges = append(rep.Ranges, [2]int64{seq, seq})
+		}
+		prev = seq
+	}
+	return rows.Err()
+}
+
+// nextSeqAdjacent joins consecutive seqs into one range. Seqs are
+// AUTOINCREMENT, so a gap means an event in between stays (or was already
+// pruned, which still reads correctly as a separate range).
+func nextSeqAdjacent(prev, seq int64) bool { return seq == prev+1 }
+
+// keptCounts counts the events prune keeps, by reason.
+func keptCounts(ctx context.Context, q queryer, window int, k *KeptCounts) error {
+	err := q.QueryRowContext(ctx, `SELECT
+		COALESCE(sum(CASE WHEN e.seq > COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0) THEN 1 ELSE 0 END), 0),
+		COALESCE(sum(CASE WHEN e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
+			AND (e.seq IN (SELECT p.event_seq FROM fact_provenance p WHERE p.event_seq IS NOT NULL)
+				OR e.seq IN (SELECT CAST(j.value AS INTEGER) FROM session_facts s, json_each(s.event_ids) j WHERE j.value IS NOT NULL)) THEN 1 ELSE 0 END), 0),
+		count(*)
+		FROM session_events e`).Scan(&k.Unexamined, &k.Cited, &k.WorkingMemory)
+	if err != nil {
+		return fmt.Errorf("count kept events: %w", err)
+	}
+	var reclaim int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM session_events e WHERE `+reclaimableWhere, window).Scan(&reclaim); err != nil {
+		return fmt.Errorf("count kept events: %w", err)
+	}
+	// What is neither unexamined, cited nor reclaimable is kept only by the
+	// working-memory window.
+	k.WorkingMemory -= k.Unexamined + k.Cited + reclaim
+	return nil
+}
+
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// vacuum rebuilds the file and folds the WAL back into it, returning the
+// on-disk size (file plus WAL) before and after.
+func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, err error) {
+	before = FileBytes(p.DB.Path)
+	// FTS5 keeps deletions as markers until segments merge; merge them so
+	// the vacuum can return their pages.
+	if _, err := p.DB.ExecContext(ctx, `INSERT INTO events_fts(events_fts) VALUES ('optimize')`); err != nil {
+		return before, before, fmt.Errorf("optimize event index: %w", err)
+	}
+	if _, err := p.DB.ExecContext(ctx, `VACUUM`); err != nil {
+		return before, before, fmt.Errorf("vacuum %s: %w", p.DB.Path, err)
+	}
+	if _, err := p.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return before, FileBytes(p.DB.Path), fmt.Errorf("checkpoint %s after vacuum: %w", p.DB.Path, err)
+	}
+	return before, FileBytes(p.DB.Path), nil
+}
+
+// FileBytes is the on-disk size of a store: the database file plus its WAL
+// and shared-memory files. A missing file counts as zero.
+func FileBytes(path string) int64 {
+	var n int64
+	for _, side := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(path + side); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// pruneDetail decodes a prune mutation-log entry, for tests and stats.
+type pruneDetail struct {
+	Events int        `json:"events"`
+	Bytes  int64      `json:"bytes"`
+	Ranges [][2]int64 `json:"ranges"`
+}
+
+func decodePruneDetail(s string) (pruneDetail, error) {
+	var d pruneDetail
+	if err := json.Unmarshal([]byte(s), &d); err != nil {
+		return d, fmt.Errorf("decode prune detail: %w", err)
+	}
+	return d, nil
+}

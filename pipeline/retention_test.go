@@ -1,0 +1,138 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/store"
+)
+
+// TestPruneThousandsOfToolOutputs is the issue's done-when: a store made
+// mostly of tool output; the report counts what apply removes, vacuum
+// shrinks the file, provenance resolves and search answers do not move.
+func TestPruneThousandsOfToolOutputs(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	statements := []string{
+		"I prefer dark mode in every editor and terminal I use.",
+		"My colleague Robin at Acme is leading the Atlas migration to Postgres this quarter.",
+		"The staging database lives on the host named kestrel.",
+	}
+	for s := 0; s < 3; s++ {
+		session := fmt.Sprintf("s%d", s)
+		say(t, p, session, statements[s])
+		for b := 0; b < 4; b++ {
+			toolOutput(t, p, session, 250, 1500)
+		}
+		say(t, p, session, fmt.Sprintf("Session %d closed with the build green on the first try.", s))
+	}
+	consolidate(t, p)
+	queries := []string{"dark mode", "Robin Atlas", "kestrel staging", "build green"}
+	before := answers(t, p, queries...)
+	if len(before[0].Results) == 0 || len(before[2].Results) == 0 {
+		t.Fatalf("fixture store has no facts to search: %+v", before)
+	}
+
+	report, err := p.Prune(ctx, PruneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if report.Events < 2000 {
+		t.Fatalf("only %d reclaimable of 3006 events", report.Events)
+	}
+	applied, err := p.Prune(ctx, PruneOptions{Apply: true, Vacuum: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if applied.Events != report.Events || applied.Bytes != report.Bytes || !reflect.DeepEqual(applied.Ranges, report.Ranges) {
+		t.Fatalf("report said %d events (%d bytes), apply removed %d (%d bytes)", report.Events, report.Bytes, applied.Events, applied.Bytes)
+	}
+	if applied.FileBefore == nil || applied.FileAfter == nil || *applied.FileAfter >= *applied.FileBefore {
+		t.Fatalf("vacuum did not shrink the file: %v -> %v", applied.FileBefore, applied.FileAfter)
+	}
+	if got := FileBytes(p.DB.Path); got != *applied.FileAfter {
+		t.Fatalf("reported size after %d, file is %d", *applied.FileAfter, got)
+	}
+	t.Logf("pruned %d events (%d content bytes); file %d -> %d bytes", applied.Events, applied.Bytes, *applied.FileBefore, *applied.FileAfter)
+	provenanceResolves(t, p)
+	if after := answers(t, p, queries...); !reflect.DeepEqual(before, after) {
+		t.Fatalf("search answers changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+}
+
+func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	p.Config.Extraction.WorkingMemorySize = 2
+	say(t, p, "a", "I prefer dark mode in every editor and terminal I use.")
+	consolidate(t, p)
+	base, err := p.DB.UsedBytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget := base + 96<<10
+	p.Config.Retention.DiskBudget = fmt.Sprint(budget)
+	facts := count(t, p, `SELECT count(*) FROM facts`)
+
+	// Writes continue by pruning: each batch is examined by extraction,
+	// so the budget check can reclaim it later.
+	for i := 0; i < 40; i++ {
+		toolOutput(t, p, "a", 2, 4000)
+		say(t, p, "a", fmt.Sprintf("Could you run step %d again?", i))
+		consolidate(t, p)
+	}
+	if n := count(t, p, `SELECT count(*) FROM mutation_log WHERE op = 'prune' AND actor = 'retention'`); n == 0 {
+		t.Fatal("320 KB written under a 96 KB budget without a retention prune")
+	}
+	if used, _ := p.DB.UsedBytes(ctx); used > budget+64<<10 {
+		t.Fatalf("store uses %d bytes against a budget of %d", used, budget)
+	}
+	if n := count(t, p, `SELECT count(*) FROM facts`); n != facts {
+		t.Fatalf("facts %d -> %d under the budget", facts, n)
+	}
+	provenanceResolves(t, p)
+
+	// Nothing reclaimable: session b's output arrives after its question and
+	// is not extracted yet.
+	say(t, p, "b", "Could you check the deploy logs?")
+	var logged bytes.Buffer
+	p.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	var refused error
+	for i := 0; i < 100 && refused == nil; i++ {
+		_, refused = p.Record(ctx, []store.Event{{SessionID: "b", Source: "record", Role: "tool", EventType: "tool_result",
+			ContentType: "text", Content: strings.Repeat("x", 4000)}})
+	}
+	if !errors.Is(refused, store.ErrDiskBudget) {
+		t.Fatalf("400 KB of unexamined events under a 96 KB budget: err = %v", refused)
+	}
+	for _, want := range []string{
+		"disk budget reached: the store holds ",
+		" against retention.disk_budget " + fmt.Sprint(budget) + " and no raw event is reclaimable (each is unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json",
+	} {
+		if !strings.Contains(refused.Error(), want) {
+			t.Fatalf("refusal %q lacks %q", refused, want)
+		}
+	}
+	if !strings.Contains(logged.String(), `level=ERROR msg="disk budget: new events refused"`) {
+		t.Fatalf("refusal not in the log: %s", logged.String())
+	}
+	r, ok, err := p.LastRefusal(ctx)
+	if err != nil || !ok || r.Message != refused.Error() || r.Count != 1 {
+		t.Fatalf("refusal not recorded for stats: %+v %v %v", r, ok, err)
+	}
+	if n := count(t, p, `SELECT count(*) FROM facts`); n != facts {
+		t.Fatalf("facts %d -> %d after refusal", facts, n)
+	}
+	// Extraction makes b's events examined and so reclaimable: writes resume.
+	consolidate(t, p)
+	if _, err := p.Record(ctx, []store.Event{{SessionID: "b", Source: "record", Role: "tool", EventType: "tool_result",
+		ContentType: "text", Content: "resumed"}}); err != nil {
+		t.Fatalf("write after consolidate still refused: %v", err)
+	}
+}
