@@ -130,6 +130,7 @@ func commands(env Env) []*cli.Command {
 		searchCommand(env),
 		statsCommand(env),
 		pruneCommand(env),
+		forgetCommand(env),
 		demoCommand(env),
 		versionCommand(env),
 	}

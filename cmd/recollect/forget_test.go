@@ -1,0 +1,49 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestForgetCommand(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "record", "--session-id", "s", "--content", "I am allergic to shellfish, so restaurant suggestions must avoid it.")
+	diskMust(t, dir, "record", "--session-id", "s", "--content", "I prefer dark mode in every editor and terminal I use.")
+	diskMust(t, dir, "consolidate")
+
+	out := diskMust(t, dir, "forget", "--matching", "shellfish", "--dry-run")
+	want := "     1  [general] I am allergic to shellfish, so restaurant suggestions must avoid it.\n" +
+		"dry run: nothing deleted; to forget, run recollect forget 1\n"
+	if out != want {
+		t.Fatalf("dry run printed:\n%q\nwant\n%q", out, want)
+	}
+	out = diskMust(t, dir, "forget", "--reason", "private", "1")
+	want = "forgot fact 1: 6 rows removed (fact_entities 1, fact_provenance 1, facts 1, facts_fts 1, session_facts 1, session_facts_fts 1)\n" +
+		"1 tombstone(s) kept (digest only, no content): the same sentence will not be extracted again\n"
+	if out != want {
+		t.Fatalf("forget printed:\n%q\nwant\n%q", out, want)
+	}
+	if out := diskMust(t, dir, "search", "shellfish"); strings.Contains(out, "allergic") {
+		t.Fatalf("search still finds the forgotten fact:\n%s", out)
+	}
+	if out := diskMust(t, dir, "forget", "--matching", "shellfish", "--dry-run"); out != "no active fact matches \"shellfish\"; nothing would be forgotten\n" {
+		t.Fatalf("dry run after forget printed %q", out)
+	}
+
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"forget"}, 2, "name the facts to forget"},
+		{[]string{"forget", "x1"}, 2, `"x1" is not a fact id`},
+		{[]string{"forget", "1", "--reason", "r"}, 2, "flags go before the ids: recollect forget --reason FACT_ID…"},
+		{[]string{"forget", "--matching", "dark"}, 2, "pass --dry-run"},
+		{[]string{"forget", "99"}, 1, "forget fact 99: fact not found; list candidates with recollect forget --matching QUERY --dry-run"},
+	} {
+		_, errOut, code := diskRun(t, dir, tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%v: status %d, %q; want %d and %q", tc.args, code, errOut, tc.code, tc.msg)
+		}
+	}
+}

@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
+)
+
+// ErrFactNotFound means a fact id given to forget is not stored.
+var ErrFactNotFound = errors.New("fact not found")
+
+// ForgetOptions say who forgets and why; both go to the tombstone and the
+// mutation log, never the fact's content.
+type ForgetOptions struct {
+	Actor  string
+	Reason string
+}
+
+// ForgetReport says what forget removed.
+type ForgetReport struct {
+	Facts []int64 `json:"facts"`
+	// Rows is the number of rows removed, all tables together.
+	Rows int `json:"rows"`
+	// RowsBy counts them per table; the FTS rows are removed by the
+	// tables' delete triggers, one per fact and per I fact.
+	RowsBy map[string]int `json:"rows_by_table"`
+	// Tombstones is how many content digests now stop re-extraction.
+	Tombstones int `json:"tombstones"`
+	// Unlinked counts older facts whose superseded_by pointed at a
+	// forgotten fact; they stay superseded, pointing at nothing.
+	Unlinked int `json:"unlinked_predecessors,omitempty"`
+}
+
+// Forget hard-deletes facts: each fact, its FTS row, embeddings, entity
+// links (and entities left with no fact), co-mention edge strength it
+// added, provenance, conflicts, and the I facts behind it (or sharing its
+// digest, so a pending copy cannot bring it back). A content-free tombstone
+// (digest, id, actor, reason, time) stops the same sentence from being
+// extracted again. Events cited only by these facts become prunable. All
+// ids go in one transaction: an unknown id forgets nothing.
+func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) (ForgetReport, error) {
+	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}}
+	if opts.Actor == "" {
+		opts.Actor = "cli"
+	}
+	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
+		for _, id := range ids {
+			if slices.Contains(rep.Facts, id) {
+				continue // named twice, or a twin of one already forgotten
+			}
+			rep.Facts = append(rep.Facts, id)
+			if err := forgetOne(ctx, tx, id, opts, &rep); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}}, err
+	}
+	for _, n := range rep.RowsBy {
+		rep.Rows += n
+	}
+	return rep, nil
+}
+
+func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, rep *ForgetReport) error {
+	var digest string
+	err := tx.QueryRowContext(ctx, `SELECT digest FROM facts WHERE id = ?`, id).Scan(&digest)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("forget fact %d: %w; list candidates with recollect forget --matching QUERY --dry-run", id, ErrFactNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	digests, err := column[string](ctx, tx, `SELECT ? UNION SELECT digest FROM session_facts WHERE fact_id = ?`, digest, id)
+	if err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	entities, err := column[int64](ctx, tx, `SELECT DISTINCT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id`, id)
+	if err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	if err := weakenEdges(ctx, tx, entities, rep); err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	n, err := exec(ctx, tx, `UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?`, id)
+	if err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	rep.Unlinked += n
+	steps := []struct{ table, query string }{
+		{"embeddings", `DELETE FROM embeddings WHERE fact_id = ?1`},
+		{"fact_entities", `DELETE FROM fact_entities WHERE fact_id = ?1`},
+		{"fact_provenance", `DELETE FROM fact_provenance WHERE fact_id = ?1`},
+		{"conflicts", `DELETE FROM conflicts WHERE fact_id = ?1 OR other_id = ?1 OR target_id = ?1`},
+		{"session_facts", `DELETE FROM session_facts WHERE fact_id = ?1 OR digest IN (SELECT digest FROM facts WHERE id = ?1)
+			OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`},
+		{"facts", `DELETE FROM facts WHERE id = ?1`},
+	}
+	for _, s := range steps {
+		n, err := exec(ctx, tx, s.query, id)
+		if err != nil {
+			return fmt.Errorf("forget fact %d: %s: %w", id, s.table, err)
+		}
+		rep.RowsBy[s.table] += n
+		switch s.table {
+		case "facts":
+			rep.RowsBy["facts_fts"] += n
+		case "session_facts":
+			rep.RowsBy["session_facts_fts"] += n
+		}
+	}
+	if err := dropOrphans(ctx, tx, entities, rep); err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	for _, d := range digests {
+		n, err := exec(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
+			ON CONFLICT(digest) DO NOTHING`, d, id, opts.Actor, nullIfEmpty(opts.Reason), store.Now())
+		if err != nil {
+			return fmt.Errorf("forget fact %d: tombstone: %w", id, err)
+		}
+		rep.Tombstones += n
+	}
+	detail, err := jsonString(map[string]any{"tombstones": len(digests), "entities_unlinked": len(entities)})
+	if err != nil {
+		return err
+	}
+	if err := store.LogMutation(ctx, tx, "forget", fmt.Sprintf("fact:%d", id), opts.Actor, opts.Reason, detail); err != nil {
+		return err
+	}
+	// Other facts with the same wording (superseded history, say) go too:
+	// the sentence is forgotten, not one row of it. This one is deleted
+	// already, so the chain ends.
+	var twin int64
+	switch err := tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE digest = ? ORDER BY id LIMIT 1`, digest).Scan(&twin); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil
+	case err != nil:
+		return fmt.Errorf("forget fact %d: find same wording: %w", id, err)
+	}
+	rep.Facts = append(rep.Facts, twin)
+	return forgetOne(ctx, tx, twin, opts, rep)
+}
+
+// weakenEdges takes back the co-mention strength the fact added between
+// each pair of its entities, deleting edges that fall to nothing.
+func weakenEdges(ctx context.Context, tx *sql.Tx, entities []int64, rep *ForgetReport) error {
+	for i := range entities {
+		for j := i + 1; j < len(entities); j++ {
+			a, b := min(entities[i], entities[j]), max(entities[i], entities[j])
+			if _, err := exec(ctx, tx, `UPDATE entity_edges SET strength = strength - 1, updated_at = ?
+				WHERE a_id = ? AND b_id = ? AND relation = 'co_mention'`, store.Now(), a, b); err != nil {
+				return fmt.Errorf("weaken edge %d-%d: %w", a, b, err)
+			}
+			n, err := exec(ctx, tx, `DELETE FROM entity_edges WHERE a_id = ? AND b_id = ? AND relation = 'co_mention' AND strength <= 0`, a, b)
+			if err != nil {
+				return fmt.Errorf("drop edge %d-%d: %w", a, b, err)
+			}
+			rep.RowsBy["entity_edges"] += n
+		}
+	}
+	return nil
+}
+
+// dropOrphans deletes the entities (with their aliases and edges) that no
+// fact mentions any more; the self entity stays.
+func dropOrphans(ctx context.Context, tx *sql.Tx, entities []int64, rep *ForgetReport) error {
+	for _, e := range entities {
+		var orphan int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM entities WHERE id = ? AND is_self = 0
+			AND NOT EXISTS (SELECT 1 FROM fact_entities WHERE entity_id = ?)`, e, e).Scan(&orphan); err != nil {
+			return fmt.Errorf("check entity %d: %w", e, err)
+		}
+		if orphan == 0 {
+			continue
+		}
+		for _, s := range []struct{ table, query string }{
+			{"entity_aliases", `DELETE FROM entity_aliases WHERE entity_id = ?1`},
+			{"entity_edges", `DELETE FROM entity_edges WHERE a_id = ?1 OR b_id = ?1`},
+			{"entities", `DELETE FROM entities WHERE id = ?1`},
+		} {
+			n, err := exec(ctx, tx, s.query, e)
+			if err != nil {
+				return fmt.Errorf("drop entity %d: %s: %w", e, s.table, err)
+			}
+			rep.RowsBy[s.table] += n
+		}
+	}
+	return nil
+}
+
+// Candidate is a fact that forget --matching would remove.
+type Candidate struct {
+	ID      int64  `json:"id"`
+	Domain  string `json:"domain"`
+	Content string `json:"content"`
+}
+
+// ForgetCandidates lists the active facts a query finds, for a person to
+// choose from before forgetting by id.
+func (p *Pipeline) ForgetCandidates(ctx context.Context, query string, limit int) ([]Candidate, error) {
+	ans, err := graph.Search(ctx, p.DB, graph.Query{Text: query, Limit: limit})
+	if err != nil {
+		return nil, fmt.Errorf("find facts matching %q: %w", query, err)
+	}
+	out := []Candidate{}
+	for _, h := range ans.Results {
+		out = append(out, Candidate{ID: h.ID, Domain: h.Domain, Content: h.Content})
+	}
+	return out, nil
+}
+
+func exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (int, error) {
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+func column[T any](ctx context.Context, tx *sql.Tx, query string, args ...any) ([]T, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -1,0 +1,166 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
+)
+
+const shellfish = "I am allergic to shellfish, so restaurant suggestions must avoid it."
+
+func TestForgetEndToEnd(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	p.Config.Extraction.WorkingMemorySize = 0
+	seqs := say(t, p, "s1", shellfish, "My colleague Robin at Acme is leading the Atlas migration to Postgres this quarter.")
+	say(t, p, "s2", shellfish) // the same sentence again: merged provenance
+	consolidate(t, p)
+
+	cands, err := p.ForgetCandidates(ctx, "shellfish allergy", 10)
+	if err != nil || len(cands) != 1 || cands[0].Content != shellfish {
+		t.Fatalf("candidates = %+v, %v", cands, err)
+	}
+	id := cands[0].ID
+	vec, _ := graph.EncodeVector([]float32{1, 0, 0})
+	if _, err := p.DB.ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?, 'ollama', 'm', 3, ?, ?)`, id, vec, store.Now()); err != nil {
+		t.Fatal(err)
+	}
+	before, err := p.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prunable, _ := p.Prune(ctx, PruneOptions{})
+
+	rep, err := p.Forget(ctx, []int64{id, id}, ForgetOptions{Actor: "test", Reason: "medical detail"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"facts": 1, "facts_fts": 1, "session_facts": 2, "session_facts_fts": 2, "fact_provenance": 2, "embeddings": 1}
+	for table, n := range want {
+		if rep.RowsBy[table] != n {
+			t.Errorf("rows from %s = %d, want %d (report %+v)", table, rep.RowsBy[table], n, rep)
+		}
+	}
+	if rep.Tombstones != 1 || len(rep.Facts) != 1 {
+		t.Fatalf("report = %+v", rep)
+	}
+
+	// Gone from search, from the stores behind entity and context lookups,
+	// and from stats.
+	if a := answers(t, p, "shellfish"); len(a[0].Results) != 0 || len(a[0].Pending) != 0 {
+		t.Fatalf("forgotten fact still found: %+v", a[0])
+	}
+	for _, q := range []string{
+		`SELECT count(*) FROM facts_fts WHERE facts_fts MATCH 'shellfish'`,
+		`SELECT count(*) FROM session_facts_fts WHERE session_facts_fts MATCH 'shellfish'`,
+		`SELECT count(*) FROM session_facts WHERE content LIKE '%shellfish%'`,
+		`SELECT count(*) FROM embeddings`,
+		`SELECT count(*) FROM fact_entities WHERE fact_id = ` + itoa(id),
+	} {
+		if n := count(t, p, q); n != 0 {
+			t.Errorf("%s = %d after forget", q, n)
+		}
+	}
+	after, err := p.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Facts.Active != before.Facts.Active-1 || after.Facts.Total != before.Facts.Total-1 {
+		t.Fatalf("stats facts %+v -> %+v", before.Facts, after.Facts)
+	}
+	if n := count(t, p, `SELECT count(*) FROM facts WHERE content LIKE '%Robin%'`); n != 1 {
+		t.Fatalf("forget took an unrelated fact: %d Robin facts left", n)
+	}
+
+	// A content-free tombstone and log entry.
+	var actor, reason, detail string
+	if err := p.DB.QueryRowContext(ctx, `SELECT actor, reason FROM tombstones WHERE digest = ? AND fact_id = ?`, store.Digest(shellfish), id).Scan(&actor, &reason); err != nil {
+		t.Fatalf("no tombstone: %v", err)
+	}
+	if err := p.DB.QueryRowContext(ctx, `SELECT detail FROM mutation_log WHERE op = 'forget' AND target = ?`, "fact:"+itoa(id)).Scan(&detail); err != nil {
+		t.Fatalf("no forget entry in the mutation log: %v", err)
+	}
+	if actor != "test" || reason != "medical detail" || strings.Contains(detail, "shellfish") {
+		t.Fatalf("tombstone %q %q, log detail %q", actor, reason, detail)
+	}
+
+	// The events it alone cited become prunable.
+	now, _ := p.Prune(ctx, PruneOptions{})
+	if now.Events != prunable.Events+2 || !containsSeq(now.Ranges, seqs[0]) {
+		t.Fatalf("prunable %d -> %d (%v); want the two shellfish events added", prunable.Events, now.Events, now.Ranges)
+	}
+
+	// Saying it again does not bring it back.
+	say(t, p, "s3", shellfish)
+	consolidate(t, p)
+	if n := count(t, p, `SELECT count(*) FROM facts WHERE digest = ?`, store.Digest(shellfish)); n != 0 {
+		t.Fatal("re-extracting the forgotten sentence brought it back")
+	}
+	if a := answers(t, p, "shellfish"); len(a[0].Results)+len(a[0].Pending) != 0 {
+		t.Fatalf("forgotten fact found again: %+v", a[0])
+	}
+}
+
+func TestForgetUnknownIDForgetsNothing(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	say(t, p, "s", shellfish)
+	consolidate(t, p)
+	id := int64(count(t, p, `SELECT id FROM facts`))
+	_, err := p.Forget(ctx, []int64{id, 999}, ForgetOptions{})
+	if !errors.Is(err, ErrFactNotFound) || !strings.Contains(err.Error(), "forget fact 999: fact not found; list candidates with recollect forget --matching QUERY --dry-run") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := count(t, p, `SELECT count(*) FROM facts`); n != 1 {
+		t.Fatal("a failed forget removed a fact")
+	}
+	if n := count(t, p, `SELECT count(*) FROM tombstones`); n != 0 {
+		t.Fatal("a failed forget left a tombstone")
+	}
+}
+
+func TestForgetTakesEntityLinksAndEdges(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	say(t, p, "s", "My colleague Robin at Acme is leading the Atlas migration to Postgres this quarter.",
+		"Our team lead says Robin at Acme prefers Postgres for every new service.")
+	consolidate(t, p)
+	entities, edges := count(t, p, `SELECT count(*) FROM entities`), count(t, p, `SELECT count(*) FROM entity_edges`)
+	if entities < 3 || edges == 0 {
+		t.Fatalf("fixture made %d entities, %d edges", entities, edges)
+	}
+	var id int64
+	if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE content LIKE 'My colleague%'`).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Forget(ctx, []int64{id}, ForgetOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// Entities still named by the other fact stay; those only this fact
+	// named go, and no edge points at a missing entity or has no strength.
+	if n := count(t, p, `SELECT count(*) FROM entities e WHERE is_self = 0 AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = e.id)`); n != 0 {
+		t.Fatalf("%d entities left with no fact", n)
+	}
+	if n := count(t, p, `SELECT count(*) FROM entity_edges WHERE strength <= 0`); n != 0 {
+		t.Fatalf("%d edges with no strength left", n)
+	}
+	if n := count(t, p, `SELECT count(*) FROM entities WHERE canonical = 'robin'`); n == 0 {
+		t.Fatalf("Robin, named by the remaining fact, is gone (%d)", n)
+	}
+}
+
+func containsSeq(ranges [][2]int64, seq int64) bool {
+	for _, r := range ranges {
+		if seq >= r[0] && seq <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
