@@ -29,6 +29,8 @@ type Pipeline struct {
 	Log    *slog.Logger
 	// Getenv reads the environment; os.Getenv when nil.
 	Getenv func(string) string
+	// Version is the binary's version for stats; the build info's when "".
+	Version string
 }
 
 // Open opens the store and config of data directory dir.

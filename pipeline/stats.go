@@ -4,28 +4,36 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 )
 
 // Stats is the store's self-report. Every number is read from the store;
 // a number that cannot be known is absent with a reason in Unknown.
 type Stats struct {
-	DataDir       string            `json:"data_dir"`
-	SchemaVersion int               `json:"schema_version"`
-	FileBytes     int64             `json:"file_bytes"`
-	Facts         FactCounts        `json:"facts"`
-	FactsBy       map[string]int    `json:"facts_by_producer"`
-	Entities      int               `json:"entities"`
-	Domains       map[string]int    `json:"domains"`
-	Events        EventCounts       `json:"events"`
-	Unextracted   int               `json:"unextracted_events"`
-	Pending       int               `json:"pending_facts"`
-	PendingBy     map[string]int    `json:"pending_by_producer"`
-	Skipped       map[string]int    `json:"skipped_records"`
-	Redactions    map[string]int    `json:"redactions"`
-	Provider      string            `json:"provider"`
-	LastRun       *json.RawMessage  `json:"last_run,omitempty"`
-	Unknown       map[string]string `json:"unknown,omitempty"`
+	DataDir       string           `json:"data_dir"`
+	SchemaVersion int              `json:"schema_version"`
+	FileBytes     int64            `json:"file_bytes"`
+	Facts         FactCounts       `json:"facts"`
+	FactsBy       map[string]int   `json:"facts_by_producer"`
+	Entities      int              `json:"entities"`
+	Domains       map[string]int   `json:"domains"`
+	Events        EventCounts      `json:"events"`
+	Unextracted   int              `json:"unextracted_events"`
+	Pending       int              `json:"pending_facts"`
+	PendingBy     map[string]int   `json:"pending_by_producer"`
+	Skipped       map[string]int   `json:"skipped_records"`
+	Redactions    map[string]int   `json:"redactions"`
+	Provider      string           `json:"provider"`
+	LastRun       *json.RawMessage `json:"last_run,omitempty"`
+	BinaryVersion string           `json:"binary_version"`
+	// Produced counts I facts by the provider (and model) that extracted
+	// them, every status included.
+	Produced   map[string]int `json:"session_facts_by_producer"`
+	Embeddings EmbeddingStats `json:"embeddings"`
+	Spend      SpendStats     `json:"spend"`
+	Disk       DiskStats      `json:"disk"`
+	Daemon     DaemonStatus   `json:"daemon"`
+	// Unknown names each number that could not be read, with the reason.
+	Unknown map[string]string `json:"unknown,omitempty"`
 }
 
 // FactCounts counts knowledge; Total includes superseded history.
@@ -52,22 +60,12 @@ type CountAndBytes struct {
 func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{DataDir: p.DB.Dir, FactsBy: map[string]int{}, Domains: map[string]int{}, PendingBy: map[string]int{},
 		Skipped: map[string]int{}, Redactions: map[string]int{}, Events: EventCounts{ByKind: map[string]CountAndBytes{}},
-		Unknown: map[string]string{}}
+		Produced: map[string]int{}, Unknown: map[string]string{}, BinaryVersion: p.BinaryVersion()}
 	var err error
 	if st.SchemaVersion, err = p.DB.Version(ctx); err != nil {
 		return st, err
 	}
 	st.Provider = p.ProviderName()
-	if fi, err := os.Stat(p.DB.Path); err == nil {
-		st.FileBytes = fi.Size()
-		for _, side := range []string{"-wal", "-shm"} {
-			if fi, err := os.Stat(p.DB.Path + side); err == nil {
-				st.FileBytes += fi.Size()
-			}
-		}
-	} else {
-		st.Unknown["file_bytes"] = err.Error()
-	}
 	q := func(query string, fn func(scan func(...any) error) error) error {
 		rows, err := p.DB.QueryContext(ctx, query)
 		if err != nil {
@@ -150,6 +148,13 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 			st.Redactions[s] = n
 			return err
 		}},
+		{`SELECT producer || COALESCE('/' || model, ''), count(*) FROM session_facts GROUP BY 1`, func(scan func(...any) error) error {
+			var s string
+			var n int
+			err := scan(&s, &n)
+			st.Produced[s] = n
+			return err
+		}},
 		{`SELECT summary FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`, func(scan func(...any) error) error {
 			var s string
 			if err := scan(&s); err != nil {
@@ -172,6 +177,12 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	if st.Unextracted, err = stage.Remaining(ctx); err != nil {
 		return st, err
 	}
+	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats} {
+		if err := step(ctx, &st); err != nil {
+			return st, err
+		}
+	}
+	st.Daemon = probeDaemon(p.DB.Dir)
 	if len(st.Unknown) == 0 {
 		st.Unknown = nil
 	}

@@ -165,6 +165,7 @@ func openPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
 		return nil, err
 	}
 	p.Getenv = env.Getenv
+	p.Version = binaryVersion()
 	return p, nil
 }
 

@@ -38,7 +38,7 @@ func statsCommand(env Env) *cli.Command {
 }
 
 func printStats(w io.Writer, st pipeline.Stats) {
-	fmt.Fprintf(w, "store        %s (schema %d, %s)\n", st.DataDir, st.SchemaVersion, humanBytes(st.FileBytes))
+	fmt.Fprintf(w, "store        %s (schema %d, recollect %s)\n", st.DataDir, st.SchemaVersion, st.BinaryVersion)
 	fmt.Fprintf(w, "provider     %s\n", st.Provider)
 	fmt.Fprintf(w, "facts        %d active, %d total (%d superseded)\n", st.Facts.Active, st.Facts.Total, st.Facts.Superseded)
 	printCounts(w, "  by source", st.FactsBy)
@@ -53,10 +53,90 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	fmt.Fprintf(w, "unextracted  %d events\n", st.Unextracted)
 	fmt.Fprintf(w, "pending      %d facts\n", st.Pending)
 	printCounts(w, "  by source", st.PendingBy)
+	printCounts(w, "extracted by", st.Produced)
 	printCounts(w, "skipped", st.Skipped)
 	printCounts(w, "redactions", st.Redactions)
-	for k, why := range st.Unknown {
-		fmt.Fprintf(w, "%-12s unknown: %s\n", k, why)
+	printEmbeddings(w, st.Embeddings)
+	printSpend(w, st.Spend)
+	printDisk(w, st.Disk)
+	printDaemon(w, st.Daemon)
+	for _, k := range sortedKeys(st.Unknown) {
+		fmt.Fprintf(w, "%-12s unknown: %s\n", k, st.Unknown[k])
+	}
+}
+
+func printEmbeddings(w io.Writer, es pipeline.EmbeddingStats) {
+	switch sem := es.Semantic; {
+	case sem == nil:
+		fmt.Fprintln(w, "semantic     off: no embedding provider configured (embedding.provider)")
+	case sem.Dim == nil:
+		fmt.Fprintf(w, "semantic     %s/%s: 0 of %d active facts embedded (no vector stored yet)\n", sem.Provider, sem.Model, sem.Missing)
+	default:
+		fmt.Fprintf(w, "semantic     %s/%s/%d: %d of %d active facts embedded (%d missing)\n",
+			sem.Provider, sem.Model, *sem.Dim, sem.Embedded, sem.Embedded+sem.Missing, sem.Missing)
+	}
+	for _, s := range es.Leftover {
+		fmt.Fprintf(w, "  leftover   %s/%s/%d: %d vectors kept, never compared with the working space\n", s.Provider, s.Model, s.Dim, s.Vectors)
+	}
+}
+
+func spendLine(t pipeline.SpendTotal) string {
+	if t.Calls == 0 {
+		return "no model calls"
+	}
+	s := plural(t.Calls, "call", "calls")
+	if t.Failed > 0 {
+		s += fmt.Sprintf(" (%d failed)", t.Failed)
+	}
+	s += fmt.Sprintf(", %d input + %d output tokens", t.InputTokens, t.OutputTokens)
+	if t.UnreportedCalls > 0 {
+		s += fmt.Sprintf(" (%s did not report tokens)", plural(t.UnreportedCalls, "call", "calls"))
+	}
+	return s
+}
+
+func printSpend(w io.Writer, sp pipeline.SpendStats) {
+	fmt.Fprintf(w, "spend        last 24 h: %s; all time: %s\n", spendLine(sp.Last24h), spendLine(sp.AllTime))
+	for _, g := range []struct {
+		label string
+		m     map[string]pipeline.SpendTotal
+	}{{"  by stage", sp.ByStage}, {"  by provider", sp.ByProvider}, {"  by model", sp.ByModel}} {
+		for _, k := range sortedKeys(g.m) {
+			fmt.Fprintf(w, "%-14s %s: %s\n", g.label, k, spendLine(g.m[k]))
+		}
+	}
+	for _, r := range sp.LastRuns {
+		if r.Spend.Calls == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "  run %-8d %s %s: %s\n", r.ID, r.Trigger, r.StartedAt, spendLine(r.Spend))
+	}
+}
+
+func printDisk(w io.Writer, d pipeline.DiskStats) {
+	fmt.Fprintf(w, "file         %s on disk, %s in use\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
+	if d.BudgetBytes == nil {
+		fmt.Fprintln(w, "disk budget  none (retention.disk_budget is unset)")
+	} else {
+		fmt.Fprintf(w, "disk budget  %s: %s in use\n", d.Budget, humanBytes(d.UsedBytes))
+	}
+	fmt.Fprintf(w, "reclaimable  %s (%s); recollect prune --apply removes them\n", plural(d.ReclaimableEvents, "event", "events"), humanBytes(d.ReclaimableBytes))
+	if d.LastPruneAt != "" && d.LastPruneEvents != nil {
+		fmt.Fprintf(w, "  last prune %s: %d events\n", d.LastPruneAt, *d.LastPruneEvents)
+	}
+	if r := d.LastRefusal; r != nil {
+		fmt.Fprintf(w, "refused      %d writes refused for the disk budget, last at %s: %s\n", r.Count, r.At, r.Message)
+	}
+}
+
+func printDaemon(w io.Writer, d pipeline.DaemonStatus) {
+	switch {
+	case d.Listening && d.PID > 0:
+		fmt.Fprintf(w, "daemon       listening (pid %d) on %s\n", d.PID, d.Socket)
+	case d.Listening:
+		fmt.Fprintf(w, "daemon       listening on %s; %s\n", d.Socket, d.Note)
+	default:
+		fmt.Fprintf(w, "daemon       %s\n", d.Note)
 	}
 }
 
@@ -95,4 +175,12 @@ func humanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+// plural is "1 call" or "n calls".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

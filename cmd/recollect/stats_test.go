@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+func TestStatsSentences(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "record", "--session-id", "s", "--content", "I prefer dark mode in every editor and terminal I use.")
+	diskMust(t, dir, "record", "--session-id", "s", "--role", "tool", "--event-type", "tool_result", "--content", "exit status 0")
+	diskMust(t, dir, "record", "--session-id", "s", "--content", "Could you run it again?")
+	diskMust(t, dir, "consolidate")
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Retention.DiskBudget = "2GB"
+	cfg.Extraction.WorkingMemorySize = 1
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	db, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Exec(`INSERT INTO spend(run_id, stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
+		VALUES (1, 'extract', 'http', 'm1', 1200, 300, 900, 1, ?), (1, 'extract', 'http', 'm1', NULL, NULL, 800, 0, ?)`, store.Now(), store.Now())
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	out := diskMust(t, dir, "stats")
+	for _, want := range []string{
+		"facts        1 active, 1 total (0 superseded)\n",
+		"events       3 (",
+		"unextracted  0 events\n",
+		"extracted by heuristic 1\n",
+		"semantic     off: no embedding provider configured (embedding.provider)\n",
+		"spend        last 24 h: 2 calls (1 failed), 1200 input + 300 output tokens (1 call did not report tokens); all time: 2 calls (1 failed), 1200 input + 300 output tokens (1 call did not report tokens)\n",
+		"  by stage     extract: 2 calls (1 failed), 1200 input + 300 output tokens (1 call did not report tokens)\n",
+		"  by model     http/m1: 2 calls",
+		"disk budget  2GB: ",
+		"reclaimable  1 event (13 B); recollect prune --apply removes them\n",
+		"daemon       no daemon: the control socket does not exist; start one with recollect daemon\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stats lacks %q:\n%s", want, out)
+		}
+	}
+	if !regexp.MustCompile(`(?m)^  run 1 +cli \S+: 2 calls`).MatchString(out) {
+		t.Errorf("stats lacks run 1's spend:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^file         \d+\.\d KiB on disk, \d+\.\d KiB in use$`).MatchString(out) {
+		t.Errorf("stats lacks the file line:\n%s", out)
+	}
+	if strings.Contains(out, "unknown") {
+		t.Errorf("stats reports an unknown on a plain store:\n%s", out)
+	}
+}

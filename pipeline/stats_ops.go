@@ -1,0 +1,313 @@
+package pipeline
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/store"
+)
+
+// The daemon's files in a data directory. They mirror hooks.SocketName and
+// scheduler.LockName (a cmd test pins that they agree); pipeline only
+// probes them, read-only, and cannot import the packages above it.
+const (
+	daemonSocket = "recollect.sock"
+	daemonLock   = "daemon.lock"
+)
+
+// SpendTotal sums model calls. Tokens a provider did not report are not
+// guessed: those calls are counted in UnreportedCalls instead.
+type SpendTotal struct {
+	Calls           int   `json:"calls"`
+	Failed          int   `json:"failed"`
+	InputTokens     int64 `json:"input_tokens"`
+	OutputTokens    int64 `json:"output_tokens"`
+	UnreportedCalls int   `json:"unreported_calls"`
+	ElapsedMS       int64 `json:"elapsed_ms"`
+}
+
+// RunSpend is one consolidation run with what its model calls cost.
+type RunSpend struct {
+	ID         int64      `json:"id"`
+	Trigger    string     `json:"trigger"`
+	StartedAt  string     `json:"started_at"`
+	FinishedAt string     `json:"finished_at,omitempty"`
+	Spend      SpendTotal `json:"spend"`
+}
+
+// SpendStats is intelligence spend from the spend table.
+type SpendStats struct {
+	Last24h    SpendTotal            `json:"last_24h"`
+	AllTime    SpendTotal            `json:"all_time"`
+	ByStage    map[string]SpendTotal `json:"by_stage"`
+	ByProvider map[string]SpendTotal `json:"by_provider"`
+	// ByModel is keyed provider/model.
+	ByModel  map[string]SpendTotal `json:"by_model"`
+	LastRuns []RunSpend            `json:"last_runs"`
+}
+
+// DiskStats is the file and what prune could reclaim from it.
+type DiskStats struct {
+	FileBytes int64 `json:"file_bytes"`
+	// UsedBytes is what the pages hold; the budget is checked against it.
+	UsedBytes         int64    `json:"used_bytes"`
+	Budget            string   `json:"budget,omitempty"`
+	BudgetBytes       *int64   `json:"budget_bytes,omitempty"`
+	ReclaimableEvents int      `json:"reclaimable_events"`
+	ReclaimableBytes  int64    `json:"reclaimable_bytes"`
+	WorkingMemory     int      `json:"working_memory"`
+	LastRefusal       *Refusal `json:"last_refusal,omitempty"`
+	LastPruneAt       string   `json:"last_prune_at,omitempty"`
+	LastPruneEvents   *int     `json:"last_prune_events,omitempty"`
+}
+
+// DaemonStatus says whether a daemon answers on the data directory's
+// control socket. It is probed, read-only: a connect and a read of the
+// lock file's pid.
+type DaemonStatus struct {
+	Listening bool   `json:"listening"`
+	PID       int    `json:"pid,omitempty"`
+	Socket    string `json:"socket"`
+	// Note says why not, or why the pid is not known.
+	Note string `json:"note,omitempty"`
+}
+
+// SpaceVectors is how many vectors one embedding space holds.
+type SpaceVectors struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	Dim      int    `json:"dim"`
+	Vectors  int    `json:"vectors"`
+}
+
+// SemanticCoverage is the configured (working) embedding space's coverage
+// of active facts.
+type SemanticCoverage struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// Dim is nil until the space holds a vector: the dimension is learnt
+	// from the model's answers, not configured.
+	Dim      *int `json:"dim,omitempty"`
+	Embedded int  `json:"embedded"`
+	Missing  int  `json:"missing"`
+}
+
+// EmbeddingStats lists the spaces present; Semantic is present only when an
+// embedding provider is configured. Leftover spaces hold vectors that are
+// kept but never compared with the working space's.
+type EmbeddingStats struct {
+	Semantic *SemanticCoverage `json:"semantic,omitempty"`
+	Leftover []SpaceVectors    `json:"leftover_spaces"`
+}
+
+func (p *Pipeline) spendStats(ctx context.Context, st *Stats) error {
+	sp := SpendStats{ByStage: map[string]SpendTotal{}, ByProvider: map[string]SpendTotal{}, ByModel: map[string]SpendTotal{}, LastRuns: []RunSpend{}}
+	since := store.FormatTime(time.Now().Add(-24 * time.Hour))
+	for _, g := range []struct {
+		key   string
+		where string
+		args  []any
+		into  map[string]SpendTotal
+		one   *SpendTotal
+	}{
+		{key: "''", where: "created_at >= ?", args: []any{since}, one: &sp.Last24h},
+		{key: "''", where: "1", one: &sp.AllTime},
+		{key: "stage", where: "1", into: sp.ByStage},
+		{key: "provider", where: "1", into: sp.ByProvider},
+		{key: "provider || '/' || COALESCE(model, '(unnamed)')", where: "1", into: sp.ByModel},
+	} {
+		m, err := spendTotals(ctx, p.DB, g.key, g.where, g.args...)
+		if err != nil {
+			return err
+		}
+		if g.one != nil {
+			*g.one = m[""]
+			continue
+		}
+		for k, v := range m {
+			g.into[k] = v
+		}
+	}
+	rows, err := p.DB.QueryContext(ctx, `SELECT id, trigger, started_at, COALESCE(finished_at, '') FROM runs ORDER BY id DESC LIMIT 10`)
+	if err != nil {
+		return fmt.Errorf("stats: read runs: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var r RunSpend
+		if err := rows.Scan(&r.ID, &r.Trigger, &r.StartedAt, &r.FinishedAt); err != nil {
+			return fmt.Errorf("stats: read runs: %w", err)
+		}
+		sp.LastRuns = append(sp.LastRuns, r)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("stats: read runs: %w", err)
+	}
+	for i := range sp.LastRuns {
+		m, err := spendTotals(ctx, p.DB, "''", "run_id = ?", sp.LastRuns[i].ID)
+		if err != nil {
+			return err
+		}
+		sp.LastRuns[i].Spend = m[""]
+	}
+	st.Spend = sp
+	return nil
+}
+
+// spendTotals sums spend rows matching where, grouped by key (an SQL
+// expression; "”" for one total).
+func spendTotals(ctx context.Context, q queryer, key, where string, args ...any) (map[string]SpendTotal, error) {
+	rows, err := q.QueryContext(ctx, `SELECT `+key+`, count(*), count(*) - sum(ok),
+		COALESCE(sum(input_tokens), 0), COALESCE(sum(output_tokens), 0),
+		sum(CASE WHEN input_tokens IS NULL AND output_tokens IS NULL THEN 1 ELSE 0 END), COALESCE(sum(elapsed_ms), 0)
+		FROM spend WHERE `+where+` GROUP BY 1`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("stats: read spend: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]SpendTotal{}
+	for rows.Next() {
+		var k string
+		var t SpendTotal
+		if err := rows.Scan(&k, &t.Calls, &t.Failed, &t.InputTokens, &t.OutputTokens, &t.UnreportedCalls, &t.ElapsedMS); err != nil {
+			return nil, fmt.Errorf("stats: read spend: %w", err)
+		}
+		out[k] = t
+	}
+	return out, rows.Err()
+}
+
+func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
+	d := DiskStats{FileBytes: FileBytes(p.DB.Path), Budget: p.Config.Retention.DiskBudget, WorkingMemory: p.workingMemory()}
+	var err error
+	if d.UsedBytes, err = p.DB.UsedBytes(ctx); err != nil {
+		return err
+	}
+	if b, ok, err := p.DiskBudget(); err != nil {
+		return err
+	} else if ok {
+		d.BudgetBytes = &b
+	}
+	var rep PruneReport
+	if err := reclaimable(ctx, p.DB, d.WorkingMemory, &rep); err != nil {
+		return err
+	}
+	d.ReclaimableEvents, d.ReclaimableBytes = rep.Events, rep.Bytes
+	if r, ok, err := p.LastRefusal(ctx); err != nil {
+		return err
+	} else if ok {
+		d.LastRefusal = &r
+	}
+	var at, detail string
+	err = p.DB.QueryRowContext(ctx, `SELECT created_at, COALESCE(detail, '') FROM mutation_log WHERE op = 'prune' ORDER BY id DESC LIMIT 1`).Scan(&at, &detail)
+	switch {
+	case err == nil:
+		d.LastPruneAt = at
+		if pd, err := decodePruneDetail(detail); err == nil {
+			d.LastPruneEvents = &pd.Events
+		}
+	case !errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("stats: read last prune: %w", err)
+	}
+	st.Disk = d
+	st.FileBytes = d.FileBytes
+	return nil
+}
+
+// probeDaemon connects to the control socket and reads the lock's pid.
+func probeDaemon(dir string) DaemonStatus {
+	ds := DaemonStatus{Socket: filepath.Join(dir, daemonSocket)}
+	if _, err := os.Stat(ds.Socket); errors.Is(err, os.ErrNotExist) {
+		ds.Note = "no daemon: the control socket does not exist; start one with recollect daemon"
+		return ds
+	}
+	conn, err := net.DialTimeout("unix", ds.Socket, 300*time.Millisecond)
+	if err != nil {
+		ds.Note = "no daemon listening: the control socket is stale (" + err.Error() + ")"
+		return ds
+	}
+	conn.Close()
+	ds.Listening = true
+	data, err := os.ReadFile(filepath.Join(dir, daemonLock))
+	if err != nil {
+		ds.Note = "pid unknown: " + err.Error()
+		return ds
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		ds.Note = "pid unknown: " + daemonLock + " holds no pid"
+		return ds
+	}
+	ds.PID = pid
+	return ds
+}
+
+func (p *Pipeline) embeddingStats(ctx context.Context, st *Stats) error {
+	es := EmbeddingStats{Leftover: []SpaceVectors{}}
+	rows, err := p.DB.QueryContext(ctx, `SELECT provider, model, dim, count(*) FROM embeddings GROUP BY provider, model, dim ORDER BY count(*) DESC, provider, model, dim`)
+	if err != nil {
+		return fmt.Errorf("stats: read embeddings: %w", err)
+	}
+	var spaces []SpaceVectors
+	for rows.Next() {
+		var s SpaceVectors
+		if err := rows.Scan(&s.Provider, &s.Model, &s.Dim, &s.Vectors); err != nil {
+			rows.Close()
+			return fmt.Errorf("stats: read embeddings: %w", err)
+		}
+		spaces = append(spaces, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("stats: read embeddings: %w", err)
+	}
+	cfg := p.Config.Embedding
+	if cfg.Provider != "" {
+		es.Semantic = &SemanticCoverage{Provider: cfg.Provider, Model: cfg.Model}
+	}
+	for _, s := range spaces {
+		// The working space is the configured provider and model, in the
+		// dimension holding the most vectors (spaces are sorted so).
+		if es.Semantic != nil && es.Semantic.Dim == nil && s.Provider == cfg.Provider && s.Model == cfg.Model {
+			dim := s.Dim
+			es.Semantic.Dim = &dim
+			continue
+		}
+		es.Leftover = append(es.Leftover, s)
+	}
+	if es.Semantic != nil {
+		dim := -1
+		if es.Semantic.Dim != nil {
+			dim = *es.Semantic.Dim
+		}
+		if err := p.DB.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(EXISTS (SELECT 1 FROM embeddings e
+			WHERE e.fact_id = f.id AND e.provider = ? AND e.model = ? AND e.dim = ?)), 0) FROM facts f WHERE f.status = 'active'`,
+			cfg.Provider, cfg.Model, dim).Scan(&es.Semantic.Missing, &es.Semantic.Embedded); err != nil {
+			return fmt.Errorf("stats: embedding coverage: %w", err)
+		}
+		es.Semantic.Missing -= es.Semantic.Embedded
+	}
+	st.Embeddings = es
+	return nil
+}
+
+// BinaryVersion is the version to report: the one the front end set, else
+// the module version from the build info.
+func (p *Pipeline) BinaryVersion() string {
+	if p.Version != "" {
+		return p.Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
