@@ -14,6 +14,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -94,6 +95,8 @@ type CopyReport struct {
 	Files  int    `json:"files"`
 	Events int    `json:"events"`
 	Note   string `json:"note,omitempty"`
+	// Detail is the copier's full report; nil in a record store.
+	Detail *sources.Report `json:"detail,omitempty"`
 }
 
 // Run performs the selected steps in order: copy, extract, integrate.
@@ -163,7 +166,16 @@ func (p *Pipeline) Copy(ctx context.Context) (CopyReport, error) {
 	if p.Config.Mode == "record" {
 		return CopyReport{Note: "record store: events come from record and log_event, there are no transcripts to copy"}, nil
 	}
-	return CopyReport{}, fmt.Errorf("copy mode is configured but transcript sources are not available in this build")
+	cp := &sources.Copier{DB: p.DB, Sources: p.Config.Sources, Redaction: p.Config.Redaction, Log: p.Log, Getenv: p.getenv}
+	rep, err := cp.CopyAll(ctx)
+	out := CopyReport{Files: rep.Files, Events: int(rep.Events), Detail: &rep}
+	if err != nil {
+		return out, err
+	}
+	if n := len(rep.Errors); n > 0 {
+		out.Note = fmt.Sprintf("%d events from %d files; %d could not be read (first: %s)", rep.Events, rep.Files, n, rep.Errors[0].Error())
+	}
+	return out, nil
 }
 
 // ExtractStage builds the extract stage with the provider the config (or

@@ -316,6 +316,11 @@ CREATE TABLE meta (
 	value TEXT NOT NULL
 );
 `,
+	// v5 — copy progress: where a rewritten transcript's earlier read ended,
+	// so a re-read cut short by a crash resumes without doubling lines.
+	`
+ALTER TABLE source_files ADD COLUMN reread_until INTEGER NOT NULL DEFAULT 0;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -269,6 +270,9 @@ func (c Config) Validate() error {
 	for i, p := range c.Redaction.Patterns {
 		if p.Kind == "" || p.Regex == "" {
 			return &Error{Path: fmt.Sprintf("redaction.patterns[%d]", i), Msg: "needs both kind and regex"}
+		}
+		if _, err := regexp.Compile(p.Regex); err != nil {
+			return &Error{Path: fmt.Sprintf("redaction.patterns[%d].regex", i), Msg: fmt.Sprintf("does not compile (%v); write a Go RE2 expression", err)}
 		}
 	}
 	in := c.Intelligence

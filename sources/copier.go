@@ -1,0 +1,253 @@
+// Package sources copies coding agents' JSONL transcripts into the D layer:
+// it finds the files each configured source follows (Claude Code, Cursor),
+// maps every line to events with one shared function, scrubs secrets,
+// and commits the events together with the file's read position so a
+// crash can neither lose nor double a line. It also watches the source
+// folders (fsnotify as a hint, a periodic scan as the truth).
+//
+// It does not schedule anything, own a socket or run extraction: the
+// daemon and pipeline call Copier and Watcher.
+package sources
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sort"
+	"sync"
+
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// DefaultBatchLines bounds the lines committed in one transaction, so a
+// huge file is copied in steps rather than one giant transaction.
+const DefaultBatchLines = 1000
+
+// MaxLineBytes is the longest line copied. Longer lines (a pasted 20 MB
+// blob) are skipped, logged and counted as oversized_line.
+const MaxLineBytes = 16 << 20
+
+// Copier copies new complete transcript lines into the events table. It is
+// safe for concurrent use; copies are serialised.
+type Copier struct {
+	DB        *store.DB
+	Sources   []config.Source
+	Redaction config.Redaction
+	Log       *slog.Logger
+	// Getenv reads the environment (HOME, CLAUDE_CONFIG_DIR); os.Getenv
+	// when nil.
+	Getenv func(string) string
+	// BatchLines overrides DefaultBatchLines when positive.
+	BatchLines int
+
+	once    sync.Once
+	initErr error
+	sel     *selector
+	red     *Redactor
+	mu      sync.Mutex
+}
+
+// Report says what a copy did. Every count is what happened in this call.
+type Report struct {
+	// Files is the number of transcript files examined.
+	Files int `json:"files"`
+	// Lines is the number of complete lines read.
+	Lines int64 `json:"lines"`
+	// Events is the number of events written.
+	Events int64 `json:"events"`
+	// Duplicates counts events already stored, met again when a shrunk or
+	// rewritten file was read from the start.
+	Duplicates int64 `json:"duplicates"`
+	// Reread counts files read again from 0 because they shrank or their
+	// start changed.
+	Reread int `json:"reread"`
+	// BadLines counts lines that could not be read (malformed JSON,
+	// invalid UTF-8, oversized); they are also in Skipped by reason.
+	BadLines int64 `json:"bad_lines"`
+	// Skipped counts record and block types read but not stored.
+	Skipped map[string]int64 `json:"skipped"`
+	// Redacted counts secrets replaced, per kind.
+	Redacted map[string]int64 `json:"redacted"`
+	// Errors lists files that could not be copied; others still were.
+	Errors []FileError `json:"errors"`
+}
+
+// FileError is a transcript file that could not be read.
+type FileError struct {
+	Path string `json:"path"`
+	Err  string `json:"error"`
+	err  error
+}
+
+func (e *FileError) Error() string { return "copy " + e.Path + ": " + e.Err }
+func (e *FileError) Unwrap() error { return e.err }
+
+func fileError(path string, err error) *FileError {
+	return &FileError{Path: path, Err: err.Error(), err: err}
+}
+
+func newReport() Report {
+	return Report{Skipped: map[string]int64{}, Redacted: map[string]int64{}, Errors: []FileError{}}
+}
+
+func (c *Copier) init() error {
+	c.once.Do(func() {
+		getenv := c.Getenv
+		if getenv == nil {
+			getenv = os.Getenv
+		}
+		if c.Log == nil {
+			c.Log = slog.Default()
+		}
+		if c.sel, c.initErr = newSelector(c.Sources, getenv); c.initErr != nil {
+			return
+		}
+		c.red, c.initErr = NewRedactor(c.Redaction)
+	})
+	return c.initErr
+}
+
+// Files lists the transcript files the sources currently select.
+func (c *Copier) Files(ctx context.Context) ([]string, error) {
+	if err := c.init(); err != nil {
+		return nil, err
+	}
+	sel, err := c.sel.files()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(sel))
+	for i, s := range sel {
+		out[i] = s.path
+	}
+	return out, ctx.Err()
+}
+
+// CopyAll copies the new complete lines of every selected file. A file
+// that cannot be read is reported in Report.Errors and the rest are still
+// copied; the error return is for the store failing or ctx ending.
+func (c *Copier) CopyAll(ctx context.Context) (Report, error) {
+	rep := newReport()
+	if err := c.init(); err != nil {
+		return rep, err
+	}
+	files, err := c.sel.files()
+	if err != nil {
+		return rep, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return rep, err
+		}
+		if err := c.copyFile(ctx, f, &rep); err != nil {
+			var fe *FileError
+			if !errors.As(err, &fe) {
+				return rep, err
+			}
+		}
+	}
+	if err := c.markMissing(ctx); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// CopyFile copies the new complete lines of one file, such as the
+// transcript_path a hook names. A path outside every configured source is
+// refused with an error wrapping ErrNotSelected.
+func (c *Copier) CopyFile(ctx context.Context, path string) (Report, error) {
+	rep := newReport()
+	if err := c.init(); err != nil {
+		return rep, err
+	}
+	sel, err := c.sel.match(path)
+	if err != nil {
+		return rep, fmt.Errorf("copy %w", err)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return rep, c.copyFile(ctx, sel, &rep)
+}
+
+// copyFile runs passes over one file until one completes without another
+// writer moving its progress underneath.
+func (c *Copier) copyFile(ctx context.Context, f selected, rep *Report) error {
+	rep.Files++
+	var err error
+	// errMoved means another copier stored part of this file meanwhile;
+	// each retry starts from what it stored, so this ends.
+	for attempt := 0; ; attempt++ {
+		err = c.pass(ctx, f, rep)
+		if !errors.Is(err, errMoved) {
+			break
+		}
+		if attempt == 100 {
+			c.Log.Info("transcript is being copied by another process; leaving it to that one", "file", f.path)
+			return nil
+		}
+	}
+	var fe *FileError
+	if errors.As(err, &fe) {
+		rep.Errors = append(rep.Errors, *fe)
+		c.Log.Warn("transcript not copied", "file", f.path, "err", fe.Err)
+	}
+	return err
+}
+
+// markMissing flags progress rows whose file is gone. Their events stay;
+// the file just drops out of what is followed.
+func (c *Copier) markMissing(ctx context.Context) error {
+	rows, err := c.DB.QueryContext(ctx, `SELECT path FROM source_files WHERE missing = 0`)
+	if err != nil {
+		return fmt.Errorf("list copied files: %w", err)
+	}
+	var gone []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return fmt.Errorf("list copied files: %w", err)
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			gone = append(gone, p)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list copied files: %w", err)
+	}
+	sort.Strings(gone)
+	for _, p := range gone {
+		if _, err := c.DB.ExecContext(ctx, `UPDATE source_files SET missing = 1, updated_at = ? WHERE path = ?`, store.Now(), p); err != nil {
+			return fmt.Errorf("mark %s missing: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// progress is a file's row in source_files.
+type progress struct {
+	exists                     bool
+	offset, lines, rereadUntil int64
+	fingerprint                string
+}
+
+func readProgress(ctx context.Context, q store.Execer, path string) (progress, error) {
+	var p progress
+	err := q.QueryRowContext(ctx, `SELECT offset, lines, fingerprint, reread_until FROM source_files WHERE path = ?`, path).
+		Scan(&p.offset, &p.lines, &p.fingerprint, &p.rereadUntil)
+	if errors.Is(err, sql.ErrNoRows) {
+		return progress{}, nil
+	}
+	if err != nil {
+		return progress{}, fmt.Errorf("read progress of %s: %w", path, err)
+	}
+	p.exists = true
+	return p, nil
+}
