@@ -3,7 +3,7 @@ package integrate
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -34,25 +34,6 @@ func Fold(name string) string {
 	for _, r := range strings.ToLower(name) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// CanonicalDomain spells a domain the one way: lowercase, trimmed, inner
-// whitespace and punctuation as single hyphens.
-func CanonicalDomain(d string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(strings.TrimSpace(d)) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			b.WriteRune(r)
-			dash = false
-		} else {
-			dash = true
 		}
 	}
 	return b.String()
@@ -117,102 +98,113 @@ func HeuristicMentions(content string) []Mention {
 	return out
 }
 
-// linkEntities resolves the fact's entities (from extract, else the
-// heuristic), links them to the fact and strengthens co-mention edges.
-func linkEntities(ctx context.Context, tx *sql.Tx, factID int64, pf PendingFact) (int, error) {
-	var ms []Mention
-	if len(pf.Entities) > 0 {
-		if err := json.Unmarshal(pf.Entities, &ms); err != nil {
-			ms = nil // junk from a model: fall back to the heuristic
-		}
-	}
-	if len(ms) == 0 {
-		ms = HeuristicMentions(pf.Content)
-	}
-	var ids []int64
-	for _, m := range ms {
-		id, err := ResolveEntity(ctx, tx, m.Name, m.Type)
-		if err != nil {
-			return 0, err
-		}
-		role := m.Role
-		if role == "" {
-			role = "mention"
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fact_entities(fact_id, entity_id, role, is_subject) VALUES (?,?,?,?)
-			ON CONFLICT DO NOTHING`, factID, id, role, m.IsSubject); err != nil {
-			return 0, fmt.Errorf("link entity %d to fact %d: %w", id, factID, err)
-		}
-		ids = append(ids, id)
-	}
-	for i := range ids {
-		for j := i + 1; j < len(ids); j++ {
-			a, b := min(ids[i], ids[j]), max(ids[i], ids[j])
-			if a == b {
-				continue
-			}
-			if _, err := tx.ExecContext(ctx, `INSERT INTO entity_edges(a_id, b_id, relation, strength, fact_id, updated_at)
-				VALUES (?,?, 'co_mention', 1, ?, ?)
-				ON CONFLICT(a_id, b_id, relation) DO UPDATE SET strength = strength + 1, updated_at = excluded.updated_at`,
-				a, b, factID, store.Now()); err != nil {
-				return 0, fmt.Errorf("add edge %d-%d: %w", a, b, err)
-			}
-		}
-	}
-	return len(ids), nil
-}
-
 // ResolveEntity finds or creates the entity row for (name, type). An exact
 // canonical match wins; otherwise a fold match binds only when exactly one
 // row of a compatible type has that fold, so two rows already stored apart
-// are never joined.
+// are never joined. A fold match records the spelling as an alias.
 func ResolveEntity(ctx context.Context, tx *sql.Tx, name, typ string) (int64, error) {
-	name = strings.TrimSpace(name)
-	if typ == "" {
-		typ = "thing"
-	}
-	typ = strings.ToLower(typ)
-	if Canonical(name) == SelfName || strings.EqualFold(name, "user") || strings.EqualFold(name, "me") {
+	name, typ = strings.TrimSpace(name), entityType(typ)
+	if isSelfName(name) {
 		return selfEntity(ctx, tx)
 	}
-	canon, fold := Canonical(name), Fold(name)
-	var id int64
-	err := tx.QueryRowContext(ctx, `SELECT id FROM entities WHERE canonical = ? AND type = ?`, canon, typ).Scan(&id)
-	if err == nil {
+	id, how, err := lookupEntity(ctx, tx, name, typ)
+	if err != nil {
+		return 0, err
+	}
+	switch how {
+	case matchExact:
+		return id, nil
+	case matchFold:
+		if _, err := tx.ExecContext(ctx, `INSERT INTO entity_aliases(entity_id, alias, fold) VALUES (?,?,?) ON CONFLICT DO NOTHING`, id, name, Fold(name)); err != nil {
+			return 0, fmt.Errorf("add alias %q: %w", name, err)
+		}
 		return id, nil
 	}
-	if err != sql.ErrNoRows {
-		return 0, fmt.Errorf("resolve entity %q: %w", name, err)
-	}
-	rows, err := tx.QueryContext(ctx, `SELECT id, type FROM entities WHERE fold = ? AND is_self = 0`, fold)
+	res, err := tx.ExecContext(ctx, `INSERT INTO entities(type, name, canonical, fold, is_self, created_at) VALUES (?,?,?,?,0,?)`,
+		typ, name, Canonical(name), Fold(name), store.Now())
 	if err != nil {
-		return 0, fmt.Errorf("resolve entity %q: %w", name, err)
+		return 0, fmt.Errorf("create entity %q: %w", name, err)
 	}
+	return res.LastInsertId()
+}
+
+type entityMatch int
+
+const (
+	matchNone entityMatch = iota
+	matchExact
+	matchFold
+)
+
+func entityType(typ string) string {
+	typ = strings.ToLower(strings.TrimSpace(typ))
+	if typ == "" {
+		return "thing"
+	}
+	return typ
+}
+
+func isSelfName(name string) bool {
+	return Canonical(name) == SelfName || strings.EqualFold(name, "user") || strings.EqualFold(name, "me") || strings.EqualFold(name, "i")
+}
+
+// lookupEntity applies the resolution rules without writing.
+func lookupEntity(ctx context.Context, q querier, name, typ string) (int64, entityMatch, error) {
+	canon, fold := Canonical(name), Fold(name)
+	var id int64
+	err := q.QueryRowContext(ctx, `SELECT id FROM entities WHERE canonical = ? AND type = ?`, canon, typ).Scan(&id)
+	if err == nil {
+		return id, matchExact, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return 0, matchNone, fmt.Errorf("resolve entity %q: %w", name, err)
+	}
+	if fold == "" {
+		return 0, matchNone, nil
+	}
+	rows, err := q.QueryContext(ctx, `SELECT id, type FROM entities WHERE fold = ? AND is_self = 0
+		UNION SELECT e.id, e.type FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold = ? AND e.is_self = 0`, fold, fold)
+	if err != nil {
+		return 0, matchNone, fmt.Errorf("resolve entity %q: %w", name, err)
+	}
+	defer rows.Close()
 	var cands []int64
 	for rows.Next() {
 		var cid int64
 		var ctype string
 		if err := rows.Scan(&cid, &ctype); err != nil {
-			rows.Close()
-			return 0, fmt.Errorf("resolve entity %q: %w", name, err)
+			return 0, matchNone, fmt.Errorf("resolve entity %q: %w", name, err)
 		}
 		if ctype == typ || ctype == "thing" || typ == "thing" {
 			cands = append(cands, cid)
 		}
 	}
-	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, matchNone, fmt.Errorf("resolve entity %q: %w", name, err)
+	}
 	if len(cands) == 1 {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entity_aliases(entity_id, alias, fold) VALUES (?,?,?) ON CONFLICT DO NOTHING`, cands[0], name, fold); err != nil {
-			return 0, fmt.Errorf("add alias %q: %w", name, err)
+		return cands[0], matchFold, nil
+	}
+	return 0, matchNone, nil
+}
+
+// findEntity is ResolveEntity without writing: ok is false when the name
+// would create a new row.
+func findEntity(ctx context.Context, q querier, name, typ string) (int64, bool, error) {
+	name, typ = strings.TrimSpace(name), entityType(typ)
+	if isSelfName(name) {
+		var id int64
+		err := q.QueryRowContext(ctx, `SELECT id FROM entities WHERE is_self = 1`).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, false, nil
 		}
-		return cands[0], nil
+		if err != nil {
+			return 0, false, fmt.Errorf("find self entity: %w", err)
+		}
+		return id, true, nil
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO entities(type, name, canonical, fold, is_self, created_at) VALUES (?,?,?,?,0,?)`,
-		typ, name, canon, fold, store.Now())
-	if err != nil {
-		return 0, fmt.Errorf("create entity %q: %w", name, err)
-	}
-	return res.LastInsertId()
+	id, how, err := lookupEntity(ctx, q, name, typ)
+	return id, how != matchNone, err
 }
 
 func selfEntity(ctx context.Context, tx *sql.Tx) (int64, error) {

@@ -1,8 +1,9 @@
 // Package integrate owns the I → K step: it claims pending session facts and
 // fits each into what the store already knows — a new fact, provenance merged
 // into an existing one, or a successor that supersedes an older fact — and
-// links entities, builds the entity graph and keeps embeddings. Knowledge is
-// never edited in place; every decision goes to the mutation log.
+// links entities, builds the entity graph, keeps embeddings and writes the
+// rolling summary the briefing reads. Knowledge is never edited in place;
+// every decision goes to the mutation log with its actor and reason.
 //
 // It does not extract facts from events (extract) or rank them (graph).
 package integrate
@@ -13,9 +14,12 @@ import (
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
+	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -25,8 +29,27 @@ type Report struct {
 	Claimed    int `json:"claimed"`
 	Integrated int `json:"facts_integrated"`
 	Merged     int `json:"merged"`
+	// Noop counts facts the reconcile stage found already known.
+	Noop       int `json:"noop"`
 	Superseded int `json:"superseded"`
-	Entities   int `json:"entities_linked"`
+	// Conflicts counts new facts that claimed an old fact another new fact
+	// had already superseded; each waits in the conflicts table.
+	Conflicts int `json:"conflicts"`
+	Entities  int `json:"entities_linked"`
+	// StageFailures counts model answers that could not be used, by stage;
+	// the fact went the safe way (added, nothing superseded).
+	StageFailures map[string]int `json:"stage_failures,omitempty"`
+	// Embedding is nil when embeddings are off.
+	Embedding *EmbedReport `json:"embedding,omitempty"`
+	// Summary is the rolling summary written for the briefing, if any.
+	Summary string `json:"summary,omitempty"`
+}
+
+// Model is the part of the model router integrate calls: one structured
+// request per decision. It returns an error wrapping extract.ErrHeuristic
+// when the stage runs on the heuristic provider.
+type Model interface {
+	Call(ctx context.Context, req extract.Request) (extract.Response, error)
 }
 
 // Integrator runs the integrate stage over one store.
@@ -34,8 +57,20 @@ type Integrator struct {
 	DB     *store.DB
 	Config config.Config
 	Log    *slog.Logger
-	// Actor names who made the decisions in the mutation log.
+	// Actor names who made heuristic decisions in the mutation log;
+	// model decisions name the stage and model.
 	Actor string
+	// Model runs the stages classify, entities, reconcile, supersede and
+	// summarise; nil runs them all on the heuristic.
+	Model Model
+	// Embedder, when set, embeds active facts lacking a vector after the
+	// facts are committed, outside the claim.
+	Embedder Embedder
+	// Now is the clock for recorded_at and retracted_at; time.Now when nil.
+	Now func() time.Time
+	// Lease is how long a claim holds before another run may take over the
+	// facts of a run that died; one hour when zero.
+	Lease time.Duration
 }
 
 // PendingFact is a claimed I-layer row.
@@ -58,46 +93,125 @@ type PendingFact struct {
 	CaptureNotes string
 }
 
-// Run claims pending facts and integrates them, all in one transaction so a
-// crash leaves them pending rather than half-integrated.
+// Run claims pending facts and integrates them one at a time, in the order
+// they were said. The claim is one IMMEDIATE transaction, so two processes
+// never take the same fact; each fact's decisions commit in their own short
+// transaction, so model calls never hold the write lock. A run that fails
+// puts its unfinished facts back to pending.
 func (in *Integrator) Run(ctx context.Context) (Report, error) {
-	var rep Report
-	token, err := newToken()
+	rep := Report{StageFailures: map[string]int{}}
+	token, n, err := in.claim(ctx)
 	if err != nil {
 		return rep, err
 	}
+	rep.Claimed = n
+	facts, err := loadClaimed(ctx, in.DB, token)
+	if err != nil {
+		return rep, errors.Join(err, in.release(ctx, token))
+	}
+	st := &runState{supersededBy: map[int64]int64{}}
+	for _, pf := range facts {
+		if err := ctx.Err(); err != nil {
+			return rep, errors.Join(fmt.Errorf("integrate: %w", err), in.release(ctx, token))
+		}
+		if err := in.integrateOne(ctx, token, pf, st, &rep); err != nil {
+			return rep, errors.Join(fmt.Errorf("integrate session fact %d: %w", pf.ID, err), in.release(ctx, token))
+		}
+	}
+	if rep.Claimed > 0 {
+		if err := in.summarise(ctx, &rep); err != nil {
+			return rep, err
+		}
+	}
+	if in.Embedder != nil {
+		er := EmbedMissing(ctx, in.DB, in.Embedder, in.Config.Embedding.BatchSize)
+		rep.Embedding = &er
+	}
+	if len(rep.StageFailures) == 0 {
+		rep.StageFailures = nil
+	}
+	return rep, nil
+}
+
+// runState is what one run remembers between facts: which old facts it
+// superseded, and by which new fact, so a second claim becomes a conflict.
+type runState struct {
+	supersededBy map[int64]int64
+}
+
+func (in *Integrator) integrateOne(ctx context.Context, token string, pf PendingFact, st *runState, rep *Report) error {
+	p, err := in.plan(ctx, pf, st, rep)
+	if err != nil {
+		return err
+	}
+	return in.DB.Tx(ctx, func(tx *sql.Tx) error {
+		return in.apply(ctx, tx, token, pf, p, st, rep)
+	})
+}
+
+func (in *Integrator) now() time.Time {
+	if in.Now != nil {
+		return in.Now()
+	}
+	return time.Now()
+}
+
+func (in *Integrator) logger() *slog.Logger {
+	if in.Log != nil {
+		return in.Log
+	}
+	return slog.Default()
+}
+
+func (in *Integrator) actor() string {
+	if in.Actor != "" {
+		return in.Actor
+	}
+	return "integrate/heuristic"
+}
+
+// claim takes every pending fact, and every fact whose claim outlived the
+// lease (its run died), under a fresh token. The token starts with the claim
+// time in the store's fixed-width layout, so comparing tokens as text
+// compares claim times.
+func (in *Integrator) claim(ctx context.Context) (token string, n int, err error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", 0, fmt.Errorf("claim token: %w", err)
+	}
+	now := in.now()
+	token = store.FormatTime(now) + "/" + hex.EncodeToString(b)
+	lease := in.Lease
+	if lease <= 0 {
+		lease = time.Hour
+	}
+	stale := store.FormatTime(now.Add(-lease))
 	err = in.DB.Tx(ctx, func(tx *sql.Tx) error {
-		// Claim: a concurrent run in another process sees these as taken.
-		res, err := tx.ExecContext(ctx, `UPDATE session_facts SET status = 'claimed', claim_token = ? WHERE status = 'pending'`, token)
+		res, err := tx.ExecContext(ctx, `UPDATE session_facts SET status = 'claimed', claim_token = ?
+			WHERE status = 'pending' OR (status = 'claimed' AND claim_token < ?)`, token, stale)
 		if err != nil {
 			return fmt.Errorf("claim pending facts: %w", err)
 		}
-		n, _ := res.RowsAffected()
-		rep.Claimed = int(n)
-		facts, err := loadClaimed(ctx, tx, token)
-		if err != nil {
-			return err
-		}
-		for _, pf := range facts {
-			if err := in.integrateOne(ctx, tx, pf, &rep); err != nil {
-				return fmt.Errorf("integrate session fact %d: %w", pf.ID, err)
-			}
-		}
+		c, _ := res.RowsAffected()
+		n = int(c)
 		return nil
 	})
-	return rep, err
+	return token, n, err
 }
 
-func newToken() (string, error) {
-	b := make([]byte, 8)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("claim token: %w", err)
+// release puts the facts still claimed under token back to pending. It runs
+// even after ctx is cancelled.
+func (in *Integrator) release(ctx context.Context, token string) error {
+	_, err := in.DB.ExecContext(context.WithoutCancel(ctx),
+		`UPDATE session_facts SET status = 'pending', claim_token = NULL WHERE status = 'claimed' AND claim_token = ?`, token)
+	if err != nil {
+		return fmt.Errorf("release claimed facts: %w", err)
 	}
-	return hex.EncodeToString(b), nil
+	return nil
 }
 
-func loadClaimed(ctx context.Context, tx *sql.Tx, token string) ([]PendingFact, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT id, session_id, content, digest, confidence, importance,
+func loadClaimed(ctx context.Context, db *store.DB, token string) ([]PendingFact, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, session_id, content, digest, confidence, importance,
 		COALESCE(domain_hint,''), COALESCE(speaker_role,''), COALESCE(speaker,''), producer, event_ids,
 		entities, COALESCE(valid_from,''), COALESCE(valid_until,''), COALESCE(said_at,''), COALESCE(capture_context,'')
 		FROM session_facts WHERE claim_token = ? AND status = 'claimed' ORDER BY COALESCE(said_at, created_at), id`, token)
@@ -123,89 +237,6 @@ func loadClaimed(ctx context.Context, tx *sql.Tx, token string) ([]PendingFact, 
 		out = append(out, pf)
 	}
 	return out, rows.Err()
-}
-
-func (in *Integrator) integrateOne(ctx context.Context, tx *sql.Tx, pf PendingFact, rep *Report) error {
-	domain := CanonicalDomain(pf.DomainHint)
-	if domain == "" {
-		domain = "general"
-	}
-	// Exact duplicate of active knowledge: merge provenance, no new row.
-	var existing int64
-	err := tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE digest = ? AND status = 'active' ORDER BY id LIMIT 1`, pf.Digest).Scan(&existing)
-	switch {
-	case err == nil:
-		if err := addProvenance(ctx, tx, existing, pf); err != nil {
-			return err
-		}
-		if err := store.LogMutation(ctx, tx, "merge", fmt.Sprintf("fact:%d", existing), in.actor(),
-			"exact duplicate (normalised digest)", fmt.Sprintf(`{"session_fact":%d}`, pf.ID)); err != nil {
-			return err
-		}
-		rep.Merged++
-		return markDone(ctx, tx, pf.ID, "merged", existing)
-	case err != sql.ErrNoRows:
-		return fmt.Errorf("look up duplicate: %w", err)
-	}
-	if _, err := tx.ExecContext(ctx, `INSERT INTO domains(name, created_at) VALUES (?, ?) ON CONFLICT DO NOTHING`, domain, store.Now()); err != nil {
-		return fmt.Errorf("add domain %s: %w", domain, err)
-	}
-	now := store.Now()
-	validFrom := pf.ValidFrom
-	if validFrom == "" {
-		validFrom = pf.SaidAt
-	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
-		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at)
-		VALUES (?,?,?,?,?, 'active', ?,?,?,?,?,?,?,?)`,
-		pf.Content, pf.Digest, domain, pf.Confidence, pf.Importance, pf.Producer, nullStr(pf.SpeakerRole), nullStr(pf.Speaker),
-		pf.SessionID, nullStr(pf.SaidAt), nullStr(validFrom), nullStr(pf.ValidUntil), now)
-	if err != nil {
-		return fmt.Errorf("insert fact: %w", err)
-	}
-	id, _ := res.LastInsertId()
-	if err := addProvenance(ctx, tx, id, pf); err != nil {
-		return err
-	}
-	n, err := linkEntities(ctx, tx, id, pf)
-	if err != nil {
-		return err
-	}
-	rep.Entities += n
-	rep.Integrated++
-	return markDone(ctx, tx, pf.ID, "integrated", id)
-}
-
-func (in *Integrator) actor() string {
-	if in.Actor != "" {
-		return in.Actor
-	}
-	return "integrate/heuristic"
-}
-
-func addProvenance(ctx context.Context, tx *sql.Tx, factID int64, pf PendingFact) error {
-	ids := pf.EventIDs
-	if len(ids) == 0 {
-		ids = []int64{0}
-	}
-	for _, ev := range ids {
-		var evArg any
-		if ev != 0 {
-			evArg = ev
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, session_fact_id, event_seq, session_id, said_at, added_at)
-			VALUES (?,?,?,?,?,?)`, factID, pf.ID, evArg, pf.SessionID, nullStr(pf.SaidAt), store.Now()); err != nil {
-			return fmt.Errorf("add provenance to fact %d: %w", factID, err)
-		}
-	}
-	return nil
-}
-
-func markDone(ctx context.Context, tx *sql.Tx, sfID int64, status string, factID int64) error {
-	if _, err := tx.ExecContext(ctx, `UPDATE session_facts SET status = ?, fact_id = ?, claim_token = NULL WHERE id = ?`, status, factID, sfID); err != nil {
-		return fmt.Errorf("mark session fact %d %s: %w", sfID, status, err)
-	}
-	return nil
 }
 
 func nullStr(s string) any {

@@ -136,7 +136,10 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		sum.Extract = &rep
 	}
 	if opts.Integrate {
-		in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Log}
+		in, err := p.Integrator()
+		if err != nil {
+			return sum, err
+		}
 		rep, err := in.Run(ctx)
 		if err != nil {
 			return sum, fmt.Errorf("integrate: %w", err)
@@ -182,4 +185,17 @@ func (p *Pipeline) Copy(ctx context.Context) (CopyReport, error) {
 // the kill-switch) selects.
 func (p *Pipeline) ExtractStage() (*extract.Stage, error) {
 	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: extract.Heuristic{}, Log: p.Log}, nil
+}
+
+// Integrator builds the integrate stage with the configured embedder.
+func (p *Pipeline) Integrator() (*integrate.Integrator, error) {
+	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Log}
+	if p.Config.Embedding.Provider != "" {
+		emb, err := integrate.NewEmbedder(p.Config.Embedding, p.getenv)
+		if err != nil {
+			return nil, err
+		}
+		in.Embedder = emb
+	}
+	return in, nil
 }

@@ -132,6 +132,7 @@ func commands(env Env) []*cli.Command {
 		pruneCommand(env),
 		forgetCommand(env),
 		demoCommand(env),
+		whyCommand(env),
 		versionCommand(env),
 	}
 }

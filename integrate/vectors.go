@@ -1,0 +1,232 @@
+package integrate
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strconv"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// EmbedReport says what the embedding step did. Missing counts active
+// facts still lacking a vector in the working space afterwards.
+type EmbedReport struct {
+	Space    string `json:"space"`
+	Embedded int    `json:"embedded"`
+	Missing  int    `json:"missing"`
+	Error    string `json:"error,omitempty"`
+}
+
+// StoreVector writes fact's vector in space. A NaN or infinite component,
+// or a length other than the space's dimension, is refused and nothing is
+// written.
+func StoreVector(ctx context.Context, ex store.Execer, factID int64, sp graph.Space, v []float32) error {
+	if len(v) != sp.Dim {
+		return fmt.Errorf("store vector of fact %d: %d components in space %s: %w", factID, len(v), sp, graph.ErrSpaceMismatch)
+	}
+	blob, err := graph.EncodeVector(v)
+	if err != nil {
+		return fmt.Errorf("store vector of fact %d: %w", factID, err)
+	}
+	if _, err := ex.ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at)
+		SELECT ?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?)
+		ON CONFLICT(fact_id, provider, model, dim) DO UPDATE SET vector = excluded.vector, created_at = excluded.created_at`,
+		factID, sp.Provider, sp.Model, sp.Dim, blob, store.Now(), factID); err != nil {
+		return fmt.Errorf("store vector of fact %d: %w", factID, err)
+	}
+	return nil
+}
+
+func dimKey(sp graph.Space) string { return "embedding_dim:" + sp.Provider + "/" + sp.Model }
+
+// WorkingSpace is the space the config's embedder writes, with the
+// dimension learnt from its first answer; ok is false when embeddings are
+// off or nothing was embedded yet.
+func WorkingSpace(ctx context.Context, db *store.DB, cfg config.Embedding) (graph.Space, bool, error) {
+	if cfg.Provider == "" {
+		return graph.Space{}, false, nil
+	}
+	sp := graph.Space{Provider: cfg.Provider, Model: cfg.Model}
+	v, ok, err := store.GetMeta(ctx, db, dimKey(sp))
+	if err != nil || !ok {
+		return sp, false, err
+	}
+	if sp.Dim, err = strconv.Atoi(v); err != nil {
+		return sp, false, fmt.Errorf("read working embedding space: meta %s = %q: %w", dimKey(sp), v, err)
+	}
+	return sp, true, nil
+}
+
+// missingWhere selects active facts without a vector in sp; with an
+// unknown dimension, without any vector of sp's provider and model.
+func missingWhere(sp graph.Space) (string, []any) {
+	if sp.Dim == 0 {
+		return `f.status = 'active' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.fact_id = f.id AND e.provider = ? AND e.model = ?)`,
+			[]any{sp.Provider, sp.Model}
+	}
+	return `f.status = 'active' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.fact_id = f.id AND e.provider = ? AND e.model = ? AND e.dim = ?)`,
+		[]any{sp.Provider, sp.Model, sp.Dim}
+}
+
+// EmbedMissing embeds active facts lacking a vector in the embedder's
+// space, batch by batch, each batch committed on its own. A failure stops
+// the step and is reported (and recorded in stage_health as "embed"); the
+// facts stay without a vector and are tried again next run.
+func EmbedMissing(ctx context.Context, db *store.DB, e Embedder, batch int) EmbedReport {
+	if batch <= 0 {
+		batch = 32
+	}
+	sp := e.Space()
+	if sp.Dim == 0 {
+		if v, ok, err := store.GetMeta(ctx, db, dimKey(sp)); err == nil && ok {
+			sp.Dim, _ = strconv.Atoi(v)
+		}
+	}
+	var rep EmbedReport
+	fail := func(err error) EmbedReport {
+		rep.Error = err.Error()
+		if rerr := RecordStageFailure(context.WithoutCancel(ctx), db, "embed", sp.Provider, err); rerr != nil {
+			rep.Error += "; " + rerr.Error()
+		}
+		return rep
+	}
+	for {
+		ids, texts, err := missingBatch(ctx, db, sp, batch)
+		if err != nil {
+			return finish(ctx, db, sp, fail(err))
+		}
+		if len(ids) == 0 {
+			break
+		}
+		vecs, got, err := e.Embed(ctx, texts)
+		if err != nil {
+			return finish(ctx, db, sp, fail(err))
+		}
+		// A model that now answers in another dimension starts a new
+		// space; the old vectors stay as leftovers, never compared.
+		sp = got
+		err = db.Tx(ctx, func(tx *sql.Tx) error {
+			for i, id := range ids {
+				if err := StoreVector(ctx, tx, id, sp, vecs[i]); err != nil {
+					return err
+				}
+			}
+			return store.SetMeta(ctx, tx, dimKey(sp), strconv.Itoa(sp.Dim))
+		})
+		if err != nil {
+			return finish(ctx, db, sp, fail(err))
+		}
+		rep.Embedded += len(ids)
+		if len(ids) < batch {
+			break
+		}
+	}
+	return finish(ctx, db, sp, rep)
+}
+
+func finish(ctx context.Context, db *store.DB, sp graph.Space, rep EmbedReport) EmbedReport {
+	rep.Space = sp.String()
+	where, args := missingWhere(sp)
+	if err := db.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM facts f WHERE `+where, args...).Scan(&rep.Missing); err != nil {
+		rep.Missing = -1
+		rep.Error += "; count missing vectors: " + err.Error()
+	}
+	return rep
+}
+
+func missingBatch(ctx context.Context, db *store.DB, sp graph.Space, n int) ([]int64, []string, error) {
+	where, args := missingWhere(sp)
+	rows, err := db.QueryContext(ctx, `SELECT f.id, f.content FROM facts f WHERE `+where+` ORDER BY f.id LIMIT ?`, append(args, n)...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("select facts to embed: %w", err)
+	}
+	defer rows.Close()
+	var ids []int64
+	var texts []string
+	for rows.Next() {
+		var id int64
+		var t string
+		if err := rows.Scan(&id, &t); err != nil {
+			return nil, nil, fmt.Errorf("select facts to embed: %w", err)
+		}
+		ids, texts = append(ids, id), append(texts, t)
+	}
+	return ids, texts, rows.Err()
+}
+
+// SpaceCount is how many vectors a space holds.
+type SpaceCount struct {
+	Space   graph.Space `json:"space"`
+	Vectors int         `json:"vectors"`
+}
+
+// Coverage is the embedding picture for stats: active facts with and
+// without a vector in the working space, and leftover spaces (another
+// model or dimension) whose vectors are kept but never used.
+type Coverage struct {
+	Space    graph.Space  `json:"space"`
+	Embedded int          `json:"embedded"`
+	Missing  int          `json:"missing"`
+	Leftover []SpaceCount `json:"leftover"`
+}
+
+// EmbeddingCoverage reports coverage of active facts in sp and lists every
+// other space present.
+func EmbeddingCoverage(ctx context.Context, db *store.DB, sp graph.Space) (Coverage, error) {
+	cov := Coverage{Space: sp, Leftover: []SpaceCount{}}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM facts f WHERE f.status = 'active' AND EXISTS
+		(SELECT 1 FROM embeddings e WHERE e.fact_id = f.id AND e.provider = ? AND e.model = ? AND e.dim = ?)`,
+		sp.Provider, sp.Model, sp.Dim).Scan(&cov.Embedded); err != nil {
+		return cov, fmt.Errorf("embedding coverage: %w", err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM facts WHERE status = 'active'`).Scan(&cov.Missing); err != nil {
+		return cov, fmt.Errorf("embedding coverage: %w", err)
+	}
+	cov.Missing -= cov.Embedded
+	rows, err := db.QueryContext(ctx, `SELECT provider, model, dim, count(*) FROM embeddings
+		WHERE NOT (provider = ? AND model = ? AND dim = ?) GROUP BY provider, model, dim ORDER BY provider, model, dim`,
+		sp.Provider, sp.Model, sp.Dim)
+	if err != nil {
+		return cov, fmt.Errorf("embedding coverage: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sc SpaceCount
+		if err := rows.Scan(&sc.Space.Provider, &sc.Space.Model, &sc.Space.Dim, &sc.Vectors); err != nil {
+			return cov, fmt.Errorf("embedding coverage: %w", err)
+		}
+		cov.Leftover = append(cov.Leftover, sc)
+	}
+	return cov, rows.Err()
+}
+
+// Vectors reads every stored vector of space sp, by fact id. Vectors of any
+// other space are not read, so they can never be compared with sp's.
+func Vectors(ctx context.Context, db *store.DB, sp graph.Space) (map[int64][]float32, error) {
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, vector FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`,
+		sp.Provider, sp.Model, sp.Dim)
+	if err != nil {
+		return nil, fmt.Errorf("read vectors of %s: %w", sp, err)
+	}
+	defer rows.Close()
+	out := map[int64][]float32{}
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, fmt.Errorf("read vectors of %s: %w", sp, err)
+		}
+		v, err := graph.DecodeVector(blob)
+		if err != nil {
+			return nil, fmt.Errorf("read vector of fact %d: %w", id, err)
+		}
+		if len(v) != sp.Dim {
+			return nil, fmt.Errorf("read vector of fact %d: %d components in space %s: %w", id, len(v), sp, graph.ErrSpaceMismatch)
+		}
+		out[id] = v
+	}
+	return out, rows.Err()
+}
