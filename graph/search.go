@@ -1,23 +1,65 @@
 // Package graph owns reading knowledge: ranked search over facts, entity and
 // context lookup over the entity graph, and the briefing. It is the one
-// implementation behind both the CLI and the MCP tools.
+// implementation behind both the CLI and the MCP tools, and it renders the
+// text both show, so the two never disagree about what an answer means.
 //
-// It reads the K layer (and, for pending and episodes, the I and D layers);
-// it never writes knowledge.
+// It reads the K layer (and, for pending facts and episodes, the I and D
+// layers); it never writes. It runs no model: a query vector for the
+// semantic arm is computed by the caller and passed in.
 package graph
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
 
 	"github.com/recollect/recollect/store"
 )
 
+// DefaultLimit is how many results a search returns when no limit is given.
+const DefaultLimit = 20
+
+// MaxQueryTerms caps the words of a query that are searched; the rest are
+// ignored and the answer says so. A pasted 10 kB log stays a fast query.
+const MaxQueryTerms = 64
+
+// Order is the order of a search's results.
+type Order string
+
+// The result orders.
+const (
+	// OrderRelevance ranks by fused score (the default).
+	OrderRelevance Order = ""
+	// OrderChronological returns the chosen set in time order, ties by id,
+	// with a digest of the rendered block so a prompt built from it is
+	// byte-stable.
+	OrderChronological Order = "chronological"
+)
+
 // Query is a search request.
 type Query struct {
-	Text  string
+	Text string
+	// Limit caps the results; DefaultLimit when 0. Ignored when Budget is
+	// set: the budget decides how many fit.
 	Limit int
+	// Domain biases ranking toward one domain; it never filters.
+	Domain string
+	// AsOf answers what the store believed at that instant (bitemporal);
+	// zero means now.
+	AsOf time.Time
+	// History includes superseded facts themselves, marked.
+	History bool
+	// Budget fills about this many tokens (see EstimateTokens) instead of a
+	// fixed count, skipping what does not fit rather than stopping at it.
+	Budget int
+	Order  Order
+	// Vector and Space are the query's embedding, computed by the caller;
+	// nil means the semantic arm does not run.
+	Vector []float32
+	Space  Space
 }
 
 // Arm names a retrieval list that can find a fact.
@@ -35,89 +77,229 @@ const (
 type Match struct {
 	Arm  Arm `json:"arm"`
 	Rank int `json:"rank"`
+	// Via is set when the arm found a superseded fact and this hit is its
+	// current successor.
+	Via int64 `json:"via,omitempty"`
+	// Detail says what matched: the entity names, the domain, the cosine.
+	Detail string `json:"detail,omitempty"`
 }
 
-// Hit is one fact in a search answer.
-type Hit struct {
-	ID          int64    `json:"id"`
-	Content     string   `json:"content"`
-	Domain      string   `json:"domain"`
-	Subdomain   string   `json:"subdomain,omitempty"`
-	Confidence  float64  `json:"confidence"`
-	Importance  float64  `json:"importance"`
-	Status      string   `json:"status"`
-	Producer    string   `json:"producer"`
-	SpeakerRole string   `json:"speaker_role,omitempty"`
-	Speaker     string   `json:"speaker,omitempty"`
-	SessionID   string   `json:"session_id,omitempty"`
-	EventIDs    []int64  `json:"event_ids"`
-	SaidAt      string   `json:"said_at,omitempty"`
-	ValidFrom   string   `json:"valid_from,omitempty"`
-	ValidUntil  string   `json:"valid_until,omitempty"`
-	Entities    []string `json:"entities"`
-	MatchedBy   []Match  `json:"matched_by"`
-	Score       float64  `json:"score"`
-}
-
-// PendingHit is a captured fact not yet integrated: keyword-matched only.
+// PendingHit is a captured fact not yet integrated: keyword-matched only,
+// never ranked with knowledge.
 type PendingHit struct {
-	ID        int64  `json:"id"`
-	SessionID string `json:"session_id"`
-	Content   string `json:"content"`
-	Producer  string `json:"producer"`
+	ID         int64   `json:"id"`
+	SessionID  string  `json:"session_id"`
+	Content    string  `json:"content"`
+	Producer   string  `json:"producer"`
+	Confidence float64 `json:"confidence"`
+	CreatedAt  string  `json:"created_at"`
 }
 
-// Answer is a search answer. Results, Pending and Episodes never mix.
+// BudgetReport says how a token budget was filled.
+type BudgetReport struct {
+	Budget  int `json:"budget"`
+	Used    int `json:"used"`
+	Skipped int `json:"skipped"`
+}
+
+// Answer is a search answer. Results, Pending and Episodes never mix:
+// only Results is knowledge.
 type Answer struct {
-	Query   string       `json:"query"`
-	Results []Hit        `json:"results"`
-	Pending []PendingHit `json:"pending"`
-	// Note explains an empty or degraded answer in words.
-	Note string `json:"note,omitempty"`
+	Query string `json:"query"`
+	// Arms lists the retrieval arms that ran.
+	Arms     []Arm         `json:"arms"`
+	Results  []Hit         `json:"results"`
+	Pending  []PendingHit  `json:"pending"`
+	Episodes []Episode     `json:"episodes"`
+	Budget   *BudgetReport `json:"budget,omitempty"`
+	Order    string        `json:"order"`
+	// Block and Digest are set in chronological order: Block is the exact
+	// text of the chosen facts, Digest its sha256.
+	Block  string `json:"block,omitempty"`
+	Digest string `json:"digest,omitempty"`
+	// Notes explain an empty or degraded answer in words.
+	Notes []string `json:"notes,omitempty"`
 }
 
-// Search ranks active facts for q.
+// Search ranks facts for q by Reciprocal Rank Fusion of its arms, brings
+// the current successor of any superseded hit, and applies the gentle
+// factor of Adjust. See Query for the options.
 func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
-	ans := Answer{Query: q.Text, Results: []Hit{}, Pending: []PendingHit{}}
-	if q.Limit <= 0 {
-		q.Limit = 20
+	ans := Answer{Query: q.Text, Arms: []Arm{}, Results: []Hit{}, Pending: []PendingHit{}, Episodes: []Episode{},
+		Order: string(OrderRelevance)}
+	if q.Order == OrderChronological {
+		ans.Order = string(q.Order)
+	} else if q.Order != OrderRelevance {
+		return ans, fmt.Errorf("search: unknown order %q; use chronological or leave it empty", q.Order)
 	}
-	match := Sanitize(q.Text)
-	if match == "" {
-		ans.Note = "the query holds no searchable word"
+	if q.Limit <= 0 {
+		q.Limit = DefaultLimit
+	}
+	terms := Terms(q.Text)
+	if len(terms) > MaxQueryTerms {
+		ans.Notes = append(ans.Notes, fmt.Sprintf("the query has %d words; only the first %d were searched", len(terms), MaxQueryTerms))
+		terms = terms[:MaxQueryTerms]
+	}
+	match := Sanitize(strings.Join(terms, " "))
+	if match == "" && len(q.Vector) == 0 {
+		ans.Notes = append(ans.Notes, "the query holds no searchable word (letters or digits)")
 		return ans, nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY bm25(facts_fts) LIMIT ?`, match, q.Limit)
+	sc := newScope(q.AsOf)
+	depth := max(3*q.Limit, 60)
+	if q.Budget > 0 {
+		depth = 200
+	}
+	f := newFusion()
+	if err := runArms(ctx, db, q, sc, match, terms, depth, f, &ans); err != nil {
+		return ans, err
+	}
+	hits, err := f.resolve(ctx, db, sc, q.History)
 	if err != nil {
-		return ans, fmt.Errorf("keyword search: %w", err)
+		return ans, err
 	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return ans, fmt.Errorf("keyword search: %w", err)
-		}
-		ids = append(ids, id)
+	ans.Results = choose(hits, q, &ans)
+	if q.Order == OrderChronological {
+		sortChronological(ans.Results)
+		ans.Block = Block(ans.Results)
+		ans.Digest = Digest(ans.Block)
 	}
-	rows.Close()
-	for i, id := range ids {
-		h, err := LoadHit(ctx, db, id)
-		if err != nil {
+	if match != "" && sc.asOf == "" {
+		if ans.Pending, err = searchPending(ctx, db, match, min(q.Limit, 10)); err != nil {
 			return ans, err
 		}
-		h.MatchedBy = []Match{{Arm: ArmKeyword, Rank: i + 1}}
-		ans.Results = append(ans.Results, h)
 	}
-	ans.Pending, err = searchPending(ctx, db, match, q.Limit)
-	return ans, err
+	if len(ans.Results) == 0 && match != "" {
+		if ans.Episodes, err = searchEpisodes(ctx, db, match, sc); err != nil {
+			return ans, err
+		}
+	}
+	return ans, nil
+}
+
+// runArms runs every arm that applies and feeds its list to f.
+func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
+	if match != "" {
+		ids, err := keywordArm(ctx, db, sc, match, depth)
+		if err != nil {
+			return err
+		}
+		ans.Arms = append(ans.Arms, ArmKeyword)
+		f.add(ArmKeyword, ids, nil)
+		ents, err := entityArm(ctx, db, sc, terms, depth)
+		if err != nil {
+			return err
+		}
+		ans.Arms = append(ans.Arms, ArmEntity)
+		f.add(ArmEntity, ents.ids, ents.detail)
+	}
+	if len(q.Vector) > 0 {
+		ids, detail, note, err := semanticArm(ctx, db, sc, q.Vector, q.Space, depth)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			ans.Notes = append(ans.Notes, note)
+		} else {
+			ans.Arms = append(ans.Arms, ArmSemantic)
+			f.add(ArmSemantic, ids, detail)
+		}
+	}
+	if q.Domain != "" {
+		ids, err := f.domainList(ctx, db, q.Domain)
+		if err != nil {
+			return err
+		}
+		ans.Arms = append(ans.Arms, ArmDomain)
+		f.add(ArmDomain, ids, func(int64) string { return q.Domain })
+	}
+	return nil
+}
+
+func keywordArm(ctx context.Context, db *store.DB, sc scope, match string, depth int) ([]int64, error) {
+	cond, args := sc.candidate()
+	rows, err := db.QueryContext(ctx, `SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
+		WHERE facts_fts MATCH ? AND `+cond+` ORDER BY bm25(facts_fts), f.id LIMIT ?`, append(append([]any{match}, args...), depth)...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return scanIDs(rows, "keyword search")
+}
+
+// choose applies the limit or the budget to hits ranked by score.
+func choose(hits []*Hit, q Query, ans *Answer) []Hit {
+	out := []Hit{}
+	if q.Budget > 0 {
+		rep := &BudgetReport{Budget: q.Budget}
+		for _, h := range hits {
+			t := EstimateTokens(*h)
+			if rep.Used+t > q.Budget {
+				rep.Skipped++
+				continue
+			}
+			rep.Used += t
+			out = append(out, *h)
+		}
+		ans.Budget = rep
+		return out
+	}
+	for _, h := range hits {
+		if len(out) == q.Limit {
+			break
+		}
+		out = append(out, *h)
+	}
+	return out
+}
+
+// EstimateTokens estimates what a hit costs in a prompt: about four bytes
+// a token for its content, plus a dozen for the line carrying its ids and
+// labels. It is an estimate; no tokenizer runs.
+func EstimateTokens(h Hit) int {
+	return (len(h.Content)+3)/4 + 12
+}
+
+// Adjustment weights: importance moves a score by at most ±3%, recency
+// adds at most 3%, halving every RecencyHalfLife.
+const (
+	ImportanceWeight = 0.06
+	RecencyWeight    = 0.03
+	RecencyHalfLife  = 90 * 24 * time.Hour
+)
+
+// Adjust is the gentle factor applied after fusion:
+//
+//	1 + ImportanceWeight·(importance − 0.5) + RecencyWeight·0.5^(age/RecencyHalfLife)
+//
+// where age is measured from the newest fact among the candidates (not the
+// wall clock, so the same store gives the same order tomorrow). The factor
+// stays within [0.97, 1.06]: it breaks near-ties between hits found at
+// similar ranks, and never lifts a hit found by one arm over one found at
+// the same rank by two.
+func Adjust(importance float64, age time.Duration) float64 {
+	if age < 0 {
+		age = 0
+	}
+	rec := math.Pow(0.5, float64(age)/float64(RecencyHalfLife))
+	imp := math.Max(0, math.Min(1, importance))
+	return 1 + ImportanceWeight*(imp-0.5) + RecencyWeight*rec
+}
+
+func sortChronological(hits []Hit) {
+	sort.SliceStable(hits, func(i, j int) bool {
+		ti, tj := hits[i].Time(), hits[j].Time()
+		if ti != tj {
+			return ti < tj
+		}
+		return hits[i].ID < hits[j].ID
+	})
 }
 
 func searchPending(ctx context.Context, db *store.DB, match string, limit int) ([]PendingHit, error) {
-	rows, err := db.QueryContext(ctx, `SELECT s.id, s.session_id, s.content, s.producer FROM session_facts_fts
-		JOIN session_facts s ON s.id = session_facts_fts.rowid
-		WHERE session_facts_fts MATCH ? AND s.status IN ('pending','claimed') ORDER BY bm25(session_facts_fts) LIMIT ?`, match, limit)
+	rows, err := db.QueryContext(ctx, `SELECT s.id, s.session_id, s.content, s.producer, s.confidence, s.created_at
+		FROM session_facts_fts JOIN session_facts s ON s.id = session_facts_fts.rowid
+		WHERE session_facts_fts MATCH ? AND s.status IN ('pending','claimed')
+		ORDER BY bm25(session_facts_fts), s.id LIMIT ?`, match, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending search: %w", err)
 	}
@@ -125,53 +307,10 @@ func searchPending(ctx context.Context, db *store.DB, match string, limit int) (
 	out := []PendingHit{}
 	for rows.Next() {
 		var p PendingHit
-		if err := rows.Scan(&p.ID, &p.SessionID, &p.Content, &p.Producer); err != nil {
+		if err := rows.Scan(&p.ID, &p.SessionID, &p.Content, &p.Producer, &p.Confidence, &p.CreatedAt); err != nil {
 			return nil, fmt.Errorf("pending search: %w", err)
 		}
 		out = append(out, p)
 	}
 	return out, rows.Err()
-}
-
-// LoadHit reads one fact with its provenance and entities.
-func LoadHit(ctx context.Context, db *store.DB, id int64) (Hit, error) {
-	var h Hit
-	var sub, role, speaker, session, said, vf, vu sql.NullString
-	err := db.QueryRowContext(ctx, `SELECT id, content, domain, subdomain, confidence, importance, status, producer,
-		speaker_role, speaker, session_id, said_at, valid_from, valid_until FROM facts WHERE id = ?`, id).
-		Scan(&h.ID, &h.Content, &h.Domain, &sub, &h.Confidence, &h.Importance, &h.Status, &h.Producer,
-			&role, &speaker, &session, &said, &vf, &vu)
-	if err != nil {
-		return h, fmt.Errorf("load fact %d: %w", id, err)
-	}
-	h.Subdomain, h.SpeakerRole, h.Speaker, h.SessionID = sub.String, role.String, speaker.String, session.String
-	h.SaidAt, h.ValidFrom, h.ValidUntil = said.String, vf.String, vu.String
-	h.EventIDs = []int64{}
-	rows, err := db.QueryContext(ctx, `SELECT DISTINCT event_seq FROM fact_provenance WHERE fact_id = ? AND event_seq IS NOT NULL ORDER BY event_seq`, id)
-	if err != nil {
-		return h, fmt.Errorf("load provenance of fact %d: %w", id, err)
-	}
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			rows.Close()
-			return h, fmt.Errorf("load provenance of fact %d: %w", id, err)
-		}
-		h.EventIDs = append(h.EventIDs, seq)
-	}
-	rows.Close()
-	h.Entities = []string{}
-	rows, err = db.QueryContext(ctx, `SELECT e.name FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id WHERE fe.fact_id = ? ORDER BY fe.is_subject DESC, e.id`, id)
-	if err != nil {
-		return h, fmt.Errorf("load entities of fact %d: %w", id, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return h, fmt.Errorf("load entities of fact %d: %w", id, err)
-		}
-		h.Entities = append(h.Entities, name)
-	}
-	return h, rows.Err()
 }

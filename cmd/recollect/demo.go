@@ -58,7 +58,7 @@ func demoCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			printAnswer(env.Stdout, ans)
+			graph.RenderAnswer(env.Stdout, ans)
 			fmt.Fprintln(env.Stdout, "\n== stats")
 			st, err := p.Stats(c.Context)
 			if err != nil {

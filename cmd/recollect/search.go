@@ -2,22 +2,28 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
 )
 
 func searchCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:      "search",
-		Usage:     "search integrated knowledge (and, separately, pending facts)",
+		Usage:     "search integrated knowledge (pending facts and raw episodes are listed apart, never as knowledge)",
 		ArgsUsage: "QUERY",
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "limit", Value: 20, Usage: "at most N results"},
+			&cli.IntFlag{Name: "limit", Value: graph.DefaultLimit, Usage: "at most N results"},
+			&cli.StringFlag{Name: "domain", Usage: "rank facts of this domain higher (never filters)"},
+			&cli.StringFlag{Name: "as-of", Usage: "answer what the store believed at this time (RFC 3339 or YYYY-MM-DD)"},
+			&cli.BoolFlag{Name: "history", Usage: "include superseded facts themselves, marked"},
+			&cli.IntFlag{Name: "budget", Usage: "fill about N tokens instead of a fixed count (skips what does not fit)"},
+			&cli.StringFlag{Name: "order", Usage: "chronological: the chosen facts in time order, with a digest of the exact text"},
 			&cli.BoolFlag{Name: "json", Usage: "print the answer as JSON"},
 		},
 		Action: func(c *cli.Context) error {
@@ -25,65 +31,53 @@ func searchCommand(env Env) *cli.Command {
 			if strings.TrimSpace(query) == "" {
 				return usagef("search: give a query, e.g. recollect search \"where do I live\"")
 			}
+			q := graph.Query{Text: query, Limit: c.Int("limit"), Domain: c.String("domain"), History: c.Bool("history"),
+				Budget: c.Int("budget"), Order: graph.Order(c.String("order"))}
+			if q.Limit <= 0 || q.Budget < 0 {
+				return usagef("search: --limit must be positive and --budget not negative")
+			}
+			if q.Order != graph.OrderRelevance && q.Order != graph.OrderChronological {
+				return usagef("search: --order %q is unknown; use --order chronological or leave it out", q.Order)
+			}
+			var err error
+			if q.AsOf, err = parseAsOf(c.String("as-of")); err != nil {
+				return err
+			}
 			p, err := openPipeline(c, env)
 			if err != nil {
 				return err
 			}
 			defer p.Close()
-			ans, err := graph.Search(c.Context, p.DB, graph.Query{Text: query, Limit: c.Int("limit")})
+			ans, err := graph.Search(c.Context, p.DB, q)
 			if err != nil {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(ans)
+				return printJSON(env.Stdout, ans)
 			}
-			printAnswer(env.Stdout, ans)
+			graph.RenderAnswer(env.Stdout, ans)
 			return nil
 		},
 	}
 }
 
-func printAnswer(w io.Writer, ans graph.Answer) {
-	if len(ans.Results) == 0 {
-		fmt.Fprintf(w, "no knowledge matches %q", ans.Query)
-		if ans.Note != "" {
-			fmt.Fprintf(w, " (%s)", ans.Note)
-		}
-		fmt.Fprintln(w)
+// parseAsOf reads --as-of: RFC 3339, or a date meaning the end of that day
+// (UTC), so "--as-of 2026-03-03" includes everything recorded that day.
+func parseAsOf(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
 	}
-	for i, h := range ans.Results {
-		fmt.Fprintf(w, "%d. [fact %d] %s\n", i+1, h.ID, h.Content)
-		var arms []string
-		for _, m := range h.MatchedBy {
-			arms = append(arms, fmt.Sprintf("%s #%d", m.Arm, m.Rank))
-		}
-		fmt.Fprintf(w, "   found by: %s · domain %s · %s · source: %s\n", strings.Join(arms, ", "), h.Domain, h.Status, producerLabel(h.Producer))
-		fmt.Fprintf(w, "   cites events %v in session %s", h.EventIDs, h.SessionID)
-		if h.SaidAt != "" {
-			fmt.Fprintf(w, " · said %s", h.SaidAt)
-		}
-		fmt.Fprintln(w)
-		if len(h.Entities) > 0 {
-			fmt.Fprintf(w, "   entities: %s\n", strings.Join(h.Entities, ", "))
-		}
+	if t, err := store.ParseTime(s); err == nil {
+		return t, nil
 	}
-	if len(ans.Pending) > 0 {
-		fmt.Fprintf(w, "pending (captured, not yet integrated; keyword match only):\n")
-		for _, p := range ans.Pending {
-			fmt.Fprintf(w, "  - [pending %d] %s (%s)\n", p.ID, p.Content, producerLabel(p.Producer))
-		}
+	if t, err := time.Parse("2006-01-02", s); err == nil {
+		return t.Add(24*time.Hour - time.Nanosecond), nil
 	}
+	return time.Time{}, usagef("--as-of %q is not a time; use RFC 3339 (2026-03-03T12:00:00Z) or a date (2026-03-03)", s)
 }
 
-// producerLabel says how a fact was produced; heuristic facts say so.
-func producerLabel(p string) string {
-	switch p {
-	case "heuristic":
-		return "heuristic (verbatim sentence, no model)"
-	case "capture":
-		return "explicit capture"
-	}
-	return "model via " + p
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }

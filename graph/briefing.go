@@ -1,0 +1,334 @@
+package graph
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/recollect/recollect/store"
+)
+
+// Briefing sizes: about a screenful in all.
+const (
+	KeyFacts     = 10
+	RecentFacts  = 8
+	OpenThreads  = 5
+	briefingCut  = 200
+	threadLength = 160
+)
+
+// Count is a number that may be unknown: Known false carries the reason, so
+// an unknown never prints as a healthy zero.
+type Count struct {
+	N      int
+	Known  bool
+	Reason string
+}
+
+// Known returns a known count.
+func Known(n int) Count { return Count{N: n, Known: true} }
+
+// Unknown returns a count that could not be measured, with why.
+func Unknown(reason string) Count { return Count{Reason: reason} }
+
+// BriefingInput is what the briefing needs from layers graph does not own:
+// the extract backlog and the reclaimable raw events.
+type BriefingInput struct {
+	Backlog     Count
+	Reclaimable Count
+}
+
+// Briefing renders the markdown an agent reads at the start of a session:
+// key facts (most important first), what the last consolidation learned,
+// open threads (at most five, supersession conflicts included), recent
+// knowledge, and a one-line housekeeping note when raw events wait. It
+// reads only the store and in, so the same input gives the same bytes.
+func Briefing(ctx context.Context, db *store.DB, in BriefingInput) (string, error) {
+	var b strings.Builder
+	b.WriteString("# Memory briefing\n\n")
+	key, err := profileFacts(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	writeProfile(&b, key)
+	if err := writeLastRun(ctx, db, &b); err != nil {
+		return "", err
+	}
+	if err := writeThreads(ctx, db, &b); err != nil {
+		return "", err
+	}
+	if err := writeRecent(ctx, db, &b, key); err != nil {
+		return "", err
+	}
+	writeHousekeeping(&b, in)
+	return b.String(), nil
+}
+
+// Profile renders the key facts only: the store owner's profile, most
+// important first.
+func Profile(ctx context.Context, db *store.DB) (string, error) {
+	key, err := profileFacts(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString("# Profile\n\n")
+	writeProfile(&b, key)
+	return b.String(), nil
+}
+
+type briefFact struct {
+	id      int64
+	content string
+	domain  string
+	when    string
+}
+
+func queryFacts(ctx context.Context, db *store.DB, order string, limit int) ([]briefFact, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, content, domain, COALESCE(said_at, valid_from, recorded_at) FROM facts
+		WHERE status = 'active' ORDER BY `+order+` LIMIT ?`, limit)
+	if err != nil {
+		return nil, fmt.Errorf("briefing facts: %w", err)
+	}
+	defer rows.Close()
+	var out []briefFact
+	for rows.Next() {
+		var f briefFact
+		if err := rows.Scan(&f.id, &f.content, &f.domain, &f.when); err != nil {
+			return nil, fmt.Errorf("briefing facts: %w", err)
+		}
+		out = append(out, f)
+	}
+	return out, rows.Err()
+}
+
+func profileFacts(ctx context.Context, db *store.DB) ([]briefFact, error) {
+	return queryFacts(ctx, db, `importance DESC, confidence DESC, id`, KeyFacts)
+}
+
+func writeFact(b *strings.Builder, f briefFact) {
+	fmt.Fprintf(b, "- [fact %d] %s (%s", f.id, cutUTF8(oneLine(f.content), briefingCut), f.domain)
+	if d := day(f.when); d != "" {
+		b.WriteString(", " + d)
+	}
+	b.WriteString(")\n")
+}
+
+func writeProfile(b *strings.Builder, key []briefFact) {
+	b.WriteString("## Key facts\n\n")
+	if len(key) == 0 {
+		b.WriteString("Nothing is known yet: no fact has been integrated.\n\n")
+		return
+	}
+	for _, f := range key {
+		writeFact(b, f)
+	}
+	b.WriteString("\n")
+}
+
+func writeLastRun(ctx context.Context, db *store.DB, b *strings.Builder) error {
+	b.WriteString("## Last consolidation\n\n")
+	var summary, at string
+	err := db.QueryRowContext(ctx, `SELECT summary, created_at FROM summaries ORDER BY id DESC LIMIT 1`).Scan(&summary, &at)
+	switch {
+	case err == nil:
+		fmt.Fprintf(b, "%s (summary written %s)\n", oneLine(summary), day(at))
+	case err != sql.ErrNoRows:
+		return fmt.Errorf("briefing summary: %w", err)
+	}
+	var id int64
+	var trigger, finished, raw string
+	err = db.QueryRowContext(ctx, `SELECT id, trigger, finished_at, COALESCE(summary, '{}') FROM runs
+		WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`).Scan(&id, &trigger, &finished, &raw)
+	if err == sql.ErrNoRows {
+		b.WriteString("No consolidation has run yet.\n\n")
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("briefing last run: %w", err)
+	}
+	fmt.Fprintf(b, "Run %d (%s, finished %s): %s.\n\n", id, trigger, minute(finished), runLine(raw))
+	return nil
+}
+
+// runLine reads a run summary written by pipeline: steps that did not run
+// are absent there and not mentioned here.
+func runLine(raw string) string {
+	var s struct {
+		Extract *struct {
+			Extracted int `json:"facts_extracted"`
+			Remaining int `json:"events_remaining"`
+		} `json:"extract"`
+		Integrate *struct {
+			Integrated int `json:"facts_integrated"`
+			Merged     int `json:"merged"`
+			Superseded int `json:"superseded"`
+		} `json:"integrate"`
+	}
+	if err := json.Unmarshal([]byte(raw), &s); err != nil {
+		return "its summary is unreadable"
+	}
+	var parts []string
+	if e := s.Extract; e != nil {
+		parts = append(parts, fmt.Sprintf("%d facts extracted", e.Extracted))
+	}
+	if i := s.Integrate; i != nil {
+		parts = append(parts, fmt.Sprintf("%d new facts, %d merged, %d superseded", i.Integrated, i.Merged, i.Superseded))
+	}
+	if len(parts) == 0 {
+		return "no extract or integrate step ran"
+	}
+	return strings.Join(parts, "; ")
+}
+
+func writeThreads(ctx context.Context, db *store.DB, b *strings.Builder) error {
+	threads, total, err := openThreads(ctx, db)
+	if err != nil {
+		return err
+	}
+	b.WriteString("## Open threads\n\n")
+	if len(threads) == 0 {
+		b.WriteString("None.\n\n")
+		return nil
+	}
+	for _, t := range threads {
+		b.WriteString("- " + t + "\n")
+	}
+	if total > len(threads) {
+		fmt.Fprintf(b, "- (%d more not shown)\n", total-len(threads))
+	}
+	b.WriteString("\n")
+	return nil
+}
+
+// openThreads lists unresolved supersession conflicts, then the latest
+// summary's open threads, at most OpenThreads, with the total.
+func openThreads(ctx context.Context, db *store.DB) ([]string, int, error) {
+	var all []string
+	rows, err := db.QueryContext(ctx, `SELECT c.id, COALESCE(c.fact_id, 0), COALESCE(c.other_id, 0), COALESCE(c.target_id, 0),
+		COALESCE(c.reason, ''), COALESCE(t.content, '') FROM conflicts c LEFT JOIN facts t ON t.id = c.target_id
+		WHERE c.resolved_at IS NULL ORDER BY c.id`)
+	if err != nil {
+		return nil, 0, fmt.Errorf("briefing conflicts: %w", err)
+	}
+	for rows.Next() {
+		var id, a, o, target int64
+		var reason, content string
+		if err := rows.Scan(&id, &a, &o, &target, &reason, &content); err != nil {
+			rows.Close()
+			return nil, 0, fmt.Errorf("briefing conflicts: %w", err)
+		}
+		s := fmt.Sprintf("conflict %d: facts %d and %d both claim to replace [fact %d] %q", id, a, o, target, cutUTF8(oneLine(content), threadLength))
+		if reason != "" {
+			s += " — " + cutUTF8(oneLine(reason), threadLength)
+		}
+		all = append(all, s)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("briefing conflicts: %w", err)
+	}
+	var raw string
+	err = db.QueryRowContext(ctx, `SELECT open_threads FROM summaries ORDER BY id DESC LIMIT 1`).Scan(&raw)
+	if err != nil && err != sql.ErrNoRows {
+		return nil, 0, fmt.Errorf("briefing threads: %w", err)
+	}
+	all = append(all, parseThreads(raw)...)
+	if len(all) > OpenThreads {
+		return all[:OpenThreads], len(all), nil
+	}
+	return all, len(all), nil
+}
+
+// parseThreads reads open_threads: a JSON array of strings, or of objects
+// whose text is under "text", "thread", "title" or "summary".
+func parseThreads(raw string) []string {
+	var items []json.RawMessage
+	if json.Unmarshal([]byte(raw), &items) != nil {
+		return nil
+	}
+	var out []string
+	for _, it := range items {
+		var s string
+		if json.Unmarshal(it, &s) != nil {
+			var m map[string]any
+			if json.Unmarshal(it, &m) != nil {
+				continue
+			}
+			for _, k := range []string{"text", "thread", "title", "summary"} {
+				if v, ok := m[k].(string); ok {
+					s = v
+					break
+				}
+			}
+		}
+		if s = oneLine(s); s != "" {
+			out = append(out, cutUTF8(s, threadLength))
+		}
+	}
+	return out
+}
+
+func writeRecent(ctx context.Context, db *store.DB, b *strings.Builder, key []briefFact) error {
+	recent, err := queryFacts(ctx, db, `recorded_at DESC, id DESC`, RecentFacts+len(key))
+	if err != nil {
+		return err
+	}
+	b.WriteString("## Recent knowledge\n\n")
+	shown := 0
+	for _, f := range recent {
+		if shown == RecentFacts || inFacts(key, f.id) {
+			continue
+		}
+		writeFact(b, f)
+		shown++
+	}
+	if shown == 0 {
+		b.WriteString("Nothing beyond the key facts.\n")
+	}
+	return nil
+}
+
+// minute cuts a stored time to the minute: "2026-03-16T09:00".
+func minute(t string) string {
+	if len(t) >= 16 {
+		return t[:16]
+	}
+	return t
+}
+
+func inFacts(fs []briefFact, id int64) bool {
+	for _, f := range fs {
+		if f.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+// writeHousekeeping adds one line when raw events wait for extraction or
+// could be reclaimed; a count that could not be measured says so.
+func writeHousekeeping(b *strings.Builder, in BriefingInput) {
+	var parts []string
+	waiting := false
+	if in.Backlog.Known && in.Backlog.N > 0 {
+		parts = append(parts, fmt.Sprintf("%d raw events await extraction (consolidate)", in.Backlog.N))
+		waiting = true
+	}
+	if in.Reclaimable.Known && in.Reclaimable.N > 0 {
+		parts = append(parts, fmt.Sprintf("%d raw events are reclaimable (recollect prune)", in.Reclaimable.N))
+		waiting = true
+	}
+	if !in.Backlog.Known {
+		parts = append(parts, "extract backlog unknown ("+in.Backlog.Reason+")")
+	}
+	if !in.Reclaimable.Known {
+		parts = append(parts, "reclaimable events unknown ("+in.Reclaimable.Reason+")")
+	}
+	if len(parts) == 0 || (!waiting && in.Backlog.Known) {
+		return
+	}
+	b.WriteString("\nNote: " + strings.Join(parts, "; ") + ".\n")
+}

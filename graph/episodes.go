@@ -1,0 +1,135 @@
+package graph
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+
+	"github.com/recollect/recollect/store"
+)
+
+// EpisodeLabel is what every episode says about itself.
+const EpisodeLabel = "raw conversation events around a keyword hit; not integrated knowledge, may be stale, wrong or superseded"
+
+// Episode limits: at most EpisodeHits windows of EpisodeRadius events on
+// each side of the hit, each event's content cut to EpisodeChars bytes.
+const (
+	EpisodeHits   = 3
+	EpisodeRadius = 2
+	EpisodeChars  = 400
+)
+
+// Episode is a short window of raw events around a keyword hit in the
+// event log. Search returns episodes only when it found no knowledge.
+type Episode struct {
+	Label     string         `json:"label"`
+	SessionID string         `json:"session_id"`
+	HitSeq    int64          `json:"hit_seq"`
+	Events    []EpisodeEvent `json:"events"`
+}
+
+// EpisodeEvent is one raw event in an episode.
+type EpisodeEvent struct {
+	Seq        int64  `json:"seq"`
+	Role       string `json:"role"`
+	Speaker    string `json:"speaker,omitempty"`
+	EventType  string `json:"event_type"`
+	Content    string `json:"content"`
+	Truncated  bool   `json:"truncated,omitempty"`
+	OccurredAt string `json:"occurred_at,omitempty"`
+}
+
+func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) ([]Episode, error) {
+	q := `SELECT e.seq, e.session_id FROM events_fts JOIN session_events e ON e.seq = events_fts.rowid
+		WHERE events_fts MATCH ?`
+	args := []any{match}
+	if sc.asOf != "" {
+		q += ` AND e.recorded_at <= ?`
+		args = append(args, sc.asOf)
+	}
+	rows, err := db.QueryContext(ctx, q+` ORDER BY bm25(events_fts), e.seq LIMIT 20`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode search: %w", err)
+	}
+	type hit struct {
+		seq     int64
+		session string
+	}
+	var hits []hit
+	for rows.Next() {
+		var h hit
+		if err := rows.Scan(&h.seq, &h.session); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("episode search: %w", err)
+		}
+		hits = append(hits, h)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode search: %w", err)
+	}
+	out := []Episode{}
+	covered := map[int64]bool{}
+	for _, h := range hits {
+		if len(out) == EpisodeHits {
+			break
+		}
+		if covered[h.seq] {
+			continue
+		}
+		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc)
+		if err != nil {
+			return nil, err
+		}
+		for _, ev := range ep.Events {
+			covered[ev.Seq] = true
+		}
+		out = append(out, ep)
+	}
+	return out, nil
+}
+
+func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope) (Episode, error) {
+	ep := Episode{Label: EpisodeLabel, SessionID: session, HitSeq: seq, Events: []EpisodeEvent{}}
+	bound := `'9999'`
+	args := []any{session, seq, session, seq}
+	if sc.asOf != "" {
+		bound = `?`
+		args = []any{session, seq, sc.asOf, session, seq, sc.asOf}
+	}
+	rows, err := db.QueryContext(ctx, `SELECT * FROM (
+		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
+			WHERE session_id = ? AND seq < ? AND recorded_at <= `+bound+` ORDER BY seq DESC LIMIT `+fmt.Sprint(EpisodeRadius)+`)
+		UNION ALL SELECT * FROM (
+		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
+			WHERE session_id = ? AND seq >= ? AND recorded_at <= `+bound+` ORDER BY seq LIMIT `+fmt.Sprint(EpisodeRadius+1)+`)
+		ORDER BY seq`, args...)
+	if err != nil {
+		return ep, fmt.Errorf("episode window: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var ev EpisodeEvent
+		var speaker, occurred sql.NullString
+		if err := rows.Scan(&ev.Seq, &ev.Role, &speaker, &ev.EventType, &ev.Content, &occurred); err != nil {
+			return ep, fmt.Errorf("episode window: %w", err)
+		}
+		ev.Speaker, ev.OccurredAt = speaker.String, occurred.String
+		if len(ev.Content) > EpisodeChars {
+			ev.Content, ev.Truncated = cutUTF8(ev.Content, EpisodeChars)+" …", true
+		}
+		ep.Events = append(ep.Events, ev)
+	}
+	return ep, rows.Err()
+}
+
+// cutUTF8 cuts s to at most n bytes without splitting a character.
+func cutUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
+}

@@ -1,0 +1,224 @@
+package graph
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/store"
+)
+
+// Hit is one fact in an answer, with everything a reader needs to judge it:
+// who said it (speaker, not subject), where it came from, when it held, and
+// which retrieval arms found it.
+type Hit struct {
+	ID          int64       `json:"id"`
+	Content     string      `json:"content"`
+	Domain      string      `json:"domain"`
+	Subdomain   string      `json:"subdomain,omitempty"`
+	Confidence  float64     `json:"confidence"`
+	Importance  float64     `json:"importance"`
+	Status      string      `json:"status"`
+	Producer    string      `json:"producer"`
+	SpeakerRole string      `json:"speaker_role,omitempty"`
+	Speaker     string      `json:"speaker,omitempty"`
+	SessionID   string      `json:"session_id,omitempty"`
+	Sessions    []string    `json:"sessions"`
+	EventIDs    []int64     `json:"event_ids"`
+	SaidAt      string      `json:"said_at,omitempty"`
+	ValidFrom   string      `json:"valid_from,omitempty"`
+	ValidUntil  string      `json:"valid_until,omitempty"`
+	RecordedAt  string      `json:"recorded_at"`
+	Entities    []EntityRef `json:"entities"`
+	MatchedBy   []Match     `json:"matched_by"`
+	// Supersedes lists the superseded facts whose hits brought this one in:
+	// history, shown so the reader knows what changed.
+	Supersedes []HistoryRef `json:"supersedes,omitempty"`
+	// SupersededBy names the fact that replaced this one, if any: set on
+	// history shown by --history, and on a fact believed at an --as-of
+	// instant and replaced later.
+	SupersededBy int64   `json:"superseded_by,omitempty"`
+	Score        float64 `json:"score"`
+}
+
+// EntityRef is an entity a fact names, with its part in the fact.
+type EntityRef struct {
+	ID        int64  `json:"id"`
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Role      string `json:"role"`
+	IsSubject bool   `json:"is_subject"`
+}
+
+// HistoryRef names a superseded fact.
+type HistoryRef struct {
+	ID      int64  `json:"id"`
+	Content string `json:"content"`
+}
+
+// Time is when the fact was said, else when it became valid, else when it
+// was recorded: the instant chronological order sorts by.
+func (h Hit) Time() string {
+	switch {
+	case h.SaidAt != "":
+		return h.SaidAt
+	case h.ValidFrom != "":
+		return h.ValidFrom
+	}
+	return h.RecordedAt
+}
+
+// scope says which facts count as believed: the current ones, or (AsOf
+// set) those the store held at that instant.
+type scope struct {
+	asOf string
+}
+
+func newScope(asOf time.Time) scope {
+	if asOf.IsZero() {
+		return scope{}
+	}
+	return scope{asOf: store.FormatTime(asOf)}
+}
+
+// live is the SQL condition (on alias f) for a fact believed in scope. As
+// of T, a fact is believed when recorded at or before T and not retracted
+// by T; a superseded fact without a retraction time (valid-time mode) is
+// taken as retracted when its successor was recorded.
+func (s scope) live() (string, []any) {
+	if s.asOf == "" {
+		return `f.status = 'active'`, nil
+	}
+	return `f.status != 'rejected' AND f.recorded_at <= ? AND COALESCE(f.retracted_at,
+		(SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by), '9999') > ?`, []any{s.asOf, s.asOf}
+}
+
+// candidate is the SQL condition for facts an arm may find: every fact but
+// rejected ones, so a hit on history can lead to its successor.
+func (s scope) candidate() (string, []any) {
+	if s.asOf == "" {
+		return `f.status != 'rejected'`, nil
+	}
+	return `f.status != 'rejected' AND f.recorded_at <= ?`, []any{s.asOf}
+}
+
+// LoadHit reads one fact with its provenance and entities.
+func LoadHit(ctx context.Context, db *store.DB, id int64) (Hit, error) {
+	m, err := loadHits(ctx, db, []int64{id})
+	if err != nil {
+		return Hit{}, err
+	}
+	h, ok := m[id]
+	if !ok {
+		return Hit{}, fmt.Errorf("load fact %d: %w", id, sql.ErrNoRows)
+	}
+	return *h, nil
+}
+
+// loadHits reads facts by id, with provenance and entities, in three
+// queries however many ids there are.
+func loadHits(ctx context.Context, db *store.DB, ids []int64) (map[int64]*Hit, error) {
+	out := map[int64]*Hit{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	in, args := idList(ids)
+	rows, err := db.QueryContext(ctx, `SELECT id, content, domain, subdomain, confidence, importance, status, producer,
+		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at, superseded_by
+		FROM facts WHERE id IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("load facts: %w", err)
+	}
+	for rows.Next() {
+		var h Hit
+		var sub, role, speaker, session, said, vf, vu sql.NullString
+		var next sql.NullInt64
+		if err := rows.Scan(&h.ID, &h.Content, &h.Domain, &sub, &h.Confidence, &h.Importance, &h.Status, &h.Producer,
+			&role, &speaker, &session, &said, &vf, &vu, &h.RecordedAt, &next); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("load facts: %w", err)
+		}
+		h.Subdomain, h.SpeakerRole, h.Speaker, h.SessionID = sub.String, role.String, speaker.String, session.String
+		h.SaidAt, h.ValidFrom, h.ValidUntil = said.String, vf.String, vu.String
+		h.SupersededBy = next.Int64
+		h.EventIDs, h.Entities, h.MatchedBy, h.Sessions = []int64{}, []EntityRef{}, []Match{}, []string{}
+		out[h.ID] = &h
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("load facts: %w", err)
+	}
+	if err := loadProvenance(ctx, db, in, args, out); err != nil {
+		return nil, err
+	}
+	return out, loadEntityRefs(ctx, db, in, args, out)
+}
+
+func loadProvenance(ctx context.Context, db *store.DB, in string, args []any, out map[int64]*Hit) error {
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, event_seq, COALESCE(session_id, '') FROM fact_provenance
+		WHERE fact_id IN (`+in+`) ORDER BY fact_id, event_seq`, args...)
+	if err != nil {
+		return fmt.Errorf("load provenance: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var seq sql.NullInt64
+		var session string
+		if err := rows.Scan(&id, &seq, &session); err != nil {
+			return fmt.Errorf("load provenance: %w", err)
+		}
+		h := out[id]
+		if h == nil {
+			continue
+		}
+		if seq.Valid && (len(h.EventIDs) == 0 || h.EventIDs[len(h.EventIDs)-1] != seq.Int64) {
+			h.EventIDs = append(h.EventIDs, seq.Int64)
+		}
+		if session != "" && !contains(h.Sessions, session) {
+			h.Sessions = append(h.Sessions, session)
+		}
+	}
+	return rows.Err()
+}
+
+func loadEntityRefs(ctx context.Context, db *store.DB, in string, args []any, out map[int64]*Hit) error {
+	rows, err := db.QueryContext(ctx, `SELECT fe.fact_id, e.id, e.name, e.type, fe.role, fe.is_subject
+		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
+		WHERE fe.fact_id IN (`+in+`) ORDER BY fe.fact_id, fe.is_subject DESC, e.id, fe.role`, args...)
+	if err != nil {
+		return fmt.Errorf("load fact entities: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var r EntityRef
+		if err := rows.Scan(&id, &r.ID, &r.Name, &r.Type, &r.Role, &r.IsSubject); err != nil {
+			return fmt.Errorf("load fact entities: %w", err)
+		}
+		if h := out[id]; h != nil {
+			h.Entities = append(h.Entities, r)
+		}
+	}
+	return rows.Err()
+}
+
+// idList renders ids as SQL placeholders with their arguments.
+func idList(ids []int64) (string, []any) {
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	return strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","), args
+}
+
+func contains[T comparable](xs []T, x T) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}

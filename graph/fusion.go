@@ -1,0 +1,460 @@
+package graph
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/store"
+)
+
+// RRFK is the Reciprocal Rank Fusion constant: an arm's hit at rank r adds
+// 1/(RRFK + r) to the fact's score.
+const RRFK = 60
+
+// Floors of the semantic arm: a fact is kept when its cosine with the query
+// is at least MinCosine and at least RelativeCosine times the best cosine.
+const (
+	MinCosine      = 0.3
+	RelativeCosine = 0.8
+)
+
+// fusion accumulates ranked lists into RRF scores.
+type fusion struct {
+	order   []int64
+	score   map[int64]float64
+	matches map[int64][]Match
+}
+
+func newFusion() *fusion {
+	return &fusion{score: map[int64]float64{}, matches: map[int64][]Match{}}
+}
+
+func (f *fusion) add(arm Arm, ids []int64, detail func(int64) string) {
+	for i, id := range ids {
+		if _, seen := f.score[id]; !seen {
+			f.order = append(f.order, id)
+		}
+		f.score[id] += 1 / float64(RRFK+i+1)
+		m := Match{Arm: arm, Rank: i + 1}
+		if detail != nil {
+			m.Detail = detail(id)
+		}
+		f.matches[id] = append(f.matches[id], m)
+	}
+}
+
+// ranked is the ids found so far, best fused score first.
+func (f *fusion) ranked() []int64 {
+	ids := append([]int64(nil), f.order...)
+	sort.SliceStable(ids, func(i, j int) bool {
+		if f.score[ids[i]] != f.score[ids[j]] {
+			return f.score[ids[i]] > f.score[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	return ids
+}
+
+// domainList ranks the facts other arms found that lie in domain, in their
+// fused order: a bias toward the domain that can never add a fact no other
+// arm found.
+func (f *fusion) domainList(ctx context.Context, db *store.DB, domain string) ([]int64, error) {
+	ranked := f.ranked()
+	if len(ranked) == 0 {
+		return nil, nil
+	}
+	in, args := idList(ranked)
+	rows, err := db.QueryContext(ctx, `SELECT id FROM facts WHERE id IN (`+in+`) AND lower(domain) = lower(trim(?))`,
+		append(args, domain)...)
+	if err != nil {
+		return nil, fmt.Errorf("domain list: %w", err)
+	}
+	inDomain, err := scanIDs(rows, "domain list")
+	if err != nil {
+		return nil, err
+	}
+	var out []int64
+	for _, id := range ranked {
+		if contains(inDomain, id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// chainLink is one fact's place in a supersession chain.
+type chainLink struct {
+	next int64
+	live bool
+}
+
+// links reads superseded_by and liveness for ids not yet in known.
+func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[int64]chainLink) error {
+	var want []int64
+	for _, id := range ids {
+		if _, ok := known[id]; !ok && id != 0 {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	live, largs := sc.live()
+	in, args := idList(want)
+	rows, err := db.QueryContext(ctx, `SELECT f.id, COALESCE(f.superseded_by, 0), CASE WHEN `+live+` THEN 1 ELSE 0 END
+		FROM facts f WHERE f.id IN (`+in+`)`, append(largs, args...)...)
+	if err != nil {
+		return fmt.Errorf("read supersession: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var l chainLink
+		if err := rows.Scan(&id, &l.next, &l.live); err != nil {
+			return fmt.Errorf("read supersession: %w", err)
+		}
+		known[id] = l
+	}
+	for _, id := range want {
+		if _, ok := known[id]; !ok {
+			known[id] = chainLink{}
+		}
+	}
+	return rows.Err()
+}
+
+// successors maps each fact that is not believed to its believed successor
+// (the end of its superseded_by chain), or 0 when there is none.
+func successors(ctx context.Context, db *store.DB, sc scope, ids []int64) (map[int64]chainLink, map[int64]int64, error) {
+	known := map[int64]chainLink{}
+	if err := links(ctx, db, sc, ids, known); err != nil {
+		return nil, nil, err
+	}
+	cur := map[int64]int64{}
+	for _, id := range ids {
+		if !known[id].live {
+			cur[id] = id
+		}
+	}
+	succ := map[int64]int64{}
+	for step := 0; step < 64 && len(cur) > 0; step++ {
+		var next []int64
+		for _, at := range cur {
+			next = append(next, known[at].next)
+		}
+		if err := links(ctx, db, sc, next, known); err != nil {
+			return nil, nil, err
+		}
+		for id, at := range cur {
+			n := known[at].next
+			switch {
+			case n == 0 || n == id:
+				succ[id] = 0
+				delete(cur, id)
+			case known[n].live:
+				succ[id] = n
+				delete(cur, id)
+			default:
+				cur[id] = n
+			}
+		}
+	}
+	return known, succ, nil
+}
+
+// resolve turns fused ids into hits: a hit on a fact no longer believed
+// passes its score and matches to its current successor (labelled with
+// Via), and appears itself only with history.
+func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bool) ([]*Hit, error) {
+	known, succ, err := successors(ctx, db, sc, f.order)
+	if err != nil {
+		return nil, err
+	}
+	score := map[int64]float64{}
+	matches := map[int64][]Match{}
+	via := map[int64][]int64{}
+	var keep []int64
+	for _, id := range f.order {
+		if known[id].live || history {
+			score[id] += f.score[id]
+			matches[id] = append(matches[id], f.matches[id]...)
+			keep = append(keep, id)
+		}
+		if s := succ[id]; !known[id].live && s != 0 {
+			score[s] += f.score[id]
+			for _, m := range f.matches[id] {
+				m.Via = id
+				matches[s] = append(matches[s], m)
+			}
+			via[s] = append(via[s], id)
+			keep = append(keep, s)
+		}
+	}
+	load := append([]int64(nil), keep...)
+	for _, olds := range via {
+		load = append(load, olds...)
+	}
+	all, err := loadHits(ctx, db, dedupe(load))
+	if err != nil {
+		return nil, err
+	}
+	var out []*Hit
+	for _, id := range dedupe(keep) {
+		h := all[id]
+		if h == nil {
+			continue
+		}
+		h.Score, h.MatchedBy = score[id], sortMatches(matches[id])
+		for _, old := range via[id] {
+			if o := all[old]; o != nil {
+				h.Supersedes = append(h.Supersedes, HistoryRef{ID: old, Content: o.Content})
+			}
+		}
+		out = append(out, h)
+	}
+	adjustScores(out)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out, nil
+}
+
+// adjustScores applies Adjust with ages measured from the newest hit.
+func adjustScores(hits []*Hit) {
+	var ref time.Time
+	times := make([]time.Time, len(hits))
+	for i, h := range hits {
+		t, err := store.ParseTime(h.Time())
+		if err != nil {
+			t, _ = store.ParseTime(h.RecordedAt)
+		}
+		times[i] = t
+		if t.After(ref) {
+			ref = t
+		}
+	}
+	for i, h := range hits {
+		h.Score *= Adjust(h.Importance, ref.Sub(times[i]))
+	}
+}
+
+var armOrder = map[Arm]int{ArmKeyword: 0, ArmEntity: 1, ArmSemantic: 2, ArmDomain: 3}
+
+func sortMatches(ms []Match) []Match {
+	if ms == nil {
+		return []Match{}
+	}
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].Via != ms[j].Via {
+			return ms[i].Via < ms[j].Via
+		}
+		if armOrder[ms[i].Arm] != armOrder[ms[j].Arm] {
+			return armOrder[ms[i].Arm] < armOrder[ms[j].Arm]
+		}
+		return ms[i].Rank < ms[j].Rank
+	})
+	return ms
+}
+
+func dedupe(ids []int64) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func scanIDs(rows *sql.Rows, what string) ([]int64, error) {
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return ids, nil
+}
+
+// semanticArm scans every vector of the query's space: exact cosine, kept
+// above both floors, best first. A note explains when the arm cannot run.
+func semanticArm(ctx context.Context, db *store.DB, sc scope, vec []float32, space Space, depth int) ([]int64, func(int64) string, string, error) {
+	if len(vec) != space.Dim {
+		return nil, nil, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
+	}
+	cond, args := sc.candidate()
+	rows, err := db.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
+		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND `+cond, append([]any{space.Provider, space.Model, space.Dim}, args...)...)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("similarity search: %w", err)
+	}
+	defer rows.Close()
+	type scored struct {
+		id  int64
+		cos float64
+	}
+	var all []scored
+	best := -1.0
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, nil, "", fmt.Errorf("similarity search: %w", err)
+		}
+		v, err := DecodeVector(blob)
+		if err != nil {
+			continue // a damaged vector is skipped, never compared
+		}
+		c, err := Cosine(space, vec, Space{Provider: space.Provider, Model: space.Model, Dim: len(v)}, v)
+		if err != nil {
+			continue
+		}
+		all = append(all, scored{id, c})
+		best = max(best, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, "", fmt.Errorf("similarity search: %w", err)
+	}
+	if len(all) == 0 {
+		return nil, nil, fmt.Sprintf("no fact has a vector in %s yet; run consolidate to embed them", space), nil
+	}
+	floor := max(MinCosine, RelativeCosine*best)
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].cos != all[j].cos {
+			return all[i].cos > all[j].cos
+		}
+		return all[i].id < all[j].id
+	})
+	cos := map[int64]float64{}
+	var ids []int64
+	for _, s := range all {
+		if s.cos < floor || len(ids) == depth {
+			break
+		}
+		ids = append(ids, s.id)
+		cos[s.id] = s.cos
+	}
+	return ids, func(id int64) string { return "cosine " + strconv.FormatFloat(cos[id], 'f', 3, 64) }, "", nil
+}
+
+// entityHits is the entity arm's list with the names that matched each fact.
+type entityHits struct {
+	ids    []int64
+	detail func(int64) string
+}
+
+// entityArm matches query words (and runs of two or three words) against
+// entity names and aliases, and returns the facts linked to those entities:
+// most matched entities first, then facts about them, then importance.
+func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, depth int) (entityHits, error) {
+	grams := termGrams(terms)
+	if len(grams) == 0 {
+		return entityHits{}, nil
+	}
+	in, args := strList(grams)
+	rows, err := db.QueryContext(ctx, `SELECT id, name FROM entities WHERE fold IN (`+in+`)
+		UNION SELECT e.id, e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold IN (`+in+`)`,
+		append(args, args...)...)
+	if err != nil {
+		return entityHits{}, fmt.Errorf("entity match: %w", err)
+	}
+	names := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			rows.Close()
+			return entityHits{}, fmt.Errorf("entity match: %w", err)
+		}
+		names[id] = name
+	}
+	rows.Close()
+	if len(names) == 0 {
+		return entityHits{}, nil
+	}
+	return entityFacts(ctx, db, sc, names, depth)
+}
+
+func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]string, depth int) (entityHits, error) {
+	var ents []int64
+	for id := range names {
+		ents = append(ents, id)
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i] < ents[j] })
+	cond, cargs := sc.candidate()
+	in, args := idList(ents)
+	rows, err := db.QueryContext(ctx, `SELECT f.id, count(DISTINCT fe.entity_id) n, max(fe.is_subject), f.importance,
+		group_concat(DISTINCT fe.entity_id)
+		FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
+		WHERE fe.entity_id IN (`+in+`) AND `+cond+`
+		GROUP BY f.id ORDER BY n DESC, max(fe.is_subject) DESC, f.importance DESC, f.id DESC LIMIT ?`,
+		append(append(args, cargs...), depth)...)
+	if err != nil {
+		return entityHits{}, fmt.Errorf("entity facts: %w", err)
+	}
+	defer rows.Close()
+	detail := map[int64]string{}
+	var out entityHits
+	for rows.Next() {
+		var id int64
+		var n, subj int
+		var imp float64
+		var list string
+		if err := rows.Scan(&id, &n, &subj, &imp, &list); err != nil {
+			return entityHits{}, fmt.Errorf("entity facts: %w", err)
+		}
+		out.ids = append(out.ids, id)
+		var ns []string
+		for _, s := range strings.Split(list, ",") {
+			if eid, err := strconv.ParseInt(s, 10, 64); err == nil && !contains(ns, names[eid]) {
+				ns = append(ns, names[eid])
+			}
+		}
+		sort.Strings(ns)
+		detail[id] = strings.Join(ns, ", ")
+	}
+	out.detail = func(id int64) string { return detail[id] }
+	return out, rows.Err()
+}
+
+// termGrams folds runs of one to three query words into entity fold keys
+// ("acme corp" → "acmecorp"); one-letter keys are dropped.
+func termGrams(terms []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for n := 1; n <= 3; n++ {
+		for i := 0; i+n <= len(terms); i++ {
+			g := Fold(strings.Join(terms[i:i+n], ""))
+			if len([]rune(g)) < 2 || seen[g] {
+				continue
+			}
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+func strList(xs []string) (string, []any) {
+	args := make([]any, len(xs))
+	for i, x := range xs {
+		args[i] = x
+	}
+	return strings.TrimSuffix(strings.Repeat("?,", len(xs)), ","), args
+}
