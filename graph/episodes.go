@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strings"
 
 	"github.com/recollect/recollect/store"
 )
@@ -40,7 +41,11 @@ type EpisodeEvent struct {
 }
 
 func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) ([]Episode, error) {
-	q := `SELECT e.seq, e.session_id FROM events_fts JOIN session_events e ON e.seq = events_fts.rowid
+	forgotten, err := forgottenFilter(ctx, db)
+	if err != nil {
+		return nil, err
+	}
+	q := `SELECT e.seq, e.session_id, e.content FROM events_fts JOIN session_events e ON e.seq = events_fts.rowid
 		WHERE events_fts MATCH ?`
 	args := []any{match}
 	if sc.asOf != "" {
@@ -58,11 +63,14 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) (
 	var hits []hit
 	for rows.Next() {
 		var h hit
-		if err := rows.Scan(&h.seq, &h.session); err != nil {
+		var content string
+		if err := rows.Scan(&h.seq, &h.session, &content); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("episode search: %w", err)
 		}
-		hits = append(hits, h)
+		if !forgotten(content) {
+			hits = append(hits, h)
+		}
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
@@ -77,7 +85,7 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) (
 		if covered[h.seq] {
 			continue
 		}
-		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc)
+		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc, forgotten)
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +97,7 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) (
 	return out, nil
 }
 
-func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope) (Episode, error) {
+func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope, forgotten func(string) bool) (Episode, error) {
 	ep := Episode{Label: EpisodeLabel, SessionID: session, HitSeq: seq, Events: []EpisodeEvent{}}
 	bound := `'9999'`
 	args := []any{session, seq, session, seq}
@@ -115,6 +123,9 @@ func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64,
 			return ep, fmt.Errorf("episode window: %w", err)
 		}
 		ev.Speaker, ev.OccurredAt = speaker.String, occurred.String
+		if forgotten(ev.Content) {
+			continue
+		}
 		if len(ev.Content) > EpisodeChars {
 			ev.Content, ev.Truncated = cutUTF8(ev.Content, EpisodeChars)+" …", true
 		}
@@ -132,4 +143,67 @@ func cutUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+// forgottenFilter reports whether an event's text holds a sentence whose
+// fact was forgotten. A tombstone keeps only the digest of the fact, so
+// the event's whole text and each of its sentences are digested and
+// looked up: episodes never show what a person asked to forget.
+func forgottenFilter(ctx context.Context, db *store.DB) (func(string) bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT digest FROM tombstones`)
+	if err != nil {
+		return nil, fmt.Errorf("read tombstones: %w", err)
+	}
+	defer rows.Close()
+	gone := map[string]bool{}
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, fmt.Errorf("read tombstones: %w", err)
+		}
+		gone[d] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read tombstones: %w", err)
+	}
+	return func(text string) bool {
+		if len(gone) == 0 {
+			return false
+		}
+		if gone[store.Digest(text)] {
+			return true
+		}
+		for _, s := range sentences(text) {
+			if gone[store.Digest(s)] {
+				return true
+			}
+		}
+		return false
+	}, nil
+}
+
+// sentences splits text after . ! ? followed by a space, and at newlines.
+func sentences(text string) []string {
+	var out []string
+	start := 0
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		end := -1
+		switch {
+		case c == '\n':
+			end = i
+		case (c == '.' || c == '!' || c == '?') && (i+1 == len(text) || text[i+1] == ' ' || text[i+1] == '\n'):
+			end = i + 1
+		}
+		if end >= 0 {
+			if s := strings.TrimSpace(text[start:end]); s != "" {
+				out = append(out, s)
+			}
+			start = end
+		}
+	}
+	if s := strings.TrimSpace(text[start:]); s != "" {
+		out = append(out, s)
+	}
+	return out
 }

@@ -180,7 +180,7 @@ func renderFactMeta(w io.Writer, h Hit) {
 	}
 	fmt.Fprintf(w, "   domain %s · confidence %.2f · importance %.2f · %s · %s · %s\n",
 		dom, h.Confidence, h.Importance, h.Status, who, ProducerLabel(h.Producer))
-	fmt.Fprintf(w, "   provenance: session %s, events %s", orUnknown(strings.Join(h.Sessions, ", "), h.SessionID), seqList(h.EventIDs))
+	fmt.Fprintf(w, "   cites events %v in session %s", h.EventIDs, orUnknown(strings.Join(h.Sessions, ", "), h.SessionID))
 	if h.SaidAt != "" {
 		fmt.Fprintf(w, " · said %s", h.SaidAt)
 	}
@@ -211,13 +211,3 @@ func orUnknown(s, alt string) string {
 	return "unknown"
 }
 
-func seqList(ids []int64) string {
-	if len(ids) == 0 {
-		return "none recorded"
-	}
-	s := make([]string, len(ids))
-	for i, id := range ids {
-		s[i] = fmt.Sprint(id)
-	}
-	return strings.Join(s, ", ")
-}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/store"
 )
 
 func render(a graph.Answer) string {
@@ -203,6 +204,11 @@ func TestPendingAndEpisodesStayApart(t *testing.T) {
 	e := ep.Episodes[0]
 	if e.Label != graph.EpisodeLabel || len(e.Events) != 3 || e.Events[0].Seq != seq-1 {
 		t.Errorf("episode = %+v", e)
+	}
+	// A forgotten fact's sentence never resurfaces as an episode.
+	mustExec(t, db, `INSERT INTO tombstones(digest, actor, created_at) VALUES (?, 'test', ?)`, store.Digest("kubernetes clusters need care"), dayN(0))
+	if got := search(t, db, graph.Query{Text: "kubernetes"}); strings.Contains(toJSON(t, got), "need care") {
+		t.Errorf("forgotten sentence shown in an episode: %+v", got.Episodes)
 	}
 	if text := render(ep); !strings.Contains(text, "No knowledge matches \"kubernetes\".") || !strings.Contains(text, "Episodes (raw conversation events, NOT knowledge") {
 		t.Errorf("episodes not labelled:\n%s", text)

@@ -73,6 +73,7 @@ func answers(tb testing.TB, p *Pipeline, queries ...string) []graph.Answer {
 		if err != nil {
 			tb.Fatalf("search %q: %v", q, err)
 		}
+		a.Episodes = nil // raw event windows, not knowledge: prune reclaims raw events by design
 		out = append(out, a)
 	}
 	return out

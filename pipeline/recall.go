@@ -10,7 +10,13 @@ import (
 // extract backlog, and the raw events prune could reclaim. A count that
 // cannot be measured is unknown with the reason, never a zero.
 func (p *Pipeline) BriefingInput(ctx context.Context) graph.BriefingInput {
-	in := graph.BriefingInput{Reclaimable: graph.Unknown("this build does not measure reclaimable events")}
+	var in graph.BriefingInput
+	var rep PruneReport
+	if err := reclaimable(ctx, p.DB, p.workingMemory(), &rep); err != nil {
+		in.Reclaimable = graph.Unknown(err.Error())
+	} else {
+		in.Reclaimable = graph.Known(rep.Events)
+	}
 	stage, err := p.ExtractStage()
 	if err != nil {
 		in.Backlog = graph.Unknown(err.Error())
