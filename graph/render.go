@@ -210,4 +210,3 @@ func orUnknown(s, alt string) string {
 	}
 	return "unknown"
 }
-
