@@ -105,11 +105,25 @@ const classifySchema = `{"type":"object","properties":{"domain":{"type":"string"
 
 // decideDomain trusts the extract's domain, else asks the classify stage,
 // else the heuristic; the result reuses a known domain spelt alike.
-func (in *Integrator) decideDomain(ctx context.Context, pf PendingFact, rep *Report) (string, error) {
-	known, err := KnownDomains(ctx, in.DB)
-	if err != nil {
-		return "", err
+func (in *Integrator) decideDomain(ctx context.Context, pf PendingFact, st *runState, rep *Report) (string, error) {
+	if st.domains == nil {
+		known, err := KnownDomains(ctx, in.DB)
+		if err != nil {
+			return "", err
+		}
+		st.domains = append([]string{}, known...)
 	}
+	d, err := in.chooseDomain(ctx, pf, st.domains, rep)
+	if err != nil || d == "" {
+		return d, err
+	}
+	if !containsStr(st.domains, d) {
+		st.domains = append(st.domains, d)
+	}
+	return d, nil
+}
+
+func (in *Integrator) chooseDomain(ctx context.Context, pf PendingFact, known []string, rep *Report) (string, error) {
 	if d := FitDomain(pf.DomainHint, known); d != "" {
 		return d, nil
 	}

@@ -137,6 +137,8 @@ func (in *Integrator) Run(ctx context.Context) (Report, error) {
 // superseded, and by which new fact, so a second claim becomes a conflict.
 type runState struct {
 	supersededBy map[int64]int64
+	// domains is the store's domain list, read once per run.
+	domains []string
 }
 
 func (in *Integrator) integrateOne(ctx context.Context, token string, pf PendingFact, st *runState, rep *Report) error {

@@ -32,7 +32,7 @@ type plan struct {
 func (in *Integrator) plan(ctx context.Context, pf PendingFact, st *runState, rep *Report) (plan, error) {
 	p := plan{act: actAdd, actor: in.actor(), reason: "new fact"}
 	var err error
-	if p.domain, err = in.decideDomain(ctx, pf, rep); err != nil {
+	if p.domain, err = in.decideDomain(ctx, pf, st, rep); err != nil {
 		return p, err
 	}
 	if p.mentions, p.relations, err = in.decideEntities(ctx, pf, rep); err != nil {

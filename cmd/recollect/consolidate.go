@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -80,5 +81,28 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 	if i := s.Integrate; i != nil {
 		fmt.Fprintf(w, "  integrate: %d claimed, %d new facts, %d merged into existing, %d superseded\n",
 			i.Claimed, i.Integrated, i.Merged, i.Superseded)
+		printIntegrateDetail(w, i)
+	}
+}
+
+// printIntegrateDetail adds what only some runs have: facts found already
+// known, conflicts, stage failures and the embedding step.
+func printIntegrateDetail(w io.Writer, i *integrate.Report) {
+	if i.Noop > 0 {
+		fmt.Fprintf(w, "             %d already known (nothing new to add)\n", i.Noop)
+	}
+	if i.Conflicts > 0 {
+		fmt.Fprintf(w, "             %d conflicts: two new facts replace the same old one (open threads in the briefing)\n", i.Conflicts)
+	}
+	safe := map[string]string{"classify": "the heuristic chose the domain", "entities": "the heuristic found the entities",
+		"reconcile": "kept as new facts", "supersede": "nothing superseded", "summarise": "the factual summary was written"}
+	for _, stage := range sortedKeys(i.StageFailures) {
+		fmt.Fprintf(w, "             %s stage failed %d times; %s (see stats)\n", stage, i.StageFailures[stage], safe[stage])
+	}
+	if e := i.Embedding; e != nil {
+		fmt.Fprintf(w, "  embed:     %d facts embedded in %s, %d still without a vector\n", e.Embedded, e.Space, e.Missing)
+		if e.Error != "" {
+			fmt.Fprintf(w, "             error: %s\n", e.Error)
+		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/integrate"
 )
 
 // cli runs the app with --data dir and returns stdout, stderr and status.
@@ -72,5 +74,21 @@ func TestWhyBadInput(t *testing.T) {
 		if code != c.code || errs != c.want {
 			t.Errorf("%v: status %d, stderr %q; want %d, %q", c.args, code, errs, c.code, c.want)
 		}
+	}
+}
+
+func TestConsolidatePrintsIntegrateDetail(t *testing.T) {
+	var b bytes.Buffer
+	printIntegrateDetail(&b, &integrate.Report{Noop: 1, Conflicts: 2, StageFailures: map[string]int{"supersede": 3, "classify": 1},
+		Embedding: &integrate.EmbedReport{Space: "ollama/nomic-embed-text/768", Embedded: 4, Missing: 1, Error: "embed with ollama at http://localhost:11434/api/embed: connection refused"}})
+	want := `             1 already known (nothing new to add)
+             2 conflicts: two new facts replace the same old one (open threads in the briefing)
+             classify stage failed 1 times; the heuristic chose the domain (see stats)
+             supersede stage failed 3 times; nothing superseded (see stats)
+  embed:     4 facts embedded in ollama/nomic-embed-text/768, 1 still without a vector
+             error: embed with ollama at http://localhost:11434/api/embed: connection refused
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
 	}
 }
