@@ -10,10 +10,11 @@ import (
 
 // BeliefClause selects, for facts aliased f, what the store believed at a
 // time (bind it twice): recorded on or before it and not retracted by then.
-// retracted_at is kept only in temporal.mode "bitemporal"; a superseded fact
-// without one (superseded in "valid" mode) has no known retraction time and
-// is not counted as a belief.
-const BeliefClause = `f.recorded_at <= ? AND (f.retracted_at > ? OR (f.retracted_at IS NULL AND f.status = 'active'))`
+// retracted_at is written only in temporal.mode "bitemporal"; a superseded
+// fact without one (superseded in "valid" mode) counts as retracted when
+// its successor was recorded — the same rule graph's --as-of applies.
+const BeliefClause = `f.status != 'rejected' AND f.recorded_at <= ? AND COALESCE(f.retracted_at,
+	(SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by), '9999') > ?`
 
 // ValidClause selects, for facts aliased f, those true in the world at a
 // time (bind it twice), by valid_from and valid_until; an open end is

@@ -7,6 +7,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -190,12 +191,19 @@ func (p *Pipeline) ExtractStage() (*extract.Stage, error) {
 // Integrator builds the integrate stage with the configured embedder.
 func (p *Pipeline) Integrator() (*integrate.Integrator, error) {
 	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Log}
-	if p.Config.Embedding.Provider != "" {
-		emb, err := integrate.NewEmbedder(p.Config.Embedding, p.getenv)
-		if err != nil {
-			return nil, err
-		}
+	emb, err := p.Embedder()
+	switch {
+	case err == nil:
 		in.Embedder = emb
+	case !errors.Is(err, integrate.ErrEmbeddingsOff):
+		return nil, err
 	}
 	return in, nil
+}
+
+// Embedder is the configured embedder, the one that wrote the facts'
+// vectors, so a query embedded with it can be compared with them. It
+// returns integrate.ErrEmbeddingsOff when embedding.provider is empty.
+func (p *Pipeline) Embedder() (integrate.Embedder, error) {
+	return integrate.NewEmbedder(p.Config.Embedding, p.getenv)
 }

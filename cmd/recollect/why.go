@@ -8,6 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 )
 
@@ -48,7 +49,7 @@ func whyCommand(env Env) *cli.Command {
 func printWhy(w io.Writer, ex integrate.Explanation) {
 	f := ex.Fact
 	fmt.Fprintf(w, "fact %d [%s] %s\n", f.ID, f.Status, f.Content)
-	fmt.Fprintf(w, "  domain %s · source: %s · recorded %s", f.Domain, producerLabel(f.Producer), f.RecordedAt)
+	fmt.Fprintf(w, "  domain %s · source: %s · recorded %s", f.Domain, graph.ProducerLabel(f.Producer), f.RecordedAt)
 	if f.RetractedAt != "" {
 		fmt.Fprintf(w, " · retracted %s", f.RetractedAt)
 	}
@@ -69,7 +70,7 @@ func printWhy(w io.Writer, ex integrate.Explanation) {
 			fmt.Fprintf(w, ", said %s", s.SaidAt)
 		}
 		if s.SessionFactID != 0 {
-			fmt.Fprintf(w, ", extracted fact %d (%s)", s.SessionFactID, producerLabel(s.Producer))
+			fmt.Fprintf(w, ", extracted fact %d (%s)", s.SessionFactID, graph.ProducerLabel(s.Producer))
 		}
 		fmt.Fprintln(w)
 		if s.EventSeq != 0 {
