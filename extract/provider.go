@@ -29,6 +29,9 @@ type Request struct {
 type Response struct {
 	Text  string
 	Model string
+	// Provider names the provider that answered (it differs from the
+	// stage's provider when the on_fail provider answered).
+	Provider string
 	// InputTokens and OutputTokens are nil when the provider did not report
 	// them: unknown is never written as zero.
 	InputTokens, OutputTokens *int64

@@ -1,0 +1,104 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// Budget is one provider's token budget over one rolling window, as spent
+// right now.
+type Budget struct {
+	Provider string `json:"provider"`
+	Window   string `json:"window"`
+	Cap      int64  `json:"cap"`
+	CapText  string `json:"cap_text"`
+	// Used counts the input and output tokens reported in the window.
+	Used      int64 `json:"used"`
+	Remaining int64 `json:"remaining"`
+	// AgesOutAt is when the oldest counted usage leaves the window, nil
+	// when nothing is counted.
+	AgesOutAt *time.Time `json:"ages_out_at,omitempty"`
+	// UnreportedCalls counts calls in the window whose tokens the provider
+	// did not report; they are not in Used.
+	UnreportedCalls int `json:"unreported_calls"`
+	// Note says why the budget cannot be enforced, when it cannot.
+	Note string `json:"note,omitempty"`
+}
+
+func (b Budget) agesOutText() string {
+	if b.AgesOutAt == nil {
+		return "no usage to age out"
+	}
+	return "the oldest usage ages out at " + b.AgesOutAt.Local().Format("2006-01-02 15:04")
+}
+
+// windowOrder lists budget windows shortest first.
+var windowOrder = []string{"hour", "day", "week", "month"}
+
+// Budgets reports every configured token budget at now: used, remaining,
+// and when the oldest counted usage ages out.
+func Budgets(ctx context.Context, db *store.DB, cfg config.Intelligence, now time.Time) ([]Budget, error) {
+	provs := make([]string, 0, len(cfg.TokenBudget))
+	for p := range cfg.TokenBudget {
+		provs = append(provs, p)
+	}
+	sort.Strings(provs)
+	var out []Budget
+	for _, p := range provs {
+		bs, err := budgetsFor(ctx, db, p, cfg.TokenBudget[p], now)
+		if err != nil {
+			return nil, err
+		}
+		note, err := unbudgetableNote(ctx, db, p)
+		if err != nil {
+			return nil, err
+		}
+		for i := range bs {
+			bs[i].Note = note
+		}
+		out = append(out, bs...)
+	}
+	return out, nil
+}
+
+// budgetsFor reads one provider's windows.
+func budgetsFor(ctx context.Context, db *store.DB, provider string, windows map[string]string, now time.Time) ([]Budget, error) {
+	var out []Budget
+	for _, w := range windowOrder {
+		text, ok := windows[w]
+		if !ok {
+			continue
+		}
+		capN, err := config.ParseCount(text)
+		if err != nil {
+			return nil, fmt.Errorf("intelligence.token_budget.%s.%s: %w", provider, w, err)
+		}
+		length := config.BudgetWindows[w]
+		since := store.FormatTime(now.Add(-length))
+		b := Budget{Provider: provider, Window: w, Cap: capN, CapText: text}
+		var oldest *string
+		err = db.QueryRowContext(ctx, `SELECT COALESCE(sum(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0),
+				min(CASE WHEN input_tokens IS NOT NULL OR output_tokens IS NOT NULL THEN created_at END),
+				count(*) - count(CASE WHEN input_tokens IS NOT NULL OR output_tokens IS NOT NULL THEN 1 END)
+			FROM spend WHERE provider = ? AND created_at >= ?`, provider, since).Scan(&b.Used, &oldest, &b.UnreportedCalls)
+		if err != nil {
+			return nil, fmt.Errorf("read token usage of %s: %w", provider, err)
+		}
+		if oldest != nil {
+			t, err := store.ParseTime(*oldest)
+			if err != nil {
+				return nil, err
+			}
+			t = t.Add(length)
+			b.AgesOutAt = &t
+		}
+		b.Remaining = max(b.Cap-b.Used, 0)
+		out = append(out, b)
+	}
+	return out, nil
+}

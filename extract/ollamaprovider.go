@@ -1,0 +1,124 @@
+package extract
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/ollama/ollama/api"
+
+	"github.com/recollect/recollect/store/config"
+)
+
+// ollamaProvider calls Ollama's native /api/chat through its own client,
+// with the answer's JSON schema as the format and no streaming.
+type ollamaProvider struct {
+	cfg       config.OllamaProvider
+	client    *api.Client
+	keepAlive *api.Duration
+	warn      func(string)
+
+	mu       sync.Mutex
+	model    string
+	modelErr error
+}
+
+var _ Provider = (*ollamaProvider)(nil)
+
+func newOllamaProvider(cfg config.OllamaProvider, warn func(string)) (*ollamaProvider, error) {
+	u, err := url.Parse(strings.TrimRight(cfg.Host, "/"))
+	if err != nil || u.Host == "" {
+		return nil, &config.Error{Path: "intelligence.ollama.host", Msg: fmt.Sprintf("%q is not a URL; write e.g. http://localhost:11434", cfg.Host)}
+	}
+	p := &ollamaProvider{cfg: cfg, client: api.NewClient(u, &http.Client{}), warn: warn, model: cfg.Model}
+	if cfg.KeepAlive != "" {
+		d, err := time.ParseDuration(cfg.KeepAlive)
+		if err != nil {
+			return nil, &config.Error{Path: "intelligence.ollama.keep_alive", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"5m\"", cfg.KeepAlive)}
+		}
+		p.keepAlive = &api.Duration{Duration: d}
+	}
+	return p, nil
+}
+
+// Name implements Provider.
+func (p *ollamaProvider) Name() string { return "ollama" }
+
+func (p *ollamaProvider) currentModel() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.model
+}
+
+// resolveModel returns the configured model or the host's only chat model
+// from /api/tags, once per run.
+func (p *ollamaProvider) resolveModel(ctx context.Context) (string, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.model != "" || p.modelErr != nil {
+		return p.model, p.modelErr
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(p.cfg.TimeoutMS)*time.Millisecond)
+	defer cancel()
+	list, err := p.client.List(ctx)
+	if err != nil {
+		return "", fmt.Errorf("%w: intelligence.ollama.model is empty and listing the models at %s/api/tags failed: %w", ErrSetup, p.cfg.Host, err)
+	}
+	names := make([]string, 0, len(list.Models))
+	for _, m := range list.Models {
+		names = append(names, m.Name)
+	}
+	model, warning, err := chooseChatModel(names, p.cfg.Host, "intelligence.ollama.model")
+	if err != nil {
+		p.modelErr = err
+		return "", err
+	}
+	p.model = model
+	p.warn(warning)
+	return model, nil
+}
+
+// Complete implements Provider.
+func (p *ollamaProvider) Complete(ctx context.Context, req Request) (Response, error) {
+	model, err := p.resolveModel(ctx)
+	if err != nil {
+		return Response{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, time.Duration(p.cfg.TimeoutMS)*time.Millisecond)
+	defer cancel()
+	stream := false
+	creq := &api.ChatRequest{
+		Model: model,
+		Messages: []api.Message{
+			{Role: "system", Content: systemWithSchema(req)},
+			{Role: "user", Content: req.Prompt},
+		},
+		Stream:    &stream,
+		Format:    req.Schema,
+		KeepAlive: p.keepAlive,
+	}
+	out := Response{Model: model}
+	var last api.ChatResponse
+	var text strings.Builder
+	err = p.client.Chat(ctx, creq, func(r api.ChatResponse) error {
+		text.WriteString(r.Message.Content)
+		last = r
+		return nil
+	})
+	if err != nil {
+		return out, fmt.Errorf("ollama chat at %s: %w", p.cfg.Host, err)
+	}
+	if last.Model != "" {
+		out.Model = last.Model
+	}
+	if last.PromptEvalCount > 0 || last.EvalCount > 0 {
+		in, o := int64(last.PromptEvalCount), int64(last.EvalCount)
+		out.InputTokens, out.OutputTokens = &in, &o
+	}
+	out.Text = text.String()
+	return out, nil
+}

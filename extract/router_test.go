@@ -1,0 +1,341 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+func openDB(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// httpConfig routes every stage to the http provider at h.
+func httpConfig(h *extracttest.Host, model string) config.Intelligence {
+	cfg := config.Default().Intelligence
+	cfg.Provider = "http"
+	cfg.HTTP.BaseURL = h.OpenAIURL()
+	cfg.HTTP.Model = model
+	cfg.HTTP.TimeoutMS = 2000
+	cfg.Ollama.Host = h.URL
+	cfg.Ollama.Model = model
+	cfg.Ollama.TimeoutMS = 2000
+	return cfg
+}
+
+func newRouter(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *Router {
+	t.Helper()
+	r, err := NewRouter(cfg, db, func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+var testSchema = json.RawMessage(`{"type":"object","required":["answer"],"properties":{"answer":{"type":"string"}}}`)
+
+func testRequest(stage string) Request {
+	return Request{Stage: stage, System: "Answer.", Prompt: "Say hi.", SchemaName: "answer", Schema: testSchema}
+}
+
+type spendRow struct {
+	Stage, Provider string
+	Model           *string
+	In, Out         *int64
+	OK              bool
+}
+
+func spendRows(t testing.TB, db *store.DB) []spendRow {
+	t.Helper()
+	rows, err := db.Query(`SELECT stage, provider, model, input_tokens, output_tokens, ok FROM spend ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []spendRow
+	for rows.Next() {
+		var r spendRow
+		if err := rows.Scan(&r.Stage, &r.Provider, &r.Model, &r.In, &r.Out, &r.OK); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
+	h := extracttest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
+	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`, InputTokens: 40, OutputTokens: 3})
+	db := openDB(t)
+	r := newRouter(t, httpConfig(h, ""), db, nil)
+	resp, err := r.Call(context.Background(), testRequest("extract"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != `{"answer":"hi"}` || resp.Model != "llama3.2:3b" || resp.Provider != "http" {
+		t.Fatalf("response = %+v", resp)
+	}
+	want := "intelligence.http.model is empty; using llama3.2:3b, the only chat model at " + h.OpenAIURL() + " — pin intelligence.http.model"
+	if w := r.Warnings(); len(w) != 1 || w[0] != want {
+		t.Fatalf("warnings = %q, want %q", w, want)
+	}
+	chats := h.Requests("/v1/chat/completions")
+	if len(chats) != 1 {
+		t.Fatalf("%d chat requests, want 1", len(chats))
+	}
+	var sent struct {
+		Model          string `json:"model"`
+		ResponseFormat struct {
+			Type       string `json:"type"`
+			JSONSchema struct {
+				Name   string          `json:"name"`
+				Schema json.RawMessage `json:"schema"`
+			} `json:"json_schema"`
+		} `json:"response_format"`
+	}
+	if err := chats[0].Decode(&sent); err != nil {
+		t.Fatal(err)
+	}
+	if sent.Model != "llama3.2:3b" || sent.ResponseFormat.Type != "json_schema" || sent.ResponseFormat.JSONSchema.Name != "answer" ||
+		!strings.Contains(string(sent.ResponseFormat.JSONSchema.Schema), `"required":["answer"]`) {
+		t.Fatalf("request sent = %+v", sent)
+	}
+	rows := spendRows(t, db)
+	if len(rows) != 1 || rows[0].In == nil || *rows[0].In != 40 || rows[0].Out == nil || *rows[0].Out != 3 || !rows[0].OK || *rows[0].Model != "llama3.2:3b" {
+		t.Fatalf("spend = %+v", rows)
+	}
+}
+
+func TestRouterRefusesToGuessAmongSeveralModels(t *testing.T) {
+	h := extracttest.NewHost(t, "qwen2.5:7b", "llama3.2:3b", "nomic-embed-text:latest")
+	db := openDB(t)
+	r := newRouter(t, httpConfig(h, ""), db, nil)
+	_, err := r.Call(context.Background(), testRequest("extract"))
+	if !errors.Is(err, ErrHeld) {
+		t.Fatalf("err = %v, want held", err)
+	}
+	want := "intelligence.http.model is empty and " + h.OpenAIURL() + " offers 2 chat models (llama3.2:3b, qwen2.5:7b); set intelligence.http.model to one of them"
+	if !strings.Contains(err.Error(), want) {
+		t.Fatalf("err = %v\nwant it to say %q", err, want)
+	}
+	if n := len(h.Requests("/v1/chat/completions")); n != 0 {
+		t.Fatalf("%d chat requests made, want none", n)
+	}
+	if rows := spendRows(t, db); len(rows) != 0 {
+		t.Fatalf("spend rows for a call never made: %+v", rows)
+	}
+	var fails int
+	var last string
+	if err := db.QueryRow(`SELECT consecutive_failures, last_error FROM stage_health WHERE stage = 'extract' AND provider = 'http'`).Scan(&fails, &last); err != nil {
+		t.Fatal(err)
+	}
+	if fails != 1 || !strings.Contains(last, "offers 2 chat models") {
+		t.Fatalf("stage_health = %d %q", fails, last)
+	}
+}
+
+func TestRouterRetriesThenFallsBackThenHolds(t *testing.T) {
+	ok := extracttest.Answer{Content: `{"answer":"hi"}`}
+	junk := extracttest.Answer{Content: `Sure! Here is the answer: hi`}
+	wrongShape := extracttest.Answer{Content: `{"answer": 3}`}
+	empty := extracttest.Answer{Content: ""}
+	e500 := extracttest.Answer{Status: http.StatusInternalServerError}
+	hang := extracttest.Answer{Hang: true}
+	cases := []struct {
+		name     string
+		onFail   string
+		http     []extracttest.Answer
+		ollama   bool // the on_fail ollama provider answers ok
+		wantErr  error
+		wantFrom string
+		// wantSpend lists the ok flag of each spend row, in order.
+		wantSpend []bool
+	}{
+		{"ok first time", "", []extracttest.Answer{ok}, false, nil, "http", []bool{true}},
+		{"500 then ok", "", []extracttest.Answer{e500, ok}, false, nil, "http", []bool{false, true}},
+		{"junk then ok", "", []extracttest.Answer{junk, ok}, false, nil, "http", []bool{false, true}},
+		{"junk twice holds", "", []extracttest.Answer{junk, wrongShape}, false, ErrHeld, "", []bool{false, false}},
+		{"empty twice holds", "none", []extracttest.Answer{empty, empty}, false, ErrHeld, "", []bool{false, false}},
+		{"timeout twice holds", "", []extracttest.Answer{hang, hang}, false, ErrHeld, "", []bool{false, false}},
+		{"500 twice then on_fail answers", "ollama", []extracttest.Answer{e500, e500}, true, nil, "ollama", []bool{false, false, true}},
+		{"500 twice then on_fail heuristic", "heuristic", []extracttest.Answer{e500, e500}, false, ErrHeuristic, "", []bool{false, false}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := extracttest.NewHost(t)
+			h.Enqueue(tc.http...)
+			if tc.ollama {
+				h.Enqueue(ok)
+			}
+			cfg := httpConfig(h, "llama3.2:3b")
+			cfg.HTTP.TimeoutMS = 300
+			cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: tc.onFail}}
+			db := openDB(t)
+			r := newRouter(t, cfg, db, nil)
+			resp, err := r.Call(context.Background(), testRequest("extract"))
+			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tc.wantErr)
+			}
+			if tc.wantErr == nil && resp.Provider != tc.wantFrom {
+				t.Fatalf("answered by %q, want %q", resp.Provider, tc.wantFrom)
+			}
+			if errors.Is(tc.wantErr, ErrHeld) && errors.Is(err, ErrHeuristic) {
+				t.Fatalf("held call also reads as heuristic: %v", err)
+			}
+			rows := spendRows(t, db)
+			var got []bool
+			for _, row := range rows {
+				got = append(got, row.OK)
+			}
+			if !equalBools(got, tc.wantSpend) {
+				t.Fatalf("spend ok flags = %v, want %v", got, tc.wantSpend)
+			}
+			if h.Pending() != 0 {
+				t.Fatalf("%d scripted answers left: the router made fewer calls than expected", h.Pending())
+			}
+		})
+	}
+}
+
+func equalBools(a, b []bool) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
+	h := extracttest.NewHost(t)
+	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
+	h.RejectFormat("json_object", "response_format is not supported by this server")
+	h.Enqueue(extracttest.Answer{Content: "```json\n{\"answer\":\"hi\"}\n```"}, extracttest.Answer{Content: `{"answer":"again"}`})
+	r := newRouter(t, httpConfig(h, "llama3.2:3b"), openDB(t), nil)
+	for _, want := range []string{`{"answer":"hi"}`, `{"answer":"again"}`} {
+		resp, err := r.Call(context.Background(), testRequest("classify"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Text != want {
+			t.Fatalf("text = %q, want %q", resp.Text, want)
+		}
+	}
+	var formats []string
+	for _, req := range h.Requests("/v1/chat/completions") {
+		var sent struct {
+			ResponseFormat *struct{ Type string } `json:"response_format"`
+		}
+		if err := req.Decode(&sent); err != nil {
+			t.Fatal(err)
+		}
+		f := "none"
+		if sent.ResponseFormat != nil {
+			f = sent.ResponseFormat.Type
+		}
+		formats = append(formats, f)
+	}
+	if got := strings.Join(formats, ","); got != "json_schema,json_object,none,none" {
+		t.Fatalf("formats sent = %s, want json_schema,json_object,none,none", got)
+	}
+	if w := r.Warnings(); len(w) != 2 || !strings.Contains(w[1], "asking with prompt-only JSON for the rest of this run") {
+		t.Fatalf("warnings = %q", w)
+	}
+}
+
+func TestRouterBooksUnreportedTokensAsNull(t *testing.T) {
+	h := extracttest.NewHost(t)
+	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`, NoUsage: true})
+	db := openDB(t)
+	r := newRouter(t, httpConfig(h, "llama3.2:3b"), db, nil)
+	if _, err := r.Call(context.Background(), testRequest("summarise")); err != nil {
+		t.Fatal(err)
+	}
+	rows := spendRows(t, db)
+	if len(rows) != 1 || rows[0].In != nil || rows[0].Out != nil || !rows[0].OK || rows[0].Stage != "summarise" {
+		t.Fatalf("spend = %+v, want one ok row with NULL tokens", rows)
+	}
+}
+
+func TestRouterOverBudgetHoldsWithoutCalling(t *testing.T) {
+	h := extracttest.NewHost(t)
+	db := openDB(t)
+	old := store.FormatTime(time.Now().Add(-2 * time.Hour))
+	if _, err := db.Exec(`INSERT INTO spend(stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
+		VALUES ('extract','http','m',1500,600,10,1,?)`, old); err != nil {
+		t.Fatal(err)
+	}
+	cfg := httpConfig(h, "llama3.2:3b")
+	cfg.TokenBudget = map[string]map[string]string{"http": {"day": "2k", "hour": "1M"}}
+	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
+	r := newRouter(t, cfg, db, nil)
+	_, err := r.Call(context.Background(), testRequest("extract"))
+	if !errors.Is(err, ErrOverBudget) || !errors.Is(err, ErrHeld) || errors.Is(err, ErrHeuristic) {
+		t.Fatalf("err = %v, want over budget and held, no heuristic fallback", err)
+	}
+	if !strings.Contains(err.Error(), "http used 2100 of its 2k tokens per day") {
+		t.Fatalf("err = %v", err)
+	}
+	if n := len(h.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the host over budget", n)
+	}
+}
+
+func TestRouterKillSwitchAndRoutes(t *testing.T) {
+	cfg := config.Default().Intelligence
+	cfg.Provider = "cli"
+	cfg.Stages = map[string]config.StageRoute{"classify": {Provider: "http"}, "summarise": {Provider: "heuristic"}}
+	r := newRouter(t, cfg, nil, nil)
+	for stage, want := range map[string]string{"extract": "cli", "classify": "http", "summarise": "heuristic", "entities": "cli"} {
+		if got := r.ProviderFor(stage); got != want {
+			t.Errorf("ProviderFor(%s) = %s, want %s", stage, got, want)
+		}
+	}
+	if _, err := r.Call(context.Background(), testRequest("summarise")); !errors.Is(err, ErrHeuristic) {
+		t.Fatalf("heuristic stage: err = %v, want ErrHeuristic", err)
+	}
+	killed := newRouter(t, cfg, nil, map[string]string{EnvProvider: "heuristic"})
+	for _, stage := range config.Stages {
+		if got := killed.ProviderFor(stage); got != "heuristic" {
+			t.Errorf("with the kill-switch ProviderFor(%s) = %s", stage, got)
+		}
+	}
+}
+
+func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
+	h := extracttest.NewHost(t)
+	cfg := httpConfig(h, "llama3.2:3b")
+	cfg.HTTP.APIKeyEnv = "TEST_LLM_KEY"
+	missing := newRouter(t, cfg, nil, nil)
+	_, err := missing.Call(context.Background(), testRequest("extract"))
+	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "intelligence.http.api_key_env names TEST_LLM_KEY, which is not set; export TEST_LLM_KEY") {
+		t.Fatalf("err = %v", err)
+	}
+	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`})
+	r := newRouter(t, cfg, nil, map[string]string{"TEST_LLM_KEY": "sk-test-123"})
+	if _, err := r.Call(context.Background(), testRequest("extract")); err != nil {
+		t.Fatal(err)
+	}
+	reqs := h.Requests("/v1/chat/completions")
+	if len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer sk-test-123" {
+		t.Fatalf("requests = %+v", reqs)
+	}
+}
