@@ -137,6 +137,10 @@ func commands(env Env) []*cli.Command {
 		demoCommand(env),
 		whyCommand(env),
 		versionCommand(env),
+		daemonCommand(env),
+		notifyCommand(env),
+		hooksCommand(env),
+		serviceCommand(env),
 	}
 }
 

@@ -325,8 +325,14 @@ func (c Config) Validate() error {
 			return &Error{Path: "retention.disk_budget", Msg: err.Error()}
 		}
 	}
-	if _, err := time.ParseDuration(c.Scheduler.ThresholdInterval); err != nil {
+	if d, err := time.ParseDuration(c.Scheduler.ThresholdInterval); err != nil || d < 0 {
 		return &Error{Path: "scheduler.threshold_interval", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"2m\"", c.Scheduler.ThresholdInterval)}
+	}
+	if c.Scheduler.ThresholdEvents < 0 {
+		return &Error{Path: "scheduler.threshold_events", Msg: "must be zero or more unexamined events"}
+	}
+	if c.Scheduler.ExtractCap <= 0 {
+		return &Error{Path: "scheduler.extract_cap", Msg: "must be a positive number of events per run"}
 	}
 	return nil
 }

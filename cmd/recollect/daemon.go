@@ -1,0 +1,52 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/scheduler"
+)
+
+func daemonCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "daemon",
+		Usage:     "run in the foreground: follow the transcripts, answer hooks on the control socket, consolidate at the right moments (one per data directory)",
+		ArgsUsage: " ",
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("daemon takes no arguments (got %q)", c.Args().First())
+			}
+			dir, err := dataDir(c, env)
+			if err != nil {
+				return err
+			}
+			release, err := scheduler.Lock(dir)
+			if err != nil {
+				return err
+			}
+			defer release()
+			log, logFile, err := scheduler.DaemonLogger(dir, env.Stderr)
+			if err != nil {
+				return err
+			}
+			p, err := pipeline.Open(c.Context, dir)
+			if err != nil {
+				logFile.Close()
+				return err
+			}
+			p.Getenv, p.Log = env.Getenv, log
+			runErr := scheduler.New(p, scheduler.Options{Log: log}).Run(c.Context)
+			if runErr != nil {
+				log.Error("daemon stopped with an error", "err", runErr)
+			}
+			closeErr := p.Close()
+			if closeErr != nil {
+				closeErr = fmt.Errorf("close store: %w", closeErr)
+			}
+			return errors.Join(runErr, closeErr, logFile.Close())
+		},
+	}
+}

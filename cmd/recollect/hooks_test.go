@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/hooks"
+)
+
+// runApp runs the CLI in process and returns stdout, stderr and the status.
+func runApp(t *testing.T, env map[string]string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), append([]string{"recollect"}, args...), Env{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return env[k] },
+	})
+	return out.String(), errb.String(), code
+}
+
+func thisBinary(t *testing.T) string {
+	t.Helper()
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, err := filepath.EvalSymlinks(bin); err == nil {
+		bin = r
+	}
+	return bin
+}
+
+func TestHooksPrint(t *testing.T) {
+	data := t.TempDir()
+	out, _, code := runApp(t, nil, "hooks", "print", "--data", data)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var got struct {
+		Hooks struct {
+			PreCompact []struct {
+				Hooks []struct {
+					Type    string
+					Command string
+					Timeout int
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	h := got.Hooks.PreCompact[0].Hooks[0]
+	if want := hooks.NotifyCommand(thisBinary(t), data); h.Command != want || h.Timeout != 5 || h.Type != "command" {
+		t.Errorf("entry %+v, want command %q, timeout 5", h, want)
+	}
+	if !filepath.IsAbs(strings.Fields(h.Command)[0]) {
+		t.Errorf("binary path is not absolute: %s", h.Command)
+	}
+}
+
+func TestHooksInstall(t *testing.T) {
+	proj, data := t.TempDir(), t.TempDir()
+	settings := filepath.Join(proj, ".claude", "settings.json")
+	out, stderr, code := runApp(t, nil, "hooks", "install", "--project", proj, "--data", data)
+	if code != 0 || out != "installed the PreCompact hook in "+settings+" (new file)\n" {
+		t.Fatalf("first install: exit %d, %q %q", code, out, stderr)
+	}
+	out, _, code = runApp(t, nil, "hooks", "install", "--project", proj, "--data", data)
+	if code != 0 || out != "PreCompact hook already installed in "+settings+"; nothing changed\n" {
+		t.Fatalf("second install: exit %d, %q", code, out)
+	}
+	home := t.TempDir()
+	out, _, code = runApp(t, map[string]string{"HOME": home}, "hooks", "install", "--user", "--data", data)
+	if code != 0 || !strings.Contains(out, filepath.Join(home, ".claude", "settings.json")) {
+		t.Fatalf("--user: exit %d, %q", code, out)
+	}
+	for _, c := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"hooks", "install"}, "recollect: hooks install: say where: --project DIR (that project's .claude/settings.json) or --user (~/.claude/settings.json)\n"},
+		{[]string{"hooks", "install", "--user", "--project", proj}, "recollect: hooks install: choose one of --project DIR or --user, not both\n"},
+		{[]string{"hooks", "install", "--project", filepath.Join(proj, "nope")}, "recollect: hooks install: --project " + filepath.Join(proj, "nope") + " is not a directory; give the project's root\n"},
+	} {
+		_, stderr, code := runApp(t, map[string]string{"HOME": home}, c.args...)
+		if code != 2 || stderr != c.msg {
+			t.Errorf("%v: exit %d, %q; want 2, %q", c.args, code, stderr, c.msg)
+		}
+	}
+}
+
+func TestServicePrint(t *testing.T) {
+	data := t.TempDir()
+	out, _, code := runApp(t, nil, "service", "print", "--data", data)
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	bin := thisBinary(t)
+	for _, want := range []string{
+		"ExecStart=" + bin + " daemon --data " + data,
+		"<string>" + bin + "</string>",
+		"<string>" + data + "</string>",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+}

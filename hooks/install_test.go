@@ -1,0 +1,148 @@
+package hooks_test
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/hooks"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const (
+	bin  = "/opt/bin/recollect"
+	data = "/home/a/.recollect"
+)
+
+// TestMergeSettings: each testdata/settings/<case>.json is merged and
+// compared with <case>.golden (the merged file, or the error line).
+func TestMergeSettings(t *testing.T) {
+	cases := []struct{ name, action string }{
+		{"empty", "installed"},
+		{"others", "installed"},
+		{"installed", "unchanged"},
+		{"older", "updated"},
+		{"shared-group", "updated"},
+		{"invalid", ""},
+		{"precompact-object", ""},
+		{"array", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join("testdata", "settings", c.name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, action, mergeErr := hooks.MergeSettings(in, bin, data)
+			got := string(out)
+			if mergeErr != nil {
+				got = "error: " + mergeErr.Error() + "\n"
+			}
+			if action != c.action {
+				t.Errorf("action %q, want %q", action, c.action)
+			}
+			golden := filepath.Join("testdata", "settings", c.name+".golden")
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != string(want) {
+				t.Errorf("merged:\n%s\nwant:\n%s", got, want)
+			}
+			if c.action == "unchanged" && got != string(in) {
+				t.Error("an unchanged file must come back byte for byte")
+			}
+			if mergeErr == nil {
+				again, action, err := hooks.MergeSettings(out, bin, data)
+				if err != nil || action != "unchanged" || string(again) != got {
+					t.Errorf("second merge: action %q, err %v; want unchanged and the same bytes", action, err)
+				}
+			}
+		})
+	}
+}
+
+// TestInstall: a backup of the original is written before the change, a
+// second install changes nothing and writes no second backup.
+func TestInstall(t *testing.T) {
+	dir := t.TempDir()
+	path := hooks.ProjectSettings(dir)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	orig := []byte(`{"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]}}`)
+	if err := os.WriteFile(path, orig, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
+	res, err := hooks.Install(path, bin, data, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Action != "installed" || res.Backup != path+".bak-20260304T050607Z" {
+		t.Fatalf("result %+v", res)
+	}
+	if b, _ := os.ReadFile(res.Backup); string(b) != string(orig) {
+		t.Errorf("backup holds %q", b)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %o, want the original 600", fi.Mode().Perm())
+	}
+	merged, _ := os.ReadFile(path)
+	for _, want := range []string{`"model": "opus"`, `"command": "say done"`, `"command": "/opt/bin/recollect notify compaction --data /home/a/.recollect"`, `"timeout": 5`} {
+		if !strings.Contains(string(merged), want) {
+			t.Errorf("merged file lacks %s:\n%s", want, merged)
+		}
+	}
+	res, err = hooks.Install(path, bin, data, now.Add(time.Hour))
+	if err != nil || res.Action != "unchanged" || res.Backup != "" {
+		t.Fatalf("second install: %+v, %v", res, err)
+	}
+	baks, _ := filepath.Glob(path + ".bak-*")
+	if len(baks) != 1 {
+		t.Errorf("backups %q, want one", baks)
+	}
+	t.Run("new file", func(t *testing.T) {
+		path := hooks.ProjectSettings(t.TempDir())
+		res, err := hooks.Install(path, bin, data, now)
+		if err != nil || res.Action != "installed" || res.Backup != "" {
+			t.Fatalf("%+v, %v", res, err)
+		}
+	})
+	t.Run("invalid file is left alone", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "settings.json")
+		os.WriteFile(path, []byte("{nope"), 0o644)
+		_, err := hooks.Install(path, bin, data, now)
+		if err == nil || !strings.Contains(err.Error(), "paste the entry from `recollect hooks print` by hand") {
+			t.Fatalf("err %v", err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != "{nope" {
+			t.Error("the file was touched")
+		}
+	})
+}
+
+func TestUserSettings(t *testing.T) {
+	env := map[string]string{"HOME": "/home/a"}
+	got, err := hooks.UserSettings(func(k string) string { return env[k] })
+	if err != nil || got != "/home/a/.claude/settings.json" {
+		t.Errorf("%q, %v", got, err)
+	}
+	env["CLAUDE_CONFIG_DIR"] = "/cfg"
+	if got, _ := hooks.UserSettings(func(k string) string { return env[k] }); got != "/cfg/settings.json" {
+		t.Errorf("with CLAUDE_CONFIG_DIR: %q", got)
+	}
+}

@@ -1,0 +1,59 @@
+package scheduler
+
+import (
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline"
+)
+
+// Plan is what one moment runs.
+type Plan struct {
+	Copy, Extract, Integrate bool
+	// Gated means the extract step runs only when due: enough unexamined
+	// events and enough time since the last gated run.
+	Gated bool
+}
+
+// Moments is the scheduler's table: what each moment runs. Extraction is
+// always capped at scheduler.extract_cap events; thresholds are
+// scheduler.threshold_events and scheduler.threshold_interval.
+var Moments = map[hooks.Moment]Plan{
+	hooks.MomentStart:      {Copy: true, Extract: true, Integrate: true},
+	hooks.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
+	hooks.MomentThreshold:  {Extract: true, Gated: true},
+	hooks.MomentShutdown:   {Integrate: true},
+}
+
+// precedence orders moments when notifications coalesce into one run: the
+// run is named after the strongest moment in it.
+var precedence = []hooks.Moment{hooks.MomentStart, hooks.MomentCompaction, hooks.MomentThreshold, hooks.MomentShutdown}
+
+// merge is the plan of a run that serves every moment in ms: the union of
+// their steps. A gated extract that joins an ungated one is no longer gated.
+func merge(ms map[hooks.Moment]bool) (Plan, hooks.Moment) {
+	var p Plan
+	var name hooks.Moment
+	ungatedExtract := false
+	for _, m := range precedence {
+		if !ms[m] {
+			continue
+		}
+		if name == "" {
+			name = m
+		}
+		mp := Moments[m]
+		p.Copy = p.Copy || mp.Copy
+		p.Extract = p.Extract || mp.Extract
+		p.Integrate = p.Integrate || mp.Integrate
+		p.Gated = p.Gated || mp.Gated
+		ungatedExtract = ungatedExtract || (mp.Extract && !mp.Gated)
+	}
+	if ungatedExtract {
+		p.Gated = false
+	}
+	return p, name
+}
+
+// steps is the pipeline's form of the plan.
+func (p Plan) steps() pipeline.Steps {
+	return pipeline.Steps{Copy: p.Copy, Extract: p.Extract, Integrate: p.Integrate}
+}

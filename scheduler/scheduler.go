@@ -1,0 +1,358 @@
+// Package scheduler runs recollect in the background for one data
+// directory: it follows the configured transcript sources as they are
+// written, serves the control socket that hooks reach, and decides which
+// consolidation steps run at which moment (the Moments table). Both the
+// daemon and an MCP server that finds no daemon run it.
+//
+// It owns the daemon's lifecycle (lock, socket, log, shutdown) and its
+// policies; the steps themselves are pipeline's, the copying is sources'.
+package scheduler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline"
+)
+
+// DefaultShutdownTimeout bounds the integrate run at a clean shutdown.
+const DefaultShutdownTimeout = 30 * time.Second
+
+// Options tune a Scheduler; the zero value is what the daemon uses.
+type Options struct {
+	// Log receives the scheduler's lines; the pipeline's logger when nil.
+	Log *slog.Logger
+	// Now is the clock of the threshold interval; time.Now when nil.
+	Now func() time.Time
+	// ShutdownTimeout bounds the integrate run at shutdown;
+	// DefaultShutdownTimeout when zero.
+	ShutdownTimeout time.Duration
+}
+
+// Scheduler follows one data directory's sources and runs its pipeline at
+// the moments of the Moments table. Create it with New, run it with Run
+// while holding the directory's lock (Lock or TryLock).
+type Scheduler struct {
+	p    *pipeline.Pipeline
+	opts Options
+	log  *slog.Logger
+	wake chan struct{}
+
+	mu        sync.Mutex
+	pending   batch
+	running   bool
+	lastGated time.Time
+	status    hooks.Status
+}
+
+// batch is the notifications waiting for the next run.
+type batch struct {
+	moments map[hooks.Moment]bool
+	paths   []string
+	count   int
+}
+
+func (b *batch) add(m hooks.Moment, path string) {
+	if b.moments == nil {
+		b.moments = map[hooks.Moment]bool{}
+	}
+	b.moments[m] = true
+	b.count++
+	if path == "" {
+		return
+	}
+	for _, p := range b.paths {
+		if p == path {
+			return
+		}
+	}
+	b.paths = append(b.paths, path)
+}
+
+// New builds a scheduler over an opened pipeline. The pipeline stays the
+// caller's: Run does not close it.
+func New(p *pipeline.Pipeline, opts Options) *Scheduler {
+	if opts.Log == nil {
+		opts.Log = p.Log
+	}
+	if opts.Log == nil {
+		opts.Log = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.ShutdownTimeout == 0 {
+		opts.ShutdownTimeout = DefaultShutdownTimeout
+	}
+	return &Scheduler{
+		p: p, opts: opts, log: opts.Log,
+		wake:   make(chan struct{}, 1),
+		status: hooks.Status{PID: os.Getpid(), DataDir: p.DB.Dir, Runs: map[string]int{}},
+	}
+}
+
+// Run serves the data directory until ctx is cancelled: it runs the start
+// moment, follows the sources, answers the control socket, and at the end
+// runs the shutdown moment (integrate) even though ctx is done. The caller
+// must hold the directory's lock. Failures of single runs are logged and
+// reported in Status, not returned; Run returns what kept it from serving
+// or from shutting down cleanly.
+func (s *Scheduler) Run(ctx context.Context) error {
+	dir := s.p.DB.Dir
+	if err := privateDir(dir, s.log); err != nil {
+		return err
+	}
+	fol, err := newFollower(s.p, s.log)
+	if err != nil {
+		return err
+	}
+	ln, err := listen(hooks.SocketPath(dir), s.log)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.status.Started = s.opts.Now().UTC()
+	s.mu.Unlock()
+	srv := &server{ln: ln, handle: s.handle, log: s.log}
+	inner, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var followErr error
+	if fol != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			followErr = fol.follow(inner, s.copyChanged(fol))
+		}()
+	}
+	s.enqueue(hooks.MomentStart, "")
+	wg.Add(2)
+	go func() { defer wg.Done(); s.work(inner, fol) }()
+	go func() { defer wg.Done(); srv.serve(inner) }()
+	s.log.Info("daemon started", "data", dir, "pid", os.Getpid(), "socket", hooks.SocketPath(dir), "mode", s.p.Config.Mode)
+
+	<-ctx.Done()
+	s.log.Info("shutting down")
+	cancel()
+	closeErr := srv.close()
+	wg.Wait()
+	if followErr != nil && !errors.Is(followErr, context.Canceled) {
+		followErr = fmt.Errorf("follow sources: %w", followErr)
+	} else {
+		followErr = nil
+	}
+	shutErr := s.shutdown(ctx)
+	return errors.Join(followErr, closeErr, shutErr)
+}
+
+// shutdown runs the shutdown moment on a context that outlives ctx.
+func (s *Scheduler) shutdown(ctx context.Context) error {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
+	defer cancel()
+	if _, err := s.runPlan(sctx, Moments[hooks.MomentShutdown], hooks.MomentShutdown); err != nil {
+		return fmt.Errorf("integrate at shutdown: %w", err)
+	}
+	s.log.Info("daemon stopped")
+	return nil
+}
+
+// Notify queues the run a moment calls for and says what became of it, as
+// the control socket would. Runs happen on Run's goroutine.
+func (s *Scheduler) Notify(req hooks.Request) hooks.Response {
+	return s.handle(context.Background(), req)
+}
+
+// Status reports what the scheduler is doing.
+func (s *Scheduler) Status() hooks.Status {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.status
+	st.Running, st.Pending = s.running, s.pending.count > 0
+	st.Runs = make(map[string]int, len(s.status.Runs))
+	for k, v := range s.status.Runs {
+		st.Runs[k] = v
+	}
+	return st
+}
+
+// handle answers one control request.
+func (s *Scheduler) handle(_ context.Context, req hooks.Request) hooks.Response {
+	switch req.Op {
+	case hooks.OpStatus:
+		st := s.Status()
+		return hooks.Response{OK: true, Message: "running", Status: &st}
+	case hooks.OpNotify:
+		m, err := hooks.ParseMoment(string(req.Moment))
+		if err != nil {
+			return hooks.Response{Message: err.Error()}
+		}
+		return hooks.Response{OK: true, Message: s.enqueue(m, req.TranscriptPath)}
+	}
+	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus)}
+}
+
+// enqueue adds a moment to the next run and wakes the worker. Whatever
+// arrives while a run is in flight joins one follow-up run.
+func (s *Scheduler) enqueue(m hooks.Moment, path string) string {
+	s.mu.Lock()
+	joined := s.pending.count > 0
+	s.pending.add(m, path)
+	running := s.running
+	if joined {
+		s.status.Coalesced++
+	}
+	s.mu.Unlock()
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+	switch {
+	case joined:
+		return fmt.Sprintf("%s noted; joined the run already queued", m)
+	case running:
+		return fmt.Sprintf("%s noted; runs after the one in progress", m)
+	}
+	return fmt.Sprintf("%s noted; run queued", m)
+}
+
+// take hands the pending batch to the worker and marks a run in flight.
+func (s *Scheduler) take() batch {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	b := s.pending
+	s.pending = batch{}
+	s.running = b.count > 0
+	return b
+}
+
+func (s *Scheduler) done() {
+	s.mu.Lock()
+	s.running = false
+	s.mu.Unlock()
+}
+
+// work runs queued batches one at a time until ctx ends.
+func (s *Scheduler) work(ctx context.Context, fol *follower) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.wake:
+		}
+		b := s.take()
+		if b.count == 0 {
+			continue
+		}
+		s.runBatch(ctx, b, fol)
+		s.done()
+	}
+}
+
+// runBatch performs one run for every moment in b: the transcripts the
+// notifications named are copied first, then the merged plan runs.
+func (s *Scheduler) runBatch(ctx context.Context, b batch, fol *follower) {
+	plan, name := merge(b.moments)
+	if plan.Copy && fol != nil && len(b.paths) > 0 {
+		s.copyPaths(ctx, fol, b.paths)
+	}
+	if plan.Gated {
+		due, why, err := s.due(ctx)
+		if err != nil {
+			s.fail(fmt.Errorf("check threshold: %w", err))
+			return
+		}
+		if !due {
+			s.mu.Lock()
+			s.status.Skipped++
+			s.mu.Unlock()
+			s.log.Debug("threshold not due", "why", why)
+			return
+		}
+		s.mu.Lock()
+		s.lastGated = s.opts.Now()
+		s.mu.Unlock()
+	}
+	if _, err := s.runPlan(ctx, plan, name); err != nil && ctx.Err() == nil {
+		s.fail(fmt.Errorf("%s run: %w", name, err))
+	}
+}
+
+// runPlan runs plan's steps through the pipeline, named after moment.
+func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment hooks.Moment) (pipeline.Summary, error) {
+	sum, err := s.p.Run(ctx, pipeline.RunOptions{
+		Steps:   plan.steps(),
+		Extract: extract.Options{Limit: s.p.Config.Scheduler.ExtractCap},
+		Trigger: string(moment),
+	})
+	if err != nil {
+		return sum, err
+	}
+	s.mu.Lock()
+	s.status.Runs[string(moment)]++
+	recovered := s.status.LastError != ""
+	s.status.LastError = ""
+	s.mu.Unlock()
+	if recovered {
+		s.log.Info("runs recovered", "trigger", moment)
+	}
+	s.log.Info("run finished", summaryAttrs(sum)...)
+	return sum, nil
+}
+
+// due reports whether a threshold notification should extract now.
+func (s *Scheduler) due(ctx context.Context) (bool, string, error) {
+	cfg := s.p.Config.Scheduler
+	interval, err := time.ParseDuration(cfg.ThresholdInterval)
+	if err != nil {
+		return false, "", fmt.Errorf("scheduler.threshold_interval: %w", err)
+	}
+	s.mu.Lock()
+	last := s.lastGated
+	s.mu.Unlock()
+	if !last.IsZero() {
+		if since := s.opts.Now().Sub(last); since < interval {
+			return false, fmt.Sprintf("last gated run %s ago (< %s)", since.Round(time.Second), interval), nil
+		}
+	}
+	stage, err := s.p.ExtractStage()
+	if err != nil {
+		return false, "", err
+	}
+	n, err := stage.Remaining(ctx)
+	if err != nil {
+		return false, "", err
+	}
+	if n < cfg.ThresholdEvents {
+		return false, fmt.Sprintf("%d unexamined events (< %d)", n, cfg.ThresholdEvents), nil
+	}
+	return true, "", nil
+}
+
+// fail records and logs a failed run or copy.
+func (s *Scheduler) fail(err error) {
+	s.mu.Lock()
+	s.status.LastError = err.Error()
+	s.mu.Unlock()
+	s.log.Error("run failed", "err", err)
+}
+
+func summaryAttrs(sum pipeline.Summary) []any {
+	attrs := []any{"trigger", sum.Trigger, "run", sum.RunID, "elapsed", sum.Elapsed}
+	if sum.Copy != nil {
+		attrs = append(attrs, "copied_events", sum.Copy.Events, "copied_files", sum.Copy.Files)
+	}
+	if sum.Extract != nil {
+		attrs = append(attrs, "examined", sum.Extract.EventsExamined, "facts", sum.Extract.FactsExtracted, "remaining", sum.Extract.EventsRemaining)
+	}
+	if sum.Integrate != nil {
+		attrs = append(attrs, "integrated", sum.Integrate.Integrated, "merged", sum.Integrate.Merged)
+	}
+	return attrs
+}

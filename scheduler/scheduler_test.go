@@ -1,0 +1,257 @@
+package scheduler_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/scheduler"
+)
+
+// TestMomentsTable pins what each moment runs (issue 3's table).
+func TestMomentsTable(t *testing.T) {
+	want := map[hooks.Moment]scheduler.Plan{
+		hooks.MomentStart:      {Copy: true, Extract: true, Integrate: true},
+		hooks.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
+		hooks.MomentThreshold:  {Extract: true, Gated: true},
+		hooks.MomentShutdown:   {Integrate: true},
+	}
+	if !reflect.DeepEqual(scheduler.Moments, want) {
+		t.Fatalf("Moments = %+v\nwant %+v", scheduler.Moments, want)
+	}
+}
+
+// TestMomentsRunTheirSteps checks each moment's run in the runs table:
+// which steps ran, and the extract cap.
+func TestMomentsRunTheirSteps(t *testing.T) {
+	p := openPipeline(t)
+	p.Config.Scheduler.ExtractCap = 7
+	recordEvents(t, p, "s1", 20)
+	r := startScheduler(t, p, scheduler.Options{})
+	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	recordEvents(t, p, "s2", 3)
+	if resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction}); !resp.OK {
+		t.Fatalf("notify compaction: %+v", resp)
+	}
+	waitFor(t, "compaction run", func() bool { return r.s.Status().Runs["compaction"] == 1 })
+	if err := r.stop(t); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	rows, err := p.DB.Query(`SELECT trigger, summary FROM runs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	type steps struct {
+		Trigger   string
+		Copy      *json.RawMessage `json:"copy"`
+		Extract   *struct{ EventsExamined int `json:"events_examined"` }
+		Integrate *json.RawMessage `json:"integrate"`
+	}
+	var got []string
+	for rows.Next() {
+		var trig, sum string
+		if err := rows.Scan(&trig, &sum); err != nil {
+			t.Fatal(err)
+		}
+		var s steps
+		if err := json.Unmarshal([]byte(sum), &s); err != nil {
+			t.Fatal(err)
+		}
+		line := trig + ":"
+		if s.Copy != nil {
+			line += " copy"
+		}
+		if s.Extract != nil {
+			line += " extract(" + itoa(s.Extract.EventsExamined) + ")"
+		}
+		if s.Integrate != nil {
+			line += " integrate"
+		}
+		got = append(got, line)
+	}
+	want := []string{
+		"daemon-start: copy extract(7) integrate",
+		"compaction: copy extract(7) integrate",
+		"shutdown: integrate",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestThresholdGate: threshold extracts only with enough unexamined events
+// and long enough after the last gated run.
+func TestThresholdGate(t *testing.T) {
+	p := openPipeline(t)
+	p.Config.Scheduler.ThresholdEvents = 10
+	p.Config.Scheduler.ThresholdInterval = "2m"
+	var mu sync.Mutex
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	r := startScheduler(t, p, scheduler.Options{Now: clock})
+	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	threshold := func() { r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentThreshold}) }
+	settled := func(runs, skipped int) func() bool {
+		return func() bool {
+			st := r.s.Status()
+			return st.Runs["threshold"] == runs && st.Skipped == skipped && !st.Running && !st.Pending
+		}
+	}
+	steps := []struct {
+		name          string
+		record        int
+		advance       time.Duration
+		runs, skipped int
+	}{
+		{"9 unexamined: not due", 9, 0, 0, 1},
+		{"10 unexamined: due", 1, 0, 1, 1},
+		{"10 more at once: interval not passed", 10, time.Minute, 1, 2},
+		{"2 minutes after the gated run: due", 0, time.Minute, 2, 2},
+		{"nothing unexamined: not due", 0, 5 * time.Minute, 2, 3},
+	}
+	for _, st := range steps {
+		if st.record > 0 {
+			recordEvents(t, p, "s-"+st.name, st.record)
+		}
+		advance(st.advance)
+		threshold()
+		waitFor(t, st.name, settled(st.runs, st.skipped))
+	}
+}
+
+// TestCoalescing: notifications that arrive while a run is in flight make
+// exactly one follow-up run, named after the strongest moment among them.
+func TestCoalescing(t *testing.T) {
+	p := openPipeline(t)
+	r := startScheduler(t, p, scheduler.Options{})
+	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	release := holdWriteLock(t, p.DB.Dir)
+	resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction})
+	if resp.Message != "compaction noted; run queued" {
+		t.Errorf("first notify answered %q", resp.Message)
+	}
+	waitFor(t, "a run in flight", func() bool { return r.s.Status().Running })
+	var msgs []string
+	for _, m := range []hooks.Moment{hooks.MomentThreshold, hooks.MomentCompaction, hooks.MomentThreshold, hooks.MomentCompaction} {
+		msgs = append(msgs, r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: m}).Message)
+	}
+	wantMsgs := []string{
+		"threshold noted; runs after the one in progress",
+		"compaction noted; joined the run already queued",
+		"threshold noted; joined the run already queued",
+		"compaction noted; joined the run already queued",
+	}
+	if !reflect.DeepEqual(msgs, wantMsgs) {
+		t.Errorf("answers %q\nwant %q", msgs, wantMsgs)
+	}
+	if st := r.s.Status(); !st.Pending || st.Coalesced != 3 {
+		t.Errorf("status while blocked: pending=%v coalesced=%d, want true 3", st.Pending, st.Coalesced)
+	}
+	release()
+	waitFor(t, "runs to settle", func() bool { st := r.s.Status(); return !st.Running && !st.Pending && st.Runs["compaction"] >= 2 })
+	// The four notifications made one follow-up run, a compaction one (the
+	// strongest moment among them), ungated: nothing was skipped.
+	if got, want := runTriggers(t, p.DB), []string{"daemon-start", "compaction", "compaction"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("runs %q, want %q", got, want)
+	}
+	if st := r.s.Status(); st.Skipped != 0 || st.Runs["threshold"] != 0 {
+		t.Fatalf("status after settling: %+v", st)
+	}
+}
+
+// TestStaleSocketReplaced: a socket left by a killed process is probed,
+// removed and replaced; a live one and a non-socket file are left alone.
+func TestStaleSocketReplaced(t *testing.T) {
+	p := openPipeline(t)
+	path := hooks.SocketPath(p.DB.Dir)
+	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stale.SetUnlinkOnClose(false)
+	stale.Close()
+	if _, err := hooks.Send(context.Background(), path, hooks.Request{Op: hooks.OpStatus}); !errors.Is(err, hooks.ErrNoDaemon) {
+		t.Fatalf("send to stale socket: %v, want ErrNoDaemon", err)
+	}
+	r := startScheduler(t, p, scheduler.Options{})
+	waitFor(t, "socket answers", func() bool { _, err := status(p.DB.Dir); return err == nil })
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("socket mode %o, want 600", fi.Mode().Perm())
+	}
+	if dfi, _ := os.Stat(p.DB.Dir); dfi.Mode().Perm() != 0o700 {
+		t.Errorf("data dir mode %o, want 700", dfi.Mode().Perm())
+	}
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("socket left behind after a clean stop: %v", err)
+	}
+}
+
+func TestSocketRefusals(t *testing.T) {
+	t.Run("a file that is not a socket", func(t *testing.T) {
+		p := openPipeline(t)
+		path := hooks.SocketPath(p.DB.Dir)
+		if err := os.WriteFile(path, []byte("mine"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		err := runOnce(t, p)
+		if err == nil || !strings.Contains(err.Error(), "exists and is not a socket; move it away") {
+			t.Fatalf("Run: %v", err)
+		}
+		if data, _ := os.ReadFile(path); string(data) != "mine" {
+			t.Fatal("the file was touched")
+		}
+	})
+	t.Run("a live socket", func(t *testing.T) {
+		p := openPipeline(t)
+		ln, err := net.Listen("unix", hooks.SocketPath(p.DB.Dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ln.Close()
+		err = runOnce(t, p)
+		if err == nil || !strings.Contains(err.Error(), "another process answers on") {
+			t.Fatalf("Run: %v", err)
+		}
+	})
+	t.Run("too long a path", func(t *testing.T) {
+		p := openPipeline(t)
+		long := filepath.Join(p.DB.Dir, strings.Repeat("d", 100))
+		if err := os.Mkdir(long, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		p.DB.Dir = long
+		err := runOnce(t, p)
+		if err == nil || !strings.Contains(err.Error(), "use a shorter --data directory") {
+			t.Fatalf("Run: %v", err)
+		}
+	})
+}
+
+// runOnce runs a scheduler that is expected to fail at once.
+func runOnce(t *testing.T, p *pipeline.Pipeline) error {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return scheduler.New(p, scheduler.Options{}).Run(ctx)
+}
