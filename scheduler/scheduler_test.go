@@ -53,9 +53,11 @@ func TestMomentsRunTheirSteps(t *testing.T) {
 	}
 	defer rows.Close()
 	type steps struct {
-		Trigger   string
-		Copy      *json.RawMessage `json:"copy"`
-		Extract   *struct{ EventsExamined int `json:"events_examined"` }
+		Trigger string
+		Copy    *json.RawMessage `json:"copy"`
+		Extract *struct {
+			EventsExamined int `json:"events_examined"`
+		}
 		Integrate *json.RawMessage `json:"integrate"`
 	}
 	var got []string
