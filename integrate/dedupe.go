@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -92,7 +93,7 @@ func activeByDigest(ctx context.Context, q querier, digest string) (int64, bool,
 // nearDuplicates lists active facts of the domain whose content words
 // overlap content's by at least NearThreshold, best first, at most five.
 func nearDuplicates(ctx context.Context, q querier, content, domain string) ([]candidate, error) {
-	match := graph.Sanitize(content)
+	match := graph.Sanitize(strings.Join(pigeonholeWords(content), " "))
 	if match == "" {
 		return nil, nil
 	}
@@ -176,4 +177,24 @@ func (in *Integrator) reconcile(ctx context.Context, content string, near []cand
 		return actMerge, best.ID, "same content words as the stored fact", in.actor(), nil
 	}
 	return actAdd, 0, fmt.Sprintf("near duplicate of fact %d (overlap %.2f) but not the same words; kept both", best.ID, best.Score), in.actor(), nil
+}
+
+// pigeonholeWords is the fewest of content's words a near duplicate must
+// contain at least one of: overlap ≥ NearThreshold needs at least k of the
+// n content words, so any n-k+1 of them will do. The longest are taken, as
+// long words are rarer and keep the keyword match small.
+func pigeonholeWords(content string) []string {
+	set := contentWords(content)
+	words := make([]string, 0, len(set))
+	for w := range set {
+		words = append(words, w)
+	}
+	sort.Slice(words, func(i, j int) bool {
+		if len(words[i]) != len(words[j]) {
+			return len(words[i]) > len(words[j])
+		}
+		return words[i] < words[j]
+	})
+	k := int(math.Ceil(NearThreshold * float64(len(words))))
+	return words[:len(words)-k+1]
 }

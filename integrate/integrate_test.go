@@ -232,3 +232,25 @@ func TestCancelledRunLeavesFactsPending(t *testing.T) {
 		t.Errorf("%d pending facts after a cancelled run, want 1", n)
 	}
 }
+
+func TestPigeonholeFindsEveryNearDuplicate(t *testing.T) {
+	// Any fact overlapping by NearThreshold shares a searched word.
+	facts := []string{"I work at Acme on the billing service", "I work at Acme on their billing service",
+		"At Acme I work on the billing service", "The billing service at Acme is where I work", "Acme billing"}
+	for _, a := range facts {
+		for _, b := range facts {
+			if integrate.Overlap(a, b) < integrate.NearThreshold {
+				continue
+			}
+			found := false
+			for _, w := range integrate.PigeonholeWords(a) {
+				if strings.Contains(strings.ToLower(b), w) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%q overlaps %q by %.2f but shares none of %v", a, b, integrate.Overlap(a, b), integrate.PigeonholeWords(a))
+			}
+		}
+	}
+}

@@ -142,6 +142,10 @@ func TestTwoNewFactsClaimOneOld(t *testing.T) {
 	if p := s.prompts("supersede"); len(p) != 2 || !strings.Contains(p[1], "[already replaced in this run]") {
 		t.Errorf("second prompt does not mark the replaced fact: %q", p)
 	}
+	ex, err := integrate.Why(t.Context(), db, helix.ID)
+	if err != nil || len(ex.Conflicts) != 1 || ex.Conflicts[0].WinnerID != neovim.ID || ex.Conflicts[0].TargetID != vscode {
+		t.Errorf("why helix: conflicts %+v, %v", ex.Conflicts, err)
+	}
 	sum, _, err := integrate.LatestSummary(t.Context(), db)
 	if err != nil || len(sum.OpenThreads) == 0 || !strings.Contains(sum.OpenThreads[0], `"I switched to Helix" and "I switched to Neovim" both replace "I use VS Code"`) {
 		t.Errorf("open threads = %q (%v)", sum.OpenThreads, err)

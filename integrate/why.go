@@ -23,6 +23,19 @@ type Explanation struct {
 	// them, nearest first; ReplacedBy is the chain of successors.
 	Replaces   []Link `json:"replaces"`
 	ReplacedBy []Link `json:"replaced_by"`
+	// Conflicts are the unresolved and resolved conflicts the fact is in.
+	Conflicts []Conflict `json:"conflicts"`
+}
+
+// Conflict is two new facts that claimed to replace the same old one; the
+// first claim stood.
+type Conflict struct {
+	ID         int64  `json:"id"`
+	FactID     int64  `json:"fact_id"`
+	WinnerID   int64  `json:"winner_id"`
+	TargetID   int64  `json:"target_id"`
+	Reason     string `json:"reason"`
+	ResolvedAt string `json:"resolved_at,omitempty"`
 }
 
 // FactInfo is the fact row.
@@ -75,7 +88,7 @@ type Link struct {
 
 // Why explains fact id.
 func Why(ctx context.Context, db *store.DB, id int64) (Explanation, error) {
-	ex := Explanation{Sources: []Source{}, Log: []LogEntry{}, Replaces: []Link{}, ReplacedBy: []Link{}}
+	ex := Explanation{Sources: []Source{}, Log: []LogEntry{}, Replaces: []Link{}, ReplacedBy: []Link{}, Conflicts: []Conflict{}}
 	f, err := loadFactInfo(ctx, db, id)
 	if err != nil {
 		return ex, err
@@ -85,6 +98,9 @@ func Why(ctx context.Context, db *store.DB, id int64) (Explanation, error) {
 		return ex, err
 	}
 	if ex.Log, err = mutations(ctx, db, id); err != nil {
+		return ex, err
+	}
+	if ex.Conflicts, err = conflictsOf(ctx, db, id); err != nil {
 		return ex, err
 	}
 	// Forward: the chain of successors.
@@ -219,6 +235,24 @@ func mutations(ctx context.Context, db *store.DB, id int64) ([]LogEntry, error) 
 			return nil, fmt.Errorf("read mutation log of fact %d: %w", id, err)
 		}
 		out = append(out, l)
+	}
+	return out, rows.Err()
+}
+
+func conflictsOf(ctx context.Context, db *store.DB, id int64) ([]Conflict, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, COALESCE(fact_id,0), COALESCE(other_id,0), COALESCE(target_id,0), COALESCE(reason,''), COALESCE(resolved_at,'')
+		FROM conflicts WHERE ? IN (fact_id, other_id, target_id) ORDER BY id`, id)
+	if err != nil {
+		return nil, fmt.Errorf("read conflicts of fact %d: %w", id, err)
+	}
+	defer rows.Close()
+	out := []Conflict{}
+	for rows.Next() {
+		var c Conflict
+		if err := rows.Scan(&c.ID, &c.FactID, &c.WinnerID, &c.TargetID, &c.Reason, &c.ResolvedAt); err != nil {
+			return nil, fmt.Errorf("read conflicts of fact %d: %w", id, err)
+		}
+		out = append(out, c)
 	}
 	return out, rows.Err()
 }

@@ -89,6 +89,13 @@ func printWhy(w io.Writer, ex integrate.Explanation) {
 			printLink(w, l)
 		}
 	}
+	for _, c := range ex.Conflicts {
+		state := "open"
+		if c.ResolvedAt != "" {
+			state = "resolved " + c.ResolvedAt
+		}
+		fmt.Fprintf(w, "conflict %d (%s): %s\n", c.ID, state, c.Reason)
+	}
 	fmt.Fprintln(w, "decisions:")
 	for _, l := range ex.Log {
 		fmt.Fprintf(w, "  %s %s by %s: %s\n", l.At, l.Op, l.Actor, l.Reason)

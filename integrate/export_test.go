@@ -1,0 +1,4 @@
+package integrate
+
+// PigeonholeWords exposes pigeonholeWords to the tests.
+var PigeonholeWords = pigeonholeWords
