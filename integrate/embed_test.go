@@ -4,110 +4,50 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
-	"hash/fnv"
 	"math"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 
+	"github.com/recollect/recollect/extract/extracttest"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store/config"
 )
 
-// vectorOf is the test hosts' deterministic embedding of text: dim
-// components with awkward binary fractions, so a lossy round trip shows.
-func vectorOf(text string, dim int) []float32 {
-	h := fnv.New64a()
-	h.Write([]byte(text))
-	seed := h.Sum64()
-	v := make([]float32, dim)
-	for i := range v {
-		seed = seed*6364136223846793005 + 1442695040888963407
-		v[i] = float32(int64(seed>>11)%2000001-1000000) / 999983.0
-	}
-	return v
-}
-
-// embedHost speaks Ollama's POST /api/embed and the OpenAI-compatible POST
-// /v1/embeddings, as the real hosts do, and records what it was sent.
+// embedHost is a model host serving both embedding wire formats.
 type embedHost struct {
-	*httptest.Server
-	dim int
-
-	mu     sync.Mutex
-	inputs [][]string
-	nan    bool
-	status int
+	*extracttest.Host
+	emb *extracttest.Embeddings
 }
 
 func newEmbedHost(t *testing.T, dim int) *embedHost {
-	h := &embedHost{dim: dim}
-	mux := http.NewServeMux()
-	mux.HandleFunc("POST /api/embed", func(w http.ResponseWriter, r *http.Request) {
-		in, ok := h.read(w, r)
-		if !ok {
-			return
-		}
-		vecs := make([][]float32, len(in.Input))
-		for i, s := range in.Input {
-			vecs[i] = vectorOf(s, h.dim)
-		}
-		writeJSON(w, map[string]any{"model": in.Model, "embeddings": vecs, "total_duration": 14143917, "load_duration": 1019500, "prompt_eval_count": 8})
-	})
-	mux.HandleFunc("POST /v1/embeddings", func(w http.ResponseWriter, r *http.Request) {
-		in, ok := h.read(w, r)
-		if !ok {
-			return
-		}
-		data := make([]map[string]any, len(in.Input))
-		for i, s := range in.Input {
-			// Out of order on purpose: clients must go by index.
-			j := len(in.Input) - 1 - i
-			data[j] = map[string]any{"object": "embedding", "index": i, "embedding": vectorOf(s, h.dim)}
-		}
-		writeJSON(w, map[string]any{"object": "list", "data": data, "model": in.Model, "usage": map[string]int{"prompt_tokens": 5, "total_tokens": 5}})
-	})
-	h.Server = httptest.NewServer(mux)
-	t.Cleanup(h.Close)
-	return h
+	h := extracttest.NewHost(t, "nomic-embed-text")
+	return &embedHost{Host: h, emb: h.ServeEmbeddings(dim)}
 }
 
-type embedRequest struct {
-	Model string   `json:"model"`
-	Input []string `json:"input"`
-}
-
-func (h *embedHost) read(w http.ResponseWriter, r *http.Request) (embedRequest, bool) {
-	var in embedRequest
-	if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in.Model == "" || len(in.Input) == 0 {
-		w.WriteHeader(http.StatusBadRequest)
-		writeJSON(w, map[string]any{"error": "invalid input"})
-		return in, false
+// inputs are the texts of each embedding request, in order.
+func (h *embedHost) inputs(t *testing.T) [][]string {
+	t.Helper()
+	var out [][]string
+	for _, r := range h.Requests() {
+		if r.Path != "/api/embed" && r.Path != "/v1/embeddings" {
+			continue
+		}
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		if err := r.Decode(&req); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, req.Input)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.inputs = append(h.inputs, in.Input)
-	if h.status != 0 {
-		w.WriteHeader(h.status)
-		if strings.HasPrefix(r.URL.Path, "/v1/") {
-			writeJSON(w, map[string]any{"error": map[string]any{"message": "model overloaded", "type": "server_error"}})
-		} else {
-			writeJSON(w, map[string]any{"error": "model overloaded"})
-		}
-		return in, false
-	}
-	return in, true
+	return out
 }
 
-func writeJSON(w http.ResponseWriter, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(v)
-}
+var vectorOf = extracttest.Vector
 
 func TestEmbedMissingBothWireFormats(t *testing.T) {
 	for _, tc := range []struct {
@@ -133,8 +73,8 @@ func TestEmbedMissingBothWireFormats(t *testing.T) {
 			if rep.Embedding == nil || *rep.Embedding != want {
 				t.Fatalf("embedding report = %+v, want %+v", rep.Embedding, want)
 			}
-			if len(host.inputs) != 2 || len(host.inputs[0]) != 3 {
-				t.Errorf("host saw batches %v, want 3 then 1", host.inputs)
+			if in := host.inputs(t); len(in) != 2 || len(in[0]) != 3 {
+				t.Errorf("host saw batches %v, want 3 then 1", in)
 			}
 			// The stored bytes are the little-endian float32 bits of what the host sent.
 			rows, err := db.Query(`SELECT f.content, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id`)
@@ -164,8 +104,8 @@ func TestEmbedMissingBothWireFormats(t *testing.T) {
 			// A second run has nothing to embed.
 			say(t, db, statement{text: "I moved to Berlin", day: 9})
 			rep = run(t, in)
-			if rep.Embedding.Embedded != 1 || len(host.inputs) != 3 || host.inputs[2][0] != "I moved to Berlin" {
-				t.Errorf("second run embedded %d, host saw %v", rep.Embedding.Embedded, host.inputs)
+			if in := host.inputs(t); rep.Embedding.Embedded != 1 || len(in) != 3 || in[2][0] != "I moved to Berlin" {
+				t.Errorf("second run embedded %d, host saw %v", rep.Embedding.Embedded, in)
 			}
 			sp, ok, err := integrate.WorkingSpace(context.Background(), db, cfg)
 			if err != nil || !ok || sp != (graph.Space{Provider: tc.provider, Model: "nomic-embed-text", Dim: 8}) {
@@ -237,7 +177,7 @@ func TestEmbeddingSpacesNeverMix(t *testing.T) {
 func TestEmbedFailureIsReportedAndRecorded(t *testing.T) {
 	db := openStore(t)
 	host := newEmbedHost(t, 8)
-	host.status = http.StatusServiceUnavailable
+	host.emb.Fail(http.StatusServiceUnavailable)
 	say(t, db, statement{text: "I live in Paris", day: 1})
 	emb, err := integrate.NewEmbedder(config.Embedding{Provider: "http", Model: "text-embedding-3-small", BaseURL: host.URL + "/v1"}, nil)
 	if err != nil {
@@ -274,5 +214,44 @@ func TestNewEmbedderErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewEmbedder(%+v) = %v, want %q", c.cfg, err, c.want)
 		}
+	}
+}
+
+func TestModelSwapStartsANewSpace(t *testing.T) {
+	db := openStore(t)
+	ctx := context.Background()
+	host := newEmbedHost(t, 8)
+	cfg := config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL, BatchSize: 32}
+	embedder := func() integrate.Embedder {
+		e, err := integrate.NewEmbedder(cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	say(t, db, statement{text: "I live in Paris", day: 1})
+	say(t, db, statement{text: "I prefer green tea", day: 2})
+	in := newIntegrator(db, day(2))
+	in.Embedder = embedder()
+	run(t, in)
+	host.emb.SetDim(4) // the model under that name now answers in 4 dimensions
+	// Berlin supersedes Paris: the two active facts (tea, Berlin) are embedded anew.
+	say(t, db, statement{text: "I moved to Berlin", day: 5})
+	in.Embedder = embedder() // a new process: the dimension is learnt again
+	rep := run(t, in)
+	if want := (integrate.EmbedReport{Space: "ollama/nomic-embed-text/4", Embedded: 2, Missing: 0}); *rep.Embedding != want {
+		t.Errorf("after the swap: %+v, want %+v", *rep.Embedding, want)
+	}
+	sp := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 4}
+	cov, err := integrate.EmbeddingCoverage(ctx, db, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
+	if cov.Embedded != 2 || cov.Missing != 0 || len(cov.Leftover) != 1 || cov.Leftover[0] != (integrate.SpaceCount{Space: old, Vectors: 2}) {
+		t.Errorf("coverage = %+v", cov)
+	}
+	if ws, ok, err := integrate.WorkingSpace(ctx, db, cfg); err != nil || !ok || ws != sp {
+		t.Errorf("working space = %v %v %v", ws, ok, err)
 	}
 }

@@ -46,7 +46,7 @@ func TestModelSupersedesAcrossBatchAndKeepsHistory(t *testing.T) {
 	if err := db.QueryRow(`SELECT actor, reason FROM mutation_log WHERE op = 'supersede'`).Scan(&actor, &reason); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(actor, "integrate/supersede:") || reason != "the user now lives in Berlin" {
+	if actor != "integrate/supersede:ollama/llama3.2:3b" || reason != "the user now lives in Berlin" {
 		t.Errorf("logged %q by %q", reason, actor)
 	}
 	if n := count(t, db, `SELECT count(*) FROM facts`); n != 2 {
@@ -65,7 +65,8 @@ func TestModelJunkLosesNothing(t *testing.T) {
 	say(t, db, statement{text: "I moved to Berlin", day: 5, domain: "home", entities: userSubject})
 	junk := []string{
 		`{"action":"merge","id":"4242","reason":"made up"}`, // reconcile: an id never offered
-		`I think fact 1 is outdated`,                        // supersede for the cat fact: not JSON
+		`I think fact 1 is outdated`,                        // supersede for the cat fact: not JSON,
+		`I think fact 1 is outdated`,                        // twice, as the router retries once
 		`{"supersedes":[{"id":"77","reason":"?"}]}`,         // supersede for Berlin: an unknown id
 	}
 	in, s := modelIntegrator(t, db, []string{"reconcile", "supersede"}, junk...)

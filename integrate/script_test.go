@@ -1,67 +1,70 @@
 package integrate_test
 
 import (
-	"context"
-	"sync"
 	"testing"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/extracttest"
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/store/config"
 )
 
-// script is a model that answers from a queue, in call order, for the
-// routed stages and says "heuristic" for the rest.
+// script is a local Ollama host scripted with answers, in call order,
+// behind the production router; the stages not routed to it stay on the
+// heuristic.
 type script struct {
-	t      *testing.T
-	routed map[string]bool
-	in     *integrate.Integrator
-
-	mu      sync.Mutex
-	answers []string
-	asked   []extract.Request
+	t    *testing.T
+	host *extracttest.Host
 }
 
-var _ integrate.Model = (*script)(nil)
-
+// newScript routes stages to a scripted host and gives in the router.
 func newScript(t *testing.T, in *integrate.Integrator, stages []string, answers ...string) *script {
-	s := &script{t: t, routed: map[string]bool{}, answers: answers, in: in}
+	t.Helper()
+	host := extracttest.NewHost(t, "llama3.2:3b")
+	for _, a := range answers {
+		host.Enqueue(extracttest.Answer{Content: a})
+	}
+	in.Config.Intelligence.Provider = "heuristic"
+	in.Config.Intelligence.Ollama.Host = host.URL
+	in.Config.Intelligence.Ollama.Model = "llama3.2:3b"
+	in.Config.Intelligence.Stages = map[string]config.StageRoute{}
 	for _, st := range stages {
-		s.routed[st] = true
+		in.Config.Intelligence.Stages[st] = config.StageRoute{Provider: "ollama"}
 	}
-	in.Model = s
-	return s
+	r, err := extract.NewRouter(in.Config.Intelligence, in.DB, func(string) string { return "" }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.Model = r
+	return &script{t: t, host: host}
 }
 
-func (s *script) Call(ctx context.Context, req extract.Request) (extract.Response, error) {
-	if !s.routed[req.Stage] {
-		return extract.Response{}, extract.ErrHeuristic
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.asked = append(s.asked, req)
-	if len(s.answers) == 0 {
-		s.t.Errorf("unscripted %s call: %s", req.Stage, req.Prompt)
-		return extract.Response{}, context.DeadlineExceeded
-	}
-	a := s.answers[0]
-	s.answers = s.answers[1:]
-	return extract.Response{Text: a, Model: "scripted"}, nil
-}
-
+// prompts are the user messages of the chat calls whose system prompt
+// starts like the stage's, in order.
 func (s *script) prompts(stage string) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.t.Helper()
 	var out []string
-	for _, r := range s.asked {
-		if r.Stage == stage {
-			out = append(out, r.Prompt)
+	for _, r := range s.host.Requests("/api/chat") {
+		var req struct {
+			Messages []struct{ Role, Content string } `json:"messages"`
+		}
+		if err := r.Decode(&req); err != nil {
+			s.t.Fatal(err)
+		}
+		sys, user := "", ""
+		for _, m := range req.Messages {
+			switch m.Role {
+			case "system":
+				sys = m.Content
+			case "user":
+				user = m.Content
+			}
+		}
+		if integrate.StageOfSystemPrompt(sys) == stage {
+			out = append(out, user)
 		}
 	}
 	return out
 }
 
-func (s *script) pending() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.answers)
-}
+func (s *script) pending() int { return s.host.Pending() }

@@ -61,11 +61,14 @@ func (in *Integrator) ask(ctx context.Context, c stageCall, rep *Report) (actor 
 			return "", failed, in.stageFailed(ctx, c.stage, fmt.Errorf("unusable answer: %w", err), rep)
 		}
 	}
-	model := resp.Model
-	if model == "" {
-		model = in.stageProvider(c.stage)
+	who := resp.Provider
+	if who == "" {
+		who = in.stageProvider(c.stage)
 	}
-	return "integrate/" + c.stage + ":" + model, byModel, nil
+	if resp.Model != "" {
+		who += "/" + resp.Model
+	}
+	return "integrate/" + c.stage + ":" + who, byModel, nil
 }
 
 // decodeAnswer reads a JSON object from a model's answer, tolerating a code

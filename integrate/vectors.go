@@ -106,7 +106,9 @@ func EmbedMissing(ctx context.Context, db *store.DB, e Embedder, batch int) Embe
 			return finish(ctx, db, sp, fail(err))
 		}
 		// A model that now answers in another dimension starts a new
-		// space; the old vectors stay as leftovers, never compared.
+		// space; the old vectors stay as leftovers, never compared, and
+		// every active fact is embedded again in the new one.
+		moved := sp != got
 		sp = got
 		err = db.Tx(ctx, func(tx *sql.Tx) error {
 			for i, id := range ids {
@@ -120,7 +122,7 @@ func EmbedMissing(ctx context.Context, db *store.DB, e Embedder, batch int) Embe
 			return finish(ctx, db, sp, fail(err))
 		}
 		rep.Embedded += len(ids)
-		if len(ids) < batch {
+		if len(ids) < batch && !moved {
 			break
 		}
 	}

@@ -141,6 +141,9 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		if err != nil {
 			return sum, err
 		}
+		if r, ok := in.Model.(*extract.Router); ok {
+			r.SetRunID(sum.RunID)
+		}
 		rep, err := in.Run(ctx)
 		if err != nil {
 			return sum, fmt.Errorf("integrate: %w", err)
@@ -188,9 +191,15 @@ func (p *Pipeline) ExtractStage() (*extract.Stage, error) {
 	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: extract.Heuristic{}, Log: p.Log}, nil
 }
 
-// Integrator builds the integrate stage with the configured embedder.
+// Integrator builds the integrate stage with the model router (its stages
+// classify, entities, reconcile, supersede and summarise run where
+// config.json routes them) and the configured embedder.
 func (p *Pipeline) Integrator() (*integrate.Integrator, error) {
-	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Log}
+	router, err := extract.NewRouter(p.Config.Intelligence, p.DB, p.getenv, p.logger())
+	if err != nil {
+		return nil, fmt.Errorf("integrate: %w", err)
+	}
+	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.logger(), Model: router}
 	emb, err := p.Embedder()
 	switch {
 	case err == nil:
