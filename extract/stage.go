@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -49,6 +50,11 @@ type Candidate struct {
 	SaidAt       *time.Time      `json:"-"`
 	CaptureHint  string          `json:"-"`
 	CaptureNotes string          `json:"-"`
+	// Producer and Model, when set, override the extractor's for this
+	// candidate (a conversation that fell back to the heuristic, or a
+	// fact from the on_fail provider).
+	Producer string `json:"-"`
+	Model    string `json:"-"`
 }
 
 // Group is one conversation's slice of a batch: the candidate events, in
@@ -96,6 +102,7 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 	if err != nil {
 		return rep, err
 	}
+	overBudget := false
 	for _, g := range groups {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -103,6 +110,10 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 		cands, err := s.Extractor.Extract(ctx, g)
 		if err != nil {
 			rep.Held = append(rep.Held, g.SessionID)
+			if errors.Is(err, ErrOverBudget) && !overBudget {
+				overBudget = true
+				rep.Warnings = append(rep.Warnings, "extract skipped: "+err.Error())
+			}
 			if herr := s.recordFailure(ctx, g.SessionID, err); herr != nil {
 				return rep, herr
 			}
@@ -117,6 +128,11 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 		}
 		rep.EventsExamined += len(g.Events)
 		rep.FactsExtracted += n
+	}
+	// The model is known once a call answered (a discovered model).
+	rep.Model = s.Extractor.Model()
+	if w, ok := s.Extractor.(interface{ Warnings() []string }); ok {
+		rep.Warnings = append(rep.Warnings, w.Warnings()...)
 	}
 	rep.EventsRemaining, err = s.Remaining(ctx)
 	return rep, err
@@ -252,7 +268,11 @@ func (s *Stage) commit(ctx context.Context, g Group, cands []Candidate) (int, er
 	n := 0
 	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
 		for _, c := range cands {
-			inserted, err := InsertSessionFact(ctx, tx, g.SessionID, s.Extractor.Producer(), s.Extractor.Model(), c)
+			producer, model := s.Extractor.Producer(), s.Extractor.Model()
+			if c.Producer != "" {
+				producer, model = c.Producer, c.Model
+			}
+			inserted, err := InsertSessionFact(ctx, tx, g.SessionID, producer, model, c)
 			if err != nil {
 				return err
 			}

@@ -115,6 +115,11 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
 	sum.RunID, _ = res.LastInsertId()
+	router, err := p.Router()
+	if err != nil {
+		return sum, err
+	}
+	router.SetRunID(sum.RunID)
 	defer func() {
 		sum.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	}()
@@ -126,23 +131,16 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		sum.Copy = &rep
 	}
 	if opts.Steps.Extract {
-		stage, err := p.ExtractStage()
-		if err != nil {
-			return sum, err
-		}
-		rep, err := stage.Run(ctx, opts.Extract)
+		rep, err := p.extractStage(router).Run(ctx, opts.Extract)
 		if err != nil {
 			return sum, fmt.Errorf("extract: %w", err)
 		}
 		sum.Extract = &rep
 	}
 	if opts.Integrate {
-		in, err := p.Integrator()
+		in, err := p.integrator(router)
 		if err != nil {
 			return sum, err
-		}
-		if r, ok := in.Model.(*extract.Router); ok {
-			r.SetRunID(sum.RunID)
 		}
 		rep, err := in.Run(ctx)
 		if err != nil {
@@ -185,21 +183,47 @@ func (p *Pipeline) Copy(ctx context.Context) (CopyReport, error) {
 	return out, nil
 }
 
+// Router builds the model router of one run from the config and the
+// environment (the RECOLLECT_PROVIDER kill-switch, API keys). It makes no
+// network call.
+func (p *Pipeline) Router() (*extract.Router, error) {
+	return extract.NewRouter(p.Config.Intelligence, p.DB, p.getenv, p.logger())
+}
+
 // ExtractStage builds the extract stage with the provider the config (or
 // the kill-switch) selects.
 func (p *Pipeline) ExtractStage() (*extract.Stage, error) {
-	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: extract.Heuristic{}, Log: p.Log}, nil
+	r, err := p.Router()
+	if err != nil {
+		return nil, err
+	}
+	return p.extractStage(r), nil
+}
+
+// extractStage builds the extract stage over router r: the heuristic when
+// the extract stage routes there, else one model call per conversation.
+func (p *Pipeline) extractStage(r *extract.Router) *extract.Stage {
+	var ex extract.Extractor = extract.Heuristic{}
+	if r.ProviderFor("extract") != "heuristic" {
+		ex = &extract.ModelExtractor{DB: p.DB, Router: r, Config: p.Config.Extraction, Log: p.logger()}
+	}
+	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: ex, Log: p.Log}
 }
 
 // Integrator builds the integrate stage with the model router (its stages
 // classify, entities, reconcile, supersede and summarise run where
 // config.json routes them) and the configured embedder.
 func (p *Pipeline) Integrator() (*integrate.Integrator, error) {
-	router, err := extract.NewRouter(p.Config.Intelligence, p.DB, p.getenv, p.logger())
+	r, err := p.Router()
 	if err != nil {
 		return nil, fmt.Errorf("integrate: %w", err)
 	}
-	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.logger(), Model: router}
+	return p.integrator(r)
+}
+
+// integrator builds the integrate stage whose model stages call router r.
+func (p *Pipeline) integrator(r *extract.Router) (*integrate.Integrator, error) {
+	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.logger(), Model: r}
 	emb, err := p.Embedder()
 	switch {
 	case err == nil:

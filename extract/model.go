@@ -1,0 +1,360 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// FactSchema is the JSON Schema of the extract stage's answer.
+var FactSchema = json.RawMessage(`{
+  "type": "object",
+  "required": ["facts"],
+  "properties": {
+    "facts": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "required": ["content", "domain", "confidence", "importance", "entities", "event_ids"],
+        "properties": {
+          "content": {"type": "string", "description": "one durable, self-contained statement"},
+          "domain": {"type": "string"},
+          "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+          "importance": {"type": "number", "minimum": 0, "maximum": 1},
+          "valid_from": {"type": ["string", "null"], "description": "ISO date or time, only when stated or derivable from said_at"},
+          "valid_until": {"type": ["string", "null"]},
+          "entities": {
+            "type": "array",
+            "items": {
+              "type": "object",
+              "required": ["name", "type", "role", "is_subject"],
+              "properties": {
+                "name": {"type": "string"},
+                "type": {"type": "string"},
+                "role": {"type": "string"},
+                "is_subject": {"type": "boolean"}
+              }
+            }
+          },
+          "event_ids": {"type": "array", "items": {"type": "integer"}}
+        }
+      }
+    }
+  }
+}`)
+
+const extractSystem = `You extract durable knowledge from a conversation between a user and a coding assistant.
+
+Return facts worth remembering weeks from now: preferences, decisions, how the user's projects, tools, people and environment are set up, and anything the user states about themselves. Skip chatter, requests, questions, transient debugging steps and anything only true for the moment.
+
+Each fact must be self-contained: name who or what it is about (write "The user" for the person speaking as user), never a pronoun without its referent, and no reference to "this conversation". Resolve relative dates ("yesterday", "next Friday") against the said_at of the event they come from; when said_at is null, keep the date as stated and never invent one. Set valid_from/valid_until only when the text gives them.
+
+For each fact give: content; domain (reuse a known domain when one fits, else a short lowercase word such as work, tools, health); confidence and importance between 0 and 1; the entities it names (name, type such as person, project, tool, organization, place; role such as subject or object; exactly one is_subject: true); and event_ids, the ids of the candidate events it rests on. Cite only candidate event ids, never the context events. If nothing is worth keeping, answer {"facts": []}.`
+
+// ModelExtractor proposes facts with a model: one call per conversation
+// group, whose prompt carries the group's events, a few earlier events of
+// the conversation as context, the store's domains and related known facts.
+type ModelExtractor struct {
+	DB     *store.DB
+	Router *Router
+	Config config.Extraction
+	Log    *slog.Logger
+
+	mu       sync.Mutex
+	model    string
+	warnings []string
+}
+
+var _ Extractor = (*ModelExtractor)(nil)
+
+// Producer implements Extractor: the extract stage's provider.
+func (m *ModelExtractor) Producer() string { return m.Router.ProviderFor("extract") }
+
+// Model implements Extractor: the model that last answered, else the
+// configured one.
+func (m *ModelExtractor) Model() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.model != "" {
+		return m.model
+	}
+	return m.Router.ModelFor("extract")
+}
+
+// Warnings are the router's warnings and the conversations that fell back
+// to the heuristic.
+func (m *ModelExtractor) Warnings() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append(m.Router.Warnings(), m.warnings...)
+}
+
+// modelFact is one fact as the model writes it.
+type modelFact struct {
+	Content    string          `json:"content"`
+	Domain     string          `json:"domain"`
+	Confidence float64         `json:"confidence"`
+	Importance float64         `json:"importance"`
+	ValidFrom  *string         `json:"valid_from"`
+	ValidUntil *string         `json:"valid_until"`
+	Entities   []EntityMention `json:"entities"`
+	EventIDs   []int64         `json:"event_ids"`
+}
+
+// EntityMention is an entity a fact names, in the shape integrate reads
+// from session_facts.entities.
+type EntityMention struct {
+	Name      string `json:"name"`
+	Type      string `json:"type"`
+	Role      string `json:"role,omitempty"`
+	IsSubject bool   `json:"is_subject,omitempty"`
+}
+
+// Extract implements Extractor.
+func (m *ModelExtractor) Extract(ctx context.Context, g Group) ([]Candidate, error) {
+	prompt, err := m.prompt(ctx, g)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := m.Router.Call(ctx, Request{Stage: "extract", System: extractSystem, Prompt: prompt, SchemaName: "facts", Schema: FactSchema})
+	if errors.Is(err, ErrHeuristic) {
+		m.note(fmt.Sprintf("conversation %s: %v; its facts come from the heuristic", g.SessionID, err))
+		cands, herr := Heuristic{}.Extract(ctx, g)
+		for i := range cands {
+			cands[i].Producer = "heuristic"
+		}
+		return cands, herr
+	}
+	if err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	m.model = resp.Model
+	m.mu.Unlock()
+	var ans struct {
+		Facts []modelFact `json:"facts"`
+	}
+	if err := json.Unmarshal([]byte(resp.Text), &ans); err != nil {
+		return nil, fmt.Errorf("read extract answer: %w", err)
+	}
+	out := make([]Candidate, 0, len(ans.Facts))
+	for _, f := range ans.Facts {
+		out = append(out, f.candidate(resp))
+	}
+	return out, nil
+}
+
+func (m *ModelExtractor) note(s string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.warnings = append(m.warnings, s)
+	if m.Log != nil {
+		m.Log.Warn(s)
+	}
+}
+
+func (f modelFact) candidate(resp Response) Candidate {
+	c := Candidate{
+		Content:    strings.TrimSpace(f.Content),
+		Domain:     strings.ToLower(strings.TrimSpace(f.Domain)),
+		Confidence: f.Confidence,
+		Importance: f.Importance,
+		ValidFrom:  cleanDate(f.ValidFrom),
+		ValidUntil: cleanDate(f.ValidUntil),
+		EventIDs:   f.EventIDs,
+		Producer:   resp.Provider,
+		Model:      resp.Model,
+	}
+	var ents []EntityMention
+	subject := false
+	for _, e := range f.Entities {
+		e.Name = strings.TrimSpace(e.Name)
+		if e.Name == "" {
+			continue
+		}
+		e.Type = strings.ToLower(strings.TrimSpace(e.Type))
+		if e.Type == "" {
+			e.Type = "thing"
+		}
+		if e.IsSubject && subject {
+			e.IsSubject = false // one subject per fact: the first one named
+		}
+		subject = subject || e.IsSubject
+		ents = append(ents, e)
+	}
+	if len(ents) > 0 {
+		c.Entities, _ = json.Marshal(ents)
+	}
+	return c
+}
+
+// cleanDate keeps a date or time the store can read, else nothing.
+func cleanDate(s *string) string {
+	if s == nil {
+		return ""
+	}
+	v := strings.TrimSpace(*s)
+	if _, err := time.Parse("2006-01-02", v); err == nil {
+		return v
+	}
+	if t, err := store.ParseTime(v); err == nil {
+		return store.FormatTime(t)
+	}
+	return ""
+}
+
+// promptEvent is an event as the model sees it.
+type promptEvent struct {
+	ID      int64   `json:"id"`
+	Role    string  `json:"role"`
+	Speaker string  `json:"speaker,omitempty"`
+	SaidAt  *string `json:"said_at"`
+	Content string  `json:"content"`
+}
+
+func toPromptEvent(ev store.Event, maxChars int) promptEvent {
+	pe := promptEvent{ID: ev.Seq, Role: ev.Role, Speaker: ev.Speaker, Content: ev.Content}
+	if ev.OccurredAt != nil {
+		s := ev.OccurredAt.UTC().Format(time.RFC3339)
+		pe.SaidAt = &s
+	}
+	if maxChars > 0 && len(pe.Content) > maxChars {
+		pe.Content = truncateUTF8(pe.Content, maxChars) + " […truncated]"
+	}
+	return pe
+}
+
+// prompt renders the material of one call.
+func (m *ModelExtractor) prompt(ctx context.Context, g Group) (string, error) {
+	var b strings.Builder
+	domains, err := m.domains(ctx)
+	if err != nil {
+		return "", err
+	}
+	if len(domains) == 0 {
+		b.WriteString("Known domains: none yet.\n")
+	} else {
+		b.WriteString("Known domains: " + strings.Join(domains, ", ") + ".\n")
+	}
+	related, err := m.relatedFacts(ctx, g)
+	if err != nil {
+		return "", err
+	}
+	if len(related) > 0 {
+		b.WriteString("\nAlready known (do not repeat unless the conversation changes it):\n")
+		for _, f := range related {
+			b.WriteString("- " + f + "\n")
+		}
+	}
+	earlier, err := m.contextEvents(ctx, g)
+	if err != nil {
+		return "", err
+	}
+	if len(earlier) > 0 {
+		b.WriteString("\nEarlier in this conversation (context only, do not cite):\n")
+		for _, ev := range earlier {
+			line, _ := json.Marshal(toPromptEvent(ev, 600))
+			b.Write(line)
+			b.WriteByte('\n')
+		}
+	}
+	b.WriteString("\nCandidate events (extract from these and cite their ids):\n")
+	for _, ev := range g.Events {
+		line, _ := json.Marshal(toPromptEvent(ev, 0))
+		b.Write(line)
+		b.WriteByte('\n')
+	}
+	return b.String(), nil
+}
+
+func (m *ModelExtractor) domains(ctx context.Context) ([]string, error) {
+	rows, err := m.DB.QueryContext(ctx, `SELECT name FROM domains UNION SELECT domain FROM facts WHERE status = 'active' ORDER BY 1 LIMIT 60`)
+	if err != nil {
+		return nil, fmt.Errorf("read domains: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var d string
+		if err := rows.Scan(&d); err != nil {
+			return nil, fmt.Errorf("read domains: %w", err)
+		}
+		out = append(out, d)
+	}
+	return out, rows.Err()
+}
+
+// contextEvents are the last few messages before the group, oldest first.
+func (m *ModelExtractor) contextEvents(ctx context.Context, g Group) ([]store.Event, error) {
+	n := m.Config.ContextEvents
+	if n <= 0 || len(g.Events) == 0 {
+		return nil, nil
+	}
+	rows, err := m.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
+		WHERE session_id = ? AND seq < ? AND event_type = 'message' ORDER BY seq DESC LIMIT ?`, g.SessionID, g.Events[0].Seq, n)
+	if err != nil {
+		return nil, fmt.Errorf("read context events: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		ev, err := store.ScanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append([]store.Event{ev}, out...)
+	}
+	return out, rows.Err()
+}
+
+// relatedFacts finds a few active facts sharing words with the group.
+func (m *ModelExtractor) relatedFacts(ctx context.Context, g Group) ([]string, error) {
+	q := ftsQuery(g.Events, 16)
+	if q == "" {
+		return nil, nil
+	}
+	rows, err := m.DB.QueryContext(ctx, `SELECT f.content FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
+		WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY rank LIMIT 5`, q)
+	if err != nil {
+		return nil, fmt.Errorf("find related facts: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			return nil, fmt.Errorf("find related facts: %w", err)
+		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// ftsQuery ORs the group's longest distinct words, quoted for FTS5.
+func ftsQuery(evs []store.Event, max int) string {
+	seen := map[string]bool{}
+	var words []string
+	for _, ev := range evs {
+		for _, w := range strings.FieldsFunc(ev.Content, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+			w = strings.ToLower(w)
+			if len([]rune(w)) < 5 || seen[w] {
+				continue
+			}
+			seen[w] = true
+			words = append(words, `"`+w+`"`)
+			if len(words) == max {
+				return strings.Join(words, " OR ")
+			}
+		}
+	}
+	return strings.Join(words, " OR ")
+}
