@@ -83,7 +83,9 @@ type FileError struct {
 	err  error
 }
 
+// Error says which file and why.
 func (e *FileError) Error() string { return "copy " + e.Path + ": " + e.Err }
+// Unwrap returns the underlying error (os.ErrPermission, …).
 func (e *FileError) Unwrap() error { return e.err }
 
 func fileError(path string, err error) *FileError {

@@ -429,3 +429,32 @@ func TestUnknownKindRefused(t *testing.T) {
 		t.Errorf("unknown kind: %v", err)
 	}
 }
+
+func TestSourceHomes(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	for _, tc := range []struct {
+		name string
+		src  config.Source
+		env  map[string]string
+		want string
+	}{
+		{"claude default", config.Source{Kind: ClaudeCode}, map[string]string{"HOME": "/h"}, "/h/.claude/projects"},
+		{"CLAUDE_CONFIG_DIR", config.Source{Kind: ClaudeCode}, map[string]string{"HOME": "/h", EnvClaudeConfigDir: "/cfg/claude"}, "/cfg/claude/projects"},
+		{"configured home wins", config.Source{Kind: ClaudeCode, Home: "~/alt"}, map[string]string{"HOME": "/h", EnvClaudeConfigDir: "/cfg"}, "/h/alt/projects"},
+		{"cursor default", config.Source{Kind: Cursor}, map[string]string{"HOME": "/h", EnvClaudeConfigDir: "/cfg"}, "/h/.cursor/projects"},
+	} {
+		rs, err := resolve([]config.Source{tc.src}, env(tc.env))
+		if err != nil || rs[0].projects != tc.want {
+			t.Errorf("%s: projects %v (%v), want %s", tc.name, rs, err, tc.want)
+		}
+	}
+	if got := ClaudeFolder(`C:\dev\app`); got != "C--dev-app" {
+		t.Errorf("ClaudeFolder = %q", got)
+	}
+	if got := ClaudeFolder("/home/a/app"); got != "-home-a-app" {
+		t.Errorf("ClaudeFolder = %q", got)
+	}
+	if got := CursorSlug(`C:\dev\app`); !strings.EqualFold(got, "c-dev-app") {
+		t.Errorf("CursorSlug = %q", got)
+	}
+}

@@ -4,12 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 )
 
@@ -153,5 +155,82 @@ func TestMapGolden(t *testing.T) {
 				t.Errorf("%s maps differently from %s; if intended, rerun with -update and review the diff", rel, golden)
 			}
 		})
+	}
+}
+
+// TestMapShapes pins the mapping rules on small hand-made lines, one rule
+// per case; the goldens pin them on real files.
+func TestMapShapes(t *testing.T) {
+	type want struct {
+		events  string // role/event_type/content_type=content;…
+		skipped string
+	}
+	for _, tc := range []struct {
+		name, kind, line string
+		want
+	}{
+		{"user string", ClaudeCode, `{"type":"user","sessionId":"s","message":{"content":"hi there"}}`,
+			want{"user/message/text=hi there", ""}},
+		{"user text blocks", ClaudeCode, `{"type":"user","message":{"content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}`,
+			want{"user/message/text=a;user/message/text=b", ""}},
+		{"tool result JSON with is_error", ClaudeCode, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","is_error":true,"content":"{\"code\":1}"}]}}`,
+			want{`tool/tool_result/json={"code":1}`, ""}},
+		{"tool result text list", ClaudeCode, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"ok"}]}]}}`,
+			want{"tool/tool_result/text=ok", ""}},
+		{"tool result of tool references", ClaudeCode, `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"tool_reference","tool_name":"Read"}]}]}}`,
+			want{`tool/tool_result/json=[{"type":"tool_reference","tool_name":"Read"}]`, ""}},
+		{"tool use", ClaudeCode, `{"type":"assistant","message":{"id":"m","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}`,
+			want{`assistant/tool_call/json={"id":"t1","input":{"command":"ls"},"name":"Bash"}`, ""}},
+		{"thinking dropped", ClaudeCode, `{"type":"assistant","message":{"content":[{"type":"thinking","thinking":"hmm"},{"type":"text","text":"yes"}]}}`,
+			want{"assistant/message/text=yes", "thinking"}},
+		{"isMeta dropped", ClaudeCode, `{"type":"user","isMeta":true,"message":{"content":"<local-command-caveat>"}}`,
+			want{"", "isMeta"}},
+		{"unknown type counted", ClaudeCode, `{"type":"hologram","x":1}`, want{"", "unknown:hologram"}},
+		{"unknown block counted", ClaudeCode, `{"type":"assistant","message":{"content":[{"type":"server_tool_use"}]}}`, want{"", "unknown_block:server_tool_use"}},
+		{"system subtype dropped", ClaudeCode, `{"type":"system","subtype":"turn_duration","durationMs":5}`, want{"", "system/turn_duration"}},
+		{"cursor user query", Cursor, `{"role":"user","message":{"content":[{"type":"text","text":"<attached_files>\nx.go\n</attached_files>\n<user_query>\nfix it\n</user_query>"}]}}`,
+			want{"user/message/text=fix it", ""}},
+		{"cursor trailing redacted", Cursor, `{"role":"assistant","message":{"content":[{"type":"text","text":"Checking.\n\n[REDACTED]"}]}}`,
+			want{"assistant/message/text=Checking.", ""}},
+		{"cursor standalone redacted", Cursor, `{"role":"assistant","message":{"content":[{"type":"text","text":"[REDACTED]"}]}}`,
+			want{"", "redacted_placeholder"}},
+		{"cursor redacted mid-sentence kept", Cursor, `{"role":"assistant","message":{"content":[{"type":"text","text":"the key is [REDACTED] here"}]}}`,
+			want{"assistant/message/text=the key is [REDACTED] here", ""}},
+		{"cursor turn marker", Cursor, `{"type":"turn_ended","status":"success"}`, want{"", "turn_ended"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Map(tc.kind, "/x/f1.jsonl", []byte(tc.line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var evs []string
+			for _, ev := range m.Events {
+				evs = append(evs, ev.Role+"/"+ev.EventType+"/"+ev.ContentType+"="+ev.Content)
+			}
+			if got := strings.Join(evs, ";"); got != tc.events {
+				t.Errorf("events %q, want %q", got, tc.events)
+			}
+			if got := strings.Join(m.Skipped, ";"); got != tc.skipped {
+				t.Errorf("skipped %q, want %q", got, tc.skipped)
+			}
+		})
+	}
+}
+
+func TestMapSessionTimeAndMetadata(t *testing.T) {
+	m, _ := Map(ClaudeCode, "/p/abc.jsonl", []byte(`{"type":"user","message":{"content":"no id, no time"}}`))
+	if ev := m.Events[0]; ev.SessionID != "abc" || ev.OccurredAt != nil {
+		t.Errorf("session %q occurred %v; want the file name and no invented time", ev.SessionID, ev.OccurredAt)
+	}
+	m, _ = Map(ClaudeCode, "/p/abc.jsonl", []byte(`{"type":"assistant","sessionId":"s1","isSidechain":true,"agentId":"a1","timestamp":"2026-02-11T21:18:41.543Z","message":{"id":"msg_1","content":[{"type":"text","text":"x"}]}}`))
+	ev := m.Events[0]
+	if ev.SessionID != "s1/agent-a1" || ev.OccurredAt == nil || ev.OccurredAt.Format(time.RFC3339Nano) != "2026-02-11T21:18:41.543Z" {
+		t.Errorf("session %q occurred %v", ev.SessionID, ev.OccurredAt)
+	}
+	if !strings.Contains(string(ev.Metadata), `"message_id":"msg_1"`) {
+		t.Errorf("metadata %s lacks message_id", ev.Metadata)
+	}
+	if _, err := Map(ClaudeCode, "/p/abc.jsonl", []byte(`{"type":`)); !errors.Is(err, ErrMalformed) {
+		t.Errorf("malformed line: %v", err)
 	}
 }

@@ -34,6 +34,7 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"relative cwd", `{"mode": "copy", "sources": [{"kind": "cursor", "cwd": "app"}]}`, "sources[0].cwd", "absolute"},
 		{"copy without sources", `{"mode": "copy"}`, "sources", "add"},
 		{"bad json", `{"mode": `, "byte", "invalid JSON"},
+		{"bad redaction regex", `{"redaction": {"patterns": [{"kind": "x", "regex": "("}]}}`, "redaction.patterns[0].regex", "Go RE2"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
