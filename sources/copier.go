@@ -85,6 +85,7 @@ type FileError struct {
 
 // Error says which file and why.
 func (e *FileError) Error() string { return "copy " + e.Path + ": " + e.Err }
+
 // Unwrap returns the underlying error (os.ErrPermission, …).
 func (e *FileError) Unwrap() error { return e.err }
 
