@@ -115,8 +115,15 @@ func ResolveEntity(ctx context.Context, tx *sql.Tx, name, typ string) (int64, er
 	case matchExact:
 		return id, nil
 	case matchFold:
-		if _, err := tx.ExecContext(ctx, `INSERT INTO entity_aliases(entity_id, alias, fold) VALUES (?,?,?) ON CONFLICT DO NOTHING`, id, name, Fold(name)); err != nil {
+		res, err := tx.ExecContext(ctx, `INSERT INTO entity_aliases(entity_id, alias, fold) VALUES (?,?,?) ON CONFLICT DO NOTHING`, id, name, Fold(name))
+		if err != nil {
 			return 0, fmt.Errorf("add alias %q: %w", name, err)
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			if err := store.LogMutation(ctx, tx, "alias", fmt.Sprintf("entity:%d", id), "integrate/resolve",
+				fmt.Sprintf("%q folds to the one stored %s of that spelling", name, typ), ""); err != nil {
+				return 0, err
+			}
 		}
 		return id, nil
 	}

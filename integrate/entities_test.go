@@ -3,6 +3,7 @@ package integrate_test
 import (
 	"context"
 	"database/sql"
+	"fmt"
 	"testing"
 
 	"github.com/recollect/recollect/integrate"
@@ -37,6 +38,9 @@ func TestEntityResolution(t *testing.T) {
 		}
 		if n := count(t, db, `SELECT count(*) FROM entity_aliases WHERE entity_id = ?`, a); n != 3 {
 			t.Errorf("%d aliases recorded, want 3", n)
+		}
+		if n := count(t, db, `SELECT count(*) FROM mutation_log WHERE op = 'alias' AND target = ?`, fmt.Sprintf("entity:%d", a)); n != 3 {
+			t.Errorf("%d alias decisions logged, want 3", n)
 		}
 	})
 	t.Run("one name, two kinds, two rows", func(t *testing.T) {

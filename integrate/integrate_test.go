@@ -57,6 +57,8 @@ func TestHeuristicNeedsMarkerAndSlot(t *testing.T) {
 		{"I moved to Porto", "I like Lisbon", false},        // another slot
 		{"Lisbon is lovely", "I live in Lisbon", false},     // no marker, no slot
 		{"I switched to Neovim", "I live in Lisbon", false}, // another slot
+		{"I moved to Porto", "I moved the standup to Friday", false},
+		{"We use Postgres instead of MySQL", "We use MySQL for billing", true},
 	}
 	for _, c := range cases {
 		if got := integrate.HeuristicSupersedes(c.newer, c.older); got != c.want {

@@ -180,3 +180,34 @@ func TestModelClassifyAndEntities(t *testing.T) {
 		t.Errorf("%d co-mention edges, want 3 among Bob, Initech, Kyoto", n)
 	}
 }
+
+func TestModelSummary(t *testing.T) {
+	db := openStore(t)
+	say(t, db, statement{text: "I live in Paris", day: 1})
+	say(t, db, statement{text: "I need to renew my passport before March", day: 2})
+	in, s := modelIntegrator(t, db, []string{"summarise"},
+		`{"summary":"The user lives in Paris and has a passport to renew.","open_threads":["Renew the passport before March"," ","Renew the passport before March"]}`)
+	rep := run(t, in)
+	sum, ok, err := integrate.LatestSummary(t.Context(), db)
+	if err != nil || !ok {
+		t.Fatal(ok, err)
+	}
+	want := "Last consolidation 2026-01-10T09:00: 2 facts taken in: 2 new, 0 merged into known facts, 0 already known, 0 superseded and 0 conflicts. The user lives in Paris and has a passport to renew."
+	if sum.Summary != want || rep.Summary != want {
+		t.Errorf("summary = %q", sum.Summary)
+	}
+	if fmt.Sprint(sum.OpenThreads) != "[Renew the passport before March]" {
+		t.Errorf("open threads = %q", sum.OpenThreads)
+	}
+	if p := s.prompts("summarise"); len(p) != 1 || !strings.Contains(p[0], "- I need to renew my passport before March") {
+		t.Errorf("summarise prompt = %q", p)
+	}
+
+	// A junk answer (twice: the router retries) leaves the factual summary.
+	say(t, db, statement{text: "I prefer green tea", day: 3})
+	in, _ = modelIntegrator(t, db, []string{"summarise"}, "Sure! Here is a summary:", "Sure! Here is a summary:")
+	rep = run(t, in)
+	if rep.StageFailures["summarise"] != 1 || !strings.HasSuffix(rep.Summary, `Newest: "I prefer green tea"; "I need to renew my passport before March"; "I live in Paris".`) {
+		t.Errorf("after junk: failures %v, summary %q", rep.StageFailures, rep.Summary)
+	}
+}

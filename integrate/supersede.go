@@ -25,10 +25,10 @@ var slotFamilies = []struct {
 	name string
 	re   *regexp.Regexp
 }{
-	{"residence", regexp.MustCompile(`(?i)\b(live|lives|living|lived|reside|resides|residing|based|moved|moving|relocated|relocating|home)\b`)},
+	{"residence", regexp.MustCompile(`(?i)\b(live|lives|living|lived|reside|resides|residing|based in|(moved|moving|relocated|relocating) to|home is)\b`)},
 	{"work", regexp.MustCompile(`(?i)\b(work|works|working|worked|employed|employer|job|joined|hired)\b`)},
 	{"preference", regexp.MustCompile(`(?i)\b(prefer|prefers|preferred|favou?rite|like|likes|love|loves)\b`)},
-	{"tooling", regexp.MustCompile(`(?i)\b(use|uses|using|used|switched|editor|ide|shell|stack)\b`)},
+	{"tooling", regexp.MustCompile(`(?i)\b(use|uses|using|switched to|editor|ide|shell|stack)\b`)},
 }
 
 var noLonger = regexp.MustCompile(`(?i)\bno longer\s+(\p{L}+)`)
