@@ -12,6 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -73,6 +74,8 @@ func runInit(ctx context.Context, env Env, dir string, yes, force bool) error {
 			return err
 		}
 	}
+	det := detectProvider(ctx, env, cfg.Intelligence)
+	det.Apply(&cfg.Intelligence)
 	if err := cfg.Validate(); err != nil {
 		return err
 	}
@@ -94,6 +97,7 @@ func runInit(ctx context.Context, env Env, dir string, yes, force bool) error {
 		verb = "replaced config of"
 	}
 	fmt.Fprintf(env.Stdout, "%s store at %s (%s mode, provider %s)\n", verb, dir, cfg.Mode, cfg.Intelligence.Provider)
+	fmt.Fprintf(env.Stdout, "provider %s: %s\n", det.Provider, det.Why)
 	return printSnippets(env.Stdout, dir)
 }
 
@@ -170,4 +174,13 @@ func walkThrough(env Env, cfg config.Config) (config.Config, error) {
 		cfg.Embedding.BaseURL = "http://localhost:11434"
 	}
 	return cfg, nil
+}
+
+// detectProvider picks the provider a new store starts with: the
+// kill-switch, else what extract.DetectDefault sees on this machine.
+func detectProvider(ctx context.Context, env Env, in config.Intelligence) extract.Detection {
+	if env.Getenv(extract.EnvProvider) == "heuristic" {
+		return extract.Detection{Provider: "heuristic", Why: extract.EnvProvider + "=heuristic is set, so facts are extracted by the built-in heuristic"}
+	}
+	return extract.DetectDefault(ctx, in, extract.LookPathIn(env.Getenv("PATH")), nil)
 }
