@@ -5,30 +5,207 @@ import (
 	"unicode"
 )
 
-// Sanitize turns any user text into a safe FTS5 query: each word becomes a
-// quoted term joined by OR, so quotes, operators (AND, NEAR, *) and
-// punctuation are matched as words, never parsed. It returns "" when the
-// text holds no searchable word.
-func Sanitize(text string) string {
-	terms := Terms(text)
-	for i, t := range terms {
-		terms[i] = `"` + t + `"`
-	}
-	return strings.Join(terms, " OR ")
+// Analysis is what query analysis finds in a search text. Every arm reads
+// the same analysis, so the keyword, entity and time arms agree on what the
+// user asked.
+type Analysis struct {
+	// Terms are the content words, lowercase, in order, one per stem, with
+	// stopwords dropped — unless the text holds nothing but stopwords, in
+	// which case they are kept so "who am I" still searches.
+	Terms []string
+	// Stems are the FTS5 porter stems of Terms, index for index.
+	Stems []string
+	// Phrases are the texts the user put in double quotes, as lowercase
+	// word sequences; they must match in that order.
+	Phrases []string
+	// Names are capitalised words and runs ("Caroline", "New York",
+	// "LGBTQ") that are not merely sentence-initial function words: people,
+	// places, projects to look up as entities and speakers.
+	Names []string
+	// Years and Months are the calendar words the text names ("2023",
+	// "may"), for matching said-at and valid-from dates.
+	Years  []int
+	Months []int
+	// Dropped counts content words past MaxTerms that were not searched.
+	Dropped int
+	// AsksWhen is true for a question about time ("when did…", "what
+	// year…", "how long ago…"): facts that carry a time expression answer it.
+	AsksWhen bool
 }
 
-// Terms splits text into lowercase word tokens (letters and digits), in
-// order, without repeats.
-func Terms(text string) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, f := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
-		if !seen[f] {
-			seen[f] = true
-			out = append(out, f)
+// MaxTerms caps the words a query searches: a pasted 10 kB log stays a
+// fast query. The rest are counted in Analysis.Dropped.
+const MaxTerms = 64
+
+// Analyze reads a search text.
+func Analyze(text string) Analysis {
+	var a Analysis
+	rest := text
+	for {
+		i := strings.IndexByte(rest, '"')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(rest[i+1:], '"')
+		if j < 0 {
+			break
+		}
+		if words := tokens(rest[i+1 : i+1+j]); len(words) > 1 {
+			a.Phrases = append(a.Phrases, strings.Join(words, " "))
+		}
+		rest = rest[i+1+j+1:]
+	}
+	words := tokens(text)
+	a.Terms, a.Stems = contentTerms(words)
+	if len(a.Terms) > MaxTerms {
+		a.Dropped = len(a.Terms) - MaxTerms
+		a.Terms, a.Stems = a.Terms[:MaxTerms], a.Stems[:MaxTerms]
+	}
+	if len(a.Phrases) > MaxTerms {
+		a.Phrases = a.Phrases[:MaxTerms]
+	}
+	a.Names = names(text)
+	for _, w := range words {
+		if m := monthNumber(w); m > 0 {
+			a.Months = append(a.Months, m)
+		}
+		if y := yearNumber(w); y > 0 {
+			a.Years = append(a.Years, y)
 		}
 	}
+	a.AsksWhen = asksWhen(words)
+	return a
+}
+
+// Sanitize turns any user text into a safe FTS5 query: each content word
+// becomes a quoted term and each quoted phrase a quoted phrase, joined by
+// OR, so quotes, operators (AND, NEAR, *) and punctuation are matched as
+// words, never parsed. Stopwords are left out unless nothing else remains.
+// It returns "" when the text holds no searchable word.
+func Sanitize(text string) string {
+	return Analyze(text).Match()
+}
+
+// Match is the FTS5 MATCH expression for the analysis (see Sanitize).
+func (a Analysis) Match() string {
+	parts := make([]string, 0, len(a.Phrases)+len(a.Terms))
+	for _, p := range a.Phrases {
+		parts = append(parts, `"`+p+`"`)
+	}
+	for _, t := range a.Terms {
+		parts = append(parts, `"`+t+`"`)
+	}
+	return strings.Join(parts, " OR ")
+}
+
+// Terms splits text into its content words: lowercase tokens of letters
+// and digits, in order, one per porter stem, stopwords dropped unless the
+// text holds nothing else.
+func Terms(text string) []string {
+	t, _ := contentTerms(tokens(text))
+	return t
+}
+
+// tokens splits text the way FTS5's unicode61 tokenizer does: runs of
+// letters and numbers, lowercased.
+func tokens(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+}
+
+func contentTerms(words []string) (terms, stems []string) {
+	pick := func(keepStop bool) {
+		seen := map[string]bool{}
+		terms, stems = nil, nil
+		for _, w := range words {
+			if !keepStop && IsStopword(w) {
+				continue
+			}
+			s := Stem(w)
+			if seen[s] {
+				continue
+			}
+			seen[s] = true
+			terms = append(terms, w)
+			stems = append(stems, s)
+		}
+	}
+	pick(false)
+	if len(terms) == 0 {
+		pick(true)
+	}
+	return terms, stems
+}
+
+// names finds capitalised words and runs of them. A capitalised stopword
+// ("When", "The") is never a name; a run breaks at punctuation.
+func names(text string) []string {
+	var out, run []string
+	seen := map[string]bool{}
+	flush := func() {
+		if len(run) > 0 {
+			n := strings.Join(run, " ")
+			if !seen[strings.ToLower(n)] {
+				seen[strings.ToLower(n)] = true
+				out = append(out, n)
+			}
+			run = nil
+		}
+	}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || r == '"' }) {
+		w := strings.TrimFunc(f, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		first := []rune(w + " ")[0]
+		if w == "" || !unicode.IsUpper(first) || IsStopword(strings.ToLower(w)) || monthNumber(strings.ToLower(w)) > 0 {
+			flush()
+			continue
+		}
+		run = append(run, w)
+		if w != strings.TrimRightFunc(f, func(r rune) bool { return r == '"' }) {
+			flush() // punctuation after the word ends the run
+		}
+	}
+	flush()
 	return out
+}
+
+var months = map[string]int{
+	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+	"august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+	"oct": 10, "nov": 11, "dec": 12,
+}
+
+func monthNumber(w string) int { return months[w] }
+
+func yearNumber(w string) int {
+	if len(w) != 4 || (w[0] != '1' && w[0] != '2') {
+		return 0
+	}
+	y := 0
+	for _, c := range w {
+		if c < '0' || c > '9' {
+			return 0
+		}
+		y = y*10 + int(c-'0')
+	}
+	if y < 1900 || y > 2199 {
+		return 0
+	}
+	return y
+}
+
+func asksWhen(words []string) bool {
+	for i, w := range words {
+		switch w {
+		case "when", "date", "year", "month", "day", "ago", "since":
+			return true
+		case "how":
+			if i+1 < len(words) && (words[i+1] == "long" || words[i+1] == "recently") {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -180,18 +180,18 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 // runArms runs every arm that applies and feeds its list to f.
 func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
 	if match != "" {
-		ids, err := keywordArm(ctx, db, sc, match, depth)
+		kr, err := keywordArm(ctx, db, sc, q.Text, depth)
 		if err != nil {
 			return err
 		}
 		ans.Arms = append(ans.Arms, ArmKeyword)
-		f.add(ArmKeyword, ids, nil)
-		ents, err := entityArm(ctx, db, sc, terms, depth)
+		f.addKeyword(kr)
+		ents, err := entityArm(ctx, db, sc, kr.WithoutSpeakers(terms), depth)
 		if err != nil {
 			return err
 		}
 		ans.Arms = append(ans.Arms, ArmEntity)
-		f.add(ArmEntity, ents.ids, ents.detail)
+		f.addWeighted(ArmEntity, ents.ids, ents.detail, EntityWeight)
 	}
 	if len(q.Vector) > 0 {
 		ids, detail, note, err := semanticArm(ctx, db, sc, q.Vector, q.Space, depth)
@@ -216,14 +216,10 @@ func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string,
 	return nil
 }
 
-func keywordArm(ctx context.Context, db *store.DB, sc scope, match string, depth int) ([]int64, error) {
+// keywordArm is RankKeyword (conversation.go) over the candidate scope.
+func keywordArm(ctx context.Context, db *store.DB, sc scope, text string, depth int) (KeywordRanking, error) {
 	cond, args := sc.candidate()
-	rows, err := db.QueryContext(ctx, `SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND `+cond+` ORDER BY bm25(facts_fts), f.id LIMIT ?`, append(append([]any{match}, args...), depth)...)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	return scanIDs(rows, "keyword search")
+	return RankKeyword(ctx, db, Analyze(text), cond, args, depth)
 }
 
 // choose applies the limit or the budget to hits ranked by score.

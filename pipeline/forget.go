@@ -211,6 +211,9 @@ func (p *Pipeline) ForgetCandidates(ctx context.Context, query string, limit int
 	}
 	out := []Candidate{}
 	for _, h := range ans.Results {
+		if h.OnlyContext() {
+			continue // it sits next to a match but does not contain the words
+		}
 		out = append(out, Candidate{ID: h.ID, Domain: h.Domain, Content: h.Content})
 	}
 	return out, nil

@@ -321,6 +321,12 @@ CREATE TABLE meta (
 	`
 ALTER TABLE source_files ADD COLUMN reread_until INTEGER NOT NULL DEFAULT 0;
 `,
+	// v6 — indexes for context ranking in search: facts by speaker, and a
+	// conversation's facts in event order.
+	`
+CREATE INDEX facts_speaker ON facts(speaker);
+CREATE INDEX fact_provenance_session ON fact_provenance(session_id, event_seq);
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -136,6 +136,7 @@ func commands(env Env) []*cli.Command {
 		forgetCommand(env),
 		demoCommand(env),
 		whyCommand(env),
+		benchCommand(env),
 		versionCommand(env),
 		daemonCommand(env),
 		notifyCommand(env),

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBenchLocomo(t *testing.T) {
+	mini := filepath.Join("..", "..", "pipeline", "bench", "testdata", "mini_locomo.json")
+	code, out, errs := run(t, "", "bench", "locomo", mini)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"recall@10", "recollect keyword  all", "BM25 porter", "ingest:"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	code, _, errs = run(t, "", "bench", "locomo", filepath.Join(t.TempDir(), "none.json"))
+	if code != 1 || !strings.Contains(errs, "pass the path to locomo10.json") {
+		t.Fatalf("missing dataset: exit %d, %q", code, errs)
+	}
+	code, _, errs = run(t, "", "bench", "locomo", "a", "b")
+	if code != 2 || !strings.Contains(errs, "give one path") {
+		t.Fatalf("two paths: exit %d, %q", code, errs)
+	}
+}

@@ -1,0 +1,138 @@
+package graph
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/store"
+)
+
+// turn is one fact of a test conversation.
+type turn struct{ speaker, text string }
+
+// addConversation stores turns as events and active facts of session, in
+// order, and returns the fact ids.
+func addConversation(tb testing.TB, db *store.DB, session string, turns []turn) []int64 {
+	tb.Helper()
+	var ids []int64
+	for _, tu := range turns {
+		content := tu.speaker + ": " + tu.text
+		if err := store.TouchSession(context.Background(), db, session, "record", "", "", time.Now()); err != nil {
+			tb.Fatal(err)
+		}
+		res, err := db.Exec(`INSERT INTO session_events(session_id, source, role, speaker, event_type, content_type, content, recorded_at)
+			VALUES (?, 'record', 'user', ?, 'message', 'text', ?, ?)`, session, tu.speaker, content, store.Now())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		seq, _ := res.LastInsertId()
+		res, err = db.Exec(`INSERT INTO facts(content, digest, producer, speaker, session_id, recorded_at) VALUES (?,?,?,?,?,?)`,
+			content, store.Digest(content), "capture", tu.speaker, session, store.Now())
+		if err != nil {
+			tb.Fatal(err)
+		}
+		id, _ := res.LastInsertId()
+		if _, err := db.Exec(`INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?,?,?,?)`, id, seq, session, store.Now()); err != nil {
+			tb.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+func rank(tb testing.TB, db *store.DB, q string) []int64 {
+	tb.Helper()
+	kr, err := RankKeyword(context.Background(), db, Analyze(q), "f.status = 'active'", nil, 10)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for id := range kr.Context {
+		if position(kr.IDs, id) == 0 {
+			tb.Fatalf("context id %d is not among the ranked ids %v", id, kr.IDs)
+		}
+	}
+	return kr.IDs
+}
+
+func position(ids []int64, id int64) int {
+	for i, x := range ids {
+		if x == id {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+func TestRankKeywordFindsTheAnswerNextToTheQuestion(t *testing.T) {
+	db := openTestStore(t)
+	s1 := addConversation(t, db, "s1", []turn{
+		{"Gina", "Where did you travel last week?"},
+		{"Jon", "Rome! I needed to clear my mind."},
+		{"Gina", "Lovely. My store is busy."},
+	})
+	addConversation(t, db, "s2", []turn{
+		{"Jon", "I travel for dance competitions sometimes."},
+		{"Gina", "The week was long."},
+	})
+	ids := rank(t, db, "Where did Jon travel last week?")
+	if p := position(ids, s1[1]); p == 0 || p > 3 {
+		t.Fatalf("Jon's answer (fact %d) is at position %d of %v; want it in the top 3: it answers the question asked just before it", s1[1], p, ids)
+	}
+	kr, err := RankKeyword(context.Background(), db, Analyze("Where did Jon travel last week?"), "", nil, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !kr.Context[s1[1]] || kr.Context[s1[0]] {
+		t.Fatalf("context set %v: want the answer %d marked as found by context and the question %d not", kr.Context, s1[1], s1[0])
+	}
+}
+
+func TestRankKeywordPrefersTheNamedSpeaker(t *testing.T) {
+	db := openTestStore(t)
+	a := addConversation(t, db, "s1", []turn{{"Caroline", "I researched adoption agencies."}})
+	b := addConversation(t, db, "s2", []turn{{"Melanie", "I researched adoption agencies too."}})
+	ids := rank(t, db, "What did Melanie research?")
+	if position(ids, b[0]) != 1 || position(ids, a[0]) == 0 {
+		t.Fatalf("ranking %v; want Melanie's fact %d first and Caroline's %d after it", ids, b[0], a[0])
+	}
+	ids = rank(t, db, "What did Caroline research?")
+	if position(ids, a[0]) != 1 {
+		t.Fatalf("ranking %v; want Caroline's fact %d first", ids, a[0])
+	}
+}
+
+func TestRankKeywordWithoutNamesKeepsBM25Order(t *testing.T) {
+	db := openTestStore(t)
+	ids := addConversation(t, db, "s1", []turn{
+		{"user", "The deploy uses blue green switching on the staging cluster."},
+		{"user", "Lunch was good."},
+		{"user", "Staging cluster deploy blue green."},
+	})
+	got := rank(t, db, "blue green deploy staging")
+	if len(got) < 2 || got[0] != ids[2] || got[1] != ids[0] {
+		t.Fatalf("ranking %v; want the denser match %d then %d", got, ids[2], ids[0])
+	}
+	if p := position(got, ids[1]); p == 0 {
+		t.Fatalf("ranking %v: the turn between two hits (%d) should be lifted by its context", got, ids[1])
+	}
+}
+
+func TestRankKeywordRespectsTheCondition(t *testing.T) {
+	db := openTestStore(t)
+	ids := addConversation(t, db, "s1", []turn{{"user", "postgres is the database"}, {"user", "postgres runs on port 5432"}})
+	if _, err := db.Exec(`UPDATE facts SET status = 'superseded' WHERE id = ?`, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	got := rank(t, db, "postgres")
+	if len(got) != 1 || got[0] != ids[1] {
+		t.Fatalf("ranking %v; want only the active fact %d (neither as a hit nor as a neighbour may a superseded fact return)", got, ids[1])
+	}
+}
+
+func TestRankKeywordEmptyQuery(t *testing.T) {
+	db := openTestStore(t)
+	if got := rank(t, db, "?!"); len(got) != 0 {
+		t.Fatalf("ranking %v for a query without words", got)
+	}
+}
