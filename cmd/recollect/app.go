@@ -134,6 +134,7 @@ func commands(env Env) []*cli.Command {
 		statsCommand(env),
 		pruneCommand(env),
 		forgetCommand(env),
+		inspectCommand(env),
 		demoCommand(env),
 		whyCommand(env),
 		benchCommand(env),
