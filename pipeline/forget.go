@@ -31,15 +31,20 @@ type ForgetReport struct {
 	RowsBy map[string]int `json:"rows_by_table"`
 	// Tombstones is how many content digests now stop re-extraction.
 	Tombstones int `json:"tombstones"`
+	// ScrubbedRuns counts run reports whose consolidation summary text was
+	// removed (the run's counts stay).
+	ScrubbedRuns int `json:"scrubbed_run_reports,omitempty"`
 	// Unlinked counts older facts whose superseded_by pointed at a
 	// forgotten fact; they stay superseded, pointing at nothing.
 	Unlinked int `json:"unlinked_predecessors,omitempty"`
 }
 
-// Forget hard-deletes facts: each fact, its FTS row, embeddings, entity
-// links (and entities left with no fact), co-mention edge strength it
-// added, provenance, conflicts, and the I facts behind it (or sharing its
-// digest, so a pending copy cannot bring it back). A content-free tombstone
+// Forget hard-deletes facts: each fact, its FTS row (securely: the term
+// leaves the index at once), embeddings, entity links (and entities left
+// with no fact), co-mention edge strength it added, provenance, conflicts,
+// summaries written since it arrived (the rows, and the text in those
+// runs' reports), and the I facts behind it (or sharing
+// its digest, so a pending copy cannot bring it back). A content-free tombstone
 // (digest, id, actor, reason, time) stops the same sentence from being
 // extracted again. Events cited only by these facts become prunable. All
 // ids go in one transaction: an unknown id forgets nothing.
@@ -49,6 +54,9 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		opts.Actor = "cli"
 	}
 	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
+		if err := secureDelete(ctx, tx); err != nil {
+			return err
+		}
 		for _, id := range ids {
 			if slices.Contains(rep.Facts, id) {
 				continue // named twice, or a twin of one already forgotten
@@ -95,6 +103,13 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, re
 	}
 	rep.Unlinked += n
 	steps := []struct{ table, query string }{
+		// A summary written since the fact arrived may quote or paraphrase
+		// it, in the summaries table and in the run's report; the next
+		// consolidation writes a fresh one.
+		{"summaries", `DELETE FROM summaries WHERE created_at >= (SELECT recorded_at FROM facts WHERE id = ?1)`},
+		{"runs.summary", `UPDATE runs SET summary = json_remove(summary, '$.integrate.summary')
+			WHERE json_valid(summary) AND json_extract(summary, '$.integrate.summary') IS NOT NULL
+			AND (finished_at IS NULL OR finished_at >= (SELECT recorded_at FROM facts WHERE id = ?1))`},
 		{"embeddings", `DELETE FROM embeddings WHERE fact_id = ?1`},
 		{"fact_entities", `DELETE FROM fact_entities WHERE fact_id = ?1`},
 		{"fact_provenance", `DELETE FROM fact_provenance WHERE fact_id = ?1`},
@@ -107,6 +122,10 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, re
 		n, err := exec(ctx, tx, s.query, id)
 		if err != nil {
 			return fmt.Errorf("forget fact %d: %s: %w", id, s.table, err)
+		}
+		if s.table == "runs.summary" {
+			rep.ScrubbedRuns += n
+			continue
 		}
 		rep.RowsBy[s.table] += n
 		switch s.table {
@@ -146,6 +165,22 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, re
 	}
 	rep.Facts = append(rep.Facts, twin)
 	return forgetOne(ctx, tx, twin, opts, rep)
+}
+
+// secureDelete makes this transaction's deletes overwrite the freed bytes
+// and the fact indexes drop deleted terms at once, instead of leaving them
+// in free pages or FTS segments until a merge.
+func secureDelete(ctx context.Context, tx *sql.Tx) error {
+	for _, q := range []string{
+		`PRAGMA secure_delete = ON`,
+		`INSERT INTO facts_fts(facts_fts, rank) VALUES ('secure-delete', 1)`,
+		`INSERT INTO session_facts_fts(session_facts_fts, rank) VALUES ('secure-delete', 1)`,
+	} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("forget: %s: %w", q, err)
+		}
+	}
+	return nil
 }
 
 // weakenEdges takes back the co-mention strength the fact added between

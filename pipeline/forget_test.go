@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -34,7 +36,13 @@ func TestForgetEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prunable, _ := p.Prune(ctx, PruneOptions{})
+	prunable, err := p.Prune(ctx, PruneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if views := readViews(t, p); !strings.Contains(views, "allergic") {
+		t.Fatalf("before forget, entity/context/briefing do not show the fact:\n%s", views)
+	}
 
 	rep, err := p.Forget(ctx, []int64{id, id}, ForgetOptions{Actor: "test", Reason: "medical detail"})
 	if err != nil {
@@ -66,6 +74,10 @@ func TestForgetEndToEnd(t *testing.T) {
 			t.Errorf("%s = %d after forget", q, n)
 		}
 	}
+	leftovers(t, p, "shellfish")
+	if views := readViews(t, p); strings.Contains(views, "allergic") {
+		t.Fatalf("forgotten fact still in entity, context or briefing:\n%s", views)
+	}
 	after, err := p.Stats(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +102,10 @@ func TestForgetEndToEnd(t *testing.T) {
 	}
 
 	// The events it alone cited become prunable.
-	now, _ := p.Prune(ctx, PruneOptions{})
+	now, err := p.Prune(ctx, PruneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if now.Events != prunable.Events+2 || !containsSeq(now.Ranges, seqs[0]) {
 		t.Fatalf("prunable %d -> %d (%v); want the two shellfish events added", prunable.Events, now.Events, now.Ranges)
 	}
@@ -164,3 +179,80 @@ func containsSeq(ranges [][2]int64, seq int64) bool {
 }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// readViews renders the entity card of the store's owner, the context of
+// "shellfish allergy restaurant" and the briefing as one string.
+func readViews(tb testing.TB, p *Pipeline) string {
+	tb.Helper()
+	ctx := context.Background()
+	ent, err := graph.Entity(ctx, p.DB, graph.EntityQuery{Name: "the user"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cx, err := graph.Context(ctx, p.DB, graph.ContextQuery{Topic: "shellfish allergy restaurant"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	brief, err := p.Briefing(ctx)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	a, _ := json.Marshal(ent)
+	b, _ := json.Marshal(cx)
+	return string(a) + "\n" + string(b) + "\n" + brief
+}
+
+// leftovers fails when word is stored anywhere but the raw events (which
+// forget leaves to prune) and their index: every table, FTS shadow tables
+// included, is read whole.
+func leftovers(tb testing.TB, p *Pipeline, word string) {
+	tb.Helper()
+	ctx := context.Background()
+	var tables []string
+	rows, err := p.DB.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table'
+		AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'events_fts%' AND name != 'session_events'`)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			tb.Fatal(err)
+		}
+		tables = append(tables, name)
+	}
+	rows.Close()
+	for _, table := range tables {
+		rows, err := p.DB.QueryContext(ctx, `SELECT * FROM "`+table+`"`)
+		if err != nil {
+			if strings.Contains(err.Error(), "virtual table") {
+				continue
+			}
+			tb.Fatalf("read %s: %v", table, err)
+		}
+		cols, _ := rows.Columns()
+		for rows.Next() {
+			vals := make([]any, len(cols))
+			ptrs := make([]any, len(cols))
+			for i := range vals {
+				ptrs[i] = &vals[i]
+			}
+			if err := rows.Scan(ptrs...); err != nil {
+				tb.Fatal(err)
+			}
+			for i, v := range vals {
+				var b []byte
+				switch x := v.(type) {
+				case string:
+					b = []byte(x)
+				case []byte:
+					b = x
+				}
+				if bytes.Contains(bytes.ToLower(b), []byte(word)) {
+					tb.Errorf("%s.%s still holds %q", table, cols[i], word)
+				}
+			}
+		}
+		rows.Close()
+	}
+}

@@ -3,14 +3,19 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 // TestPruneThousandsOfToolOutputs is the issue's done-when: a store made
@@ -134,5 +139,52 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	if _, err := p.Record(ctx, []store.Event{{SessionID: "b", Source: "record", Role: "tool", EventType: "tool_result",
 		ContentType: "text", Content: "resumed"}}); err != nil {
 		t.Fatalf("write after consolidate still refused: %v", err)
+	}
+}
+
+// TestDiskBudgetGuardsTranscriptCopy: the copy step asks for room too, and
+// a refused copy loses nothing: the transcript's lines are copied once the
+// budget allows.
+func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	home := t.TempDir()
+	dir := filepath.Join(home, "projects", sources.ClaudeFolder("/work/app"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var lines []byte
+	for i := 0; i < 20; i++ {
+		rec, _ := json.Marshal(map[string]any{"type": "user", "sessionId": "cc-1", "cwd": "/work/app", "timestamp": "2026-03-01T10:00:00.000Z",
+			"uuid": fmt.Sprintf("u-%d", i), "message": map[string]any{"role": "user", "content": fmt.Sprintf("Line %d of the transcript says the cache is warm.", i)}})
+		lines = append(append(lines, rec...), '\n')
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cc-1.jsonl"), lines, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p.Config.Mode = "copy"
+	p.Config.Sources = []config.Source{{Kind: sources.ClaudeCode, Home: home}}
+	base, err := p.DB.UsedBytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Config.Retention.DiskBudget = fmt.Sprint(base + 32<<10)
+	var refused error
+	for i := 0; i < 100 && refused == nil; i++ {
+		_, refused = p.Record(ctx, []store.Event{{SessionID: "r", Source: "record", Role: "tool", EventType: "tool_result", ContentType: "text", Content: strings.Repeat("y", 4000)}})
+	}
+	if !errors.Is(refused, store.ErrDiskBudget) {
+		t.Fatalf("fill: %v", refused)
+	}
+	if _, err := p.Copy(ctx); !errors.Is(err, store.ErrDiskBudget) {
+		t.Fatalf("copy at the budget with nothing reclaimable: err = %v", err)
+	}
+	if n := count(t, p, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 0 {
+		t.Fatalf("refused copy stored %d events", n)
+	}
+	p.Config.Retention.DiskBudget = ""
+	rep, err := p.Copy(ctx)
+	if err != nil || rep.Events != 20 {
+		t.Fatalf("copy after raising the budget: %+v, %v", rep, err)
 	}
 }

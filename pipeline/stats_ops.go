@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
@@ -251,50 +253,32 @@ func probeDaemon(dir string) DaemonStatus {
 	return ds
 }
 
+// embeddingStats reads coverage through integrate, which owns the working
+// space (the configured provider and model, in the dimension learnt from
+// its first answer).
 func (p *Pipeline) embeddingStats(ctx context.Context, st *Stats) error {
 	es := EmbeddingStats{Leftover: []SpaceVectors{}}
-	rows, err := p.DB.QueryContext(ctx, `SELECT provider, model, dim, count(*) FROM embeddings GROUP BY provider, model, dim ORDER BY count(*) DESC, provider, model, dim`)
-	if err != nil {
-		return fmt.Errorf("stats: read embeddings: %w", err)
-	}
-	var spaces []SpaceVectors
-	for rows.Next() {
-		var s SpaceVectors
-		if err := rows.Scan(&s.Provider, &s.Model, &s.Dim, &s.Vectors); err != nil {
-			rows.Close()
-			return fmt.Errorf("stats: read embeddings: %w", err)
-		}
-		spaces = append(spaces, s)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("stats: read embeddings: %w", err)
-	}
 	cfg := p.Config.Embedding
+	sp, known, err := integrate.WorkingSpace(ctx, p.DB, cfg)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	if cfg.Provider == "" {
+		sp = graph.Space{} // no working space: every stored space is leftover
+	}
+	cov, err := integrate.EmbeddingCoverage(ctx, p.DB, sp)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
 	if cfg.Provider != "" {
-		es.Semantic = &SemanticCoverage{Provider: cfg.Provider, Model: cfg.Model}
-	}
-	for _, s := range spaces {
-		// The working space is the configured provider and model, in the
-		// dimension holding the most vectors (spaces are sorted so).
-		if es.Semantic != nil && es.Semantic.Dim == nil && s.Provider == cfg.Provider && s.Model == cfg.Model {
-			dim := s.Dim
+		es.Semantic = &SemanticCoverage{Provider: cfg.Provider, Model: cfg.Model, Embedded: cov.Embedded, Missing: cov.Missing}
+		if known {
+			dim := sp.Dim
 			es.Semantic.Dim = &dim
-			continue
 		}
-		es.Leftover = append(es.Leftover, s)
 	}
-	if es.Semantic != nil {
-		dim := -1
-		if es.Semantic.Dim != nil {
-			dim = *es.Semantic.Dim
-		}
-		if err := p.DB.QueryRowContext(ctx, `SELECT count(*), COALESCE(sum(EXISTS (SELECT 1 FROM embeddings e
-			WHERE e.fact_id = f.id AND e.provider = ? AND e.model = ? AND e.dim = ?)), 0) FROM facts f WHERE f.status = 'active'`,
-			cfg.Provider, cfg.Model, dim).Scan(&es.Semantic.Missing, &es.Semantic.Embedded); err != nil {
-			return fmt.Errorf("stats: embedding coverage: %w", err)
-		}
-		es.Semantic.Missing -= es.Semantic.Embedded
+	for _, l := range cov.Leftover {
+		es.Leftover = append(es.Leftover, SpaceVectors{Provider: l.Space.Provider, Model: l.Space.Model, Dim: l.Space.Dim, Vectors: l.Vectors})
 	}
 	st.Embeddings = es
 	return nil

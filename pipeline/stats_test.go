@@ -95,6 +95,16 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	if st, err = p.Stats(ctx); err != nil {
 		t.Fatal(err)
 	}
+	if sem := st.Embeddings.Semantic; sem == nil || sem.Dim != nil || sem.Embedded != 0 || sem.Missing != 2 {
+		t.Fatalf("before the embedder learnt its dimension: semantic = %+v", sem)
+	}
+	// The embed step records the dimension of the model's first answer.
+	if err := store.SetMeta(ctx, p.DB, "embedding_dim:ollama/nomic", "4"); err != nil {
+		t.Fatal(err)
+	}
+	if st, err = p.Stats(ctx); err != nil {
+		t.Fatal(err)
+	}
 	sem := st.Embeddings.Semantic
 	if sem == nil || sem.Dim == nil || *sem.Dim != 4 || sem.Embedded != 1 || sem.Missing != 1 {
 		t.Fatalf("semantic = %+v", sem)

@@ -47,6 +47,10 @@ type span struct {
 // transaction. If the stored progress is not what this pass last saw,
 // another copier got there first: nothing is written and errMoved returned.
 func (c *Copier) commit(ctx context.Context, st *passState, batch []mappedLine, end int64, rep *Report) error {
+	// Make room under retention.disk_budget (or refuse) before writing.
+	if err := c.DB.EnsureRoom(ctx); err != nil {
+		return err
+	}
 	var b *batchTx
 	err := c.DB.Tx(ctx, func(tx *sql.Tx) error {
 		cur, err := readProgress(ctx, tx, st.f.path)

@@ -16,8 +16,10 @@ import (
 
 // people and orgs make a graph wider than a small cap.
 var (
-	people = []string{"Robin", "Alexis", "Morgan", "Priya", "Tomasz", "Ines", "Kenji", "Amara", "Lucia", "Oskar", "Farah", "Mateo"}
-	orgs   = []string{"Acme", "Globex", "Initech", "Umbrella"}
+	people   = []string{"Robin", "Alexis", "Morgan", "Priya", "Tomasz", "Ines", "Kenji", "Amara", "Lucia", "Oskar", "Farah", "Mateo"}
+	orgs     = []string{"Acme", "Globex", "Initech", "Umbrella"}
+	projects = []string{"Atlas", "Hermes", "Nimbus"}
+	services = []string{"billing", "search", "payments", "audit", "mail"}
 )
 
 // lonely is named by one fact only, so a small cap never draws it.
@@ -41,8 +43,8 @@ func fixtureStore(tb testing.TB) *pipeline.Pipeline {
 	lines := []string{string(demo)}
 	for i, who := range people {
 		lines = append(lines,
-			fmt.Sprintf("My colleague %s at %s owns the billing service and reviews every schema change.", who, orgs[i%len(orgs)]),
-			fmt.Sprintf("My friend %s moved to Lisbon last spring and works with %s now.", who, people[(i+1)%len(people)]))
+			fmt.Sprintf("My colleague %s at %s owns the %s service and reviews every schema change.", who, orgs[i%len(orgs)], services[i%len(services)]),
+			fmt.Sprintf("Deploys of the %s migration need a sign-off from %s and %s.", projects[i%len(projects)], who, people[(i+1)%len(people)]))
 	}
 	lines = append(lines, "My neighbour's cat is called "+lonely+" and she hates thunderstorms.")
 	var evs []store.Event

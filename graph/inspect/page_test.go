@@ -1,26 +1,114 @@
 package inspect_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/recollect/recollect/graph/inspect"
 )
 
-func TestWriteFixturePage(t *testing.T) {
+// TestPageIsSelfContained: nothing in the page points off it, a
+// Content-Security-Policy forbids fetching, and hostile text in the data
+// cannot close the data's script element.
+func TestPageIsSelfContained(t *testing.T) {
 	p := fixtureStore(t)
 	d, err := inspect.Read(context.Background(), p.DB, inspect.Options{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := os.Getenv("INSPECT_PAGE")
-	if out == "" {
-		out = filepath.Join(t.TempDir(), "inspect.html")
-	}
-	if err := inspect.WritePageFile(out, d); err != nil {
+	hostile := `</script><script>alert(1)</script>`
+	d.Facts = append(d.Facts, inspect.FactRow{ID: 999, Content: hostile, Entities: []string{}})
+	var buf bytes.Buffer
+	if err := inspect.WritePage(&buf, d); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("nodes %d drawn %d edges %d", len(d.Graph.Nodes), d.Graph.Drawn, len(d.Graph.Edges))
+	page := buf.String()
+	if strings.Contains(page, hostile) {
+		t.Fatal("the page holds fact text that closes its script element")
+	}
+	for _, re := range []string{`(?i)\bsrc\s*=`, `(?i)\bhref\s*=`, `(?i)@import`, `(?i)url\(`, `(?i)https?://(?:[^w]|w[^w]|ww[^w]|www[^.]|www\.[^w])`} {
+		if m := regexp.MustCompile(re).FindString(page); m != "" {
+			t.Errorf("the page refers outside itself: %q matches %s", m, re)
+		}
+	}
+	if !strings.Contains(page, `content="default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src data:"`) {
+		t.Error("the page lacks its no-network Content-Security-Policy")
+	}
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="data">(.*?)</script>`).FindStringSubmatch(page)
+	if m == nil {
+		t.Fatal("no data element")
+	}
+	var back inspect.Data
+	if err := json.Unmarshal([]byte(m[1]), &back); err != nil {
+		t.Fatalf("embedded data is not JSON: %v", err)
+	}
+	if len(back.Graph.Nodes) != len(d.Graph.Nodes) || back.Facts[len(back.Facts)-1].Content != hostile {
+		t.Fatal("embedded data does not round-trip")
+	}
+}
+
+func TestReadCapsAndScopes(t *testing.T) {
+	ctx := context.Background()
+	p := fixtureStore(t)
+	d, err := inspect.Read(ctx, p.DB, inspect.Options{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Events) != 5 || len(d.Facts) != 5 || len(d.Entities) != 5 || d.Graph.Drawn != 5 || len(d.Graph.Nodes) <= 5 {
+		t.Fatalf("caps: %d events, %d facts, %d entities, %d of %d drawn", len(d.Events), len(d.Facts), len(d.Entities), d.Graph.Drawn, len(d.Graph.Nodes))
+	}
+	if d.Events[0].Seq < d.Events[1].Seq || d.Facts[0].ID < d.Facts[1].ID {
+		t.Fatal("samples are not newest first")
+	}
+	for i := 1; i < len(d.Graph.Nodes); i++ {
+		if d.Graph.Nodes[i].Degree > d.Graph.Nodes[i-1].Degree {
+			t.Fatal("nodes are not best connected first")
+		}
+	}
+	scoped, err := inspect.Read(ctx, p.DB, inspect.Options{Limit: 50, Entity: "priya"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(scoped.Facts) != 3 {
+		t.Fatalf("facts mentioning Priya: %d, want 3", len(scoped.Facts))
+	}
+	for _, f := range scoped.Facts {
+		if !strings.Contains(f.Content, "Priya") {
+			t.Fatalf("fact outside the entity's scope: %q", f.Content)
+		}
+	}
+	var none *inspect.ErrNoEntity
+	if _, err := inspect.Read(ctx, p.DB, inspect.Options{Entity: "Nobody Here"}); err == nil || !strings.Contains(err.Error(), `no entity named "Nobody Here"; run recollect inspect --layer entities to list them`) {
+		t.Fatalf("unknown entity: %v", err)
+	} else if !asNoEntity(err, &none) {
+		t.Fatalf("unknown entity error is %T", err)
+	}
+}
+
+func asNoEntity(err error, target **inspect.ErrNoEntity) bool {
+	e, ok := err.(*inspect.ErrNoEntity)
+	*target = e
+	return ok
+}
+
+func TestWritePageFileIsPrivate(t *testing.T) {
+	p := fixtureStore(t)
+	d, err := inspect.Read(context.Background(), p.DB, inspect.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "inspect.html")
+	if err := inspect.WritePageFile(path, d); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("page file: %v, mode %v", err, fi.Mode())
+	}
 }
