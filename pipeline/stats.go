@@ -4,6 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
+
+	"github.com/recollect/recollect/extract"
 )
 
 // Stats is the store's self-report. Every number is read from the store;
@@ -32,6 +35,9 @@ type Stats struct {
 	Spend      SpendStats     `json:"spend"`
 	Disk       DiskStats      `json:"disk"`
 	Daemon     DaemonStatus   `json:"daemon"`
+	// Budgets is every configured token budget: used, remaining, and when
+	// the oldest counted usage ages out of its rolling window.
+	Budgets []extract.Budget `json:"token_budgets"`
 	// Unknown names each number that could not be read, with the reason.
 	Unknown map[string]string `json:"unknown,omitempty"`
 }
@@ -182,7 +188,13 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 			return st, err
 		}
 	}
-	st.Daemon = probeDaemon(p.DB.Dir)
+	st.Daemon = probeDaemon(ctx, p.DB.Dir)
+	if st.Budgets, err = extract.Budgets(ctx, p.DB, p.Config.Intelligence, time.Now()); err != nil {
+		return st, fmt.Errorf("stats: %w", err)
+	}
+	if st.Budgets == nil {
+		st.Budgets = []extract.Budget{}
+	}
 	if len(st.Unknown) == 0 {
 		st.Unknown = nil
 	}

@@ -5,25 +5,14 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
-)
-
-// The daemon's files in a data directory. They mirror hooks.SocketName and
-// scheduler.LockName (a cmd test pins that they agree); pipeline only
-// probes them, read-only, and cannot import the packages above it.
-const (
-	daemonSocket = "recollect.sock"
-	daemonLock   = "daemon.lock"
 )
 
 // SpendTotal sums model calls. Tokens a provider did not report are not
@@ -73,8 +62,7 @@ type DiskStats struct {
 }
 
 // DaemonStatus says whether a daemon answers on the data directory's
-// control socket. It is probed, read-only: a connect and a read of the
-// lock file's pid.
+// control socket. It is probed read-only: one status request.
 type DaemonStatus struct {
 	Listening bool   `json:"listening"`
 	PID       int    `json:"pid,omitempty"`
@@ -225,31 +213,31 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 	return nil
 }
 
-// probeDaemon connects to the control socket and reads the lock's pid.
-func probeDaemon(dir string) DaemonStatus {
-	ds := DaemonStatus{Socket: filepath.Join(dir, daemonSocket)}
+// probeDaemon asks the control socket for the daemon's status, read-only,
+// with a short timeout: listening and pid come from the daemon's own answer.
+func probeDaemon(ctx context.Context, dir string) DaemonStatus {
+	ds := DaemonStatus{Socket: hooks.SocketPath(dir)}
 	if _, err := os.Stat(ds.Socket); errors.Is(err, os.ErrNotExist) {
 		ds.Note = "no daemon: the control socket does not exist; start one with recollect daemon"
 		return ds
 	}
-	conn, err := net.DialTimeout("unix", ds.Socket, 300*time.Millisecond)
-	if err != nil {
-		ds.Note = "no daemon listening: the control socket is stale (" + err.Error() + ")"
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	resp, err := hooks.Send(ctx, ds.Socket, hooks.Request{Op: hooks.OpStatus})
+	switch {
+	case errors.Is(err, hooks.ErrNoDaemon):
+		ds.Note = "no daemon listening: the control socket is stale; start one with recollect daemon"
+		return ds
+	case err != nil:
+		ds.Note = "unknown: the control socket did not answer a status request (" + err.Error() + ")"
 		return ds
 	}
-	conn.Close()
 	ds.Listening = true
-	data, err := os.ReadFile(filepath.Join(dir, daemonLock))
-	if err != nil {
-		ds.Note = "pid unknown: " + err.Error()
+	if resp.Status == nil || resp.Status.PID <= 0 {
+		ds.Note = "pid unknown: the daemon's status carried no pid"
 		return ds
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 0 {
-		ds.Note = "pid unknown: " + daemonLock + " holds no pid"
-		return ds
-	}
-	ds.PID = pid
+	ds.PID = resp.Status.PID
 	return ds
 }
 

@@ -4,13 +4,11 @@ import (
 	"context"
 	"net"
 	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/store"
 )
 
@@ -114,10 +112,13 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	}
 }
 
-func TestStatsDaemonProbe(t *testing.T) {
+// TestStatsDaemonProbeWithoutDaemon covers the two "no daemon" answers;
+// cmd's TestStatsSeesRunningDaemon runs the real daemon.
+func TestStatsDaemonProbeWithoutDaemon(t *testing.T) {
+	ctx := context.Background()
 	p := openTest(t)
 	dir := p.DB.Dir
-	if ds := probeDaemon(dir); ds.Listening || ds.Note != "no daemon: the control socket does not exist; start one with recollect daemon" {
+	if ds := probeDaemon(ctx, dir); ds.Listening || ds.Note != "no daemon: the control socket does not exist; start one with recollect daemon" {
 		t.Fatalf("no socket: %+v", ds)
 	}
 	// A Unix socket path must be short; the temp dir may be long.
@@ -126,28 +127,13 @@ func TestStatsDaemonProbe(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(short) })
-	ln, err := net.Listen("unix", filepath.Join(short, daemonSocket))
+	ln, err := net.Listen("unix", hooks.SocketPath(short))
 	if err != nil {
 		t.Fatal(err)
 	}
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
-	if err := os.WriteFile(filepath.Join(short, daemonLock), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if ds := probeDaemon(short); !ds.Listening || ds.PID != os.Getpid() {
-		t.Fatalf("listening daemon: %+v", ds)
-	}
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	ln.Close()
-	if ds := probeDaemon(short); ds.Listening || ds.PID != 0 || !strings.HasPrefix(ds.Note, "no daemon listening: the control socket is stale (") {
+	if ds := probeDaemon(ctx, short); ds.Listening || ds.PID != 0 || ds.Note != "no daemon listening: the control socket is stale; start one with recollect daemon" {
 		t.Fatalf("stale socket: %+v", ds)
 	}
 }

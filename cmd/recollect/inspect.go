@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/graph/inspect"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store"
 )
 
 // tableLimit caps terminal tables when --limit is not given; the page's
@@ -121,7 +121,7 @@ func printLayers(w io.Writer, layers []string, d inspect.Data, st pipeline.Stats
 }
 
 func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.Data, st pipeline.Stats) error {
-	d.Spend = spendView(p, st)
+	d.Spend = spendView(st)
 	path := c.String("output")
 	if path == "" {
 		path = filepath.Join(p.DB.Dir, inspect.PageFile)
@@ -142,7 +142,7 @@ func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.D
 }
 
 // spendView maps stats' spend onto the page's Spend tab.
-func spendView(p *pipeline.Pipeline, st pipeline.Stats) *inspect.Spend {
+func spendView(st pipeline.Stats) *inspect.Spend {
 	row := func(key string, t pipeline.SpendTotal) inspect.SpendRow {
 		return inspect.SpendRow{Key: key, Calls: t.Calls, Failed: t.Failed, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, UnreportedCalls: t.UnreportedCalls}
 	}
@@ -155,12 +155,14 @@ func spendView(p *pipeline.Pipeline, st pipeline.Stats) *inspect.Spend {
 	}
 	sp := &inspect.Spend{Last24h: row("last 24 h", st.Spend.Last24h), AllTime: row("all time", st.Spend.AllTime),
 		ByStage: rows(st.Spend.ByStage), ByProvider: rows(st.Spend.ByProvider), ByModel: rows(st.Spend.ByModel), Budgets: []inspect.Budget{}}
-	providers := make([]string, 0, len(p.Config.Intelligence.TokenBudget))
-	for prov := range p.Config.Intelligence.TokenBudget {
-		providers = append(providers, prov)
+	for _, b := range st.Budgets {
+		ib := inspect.Budget{Provider: b.Provider, Window: b.Window, Cap: b.Cap, Used: b.Used, Remaining: b.Remaining, Note: b.Note}
+		if b.AgesOutAt != nil {
+			ib.ResetsAt = store.FormatTime(*b.AgesOutAt)
+		}
+		sp.Budgets = append(sp.Budgets, ib)
 	}
-	sort.Strings(providers)
-	if len(providers) == 0 {
+	if len(sp.Budgets) == 0 {
 		sp.BudgetNote = "no token budget configured (intelligence.token_budget in config.json)"
 	}
 	return sp

@@ -21,6 +21,9 @@ func TestPruneCommand(t *testing.T) {
 	diskMust(t, dir, "consolidate")
 
 	// The default window (200) keeps everything in so small a session.
+	if out := diskMust(t, dir, "stats"); !strings.Contains(out, "budgets      none configured (intelligence.token_budget)\n") {
+		t.Fatalf("stats without budgets:\n%s", out)
+	}
 	out := diskMust(t, dir, "prune")
 	want := "reclaimable  0 events (0 B) in 0 seq ranges\n" +
 		"kept         0 not yet examined by extraction, 1 cited by facts, 4 in working memory (last 200 per session)\n" +

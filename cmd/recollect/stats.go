@@ -8,7 +8,9 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store"
 )
 
 func statsCommand(env Env) *cli.Command {
@@ -58,6 +60,7 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printCounts(w, "redactions", st.Redactions)
 	printEmbeddings(w, st.Embeddings)
 	printSpend(w, st.Spend)
+	printBudgets(w, st.Budgets)
 	printDisk(w, st.Disk)
 	printDaemon(w, st.Daemon)
 	for _, k := range sortedKeys(st.Unknown) {
@@ -183,4 +186,24 @@ func plural(n int, one, many string) string {
 		return "1 " + one
 	}
 	return fmt.Sprintf("%d %s", n, many)
+}
+
+func printBudgets(w io.Writer, bs []extract.Budget) {
+	if len(bs) == 0 {
+		fmt.Fprintln(w, "budgets      none configured (intelligence.token_budget)")
+		return
+	}
+	for _, b := range bs {
+		line := fmt.Sprintf("budget       %s per %s: %d of %s tokens used, %d left", b.Provider, b.Window, b.Used, b.CapText, b.Remaining)
+		if b.AgesOutAt != nil {
+			line += "; the oldest usage ages out at " + store.FormatTime(*b.AgesOutAt)
+		}
+		if b.UnreportedCalls > 0 {
+			line += fmt.Sprintf(" (%s reported no tokens)", plural(b.UnreportedCalls, "call", "calls"))
+		}
+		if b.Note != "" {
+			line += "; " + b.Note
+		}
+		fmt.Fprintln(w, line)
+	}
 }

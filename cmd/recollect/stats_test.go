@@ -21,6 +21,7 @@ func TestStatsSentences(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg.Retention.DiskBudget = "2GB"
+	cfg.Intelligence.TokenBudget = map[string]map[string]string{"http": {"day": "2M"}}
 	cfg.Extraction.WorkingMemorySize = 1
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
@@ -53,6 +54,9 @@ func TestStatsSentences(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("stats lacks %q:\n%s", want, out)
 		}
+	}
+	if !regexp.MustCompile(`(?m)^budget       http per day: 1500 of 2M tokens used, 1998500 left; the oldest usage ages out at \S+ \(1 call reported no tokens\)$`).MatchString(out) {
+		t.Errorf("stats lacks the token budget line:\n%s", out)
 	}
 	if !regexp.MustCompile(`(?m)^  run 1 +cli \S+: 2 calls`).MatchString(out) {
 		t.Errorf("stats lacks run 1's spend:\n%s", out)
