@@ -133,7 +133,7 @@ func (b *batchTx) event(ml *mappedLine, i int) (bool, error) {
 	}
 	if ml.occ < 0 { // probe; later events of the line reuse the index
 		for occ := int64(0); occ < maxOccurrences; occ++ {
-			ev.DedupeKey = dedupeKey(b.st.f.path, ml.digest, occ, i)
+			ev.DedupeKey = dedupeKey(b.st.f.identity, ml.digest, occ, i)
 			ok, err := b.insert(ev)
 			if err != nil || ok {
 				ml.occ = occ
@@ -142,7 +142,7 @@ func (b *batchTx) event(ml *mappedLine, i int) (bool, error) {
 		}
 		return false, fmt.Errorf("store %s line %d: too many identical lines", b.st.f.path, ml.number)
 	}
-	ev.DedupeKey = dedupeKey(b.st.f.path, ml.digest, ml.occ, i)
+	ev.DedupeKey = dedupeKey(b.st.f.identity, ml.digest, ml.occ, i)
 	ok, err := b.insert(ev)
 	if err == nil && !ok {
 		b.dups++

@@ -458,3 +458,21 @@ func TestSourceHomes(t *testing.T) {
 		t.Errorf("CursorSlug = %q", got)
 	}
 }
+
+// A home that moves (CLAUDE_CONFIG_DIR changed, ~/.claude synced to a new
+// machine) is followed from its new place without copying its lines twice.
+func TestMovedHomeDoesNotDouble(t *testing.T) {
+	db := openDB(t)
+	srcA, dirA := claudeHome(t, "/w/app")
+	body := append(userLine("s", "/w/app", "one"), userLine("s", "/w/app", "two")...)
+	writeFile(t, filepath.Join(dirA, "s.jsonl"), body)
+	c, _ := newCopier(t, db, srcA)
+	copyAll(t, c)
+	srcB, dirB := claudeHome(t, "/w/app")
+	writeFile(t, filepath.Join(dirB, "s.jsonl"), append(body, userLine("s", "/w/app", "three")...))
+	c2, _ := newCopier(t, db, srcB)
+	rep := copyAll(t, c2)
+	if rep.Events != 1 || rep.Duplicates != 2 || eventCount(t, db, "") != 3 {
+		t.Fatalf("moved home: %d new events, %d duplicates, %d stored; want 1, 2, 3", rep.Events, rep.Duplicates, eventCount(t, db, ""))
+	}
+}

@@ -97,7 +97,7 @@ func (s *selector) files() ([]selected, error) {
 			}
 			if s.wants(src, p) {
 				seen[p] = true
-				out = append(out, selected{path: p, kind: src.Kind})
+				out = append(out, src.selected(p))
 			}
 		}
 	}
@@ -108,6 +108,18 @@ func (s *selector) files() ([]selected, error) {
 // selected is a transcript file and the kind of source that follows it.
 type selected struct {
 	path, kind string
+	// identity names the file for deduplication: the kind and the path
+	// below the projects folder, so a home that moves (a new
+	// CLAUDE_CONFIG_DIR, a synced machine) does not copy its lines again.
+	identity string
+}
+
+func (src source) selected(path string) selected {
+	rel, err := filepath.Rel(src.projects, path)
+	if err != nil {
+		rel = path
+	}
+	return selected{path: path, kind: src.Kind, identity: src.Kind + ":" + filepath.ToSlash(rel)}
 }
 
 // match finds the source that selects path, or explains why none does.
@@ -123,7 +135,7 @@ func (s *selector) match(path string) (selected, error) {
 		}
 		under = append(under, src.Kind)
 		if s.wants(src, abs) {
-			return selected{path: abs, kind: src.Kind}, nil
+			return src.selected(abs), nil
 		}
 	}
 	if len(under) > 0 {

@@ -234,11 +234,11 @@ func (c *Copier) mapLine(st *passState, ln line) mappedLine {
 	return ml
 }
 
-// dedupeKey names event idx of a line: the file, the line's digest and
-// which occurrence of identical lines in the file it is.
-func dedupeKey(path string, digest [32]byte, occ int64, idx int) string {
+// dedupeKey names event idx of a line: the file's identity, the line's
+// digest and which occurrence of identical lines in the file it is.
+func dedupeKey(identity string, digest [32]byte, occ int64, idx int) string {
 	h := sha256.New()
-	h.Write([]byte(path))
+	h.Write([]byte(identity))
 	h.Write([]byte{0})
 	h.Write(digest[:])
 	h.Write([]byte(strconv.FormatInt(occ, 10) + "/" + strconv.Itoa(idx)))
