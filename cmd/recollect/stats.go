@@ -128,7 +128,7 @@ func printDisk(w io.Writer, d pipeline.DiskStats) {
 		fmt.Fprintf(w, "  last prune %s: %d events\n", d.LastPruneAt, *d.LastPruneEvents)
 	}
 	if r := d.LastRefusal; r != nil {
-		fmt.Fprintf(w, "refused      %d writes refused for the disk budget, last at %s: %s\n", r.Count, r.At, r.Message)
+		fmt.Fprintf(w, "refused      %s refused for the disk budget, last at %s: %s\n", plural(r.Count, "write", "writes"), r.At, r.Message)
 	}
 }
 

@@ -68,3 +68,28 @@ func TestStatsSentences(t *testing.T) {
 		t.Errorf("stats reports an unknown on a plain store:\n%s", out)
 	}
 }
+
+func TestDiskBudgetRefusalInStats(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "record", "--session-id", "s", "--content", "Could you look at the logs?")
+	cfg, err := config.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Retention.DiskBudget = "64KB" // below an empty store: nothing can be written
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := diskRun(t, dir, "record", "--session-id", "s", "--content", "one more line of output")
+	want := "recollect: disk budget reached: the store holds "
+	if code != 1 || !strings.HasPrefix(errOut, want) || !strings.HasSuffix(errOut, " against retention.disk_budget 64KB and no raw event is reclaimable (each is unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json\n") {
+		t.Fatalf("refused record: status %d, %q", code, errOut)
+	}
+	out := diskMust(t, dir, "stats")
+	if !regexp.MustCompile(`(?m)^refused      1 write refused for the disk budget, last at \S+: disk budget reached: the store holds `).MatchString(out) {
+		t.Fatalf("stats does not report the refusal:\n%s", out)
+	}
+	if !strings.Contains(out, "disk budget  64KB: ") {
+		t.Fatalf("stats does not show the budget:\n%s", out)
+	}
+}

@@ -24,6 +24,8 @@
     return e;
   }
   function num(n) { return Number(n).toLocaleString("en-US"); }
+  // when shows a stored UTC time to the minute.
+  function when(s) { return s ? s.slice(0, 16).replace("T", " ") + " UTC" : ""; }
 
   // table renders rows under host; cols are [header, key or function, class].
   function table(host, cols, rows, empty) {
@@ -68,13 +70,13 @@
   })();
 
   table(document.getElementById("k"), [["id", "id", "num"], ["status", "status"], ["domain", "domain"], ["producer", "producer"],
-    ["recorded", "recorded_at"], ["fact", "content", "content"], ["entities", function (r) { return r.entities.join(", "); }]],
+    ["recorded", function (r) { return when(r.recorded_at); }], ["fact", "content", "content"], ["entities", function (r) { return r.entities.join(", "); }]],
     D.facts, "no facts");
   table(document.getElementById("i"), [["id", "id", "num"], ["session", "session_id"], ["status", "status"], ["producer", "producer"],
     ["fact", function (r) { return r.fact_id || ""; }, "num"], ["events", "events"], ["content", "content", "content"]],
     D.extracted, "no extracted facts");
   table(document.getElementById("d"), [["seq", "seq", "num"], ["session", "session_id"], ["role", "role"], ["type", "type"],
-    ["at", "at"], ["bytes", "bytes", "num"], ["content", "content", "content"]], D.events, "no events");
+    ["at", function (r) { return when(r.at); }], ["bytes", "bytes", "num"], ["content", "content", "content"]], D.events, "no events");
   table(document.getElementById("entities"), [["id", "id", "num"], ["type", "type"], ["name", "name"], ["facts", "facts", "num"]],
     D.entities, "no entities");
 
