@@ -53,12 +53,12 @@ var notNames = map[string]bool{"I": true, "The": true, "A": true, "An": true, "M
 
 // HeuristicMentions finds entities by capitalised names with small rules for
 // their type (person, organization, place, project; else thing). A
-// first-person statement names the store's owner as its subject.
+// first-person statement names its speaker ("I") as its subject.
 func HeuristicMentions(content string) []Mention {
 	var out []Mention
 	seen := map[string]bool{}
 	if firstPerson.MatchString(strings.TrimSpace(content)) {
-		out = append(out, Mention{Name: SelfName, Type: "person", Role: "subject", IsSubject: true})
+		out = append(out, Mention{Name: "I", Type: "person", Role: "subject", IsSubject: true})
 	}
 	for _, loc := range capRun.FindAllStringIndex(content, -1) {
 		name := content[loc[0]:loc[1]]
@@ -152,7 +152,7 @@ func entityType(typ string) string {
 }
 
 func isSelfName(name string) bool {
-	return Canonical(name) == SelfName || strings.EqualFold(name, "user") || strings.EqualFold(name, "me") || strings.EqualFold(name, "i")
+	return Canonical(name) == SelfName || strings.EqualFold(name, "user") || isFirstPerson(name)
 }
 
 // lookupEntity applies the resolution rules without writing.

@@ -145,3 +145,25 @@ func TestDomains(t *testing.T) {
 		}
 	}
 }
+
+func TestAttribution(t *testing.T) {
+	db := openStore(t)
+	say(t, db, statement{text: "I prefer to run the tests before committing", day: 1, role: "assistant"})
+	say(t, db, statement{text: "The user prefers small commits", day: 2, role: "assistant",
+		entities: `[{"name":"the user","type":"person","role":"subject","is_subject":true}]`})
+	say(t, db, statement{text: "I prefer rebasing over merging", day: 3})
+	run(t, newIntegrator(db, day(3)))
+	subjectIsSelf := func(content string) bool {
+		return count(t, db, `SELECT count(*) FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id JOIN facts f ON f.id = fe.fact_id
+			WHERE f.content = ? AND e.is_self = 1 AND fe.is_subject = 1`, content) == 1
+	}
+	for content, want := range map[string]bool{
+		"I prefer to run the tests before committing": false, // the assistant's own "I"
+		"The user prefers small commits":              true,  // the user, whoever says it
+		"I prefer rebasing over merging":              true,  // the user's own "I"
+	} {
+		if got := subjectIsSelf(content); got != want {
+			t.Errorf("%q: subject is the user = %v, want %v", content, got, want)
+		}
+	}
+}

@@ -78,21 +78,20 @@ func validMentions(ms []Mention) bool {
 
 // attribute fixes who "I" is: the store's owner for user-channel speech
 // without a named speaker, the named speaker when there is one, and nobody
-// for the assistant's own first person. Unnamed user speech also links the
-// owner as its speaker.
+// for the assistant's own first person. A mention of "the user" is the
+// owner whoever says it. Unnamed user speech also links the owner as its
+// speaker.
 func attribute(ms []Mention, pf PendingFact) []Mention {
 	out := make([]Mention, 0, len(ms)+1)
 	hasSelf := false
 	for _, m := range ms {
-		if isSelfName(m.Name) {
-			switch {
-			case pf.SpeakerRole == "assistant":
-				continue
-			case pf.Speaker != "":
-				m.Name, m.Type = pf.Speaker, "person"
-			default:
-				m.Name, hasSelf = SelfName, true
-			}
+		switch {
+		case isFirstPerson(m.Name) && pf.SpeakerRole == "assistant":
+			continue
+		case isFirstPerson(m.Name) && pf.Speaker != "":
+			m.Name, m.Type = pf.Speaker, "person"
+		case isSelfName(m.Name):
+			m.Name, hasSelf = SelfName, true
 		}
 		out = append(out, m)
 	}
@@ -100,6 +99,12 @@ func attribute(ms []Mention, pf PendingFact) []Mention {
 		out = append(out, Mention{Name: SelfName, Type: "person", Role: "speaker"})
 	}
 	return out
+}
+
+// isFirstPerson is a speaker's own "I": who it is depends on who speaks.
+func isFirstPerson(name string) bool {
+	n := Canonical(name)
+	return n == "i" || n == "me" || n == "we"
 }
 
 // linkEntities resolves the mentions, links them to the fact with their
