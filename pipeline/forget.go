@@ -138,19 +138,7 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, re
 	if err := dropOrphans(ctx, tx, entities, rep); err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
-	for _, d := range digests {
-		n, err := exec(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
-			ON CONFLICT(digest) DO NOTHING`, d, id, opts.Actor, nullIfEmpty(opts.Reason), store.Now())
-		if err != nil {
-			return fmt.Errorf("forget fact %d: tombstone: %w", id, err)
-		}
-		rep.Tombstones += n
-	}
-	detail, err := jsonString(map[string]any{"tombstones": len(digests), "entities_unlinked": len(entities)})
-	if err != nil {
-		return err
-	}
-	if err := store.LogMutation(ctx, tx, "forget", fmt.Sprintf("fact:%d", id), opts.Actor, opts.Reason, detail); err != nil {
+	if err := tombstone(ctx, tx, id, digests, len(entities), opts, rep); err != nil {
 		return err
 	}
 	// Other facts with the same wording (superseded history, say) go too:
@@ -165,6 +153,25 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, re
 	}
 	rep.Facts = append(rep.Facts, twin)
 	return forgetOne(ctx, tx, twin, opts, rep)
+}
+
+// tombstone keeps the content-free record of a forgotten fact: its
+// digests (which stop re-extraction), who and why, in the tombstones table
+// and the mutation log.
+func tombstone(ctx context.Context, tx *sql.Tx, id int64, digests []string, entities int, opts ForgetOptions, rep *ForgetReport) error {
+	for _, d := range digests {
+		n, err := exec(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
+			ON CONFLICT(digest) DO NOTHING`, d, id, opts.Actor, nullIfEmpty(opts.Reason), store.Now())
+		if err != nil {
+			return fmt.Errorf("forget fact %d: tombstone: %w", id, err)
+		}
+		rep.Tombstones += n
+	}
+	detail, err := jsonString(map[string]any{"tombstones": len(digests), "entities_unlinked": entities})
+	if err != nil {
+		return err
+	}
+	return store.LogMutation(ctx, tx, "forget", fmt.Sprintf("fact:%d", id), opts.Actor, opts.Reason, detail)
 }
 
 // secureDelete makes this transaction's deletes overwrite the freed bytes

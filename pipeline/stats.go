@@ -72,109 +72,8 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 		return st, err
 	}
 	st.Provider = p.ProviderName()
-	q := func(query string, fn func(scan func(...any) error) error) error {
-		rows, err := p.DB.QueryContext(ctx, query)
-		if err != nil {
-			return fmt.Errorf("stats: %w", err)
-		}
-		defer rows.Close()
-		for rows.Next() {
-			if err := fn(rows.Scan); err != nil {
-				return fmt.Errorf("stats: %w", err)
-			}
-		}
-		return rows.Err()
-	}
-	steps := []struct {
-		query string
-		fn    func(scan func(...any) error) error
-	}{
-		{`SELECT status, count(*) FROM facts GROUP BY status`, func(scan func(...any) error) error {
-			var s string
-			var n int
-			if err := scan(&s, &n); err != nil {
-				return err
-			}
-			st.Facts.Total += n
-			switch s {
-			case "active":
-				st.Facts.Active = n
-			case "superseded":
-				st.Facts.Superseded = n
-			}
-			return nil
-		}},
-		{`SELECT producer, count(*) FROM facts WHERE status = 'active' GROUP BY producer`, func(scan func(...any) error) error {
-			var s string
-			var n int
-			err := scan(&s, &n)
-			st.FactsBy[s] = n
-			return err
-		}},
-		{`SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain`, func(scan func(...any) error) error {
-			var s string
-			var n int
-			err := scan(&s, &n)
-			st.Domains[s] = n
-			return err
-		}},
-		{`SELECT count(*) FROM entities`, func(scan func(...any) error) error { return scan(&st.Entities) }},
-		{`SELECT source, event_type, count(*), COALESCE(sum(length(CAST(content AS BLOB))), 0) FROM session_events GROUP BY source, event_type`, func(scan func(...any) error) error {
-			var src, typ string
-			var cb CountAndBytes
-			if err := scan(&src, &typ, &cb.Count, &cb.Bytes); err != nil {
-				return err
-			}
-			st.Events.ByKind[src+"/"+typ] = cb
-			st.Events.Count += cb.Count
-			st.Events.Bytes += cb.Bytes
-			return nil
-		}},
-		{`SELECT producer, count(*) FROM session_facts WHERE status IN ('pending','claimed') GROUP BY producer`, func(scan func(...any) error) error {
-			var s string
-			var n int
-			if err := scan(&s, &n); err != nil {
-				return err
-			}
-			st.PendingBy[s] = n
-			st.Pending += n
-			return nil
-		}},
-		{`SELECT source || '/' || record_type, count FROM skipped_records`, func(scan func(...any) error) error {
-			var s string
-			var n int
-			err := scan(&s, &n)
-			st.Skipped[s] = n
-			return err
-		}},
-		{`SELECT kind, count FROM redactions`, func(scan func(...any) error) error {
-			var s string
-			var n int
-			err := scan(&s, &n)
-			st.Redactions[s] = n
-			return err
-		}},
-		{`SELECT producer || COALESCE('/' || model, ''), count(*) FROM session_facts GROUP BY 1`, func(scan func(...any) error) error {
-			var s string
-			var n int
-			err := scan(&s, &n)
-			st.Produced[s] = n
-			return err
-		}},
-		{`SELECT summary FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`, func(scan func(...any) error) error {
-			var s string
-			if err := scan(&s); err != nil {
-				return err
-			}
-			raw := json.RawMessage(s)
-			st.LastRun = &raw
-			return nil
-		}},
-	}
-	for _, s := range steps {
-		if err := q(s.query, s.fn); err != nil {
-			return st, err
-		}
+	if err := p.countStats(ctx, &st); err != nil {
+		return st, err
 	}
 	stage, err := p.ExtractStage()
 	if err != nil {
@@ -199,6 +98,95 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 		st.Unknown = nil
 	}
 	return st, nil
+}
+
+type scanFunc = func(...any) error
+
+// countStats runs the store-wide counts, one query each.
+func (p *Pipeline) countStats(ctx context.Context, st *Stats) error {
+	into := func(m map[string]int) func(scanFunc) error {
+		return func(scan scanFunc) error {
+			var k string
+			var n int
+			err := scan(&k, &n)
+			m[k] = n
+			return err
+		}
+	}
+	steps := []struct {
+		query string
+		fn    func(scanFunc) error
+	}{
+		{`SELECT status, count(*) FROM facts GROUP BY status`, func(scan scanFunc) error {
+			var s string
+			var n int
+			if err := scan(&s, &n); err != nil {
+				return err
+			}
+			st.Facts.Total += n
+			switch s {
+			case "active":
+				st.Facts.Active = n
+			case "superseded":
+				st.Facts.Superseded = n
+			}
+			return nil
+		}},
+		{`SELECT producer, count(*) FROM facts WHERE status = 'active' GROUP BY producer`, into(st.FactsBy)},
+		{`SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain`, into(st.Domains)},
+		{`SELECT count(*) FROM entities`, func(scan scanFunc) error { return scan(&st.Entities) }},
+		{`SELECT source, event_type, count(*), COALESCE(sum(length(CAST(content AS BLOB))), 0) FROM session_events GROUP BY source, event_type`, func(scan scanFunc) error {
+			var src, typ string
+			var cb CountAndBytes
+			if err := scan(&src, &typ, &cb.Count, &cb.Bytes); err != nil {
+				return err
+			}
+			st.Events.ByKind[src+"/"+typ] = cb
+			st.Events.Count += cb.Count
+			st.Events.Bytes += cb.Bytes
+			return nil
+		}},
+		{`SELECT producer, count(*) FROM session_facts WHERE status IN ('pending','claimed') GROUP BY producer`, into(st.PendingBy)},
+		{`SELECT source || '/' || record_type, count FROM skipped_records`, into(st.Skipped)},
+		{`SELECT kind, count FROM redactions`, into(st.Redactions)},
+		{`SELECT producer || COALESCE('/' || model, ''), count(*) FROM session_facts GROUP BY 1`, into(st.Produced)},
+		{`SELECT summary FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`, func(scan scanFunc) error {
+			var s string
+			if err := scan(&s); err != nil {
+				return err
+			}
+			raw := json.RawMessage(s)
+			st.LastRun = &raw
+			return nil
+		}},
+	}
+	for _, s := range steps {
+		if err := eachRow(ctx, p.DB, s.query, s.fn); err != nil {
+			return err
+		}
+	}
+	for _, n := range st.PendingBy {
+		st.Pending += n
+	}
+	return nil
+}
+
+// eachRow runs query and hands every row's Scan to fn.
+func eachRow(ctx context.Context, q queryer, query string, fn func(scanFunc) error) error {
+	rows, err := q.QueryContext(ctx, query)
+	if err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows.Scan); err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
+	return nil
 }
 
 // ProviderName is the provider the extract stage will use, after the
