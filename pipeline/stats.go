@@ -38,6 +38,8 @@ type Stats struct {
 	// Budgets is every configured token budget: used, remaining, and when
 	// the oldest counted usage ages out of its rolling window.
 	Budgets []extract.Budget `json:"token_budgets"`
+	// Model is where the model stages run and how they fare.
+	Model ModelStats `json:"model"`
 	// Unknown names each number that could not be read, with the reason.
 	Unknown map[string]string `json:"unknown,omitempty"`
 }
@@ -82,7 +84,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	if st.Unextracted, err = stage.Remaining(ctx); err != nil {
 		return st, err
 	}
-	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats} {
+	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats, p.modelStats} {
 		if err := step(ctx, &st); err != nil {
 			return st, err
 		}

@@ -61,6 +61,7 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printEmbeddings(w, st.Embeddings)
 	printSpend(w, st.Spend)
 	printBudgets(w, st.Budgets)
+	printModel(w, st.Model)
 	printDisk(w, st.Disk)
 	printDaemon(w, st.Daemon)
 	for _, k := range sortedKeys(st.Unknown) {
