@@ -87,10 +87,13 @@ func RankKeyword(ctx context.Context, db *store.DB, a Analysis, cond string, arg
 	if cond == "" {
 		cond = "1"
 	}
-	rows, err := db.QueryContext(ctx, `SELECT f.id, -bm25(facts_fts), COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND `+cond+` ORDER BY bm25(facts_fts), f.id LIMIT ?`,
-		append(append([]any{match}, args...), keywordPool)...)
+	// FTS5 ranks alone first (it sorts by rank inside the index), then the
+	// few hundred best are joined with facts; joining every match before
+	// sorting costs a row read per match.
+	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
+		FROM (SELECT rowid AS id, -rank AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?) r
+		JOIN facts f ON f.id = r.id WHERE `+cond+` ORDER BY r.score DESC, f.id LIMIT ?`,
+		append(append([]any{match, 2 * keywordPool}, args...), keywordPool)...)
 	if err != nil {
 		return kr, fmt.Errorf("keyword search: %w", err)
 	}
@@ -130,25 +133,18 @@ func RankKeyword(ctx context.Context, db *store.DB, a Analysis, cond string, arg
 // the query names speakers, only their facts inherit.
 func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cands map[int64]*candidate, speakers map[string]bool, cond string, args []any) error {
 	seeds := map[int64]*candidate{}
-	var sessions []any
-	seen := map[string]bool{}
 	for i, c := range order {
 		if i == neighborSeeds {
 			break
 		}
-		if c.session == "" {
-			continue
-		}
-		seeds[c.id] = c
-		if !seen[c.session] {
-			seen[c.session] = true
-			sessions = append(sessions, c.session)
+		if c.session != "" {
+			seeds[c.id] = c
 		}
 	}
 	if len(seeds) == 0 {
 		return nil
 	}
-	pairs, err := adjacentFacts(ctx, db, seeds, sessions)
+	pairs, err := adjacentFacts(ctx, db, seeds)
 	if err != nil {
 		return err
 	}
@@ -192,13 +188,19 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 }
 
 // adjacentFacts pairs each seed with the facts cited just before and just
-// after it in its session's event order.
-func adjacentFacts(ctx context.Context, db *store.DB, seeds map[int64]*candidate, sessions []any) ([][2]int64, error) {
-	rows, err := db.QueryContext(ctx, `SELECT fact_id, session_id, COALESCE(prev, 0), COALESCE(next, 0) FROM (
-			SELECT fact_id, session_id,
-				LAG(fact_id) OVER (PARTITION BY session_id ORDER BY event_seq) AS prev,
-				LEAD(fact_id) OVER (PARTITION BY session_id ORDER BY event_seq) AS next
-			FROM fact_provenance WHERE session_id IN (`+marks(len(sessions))+`) AND event_seq IS NOT NULL)`, sessions...)
+// after it in its session's event order (two index lookups per seed on
+// fact_provenance(session_id, event_seq)).
+func adjacentFacts(ctx context.Context, db *store.DB, seeds map[int64]*candidate) ([][2]int64, error) {
+	ids := make([]any, 0, len(seeds))
+	for id := range seeds {
+		ids = append(ids, id)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT p.fact_id, p.session_id,
+			COALESCE((SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
+				ORDER BY q.event_seq DESC LIMIT 1), 0),
+			COALESCE((SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
+				ORDER BY q.event_seq LIMIT 1), 0)
+		FROM fact_provenance p WHERE p.fact_id IN (`+marks(len(ids))+`) AND p.event_seq IS NOT NULL`, ids...)
 	if err != nil {
 		return nil, fmt.Errorf("conversation context: %w", err)
 	}

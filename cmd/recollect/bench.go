@@ -3,6 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -10,43 +13,120 @@ import (
 )
 
 func benchCommand(env Env) *cli.Command {
+	def := bench.DefaultSystems()
 	return &cli.Command{
 		Name:  "bench",
-		Usage: "measure recollect beside baselines run in the same process",
-		Subcommands: []*cli.Command{
-			{
-				Name:      "locomo",
-				Usage:     "LoCoMo retrieval: recall@5/10 and MRR of evidence turns, keyword search vs plain BM25",
-				ArgsUsage: "[PATH to locomo10.json]",
-				Flags: []cli.Flag{
-					&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
-					&cli.IntFlag{Name: "conversations", Usage: "score only the first N conversations (0 = all)"},
-				},
-				Action: func(c *cli.Context) error {
-					path := c.Args().First()
-					if path == "" {
-						path = bench.LocomoDefaultPath
-					}
-					if c.NArg() > 1 {
-						return usagef("bench locomo: give one path, e.g. recollect bench locomo %s", bench.LocomoDefaultPath)
-					}
-					opts := bench.LocomoOptions{Path: path, Conversations: c.Int("conversations")}
-					if !c.Bool("json") {
-						opts.Progress = func(s string) { fmt.Fprintln(env.Stderr, s) }
-					}
-					rep, err := bench.RunLocomo(c.Context, opts)
-					if err != nil {
-						return err
-					}
-					if c.Bool("json") {
-						enc := json.NewEncoder(env.Stdout)
-						enc.SetIndent("", "  ")
-						return enc.Encode(rep)
-					}
-					bench.PrintLocomo(env.Stdout, rep)
-					return nil
-				},
-			},
+		Usage: "measure recollect beside baselines run in the same process: notify, copy, follow, search, daemon idle",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.StringFlag{Name: "fixtures", Value: def.Fixtures, Usage: "the real transcripts the copy and search stores are built from"},
+			&cli.StringFlag{Name: "only", Usage: "run only these parts, comma-separated: " + strings.Join(bench.Parts, ",")},
+			&cli.DurationFlag{Name: "idle", Value: def.Idle, Usage: "how long to watch the idle daemon"},
+			&cli.IntFlag{Name: "copy-lines", Value: def.CopyLines, Usage: "lines in the copied transcript"},
+			&cli.StringFlag{Name: "search-sizes", Value: "10000,100000", Usage: "store sizes (facts) to search, comma-separated"},
+			&cli.IntFlag{Name: "notify-runs", Value: def.NotifyRuns, Usage: "runs of each process for the notify medians"},
+			&cli.IntFlag{Name: "follow", Value: def.FollowAppends, Usage: "appends timed by the follow benchmark"},
+		},
+		Action: func(c *cli.Context) error {
+			opts, err := systemsOptions(c)
+			if err != nil {
+				return err
+			}
+			if !c.Bool("json") {
+				opts.Progress = func(s string) { fmt.Fprintln(env.Stderr, "bench: "+s) }
+			}
+			rep, err := bench.RunSystems(c.Context, opts)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			bench.PrintSystems(env.Stdout, rep)
+			return nil
+		},
+		Subcommands: []*cli.Command{locomoCommand(env)},
+	}
+}
+
+func systemsOptions(c *cli.Context) (bench.SystemsOptions, error) {
+	opts := bench.DefaultSystems()
+	opts.Fixtures, opts.Idle, opts.CopyLines = c.String("fixtures"), c.Duration("idle"), c.Int("copy-lines")
+	opts.NotifyRuns, opts.FollowAppends = c.Int("notify-runs"), c.Int("follow")
+	if c.NArg() > 0 {
+		return opts, usagef("bench: unknown part %q; the parts are %s (use --only), or run bench locomo PATH", c.Args().First(), strings.Join(bench.Parts, ", "))
+	}
+	opts.SearchSizes = nil
+	for _, s := range strings.Split(c.String("search-sizes"), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return opts, usagef("bench: --search-sizes %q: give positive fact counts, e.g. 10000,100000", c.String("search-sizes"))
+		}
+		opts.SearchSizes = append(opts.SearchSizes, n)
+	}
+	if o := c.String("only"); o != "" {
+		for _, p := range strings.Split(o, ",") {
+			p = strings.TrimSpace(p)
+			if !contains(bench.Parts, p) {
+				return opts, usagef("bench: --only %q: unknown part %q; the parts are %s", o, p, strings.Join(bench.Parts, ", "))
+			}
+			opts.Only = append(opts.Only, p)
+		}
+	}
+	if opts.NotifyRuns <= 0 || opts.FollowAppends <= 0 || opts.CopyLines <= 0 || opts.Idle <= 0 {
+		return opts, usagef("bench: --notify-runs, --follow, --copy-lines and --idle must be positive")
+	}
+	bin, err := os.Executable()
+	if err != nil {
+		return opts, fmt.Errorf("find the recollect binary to start the daemon: %w", err)
+	}
+	opts.Binary = bin
+	return opts, nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+func locomoCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "locomo",
+		Usage:     "LoCoMo retrieval: recall@5/10 and MRR of evidence turns, recollect search vs plain BM25",
+		ArgsUsage: "[PATH to locomo10.json]",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.IntFlag{Name: "conversations", Usage: "score only the first N conversations (0 = all)"},
+		},
+		Action: func(c *cli.Context) error {
+			path := c.Args().First()
+			if path == "" {
+				path = bench.LocomoDefaultPath
+			}
+			if c.NArg() > 1 {
+				return usagef("bench locomo: give one path, e.g. recollect bench locomo %s", bench.LocomoDefaultPath)
+			}
+			opts := bench.LocomoOptions{Path: path, Conversations: c.Int("conversations")}
+			if !c.Bool("json") {
+				opts.Progress = func(s string) { fmt.Fprintln(env.Stderr, s) }
+			}
+			rep, err := bench.RunLocomo(c.Context, opts)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				enc := json.NewEncoder(env.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rep)
+			}
+			bench.PrintLocomo(env.Stdout, rep)
+			return nil
 		},
 	}
 }

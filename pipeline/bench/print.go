@@ -53,3 +53,69 @@ func fmtDur(d time.Duration) string {
 	}
 	return strings.TrimSpace(d.Round(time.Millisecond).String())
 }
+
+// Targets of the systems table.
+const (
+	NotifyMax      = 10 * time.Millisecond
+	NotifyNodeFrac = 15.0
+	CopyMinRatio   = 0.5
+	FollowP95Max   = time.Second
+	SearchP50Max   = 20 * time.Millisecond
+	SearchMaxRatio = 3.0
+	IdleRSSMaxKB   = 40 << 10
+	// IdleCPUMax is "no CPU": at most 0.1% of one core over the window.
+	IdleCPUMax = 0.001
+)
+
+// PrintSystems writes the systems table: each figure beside its baseline
+// from the same run, the ratio, the target and whether it is met.
+func PrintSystems(w io.Writer, r SystemsReport) {
+	m := r.Machine
+	fmt.Fprintf(w, "machine: %s, %d CPUs, %s %s, load average %s\n", m.CPU, m.NumCPU, m.GoVersion, m.OS, m.LoadAvg)
+	fmt.Fprintf(w, "%-12s %-30s %-36s %-14s %-30s %s\n", "figure", "recollect", "baseline (same run)", "ratio", "target", "met")
+	row := func(name, fig, base, ratio, target string, ok bool) {
+		fmt.Fprintf(w, "%-12s %-30s %-36s %-14s %-30s %s\n", name, fig, base, ratio, target, yesNo(ok))
+	}
+	if n := r.Notify; n != nil {
+		base, ratio, ok := fmt.Sprintf("true %s", fmtDur(n.True)), "node unknown", false
+		if n.Node > 0 {
+			base = fmt.Sprintf("node -e 0 %s · %s", fmtDur(n.Node), base)
+			ratio = fmt.Sprintf("1/%.1f of node", float64(n.Node)/float64(n.Notify))
+			ok = n.Notify <= NotifyMax && float64(n.Node)/float64(n.Notify) >= NotifyNodeFrac
+		}
+		row("notify", fmt.Sprintf("%s median of %d", fmtDur(n.Notify), n.Runs), base, ratio, "≤ 10 ms and ≤ 1/15 of node", ok)
+	}
+	if c := r.Copy; c != nil {
+		row("copy", fmt.Sprintf("%.0f lines/s (%dk lines)", c.CopyRate, c.Lines/1000), fmt.Sprintf("raw batched insert %.0f lines/s", c.RawRate),
+			fmt.Sprintf("%.2f of raw", c.CopyToRaw), "≥ 0.50 of raw", c.CopyToRaw >= CopyMinRatio)
+	}
+	if f := r.Follow; f != nil {
+		row("follow", fmt.Sprintf("p50 %s · p95 %s (%d)", fmtDur(f.Latency.P50), fmtDur(f.Latency.P95), f.Appends), "-", "-", "p95 < 1 s", f.Latency.P95 < FollowP95Max)
+	}
+	for _, s := range r.Search {
+		target, ok := "p50 ≤ 3× FTS5", s.P50Ratio <= SearchMaxRatio
+		if s.Facts >= 100_000 {
+			target, ok = "p50 ≤ 20 ms and ≤ 3× FTS5", ok && s.Hybrid.P50 <= SearchP50Max
+		}
+		row(fmt.Sprintf("search %dk", s.Facts/1000), fmt.Sprintf("p50 %s · p95 %s", fmtDur(s.Hybrid.P50), fmtDur(s.Hybrid.P95)),
+			fmt.Sprintf("FTS5 MATCH p50 %s · p95 %s", fmtDur(s.Raw.P50), fmtDur(s.Raw.P95)), fmt.Sprintf("%.1f×", s.P50Ratio), target, ok)
+	}
+	if i := r.Idle; i != nil {
+		share := i.CPU.Seconds() / i.Window.Seconds()
+		row(fmt.Sprintf("idle %s", i.Window.Round(time.Second)), fmt.Sprintf("RSS %.1f MB · CPU %s", float64(i.RSSKB)/1024, i.CPU),
+			"-", fmt.Sprintf("%.3f%% of a core", 100*share), "RSS < 40 MB, no CPU (≤ 0.1%)", i.RSSKB < IdleRSSMaxKB && share <= IdleCPUMax)
+	}
+	for part, why := range r.Failed {
+		fmt.Fprintf(w, "%-12s not measured: %s\n", part, why)
+	}
+	if len(r.Search) > 0 {
+		fmt.Fprintf(w, "search arms: %s (the semantic arm runs only with an embedding host)\n", strings.Join(r.Search[0].Arms, ", "))
+	}
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "NO"
+}

@@ -1,0 +1,14 @@
+package bench
+
+import (
+	"os"
+	"testing"
+
+	"github.com/recollect/recollect/internal/testbin"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	testbin.Cleanup()
+	os.Exit(code)
+}

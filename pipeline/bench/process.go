@@ -1,0 +1,209 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/sources"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// NotifyResult is the whole-process wall time of a hook's notify beside
+// `node -e 0` (what a Node hook starts) and `true` (the spawn floor).
+type NotifyResult struct {
+	Runs   int           `json:"runs"`
+	Notify time.Duration `json:"notify_median_ns"`
+	True   time.Duration `json:"true_median_ns"`
+	// Node is 0 with NodeMissing set when node is not installed.
+	Node        time.Duration `json:"node_median_ns,omitempty"`
+	NodeMissing string        `json:"node_missing,omitempty"`
+}
+
+// compactPayload is what Claude Code pipes to a PreCompact hook.
+const compactPayload = `{"hook_event_name":"PreCompact","session_id":"bench","transcript_path":"/nonexistent/bench.jsonl","cwd":"/tmp","trigger":"auto","custom_instructions":""}`
+
+// BenchNotify times runs of `bin notify compaction` against the running
+// daemon of dir, interleaved with `node -e 0` and `true`.
+func BenchNotify(ctx context.Context, bin, dir string, runs int) (NotifyResult, error) {
+	res := NotifyResult{Runs: runs}
+	truePath, err := exec.LookPath("true")
+	if err != nil {
+		return res, fmt.Errorf("find true: %w", err)
+	}
+	node, nodeErr := exec.LookPath("node")
+	if nodeErr != nil {
+		res.NodeMissing = "node is not installed"
+	}
+	var tn, tt, tnode []time.Duration
+	for i := 0; i < runs; i++ {
+		d, err := timeProcess(ctx, compactPayload, bin, "notify", "compaction", "--data", dir)
+		if err != nil {
+			return res, err
+		}
+		tn = append(tn, d)
+		if d, err = timeProcess(ctx, "", truePath); err != nil {
+			return res, err
+		}
+		tt = append(tt, d)
+		if nodeErr == nil {
+			if d, err = timeProcess(ctx, "", node, "-e", "0"); err != nil {
+				return res, err
+			}
+			tnode = append(tnode, d)
+		}
+	}
+	res.Notify, res.True = Percentiles(tn).P50, Percentiles(tt).P50
+	if len(tnode) > 0 {
+		res.Node = Percentiles(tnode).P50
+	}
+	return res, nil
+}
+
+// timeProcess runs one process to completion and returns its wall time.
+// A process that writes to stderr or fails is an error: notify must be
+// silent when the daemon answers.
+func timeProcess(ctx context.Context, stdin, name string, args ...string) (time.Duration, error) {
+	cmd := exec.CommandContext(ctx, name, args...)
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil || errb.Len() > 0 {
+		return d, fmt.Errorf("%s %s: %v %s", filepath.Base(name), strings.Join(args, " "), err, lastLine(errb.String()))
+	}
+	return d, nil
+}
+
+// FollowResult is the latency from appending a transcript line to the
+// event being found by full-text search, with the daemon following.
+type FollowResult struct {
+	Appends int     `json:"appends"`
+	Latency Latency `json:"latency"`
+}
+
+// followSetup writes a copy-mode config following a Claude Code home
+// (record mode when copyMode is false) and returns the transcript file the
+// bench appends to.
+func followSetup(dir, home string, copyMode bool) (string, error) {
+	proj := filepath.Join(home, "projects", sources.ClaudeFolder("/bench/follow"))
+	if err := os.MkdirAll(proj, 0o700); err != nil {
+		return "", fmt.Errorf("create follow folder: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", fmt.Errorf("create data directory: %w", err)
+	}
+	cfg := config.Default()
+	if copyMode {
+		cfg.Mode = "copy"
+		cfg.Sources = []config.Source{{Kind: sources.ClaudeCode, Home: home}}
+	}
+	if err := config.Write(dir, cfg); err != nil {
+		return "", err
+	}
+	path := filepath.Join(proj, "f011e7a0-bench-0000-0000-000000000000.jsonl")
+	return path, appendLine(path, 0, "the follow benchmark starts here")
+}
+
+func appendLine(path string, i int, text string) error {
+	rec := map[string]any{"type": "user", "sessionId": "f011e7a0-bench-0000-0000-000000000000", "cwd": "/bench/follow",
+		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "uuid": fmt.Sprintf("follow-%d", i),
+		"message": map[string]any{"role": "user", "content": text}}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("encode line: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return fmt.Errorf("append line: %w", err)
+	}
+	if _, err := f.Write(append(b, '\n')); err != nil {
+		f.Close()
+		return fmt.Errorf("append line: %w", err)
+	}
+	return f.Close()
+}
+
+// BenchFollow appends n lines, one at a time, and times each until a
+// full-text query finds it in the daemon's store.
+func BenchFollow(ctx context.Context, dir, path string, n int) (FollowResult, error) {
+	res := FollowResult{Appends: n}
+	db, err := store.Open(ctx, dir)
+	if err != nil {
+		return res, err
+	}
+	defer db.Close()
+	var ds []time.Duration
+	for i := 1; i <= n; i++ {
+		token := fmt.Sprintf("followmark%dx%d", i, time.Now().UnixNano()%1e6)
+		start := time.Now()
+		if err := appendLine(path, i, "we appended "+token+" to the transcript"); err != nil {
+			return res, err
+		}
+		err := poll(ctx, 30*time.Second, func() (bool, error) {
+			var one int
+			err := db.QueryRowContext(ctx, `SELECT count(*) FROM events_fts WHERE events_fts MATCH ?`, `"`+token+`"`).Scan(&one)
+			if err != nil && err != sql.ErrNoRows {
+				return false, fmt.Errorf("look for appended line: %w", err)
+			}
+			return one > 0, nil
+		})
+		if err != nil {
+			return res, fmt.Errorf("append %d never became searchable: %w", i, err)
+		}
+		ds = append(ds, time.Since(start))
+	}
+	res.Latency = Percentiles(ds)
+	return res, nil
+}
+
+// IdleResult is the daemon's footprint with no input.
+type IdleResult struct {
+	Window  time.Duration `json:"window_ns"`
+	RSSKB   int64         `json:"rss_kb_max"`
+	CPU     time.Duration `json:"cpu_ns"`
+	Samples int           `json:"samples"`
+}
+
+// BenchIdle samples the daemon's RSS every second and its CPU time at the
+// start and end of window.
+func BenchIdle(ctx context.Context, pid int, window time.Duration) (IdleResult, error) {
+	res := IdleResult{Window: window}
+	cpu0, rss, err := procStat(pid)
+	if err != nil {
+		return res, err
+	}
+	res.RSSKB, res.Samples = rss, 1
+	end := time.Now().Add(window)
+	for time.Now().Before(end) {
+		select {
+		case <-ctx.Done():
+			return res, ctx.Err()
+		case <-time.After(min(time.Second, time.Until(end))):
+		}
+		_, rss, err := procStat(pid)
+		if err != nil {
+			return res, err
+		}
+		res.RSSKB = max(res.RSSKB, rss)
+		res.Samples++
+	}
+	cpu1, _, err := procStat(pid)
+	if err != nil {
+		return res, err
+	}
+	res.CPU = cpu1 - cpu0
+	return res, nil
+}
+

@@ -1,0 +1,204 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/sources"
+	"github.com/recollect/recollect/store"
+)
+
+// SearchResult compares graph.Search with a raw FTS5 MATCH of the same
+// query on the same file.
+type SearchResult struct {
+	Facts   int           `json:"facts"`
+	Queries int           `json:"queries"`
+	Build   time.Duration `json:"build_ns"`
+	Hybrid  Latency       `json:"hybrid"`
+	Raw     Latency       `json:"raw_fts5"`
+	// Arms lists the arms graph.Search ran (no semantic arm without an
+	// embedding host).
+	Arms []string `json:"arms"`
+	// P50Ratio is hybrid p50 over raw p50.
+	P50Ratio float64 `json:"p50_ratio"`
+}
+
+// factSentences gathers the sentences of the fixtures' conversation text:
+// the material of the synthetic knowledge base.
+func factSentences(fixtures string) ([]string, error) {
+	lines, _, err := fixtureLines(fixtures)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		m, err := sources.Map(sources.ClaudeCode, "fixture.jsonl", l)
+		if err != nil {
+			continue
+		}
+		for _, ev := range m.Events {
+			if ev.EventType != "message" {
+				continue
+			}
+			for _, s := range strings.FieldsFunc(ev.Content, func(r rune) bool { return r == '.' || r == '\n' || r == '?' || r == '!' }) {
+				s = strings.TrimSpace(s)
+				if n := len(strings.Fields(s)); n >= 5 && n <= 40 && !seen[s] {
+					seen[s] = true
+					out = append(out, s+".")
+				}
+			}
+		}
+	}
+	if len(out) < 50 {
+		return nil, fmt.Errorf("only %d sentences in the fixtures under %s; pass --fixtures DIR with the real transcripts", len(out), fixtures)
+	}
+	return out, nil
+}
+
+// buildFacts writes n active facts made of pairs of fixture sentences, in
+// sessions of 40, with provenance and heuristic entity links, straight
+// into the store (integrating 100k facts one by one would time the
+// integrator, not search).
+func buildFacts(ctx context.Context, db *store.DB, sentences []string, n int) error {
+	rng := rand.New(rand.NewPCG(7, 8))
+	entities := map[string]int64{}
+	speakers := []string{"user", "assistant", "Ana", "Ben"}
+	now := store.Now()
+	return db.Tx(ctx, func(tx *sql.Tx) error {
+		insFact, err := tx.PrepareContext(ctx, `INSERT INTO facts(content, digest, producer, speaker, session_id, said_at, recorded_at)
+			VALUES (?,?, 'heuristic', ?,?,?,?)`)
+		if err != nil {
+			return fmt.Errorf("build facts: %w", err)
+		}
+		defer insFact.Close()
+		insProv, err := tx.PrepareContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at) VALUES (?,?,?,?,?)`)
+		if err != nil {
+			return fmt.Errorf("build facts: %w", err)
+		}
+		defer insProv.Close()
+		for i := 0; i < n; i++ {
+			content := sentences[rng.IntN(len(sentences))] + " " + sentences[rng.IntN(len(sentences))]
+			session := fmt.Sprintf("bench-%d", i/40)
+			res, err := insFact.ExecContext(ctx, content, store.Digest(content), speakers[i%len(speakers)], session, now, now)
+			if err != nil {
+				return fmt.Errorf("build facts: %w", err)
+			}
+			id, _ := res.LastInsertId()
+			if _, err := insProv.ExecContext(ctx, id, i+1, session, now, now); err != nil {
+				return fmt.Errorf("build facts: %w", err)
+			}
+			if err := linkMentions(ctx, tx, id, content, entities); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+func linkMentions(ctx context.Context, tx *sql.Tx, fact int64, content string, entities map[string]int64) error {
+	for _, m := range integrate.HeuristicMentions(content) {
+		key := integrate.Fold(m.Name)
+		if key == "" {
+			continue
+		}
+		id, ok := entities[key]
+		if !ok {
+			res, err := tx.ExecContext(ctx, `INSERT INTO entities(type, name, canonical, fold, created_at) VALUES (?,?,?,?,?)
+				ON CONFLICT DO NOTHING`, m.Type, m.Name, integrate.Canonical(m.Name)+"#"+key, key, store.Now())
+			if err != nil {
+				return fmt.Errorf("build entities: %w", err)
+			}
+			id, _ = res.LastInsertId()
+			entities[key] = id
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO fact_entities(fact_id, entity_id, role) VALUES (?,?,'mention') ON CONFLICT DO NOTHING`, fact, id); err != nil {
+			return fmt.Errorf("build entities: %w", err)
+		}
+	}
+	return nil
+}
+
+// benchQueries picks queries of two to four content words from random
+// sentences: what a person types to find something said.
+func benchQueries(sentences []string, n int) []string {
+	rng := rand.New(rand.NewPCG(9, 10))
+	var out []string
+	for len(out) < n {
+		terms := graph.Terms(sentences[rng.IntN(len(sentences))])
+		if len(terms) < 2 {
+			continue
+		}
+		k := 2 + rng.IntN(3)
+		rng.Shuffle(len(terms), func(i, j int) { terms[i], terms[j] = terms[j], terms[i] })
+		out = append(out, strings.Join(terms[:min(k, len(terms))], " "))
+	}
+	return out
+}
+
+// BenchSearch builds a store of n facts and times graph.Search (limit 20)
+// beside a raw FTS5 MATCH … ORDER BY rank LIMIT 20 of the same sanitised
+// query, alternating the two so load spikes hit both.
+func BenchSearch(ctx context.Context, work, fixtures string, n, queries int) (SearchResult, error) {
+	res := SearchResult{Facts: n, Queries: queries}
+	sentences, err := factSentences(fixtures)
+	if err != nil {
+		return res, err
+	}
+	db, err := store.Open(ctx, filepath.Join(work, fmt.Sprintf("search-%d", n)))
+	if err != nil {
+		return res, err
+	}
+	defer db.Close()
+	start := time.Now()
+	if err := buildFacts(ctx, db, sentences, n); err != nil {
+		return res, err
+	}
+	res.Build = time.Since(start)
+	var hybrid, raw []time.Duration
+	for i, q := range benchQueries(sentences, queries) {
+		t0 := time.Now()
+		ans, err := graph.Search(ctx, db, graph.Query{Text: q, Limit: 20})
+		if err != nil {
+			return res, fmt.Errorf("search %q: %w", q, err)
+		}
+		hybrid = append(hybrid, time.Since(t0))
+		if i == 0 {
+			for _, a := range ans.Arms {
+				res.Arms = append(res.Arms, string(a))
+			}
+		}
+		t0 = time.Now()
+		if err := rawMatch(ctx, db, graph.Sanitize(q)); err != nil {
+			return res, err
+		}
+		raw = append(raw, time.Since(t0))
+	}
+	res.Hybrid, res.Raw = Percentiles(hybrid), Percentiles(raw)
+	if res.Raw.P50 > 0 {
+		res.P50Ratio = float64(res.Hybrid.P50) / float64(res.Raw.P50)
+	}
+	return res, nil
+}
+
+func rawMatch(ctx context.Context, db *store.DB, match string) error {
+	rows, err := db.QueryContext(ctx, `SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT 20`, match)
+	if err != nil {
+		return fmt.Errorf("raw FTS5 query: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return fmt.Errorf("raw FTS5 query: %w", err)
+		}
+	}
+	return rows.Err()
+}

@@ -1,0 +1,206 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/store/config"
+)
+
+// Parts of the systems table, in the order they run.
+var Parts = []string{"copy", "search", "notify", "follow", "idle"}
+
+// SystemsOptions configure the systems table. Zero values take the
+// issue's sizes (DefaultSystems).
+type SystemsOptions struct {
+	// Binary is the recollect executable whose daemon and notify are timed.
+	Binary string
+	// Fixtures holds the real transcripts (claude-code/…/*.jsonl).
+	Fixtures string
+	// WorkDir holds the stores; a temporary directory when empty.
+	WorkDir       string
+	NotifyRuns    int
+	CopyLines     int
+	FollowAppends int
+	SearchSizes   []int
+	SearchQueries int
+	Idle          time.Duration
+	// Only runs these parts (all when empty).
+	Only []string
+	// Progress, when set, receives a line as each part starts.
+	Progress func(string)
+}
+
+// DefaultSystems returns the sizes the targets are stated for.
+func DefaultSystems() SystemsOptions {
+	return SystemsOptions{Fixtures: FixturesDefaultPath, NotifyRuns: 30, CopyLines: 200_000, FollowAppends: 200,
+		SearchSizes: []int{10_000, 100_000}, SearchQueries: 200, Idle: 60 * time.Second}
+}
+
+// SystemsReport holds what was measured; a part that could not be measured
+// is absent and its reason is in Failed.
+type SystemsReport struct {
+	Machine Machine           `json:"machine"`
+	Copy    *CopyResult       `json:"copy,omitempty"`
+	Search  []SearchResult    `json:"search,omitempty"`
+	Notify  *NotifyResult     `json:"notify,omitempty"`
+	Follow  *FollowResult     `json:"follow,omitempty"`
+	Idle    *IdleResult       `json:"idle,omitempty"`
+	Failed  map[string]string `json:"not_measured,omitempty"`
+}
+
+// Machine says where the figures were measured.
+type Machine struct {
+	CPU       string `json:"cpu"`
+	NumCPU    int    `json:"nproc"`
+	GoVersion string `json:"go_version"`
+	OS        string `json:"os"`
+	// LoadAvg is /proc/loadavg at the start: figures on a loaded machine
+	// are slower, ratios much less so.
+	LoadAvg string `json:"loadavg"`
+}
+
+// ReadMachine describes this machine.
+func ReadMachine() Machine {
+	m := Machine{NumCPU: runtime.NumCPU(), GoVersion: runtime.Version(), OS: runtime.GOOS + "/" + runtime.GOARCH, CPU: "unknown"}
+	if data, err := os.ReadFile("/proc/cpuinfo"); err == nil {
+		for _, l := range strings.Split(string(data), "\n") {
+			if v, ok := strings.CutPrefix(l, "model name"); ok {
+				m.CPU = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(v), ":"))
+				break
+			}
+		}
+	}
+	if data, err := os.ReadFile("/proc/loadavg"); err == nil {
+		f := strings.Fields(string(data))
+		if len(f) >= 3 {
+			m.LoadAvg = strings.Join(f[:3], " ")
+		}
+	}
+	return m
+}
+
+// RunSystems measures the parts selected in opts.
+func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error) {
+	rep := SystemsReport{Machine: ReadMachine(), Failed: map[string]string{}}
+	work := opts.WorkDir
+	if work == "" {
+		var err error
+		if work, err = os.MkdirTemp("", "recollect-bench-"); err != nil {
+			return rep, fmt.Errorf("create work directory: %w", err)
+		}
+		defer os.RemoveAll(work)
+	}
+	want := func(part string) bool { return len(opts.Only) == 0 || contains(opts.Only, part) }
+	say := func(s string) {
+		if opts.Progress != nil {
+			opts.Progress(s)
+		}
+	}
+	if want("copy") {
+		say(fmt.Sprintf("copy: %d lines from %s", opts.CopyLines, opts.Fixtures))
+		if r, err := BenchCopy(ctx, filepath.Join(work, "copy"), opts.Fixtures, opts.CopyLines); err != nil {
+			rep.Failed["copy"] = err.Error()
+		} else {
+			rep.Copy = &r
+		}
+		os.RemoveAll(filepath.Join(work, "copy"))
+	}
+	if want("search") {
+		for _, n := range opts.SearchSizes {
+			say(fmt.Sprintf("search: %d facts, %d queries", n, opts.SearchQueries))
+			r, err := BenchSearch(ctx, filepath.Join(work, "search"), opts.Fixtures, n, opts.SearchQueries)
+			if err != nil {
+				rep.Failed[fmt.Sprintf("search %d", n)] = err.Error()
+				continue
+			}
+			rep.Search = append(rep.Search, r)
+		}
+		os.RemoveAll(filepath.Join(work, "search"))
+	}
+	if want("notify") || want("follow") || want("idle") {
+		if err := runDaemonParts(ctx, opts, filepath.Join(work, "daemon"), &rep, want, say); err != nil {
+			rep.Failed["daemon"] = err.Error()
+		}
+	}
+	if len(rep.Failed) == 0 {
+		rep.Failed = nil
+	}
+	return rep, ctx.Err()
+}
+
+// runDaemonParts starts one daemon following a Claude Code home and times
+// notify against it, then follow, then leaves it idle.
+func runDaemonParts(ctx context.Context, opts SystemsOptions, work string, rep *SystemsReport, want func(string) bool, say func(string)) error {
+	if opts.Binary == "" {
+		return fmt.Errorf("no recollect binary to start; run the bench through recollect bench")
+	}
+	dir := filepath.Join(work, "data")
+	path, err := followSetup(dir, filepath.Join(work, "claude"), want("follow"))
+	if err != nil {
+		return err
+	}
+	d, err := startDaemon(ctx, opts.Binary, dir)
+	if err != nil && want("follow") {
+		// A daemon that cannot follow transcripts still answers notify and
+		// can idle: measure those on a record store, say why follow is not.
+		rep.Failed["follow"] = "the daemon cannot follow transcripts: " + err.Error()
+		want = func(part string) bool { return part != "follow" && (len(opts.Only) == 0 || contains(opts.Only, part)) }
+		if err = config.Write(dir, config.Default()); err == nil {
+			d, err = startDaemon(ctx, opts.Binary, dir)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	defer d.kill()
+	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {
+		return fmt.Errorf("daemon never went idle after start: %w", err)
+	}
+	if want("notify") {
+		say(fmt.Sprintf("notify: %d runs each of notify, node -e 0, true", opts.NotifyRuns))
+		if r, err := BenchNotify(ctx, opts.Binary, dir, opts.NotifyRuns); err != nil {
+			rep.Failed["notify"] = err.Error()
+		} else {
+			rep.Notify = &r
+		}
+	}
+	if want("follow") {
+		say(fmt.Sprintf("follow: %d appends", opts.FollowAppends))
+		if r, err := BenchFollow(ctx, dir, path, opts.FollowAppends); err != nil {
+			rep.Failed["follow"] = err.Error()
+		} else {
+			rep.Follow = &r
+		}
+	}
+	if want("idle") {
+		if err := waitIdle(ctx, dir, 120*time.Second); err != nil {
+			rep.Failed["idle"] = "daemon never went idle: " + err.Error()
+		} else {
+			say(fmt.Sprintf("idle: %s with no input", opts.Idle))
+			if r, err := BenchIdle(ctx, d.pid(), opts.Idle); err != nil {
+				rep.Failed["idle"] = err.Error()
+			} else {
+				rep.Idle = &r
+			}
+		}
+	}
+	if err := d.stop(); err != nil {
+		return fmt.Errorf("daemon did not stop cleanly: %w: %s", err, lastLine(d.stderr.String()))
+	}
+	return nil
+}
+
+func contains(list []string, v string) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,131 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/internal/testbin"
+)
+
+// fixturesPath finds the real transcripts beside the repository (or at
+// $RECOLLECT_FIXTURES), or skips.
+func fixturesPath(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join("..", "..", FixturesDefaultPath)
+	if env := os.Getenv("RECOLLECT_FIXTURES"); env != "" {
+		p = env
+	}
+	if _, err := os.Stat(filepath.Join(p, "claude-code")); err != nil {
+		t.Skipf("real transcript fixtures not found at %s (they live in ../shared/fixtures/real beside the clone): %v", p, err)
+	}
+	return p
+}
+
+func TestBenchCopySmall(t *testing.T) {
+	r, err := BenchCopy(context.Background(), t.TempDir(), fixturesPath(t), 3000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Lines != 3000 || r.Events == 0 || r.Fixtures < 5 || r.CopyRate <= 0 || r.RawRate <= 0 || r.CopyToRaw <= 0 {
+		t.Fatalf("copy result %+v: every figure must be measured", r)
+	}
+}
+
+func TestBenchCopyWithoutFixtures(t *testing.T) {
+	_, err := BenchCopy(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), "none"), 10)
+	if err == nil || !strings.Contains(err.Error(), "pass --fixtures DIR") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestBenchSearchSmall(t *testing.T) {
+	r, err := BenchSearch(context.Background(), t.TempDir(), fixturesPath(t), 2000, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Facts != 2000 || r.Hybrid.N != 20 || r.Raw.N != 20 || r.P50Ratio <= 0 || len(r.Arms) == 0 || r.Arms[0] != "keyword" {
+		t.Fatalf("search result %+v", r)
+	}
+}
+
+func TestProcStat(t *testing.T) {
+	cpu, rss, err := procStat(os.Getpid())
+	if err != nil || rss <= 0 || cpu < 0 {
+		t.Fatalf("procStat(self) = %v, %d kB, %v", cpu, rss, err)
+	}
+	if _, _, err := procStat(1 << 30); err == nil {
+		t.Fatal("procStat of a pid that does not exist must fail")
+	}
+}
+
+// TestSystemsWithRealDaemon starts the real binary's daemon and measures
+// notify and idle briefly; the figures must be real, never zeros.
+func TestSystemsWithRealDaemon(t *testing.T) {
+	bin := testbin.Binary(t)
+	opts := DefaultSystems()
+	opts.Binary, opts.WorkDir, opts.Only = bin, t.TempDir(), []string{"notify", "idle"}
+	opts.NotifyRuns, opts.Idle = 3, 1500*time.Millisecond
+	rep, err := RunSystems(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != nil {
+		t.Fatalf("not measured: %v", rep.Failed)
+	}
+	if rep.Notify == nil || rep.Notify.Notify <= 0 || rep.Notify.True <= 0 || (rep.Notify.Node <= 0 && rep.Notify.NodeMissing == "") {
+		t.Fatalf("notify %+v", rep.Notify)
+	}
+	if rep.Idle == nil || rep.Idle.RSSKB <= 0 || rep.Idle.Samples < 2 {
+		t.Fatalf("idle %+v", rep.Idle)
+	}
+	var out bytes.Buffer
+	PrintSystems(&out, rep)
+	for _, want := range []string{"machine: ", "notify ", "idle 2s", "RSS "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestPrintSystems(t *testing.T) {
+	rep := SystemsReport{
+		Machine: Machine{CPU: "Test CPU", NumCPU: 2, GoVersion: "go1.x", OS: "linux/amd64", LoadAvg: "0.10 0.20 0.30"},
+		Notify:  &NotifyResult{Runs: 30, Notify: 4 * time.Millisecond, True: time.Millisecond, Node: 80 * time.Millisecond},
+		Copy:    &CopyResult{Lines: 200_000, CopyRate: 30000, RawRate: 40000, CopyToRaw: 0.75},
+		Follow:  &FollowResult{Appends: 200, Latency: Latency{N: 200, P50: 30 * time.Millisecond, P95: 2 * time.Second}},
+		Search: []SearchResult{{Facts: 100_000, Hybrid: Latency{P50: 25 * time.Millisecond, P95: 40 * time.Millisecond},
+			Raw: Latency{P50: 10 * time.Millisecond, P95: 20 * time.Millisecond}, P50Ratio: 2.5, Arms: []string{"keyword", "entity"}}},
+		Idle:   &IdleResult{Window: time.Minute, RSSKB: 20 << 10, CPU: 10 * time.Millisecond, Samples: 60},
+		Failed: map[string]string{"other": "why it was not measured"},
+	}
+	var out bytes.Buffer
+	PrintSystems(&out, rep)
+	for _, want := range []string{
+		"machine: Test CPU, 2 CPUs, go1.x linux/amd64, load average 0.10 0.20 0.30",
+		"1/20.0 of node", "yes",
+		"0.75 of raw",
+		"p50 30.00ms · p95 2s (200)",
+		"search 100k", "2.5×", "p50 ≤ 20 ms and ≤ 3× FTS5",
+		"RSS 20.0 MB · CPU 10ms", "0.017% of a core",
+		"other        not measured: why it was not measured",
+		"search arms: keyword, entity",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+	lines := strings.Split(out.String(), "\n")
+	for _, l := range lines {
+		if strings.HasPrefix(l, "follow") && !strings.HasSuffix(l, "NO") {
+			t.Errorf("follow p95 2s must miss the 1 s target: %q", l)
+		}
+		if strings.HasPrefix(l, "search 100k") && !strings.HasSuffix(l, "NO") {
+			t.Errorf("search p50 25 ms must miss the 20 ms target: %q", l)
+		}
+	}
+}
