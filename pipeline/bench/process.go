@@ -206,4 +206,3 @@ func BenchIdle(ctx context.Context, pid int, window time.Duration) (IdleResult, 
 	res.CPU = cpu1 - cpu0
 	return res, nil
 }
-
