@@ -24,6 +24,7 @@
     return e;
   }
   function num(n) { return Number(n).toLocaleString("en-US"); }
+  function facts(n) { return n === 1 ? "1 fact" : n + " facts"; }
   // when shows a stored UTC time to the minute.
   function when(s) { return s ? s.slice(0, 16).replace("T", " ") + " UTC" : ""; }
 
@@ -118,7 +119,7 @@
   // pair repels, every edge pulls, the temperature cools. Nodes placed
   // before keep their place as the start.
   function layout(ids, edges, W, H) {
-    var n = ids.length, k = Math.sqrt((W * H) / Math.max(n, 1)) * 0.75;
+    var n = ids.length, k = Math.min(220, Math.sqrt((W * H) / Math.max(n, 1)) * 1.1);
     ids.forEach(function (id, i) {
       if (!pos[id]) { var a = i * 2.399963, r = k * 0.6 * Math.sqrt(i + 1); pos[id] = { x: W / 2 + r * Math.cos(a), y: H / 2 + r * Math.sin(a) }; }
     });
@@ -143,6 +144,12 @@
       });
       t *= 0.97;
     }
+    // Stretch the result over the drawing area; labels keep their size.
+    if (n < 2) return;
+    var x0 = Infinity, y0 = Infinity, x1 = -Infinity, y1 = -Infinity;
+    ids.forEach(function (id) { var p = pos[id]; x0 = Math.min(x0, p.x); y0 = Math.min(y0, p.y); x1 = Math.max(x1, p.x); y1 = Math.max(y1, p.y); });
+    var sx = (W - 200) / Math.max(x1 - x0, 1), sy = (H - 80) / Math.max(y1 - y0, 1), sc = Math.min(sx, sy, 2.5);
+    ids.forEach(function (id) { var p = pos[id]; p.x = 60 + (p.x - x0) * sc + ((W - 200) - (x1 - x0) * sc) / 2; p.y = 40 + (p.y - y0) * sc + ((H - 80) - (y1 - y0) * sc) / 2; });
   }
 
   function draw() {
@@ -161,6 +168,7 @@
     if (!view) view = [0, 0, W, H];
     host.setAttribute("viewBox", view.join(" "));
     host.setAttribute("data-nodes", String(ids.length));
+    if (!host.hasAttribute("data-first-nodes")) host.setAttribute("data-first-nodes", String(ids.length));
     host.setAttribute("data-edges", String(edges.length));
     // Labels for every line when few, else for the selected node's lines;
     // every line carries all its facts as a tooltip.
@@ -180,7 +188,7 @@
     ids.forEach(function (id) {
       var n = byId[id], p = pos[id], g = svg("g", { "class": "node" + (hit === id ? " hit" : ""), "data-id": id });
       var c = svg("circle", { cx: p.x, cy: p.y, r: 5 + Math.min(12, Math.sqrt(n.degree) * 2.5), fill: colour(n.type) });
-      var title = svg("title", {}); title.textContent = n.name + " (" + n.type + ", " + n.degree + " facts)";
+      var title = svg("title", {}); title.textContent = n.name + " (" + n.type + ", " + facts(n.degree) + ")";
       c.appendChild(title); g.appendChild(c);
       var t = svg("text", { x: p.x + 9, y: p.y + 4 }); t.textContent = n.name; g.appendChild(t);
       g.addEventListener("click", function () { select(id); });
@@ -224,7 +232,7 @@
     box.textContent = "";
     box.className = "";
     box.appendChild(el("b", n.name));
-    box.appendChild(el("div", n.type + " · " + n.degree + " facts", "muted"));
+    box.appendChild(el("div", n.type + " · " + facts(n.degree), "muted"));
     var ul = el("ul");
     adj[id].slice(0, 50).forEach(function (e) { ul.appendChild(el("li", "#" + e.fact_id + " " + e.label)); });
     box.appendChild(ul);
@@ -243,7 +251,7 @@
       li.setAttribute("data-id", n.id);
       li.setAttribute("data-drawn", drawn[n.id] ? "yes" : "no");
       li.appendChild(el("span", n.name + " "));
-      li.appendChild(el("span", n.type + " · " + n.degree + " facts" + (drawn[n.id] ? "" : " · outside the cap"), "tag"));
+      li.appendChild(el("span", n.type + " · " + facts(n.degree) + (drawn[n.id] ? "" : " · outside the cap"), "tag"));
       li.addEventListener("click", function () { select(n.id); });
       out.appendChild(li);
     });
