@@ -356,3 +356,26 @@ func TestModelExtractorOnFailHeuristicWritesHeuristicFacts(t *testing.T) {
 		t.Fatalf("warnings = %q", rep.Warnings)
 	}
 }
+
+func TestModelExtractorCancelledRunCountsNoFailure(t *testing.T) {
+	db := openDB(t)
+	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
+	h := extracttest.NewHost(t)
+	h.Enqueue(extracttest.Answer{Hang: true})
+	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		// Cancel once the request has reached the host.
+		deadline := time.Now().Add(10 * time.Second)
+		for len(h.Requests("/v1/chat/completions")) == 0 && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		cancel()
+	}()
+	if _, err := stage.Run(ctx, Options{}); err != context.Canceled {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if last, fails, _ := watermark(t, db, "conv-a"); last != 0 || fails != 0 {
+		t.Fatalf("watermark %d failures %d after a cancelled run, want untouched", last, fails)
+	}
+}

@@ -108,6 +108,10 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 			return rep, err
 		}
 		cands, err := s.Extractor.Extract(ctx, g)
+		if err != nil && ctx.Err() != nil {
+			// Cancelled, not failed: the watermark stays and no failure is counted.
+			return rep, ctx.Err()
+		}
 		if err != nil {
 			rep.Held = append(rep.Held, g.SessionID)
 			if errors.Is(err, ErrOverBudget) && !overBudget {
