@@ -2,8 +2,11 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 )
 
 // BriefingInput measures what the briefing needs from the stages: the
@@ -34,4 +37,52 @@ func (p *Pipeline) BriefingInput(ctx context.Context) graph.BriefingInput {
 // Briefing renders the session-start briefing of this store.
 func (p *Pipeline) Briefing(ctx context.Context) (string, error) {
 	return graph.Briefing(ctx, p.DB, p.BriefingInput(ctx))
+}
+
+// QueryVector embeds a search query with the configured embedder, so the
+// semantic arm compares it with facts of the same space. Embeddings off:
+// nil and no note. A failing embedder is not an error: search still
+// answers from its other arms, and the note says why similarity is absent.
+func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32, sp graph.Space, note string) {
+	if p.Config.Embedding.Provider == "" || strings.TrimSpace(text) == "" {
+		return nil, graph.Space{}, ""
+	}
+	e, err := integrate.NewEmbedder(p.Config.Embedding, p.getenv)
+	if err != nil {
+		return nil, graph.Space{}, "similarity arm skipped: " + err.Error()
+	}
+	vecs, sp, err := e.Embed(ctx, []string{text})
+	if err != nil || len(vecs) != 1 {
+		if err == nil {
+			err = fmt.Errorf("the embedder returned %d vectors for one query", len(vecs))
+		}
+		return nil, graph.Space{}, "similarity arm skipped: embed the query: " + err.Error()
+	}
+	return vecs[0], sp, ""
+}
+
+// Search runs graph.Search with the query embedded when embeddings are on.
+func (p *Pipeline) Search(ctx context.Context, q graph.Query) (graph.Answer, error) {
+	var note string
+	if q.Vector == nil {
+		q.Vector, q.Space, note = p.QueryVector(ctx, q.Text)
+	}
+	ans, err := graph.Search(ctx, p.DB, q)
+	if note != "" {
+		ans.Notes = append(ans.Notes, note)
+	}
+	return ans, err
+}
+
+// Context runs graph.Context with the topic embedded when embeddings are on.
+func (p *Pipeline) Context(ctx context.Context, q graph.ContextQuery) (graph.ContextAnswer, error) {
+	var note string
+	if q.Vector == nil {
+		q.Vector, q.Space, note = p.QueryVector(ctx, q.Topic)
+	}
+	ans, err := graph.Context(ctx, p.DB, q)
+	if note != "" {
+		ans.Notes = append(ans.Notes, note)
+	}
+	return ans, err
 }

@@ -131,6 +131,7 @@ func commands(env Env) []*cli.Command {
 		entityCommand(env),
 		contextCommand(env),
 		briefingCommand(env),
+		mcpCommand(env),
 		statsCommand(env),
 		pruneCommand(env),
 		forgetCommand(env),

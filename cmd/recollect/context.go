@@ -30,7 +30,7 @@ func contextCommand(env Env) *cli.Command {
 				return err
 			}
 			defer p.Close()
-			ans, err := graph.Context(c.Context, p.DB, graph.ContextQuery{Topic: topic, Hops: c.Int("hops")})
+			ans, err := p.Context(c.Context, graph.ContextQuery{Topic: topic, Hops: c.Int("hops")})
 			if err != nil {
 				return err
 			}

@@ -48,7 +48,7 @@ func searchCommand(env Env) *cli.Command {
 				return err
 			}
 			defer p.Close()
-			ans, err := graph.Search(c.Context, p.DB, q)
+			ans, err := p.Search(c.Context, q)
 			if err != nil {
 				return err
 			}

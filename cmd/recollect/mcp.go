@@ -1,0 +1,57 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/mcpserver"
+)
+
+func mcpCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "mcp",
+		Usage: "serve the memory tools and resources over MCP on stdin/stdout (an MCP client starts this)",
+		Action: func(c *cli.Context) error {
+			srv, p, err := newMCPServer(c.Context, c, env)
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+			t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+			return srv.Run(c.Context, t)
+		},
+	}
+}
+
+// newMCPServer opens the store and builds the MCP server over it. The
+// caller owns both and closes the pipeline after the server returns; the
+// daemon-less scheduler can start from here with the same ctx.
+func newMCPServer(ctx context.Context, c *cli.Context, env Env) (*mcpserver.Server, *pipeline.Pipeline, error) {
+	p, err := openPipeline(c, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := p.DB.PingContext(ctx); err != nil {
+		p.Close()
+		return nil, nil, fmt.Errorf("open store for mcp: %w", err)
+	}
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	p.Log = log
+	srv, err := mcpserver.New(p, mcpserver.Options{Version: binaryVersion(), HomeDir: env.Getenv("HOME"), Log: log})
+	if err != nil {
+		p.Close()
+		return nil, nil, err
+	}
+	return srv, p, nil
+}
+
+// nopWriteCloser keeps stdout open when the transport closes.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
