@@ -246,7 +246,7 @@ func adjustScores(hits []*Hit) {
 	}
 }
 
-var armOrder = map[Arm]int{ArmKeyword: 0, ArmEntity: 1, ArmSemantic: 2, ArmDomain: 3}
+var armOrder = map[Arm]int{ArmKeyword: 0, ArmContext: 1, ArmEntity: 2, ArmSemantic: 3, ArmDomain: 4}
 
 func sortMatches(ms []Match) []Match {
 	if ms == nil {

@@ -84,6 +84,8 @@ func FoundBy(h Hit) string {
 		return "domain only"
 	case len(direct) == 0:
 		return "not matched"
+	case len(direct) == 1 && direct[0] == string(ArmContext):
+		return "conversation context only (said next to a keyword hit; the query's words are not in it)" + also
 	case len(direct) == 1 && direct[0] == string(ArmEntity):
 		return "entity only (a named thing in the query matched; the keyword arm did not find it)" + also
 	case len(direct) == 1:

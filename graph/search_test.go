@@ -376,3 +376,22 @@ func TestFoldMatchesIntegrate(t *testing.T) {
 		}
 	}
 }
+
+func TestContextOnlyHitIsNotCalledKeyword(t *testing.T) {
+	db := newDB(t)
+	addFact(t, db, fact{content: "Where did Ana travel last week?", session: "c", said: dayN(1), events: []int64{1}})
+	rome := addFact(t, db, fact{content: "Rome, with two friends.", session: "c", said: dayN(1), events: []int64{2}})
+	ans := search(t, db, graph.Query{Text: "where did Ana travel"})
+	h := find(ans.Results, rome)
+	if h == nil {
+		t.Fatalf("the keyword arm did not lend context to the next turn: %v", ids(ans.Results))
+	}
+	if got := graph.FoundBy(*h); !strings.HasPrefix(got, "conversation context only") {
+		t.Errorf("context-only hit labelled %q (matched_by %+v)", got, h.MatchedBy)
+	}
+	text := render(ans)
+	block := text[strings.Index(text, "Rome, with two friends."):]
+	if block = block[:strings.Index(block, "domain ")]; strings.Contains(block, "keyword #") || strings.Contains(block, "keyword only") {
+		t.Errorf("the context-only hit is rendered as a keyword match:\n%s", block)
+	}
+}
