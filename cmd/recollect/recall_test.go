@@ -60,7 +60,7 @@ func TestRecallCommands(t *testing.T) {
 	}
 	_, out, _ := run(t, "", "--data", dir, "search", "--json", "--budget", "30", "Porto")
 	var ans struct {
-		Results []struct{ ID int64 } `json:"results"`
+		Results []struct{ ID int64 }  `json:"results"`
 		Budget  *struct{ Budget int } `json:"budget"`
 	}
 	if err := json.Unmarshal([]byte(out), &ans); err != nil || ans.Budget == nil || ans.Budget.Budget != 30 {
