@@ -2,16 +2,26 @@ package scheduler
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/sources"
 )
 
 // follower keeps the events table current with the configured transcript
-// sources.
+// sources: the sources Watcher says which files changed, the Copier
+// stores their new complete lines. It has no loop of its own.
 type follower struct {
-	log *slog.Logger
+	watcher *sources.Watcher
+	copier  *sources.Copier
+	log     *slog.Logger
+	// failing maps a path to the last copy error logged for it, so a file
+	// that keeps failing is logged once and its recovery once.
+	mu      sync.Mutex
+	failing map[string]string
 }
 
 // newFollower returns the follower of a copy store, nil for a record store
@@ -20,16 +30,75 @@ func newFollower(p *pipeline.Pipeline, log *slog.Logger) (*follower, error) {
 	if p.Config.Mode != "copy" {
 		return nil, nil
 	}
-	return nil, fmt.Errorf("copy mode is configured but transcript sources are not available in this build; set mode to record")
+	w, err := sources.NewWatcher(p.Config.Sources, p.Getenv, log)
+	if err != nil {
+		return nil, fmt.Errorf("watch sources: %w", err)
+	}
+	cp := &sources.Copier{DB: p.DB, Sources: p.Config.Sources, Redaction: p.Config.Redaction, Log: log, Getenv: p.Getenv}
+	return &follower{watcher: w, copier: cp, log: log, failing: map[string]string{}}, nil
 }
 
-func (f *follower) follow(ctx context.Context, onChange func([]string)) error {
-	<-ctx.Done()
-	return ctx.Err()
+// follow copies every changed file until ctx ends, closing first when
+// the watcher's first pass (every selected file) is copied, or when the
+// watcher stops before it. The watcher calls back from one goroutine, so
+// the follower's copies never overlap one another.
+func (s *Scheduler) follow(ctx context.Context, f *follower, first chan<- struct{}) error {
+	var once sync.Once
+	defer once.Do(func() { close(first) })
+	return f.watcher.Run(ctx, func(paths []string) {
+		s.copyPaths(ctx, f, paths)
+		once.Do(func() { close(first) })
+	})
 }
 
-func (s *Scheduler) copyChanged(f *follower) func([]string) {
-	return func(paths []string) { s.copyPaths(context.Background(), f, paths) }
+// copyPaths copies the new lines of paths, counting and logging what
+// failed; one file failing never stops the others.
+func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) {
+	for _, path := range paths {
+		if ctx.Err() != nil {
+			return
+		}
+		rep, err := f.copier.CopyFile(ctx, path)
+		if err == nil && len(rep.Errors) > 0 {
+			err = &rep.Errors[0]
+		}
+		s.mu.Lock()
+		s.status.Copied += int(rep.Events)
+		if err != nil && ctx.Err() == nil {
+			s.status.CopyErrors++
+			s.status.LastError = err.Error()
+		}
+		s.mu.Unlock()
+		switch {
+		case ctx.Err() != nil:
+			return
+		case errors.Is(err, sources.ErrNotSelected):
+			s.log.Warn("transcript outside the configured sources; not copied", "path", path, "err", err)
+		case err != nil:
+			if f.note(path, err.Error()) {
+				s.log.Error("copy failed", "path", path, "err", err)
+			}
+		default:
+			if f.note(path, "") {
+				s.log.Info("copy recovered", "path", path)
+			}
+			if rep.Events > 0 || rep.BadLines > 0 {
+				s.log.Debug("copied", "path", path, "events", rep.Events, "bad_lines", rep.BadLines)
+			}
+		}
+	}
 }
 
-func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) {}
+// note records path's copy outcome ("" for success) and reports whether it
+// changed, i.e. whether it is worth a log line.
+func (f *follower) note(path, errText string) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	last, was := f.failing[path]
+	if errText == "" {
+		delete(f.failing, path)
+		return was
+	}
+	f.failing[path] = errText
+	return last != errText
+}

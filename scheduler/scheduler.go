@@ -124,30 +124,38 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	inner, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	var followErr error
-	if fol != nil {
+	// The start run waits for the follower's first pass over every file,
+	// so the two never copy the same backlog side by side.
+	followed := make(chan struct{})
+	followFailed := make(chan error, 1)
+	if fol == nil {
+		close(followed)
+	} else {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			followErr = fol.follow(inner, s.copyChanged(fol))
+			if err := s.follow(inner, fol, followed); err != nil && inner.Err() == nil {
+				followFailed <- err
+			}
 		}()
 	}
 	s.enqueue(hooks.MomentStart, "")
 	wg.Add(2)
-	go func() { defer wg.Done(); s.work(inner, fol) }()
+	go func() { defer wg.Done(); s.work(inner, followed, fol) }()
 	go func() { defer wg.Done(); srv.serve(inner) }()
 	s.log.Info("daemon started", "data", dir, "pid", os.Getpid(), "socket", hooks.SocketPath(dir), "mode", s.p.Config.Mode)
 
-	<-ctx.Done()
-	s.log.Info("shutting down")
+	var followErr error
+	select {
+	case <-ctx.Done():
+		s.log.Info("shutting down")
+	case err := <-followFailed:
+		followErr = fmt.Errorf("follow sources: %w", err)
+		s.log.Error("stopping: cannot follow the sources", "err", err)
+	}
 	cancel()
 	closeErr := srv.close()
 	wg.Wait()
-	if followErr != nil && !errors.Is(followErr, context.Canceled) {
-		followErr = fmt.Errorf("follow sources: %w", followErr)
-	} else {
-		followErr = nil
-	}
 	shutErr := s.shutdown(ctx)
 	return errors.Join(followErr, closeErr, shutErr)
 }
@@ -238,8 +246,14 @@ func (s *Scheduler) done() {
 	s.mu.Unlock()
 }
 
-// work runs queued batches one at a time until ctx ends.
-func (s *Scheduler) work(ctx context.Context, fol *follower) {
+// work runs queued batches one at a time until ctx ends, starting once
+// followed is closed.
+func (s *Scheduler) work(ctx context.Context, followed <-chan struct{}, fol *follower) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-followed:
+	}
 	for {
 		select {
 		case <-ctx.Done():

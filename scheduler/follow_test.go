@@ -1,0 +1,120 @@
+package scheduler_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/store"
+)
+
+// countContent counts stored events whose content is exactly text.
+func countContent(tb testing.TB, db *store.DB, text string) int {
+	tb.Helper()
+	var n int
+	if err := db.QueryRow(`SELECT count(*) FROM session_events WHERE content = ?`, text).Scan(&n); err != nil {
+		tb.Fatal(err)
+	}
+	return n
+}
+
+func appendTo(tb testing.TB, path string, data []byte) {
+	tb.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o644)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.Write(data); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestDaemonFollowsAppends: a line appended to a followed transcript is an
+// event in under a second, with no polling loop in the daemon: fsnotify
+// wakes the sources watcher, the follower copies the file.
+func TestDaemonFollowsAppends(t *testing.T) {
+	bin := testbin.Binary(t)
+	root := t.TempDir()
+	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
+	folder := copyStore(t, data, home, cwd)
+	transcript := filepath.Join(folder, "55604662-cf2a-4331-851a-ec234028f8ca.jsonl")
+	fixture, err := os.ReadFile(filepath.Join(fixtureDir, "spotter/short.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, transcript, fixture)
+	d := startDaemon(t, bin, data)
+	db := openStore(t, data)
+	waitFor(t, "start run", func() bool { return len(runTriggers(t, db)) >= 1 })
+	var fixtureEvents int
+	db.QueryRow(`SELECT count(*) FROM session_events WHERE source_file = ?`, transcript).Scan(&fixtureEvents)
+	if fixtureEvents == 0 {
+		t.Fatal("the start run copied nothing of the fixture")
+	}
+	for i := range 3 {
+		text := fmt.Sprintf("appended line %d: we settled on port 8443 for the admin API", i)
+		appendTo(t, transcript, userLine("55604662-cf2a-4331-851a-ec234028f8ca", cwd, fmt.Sprintf("append-%d", i), text))
+		start := time.Now()
+		deadline := start.Add(time.Second)
+		for countContent(t, db, text) == 0 {
+			if time.Now().After(deadline) {
+				t.Fatalf("line %d not stored within 1s of the append\n%s", i, d.stderr)
+			}
+			time.Sleep(time.Millisecond)
+		}
+		t.Logf("append %d stored after %s", i, time.Since(start).Round(time.Millisecond))
+		if n := countContent(t, db, text); n != 1 {
+			t.Fatalf("line %d stored %d times", i, n)
+		}
+	}
+	// A half-written line waits for its newline.
+	half := userLine("55604662-cf2a-4331-851a-ec234028f8ca", cwd, "half", "the half line about the deploy window")
+	appendTo(t, transcript, half[:len(half)-1])
+	st, err := status(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	copied := st.Copied
+	appendTo(t, transcript, []byte("\n"))
+	waitFor(t, "the completed half line", func() bool { return countContent(t, db, "the half line about the deploy window") == 1 })
+	if st, _ := status(data); st.Copied <= copied || st.CopyErrors != 0 {
+		t.Errorf("status copied %d → %d, copy errors %d", copied, st.Copied, st.CopyErrors)
+	}
+	d.stop(t)
+}
+
+// TestNotifyCopiesTranscript: notify compaction with a payload copies the
+// transcript it names; by the time the compaction run is recorded, that
+// transcript's lines are stored.
+func TestNotifyCopiesTranscript(t *testing.T) {
+	bin := testbin.Binary(t)
+	root := t.TempDir()
+	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
+	folder := copyStore(t, data, home, cwd)
+	d := startDaemon(t, bin, data)
+	db := openStore(t, data)
+	waitFor(t, "start run", func() bool { return len(runTriggers(t, db)) >= 1 })
+
+	session := "7d48cbd2-6615-4dd8-87f6-38f12b8167d6"
+	transcript := filepath.Join(folder, session+".jsonl")
+	text := "before compaction: the cache lives in /var/cache/app"
+	appendTo(t, transcript, userLine(session, cwd, "pc-1", text))
+	payload := fmt.Sprintf(`{"hook_event_name":"PreCompact","session_id":%q,"transcript_path":%q,"cwd":%q,"trigger":"manual","custom_instructions":""}`, session, transcript, cwd)
+	stdout, stderr, code := runCLI(t, bin, nil, payload, nil, "notify", "compaction", "--data", data)
+	if code != 0 || stdout != "" || stderr != "" {
+		t.Fatalf("notify: exit %d, stdout %q, stderr %q", code, stdout, stderr)
+	}
+	waitFor(t, "compaction run", func() bool { return len(runTriggers(t, db)) == 2 })
+	if n := countContent(t, db, text); n != 1 {
+		t.Fatalf("transcript line stored %d times, want 1", n)
+	}
+	d.stop(t)
+	if bytes.Contains([]byte(d.stderr.String()), []byte("level=ERROR")) {
+		t.Errorf("daemon logged errors:\n%s", d.stderr)
+	}
+}
