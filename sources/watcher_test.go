@@ -190,3 +190,51 @@ func TestRescanFindsChangesWithoutEvents(t *testing.T) {
 		t.Errorf("watched %v; want the projects folder and the project", l.watched)
 	}
 }
+
+// BenchmarkAppendToEvent measures how long a line appended to a followed
+// transcript takes to become an event through Watcher → CopyFile (real
+// fsnotify, default debounce).
+//
+//	go test -tags sqlite_fts5 ./sources -run '^$' -bench AppendToEvent -benchtime 50x
+func BenchmarkAppendToEvent(b *testing.B) {
+	db := openDB(b)
+	src, dir := claudeHome(b, "/w/app")
+	path := filepath.Join(dir, "s.jsonl")
+	writeFile(b, path, userLine("s", "/w/app", "start"))
+	c, _ := newCopier(b, db, src)
+	w, err := NewWatcher([]config.Source{src}, c.Getenv, c.Log)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w.Rescan = time.Hour
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	ready := make(chan struct{})
+	var once sync.Once
+	go func() {
+		done <- w.Run(ctx, func(paths []string) {
+			for _, p := range paths {
+				_, _ = c.CopyFile(ctx, p)
+			}
+			once.Do(func() { close(ready) })
+		})
+	}()
+	<-ready
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		start := time.Now()
+		appendFile(b, path, userLine("s", "/w/app", time.Now().String()))
+		for eventCount(b, db, path) < i+2 {
+			time.Sleep(time.Millisecond)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	cancel()
+	<-done
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Milliseconds()), "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*95/100].Milliseconds()), "p95-ms")
+	b.ReportMetric(float64(lat[len(lat)-1].Milliseconds()), "max-ms")
+}
