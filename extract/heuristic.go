@@ -9,9 +9,11 @@ import (
 
 // HeuristicFacts returns the declarative sentences of a user message,
 // verbatim. It never rewrites or invents: every returned string is a
-// substring of text. Questions, commands, code, pasted logs and chatter are
-// skipped.
+// substring of text (up to the whitespace joining a paragraph's lines; an
+// invalid UTF-8 byte reads as U+FFFD). Questions, commands, code, pasted
+// logs and chatter are skipped.
 func HeuristicFacts(text string) []string {
+	text = strings.ToValidUTF8(text, "\uFFFD")
 	var out []string
 	for _, para := range paragraphs(text) {
 		for _, s := range sentences(para) {

@@ -170,7 +170,9 @@ func (m *mapper) emit(role, eventType, contentType, content, ref string, meta ma
 	md, _ := json.Marshal(meta) // maps of strings, numbers and raw JSON always encode
 	m.out.Events = append(m.out.Events, store.Event{
 		SessionID: m.session(), Source: m.kind, SourceFile: m.path, Role: role,
-		EventType: eventType, ContentType: contentType, Content: content, ContentRef: ref,
+		// Raw JSON (a tool's input) keeps its bytes; a stray invalid byte
+		// becomes U+FFFD, as json.Unmarshal does for every decoded string.
+		EventType: eventType, ContentType: contentType, Content: strings.ToValidUTF8(content, "\uFFFD"), ContentRef: ref,
 		Metadata: md, OccurredAt: m.occurredAt(),
 	})
 }

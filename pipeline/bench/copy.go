@@ -18,9 +18,10 @@ import (
 	"github.com/recollect/recollect/store/config"
 )
 
-// FixturesDefaultPath is where the real transcript samples sit beside a
-// recollect clone.
-const FixturesDefaultPath = "../shared/fixtures/real"
+// FixturesDefaultPath holds the repository's copies of real transcripts
+// (fixtures/transcripts, permissively licensed; see its SOURCES.md),
+// relative to the repository root.
+const FixturesDefaultPath = "fixtures/transcripts"
 
 // maxFixtureLine leaves the few giant lines (a pasted image, a 0.5 MB tool
 // dump) out of the built transcript, so 200k lines stay a few hundred MB.

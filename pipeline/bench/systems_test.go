@@ -12,8 +12,8 @@ import (
 	"github.com/recollect/recollect/internal/testbin"
 )
 
-// fixturesPath finds the real transcripts beside the repository (or at
-// $RECOLLECT_FIXTURES), or skips.
+// fixturesPath is the repository's real transcripts (or
+// $RECOLLECT_FIXTURES); it skips only when they are gone.
 func fixturesPath(t *testing.T) string {
 	t.Helper()
 	p := filepath.Join("..", "..", FixturesDefaultPath)
@@ -21,7 +21,7 @@ func fixturesPath(t *testing.T) string {
 		p = env
 	}
 	if _, err := os.Stat(filepath.Join(p, "claude-code")); err != nil {
-		t.Skipf("real transcript fixtures not found at %s (they live in ../shared/fixtures/real beside the clone): %v", p, err)
+		t.Skipf("real transcript fixtures not found at %s: %v", p, err)
 	}
 	return p
 }

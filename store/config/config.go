@@ -211,7 +211,11 @@ func Parse(r io.Reader) (Config, error) {
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
-			return Config{}, &Error{Path: te.Field, Msg: fmt.Sprintf("wrong type: got a JSON %s, want %s", te.Value, describe(te.Type))}
+			path := te.Field
+			if path == "" {
+				path = "(root)" // the whole file is not an object
+			}
+			return Config{}, &Error{Path: path, Msg: fmt.Sprintf("wrong type: got a JSON %s, want %s", te.Value, describe(te.Type))}
 		}
 		return Config{}, &Error{Path: "(root)", Msg: err.Error()}
 	}
@@ -381,7 +385,11 @@ func checkKeys(v any, t reflect.Type, path string) error {
 					sort.Strings(known)
 					msg += "; known keys here: " + strings.Join(known, ", ")
 				}
-				return &Error{Path: join(path, k), Msg: msg}
+				name := k
+				if name == "" {
+					name = `""` // an empty key still needs a visible path
+				}
+				return &Error{Path: join(path, name), Msg: msg}
 			}
 			if err := checkKeys(obj[k], ft, join(path, k)); err != nil {
 				return err
