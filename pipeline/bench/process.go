@@ -6,11 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/scheduler/notifybench"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -27,63 +27,31 @@ type NotifyResult struct {
 	NodeMissing string        `json:"node_missing,omitempty"`
 }
 
-// compactPayload is what Claude Code pipes to a PreCompact hook.
-const compactPayload = `{"hook_event_name":"PreCompact","session_id":"bench","transcript_path":"/nonexistent/bench.jsonl","cwd":"/tmp","trigger":"auto","custom_instructions":""}`
-
-// BenchNotify times runs of `bin notify compaction` against the running
-// daemon of dir, interleaved with `node -e 0` and `true`.
-func BenchNotify(ctx context.Context, bin, dir string, runs int) (NotifyResult, error) {
+// BenchNotify measures notify with the daemon helper's harness
+// (scheduler/notifybench: its own daemon, interleaved rounds of notify,
+// node -e 0 and true) and keeps the medians.
+func BenchNotify(ctx context.Context, bin string, runs int) (NotifyResult, error) {
 	res := NotifyResult{Runs: runs}
-	truePath, err := exec.LookPath("true")
+	m, err := notifybench.Measure(ctx, notifybench.Options{Binary: bin, Runs: runs})
 	if err != nil {
-		return res, fmt.Errorf("find true: %w", err)
+		return res, fmt.Errorf("notify: %w", err)
 	}
-	node, nodeErr := exec.LookPath("node")
-	if nodeErr != nil {
-		res.NodeMissing = "node is not installed"
-	}
-	var tn, tt, tnode []time.Duration
-	for i := 0; i < runs; i++ {
-		d, err := timeProcess(ctx, compactPayload, bin, "notify", "compaction", "--data", dir)
-		if err != nil {
-			return res, err
-		}
-		tn = append(tn, d)
-		if d, err = timeProcess(ctx, "", truePath); err != nil {
-			return res, err
-		}
-		tt = append(tt, d)
-		if nodeErr == nil {
-			if d, err = timeProcess(ctx, "", node, "-e", "0"); err != nil {
-				return res, err
-			}
-			tnode = append(tnode, d)
+	for _, c := range m.Columns {
+		switch {
+		case c.Name == "node -e 0" && c.Skipped != "":
+			res.NodeMissing = c.Skipped
+		case c.Name == "node -e 0":
+			res.Node = c.Median
+		case c.Name == "true":
+			res.True = c.Median
+		case strings.HasPrefix(c.Name, "recollect notify"):
+			res.Notify = c.Median
 		}
 	}
-	res.Notify, res.True = Percentiles(tn).P50, Percentiles(tt).P50
-	if len(tnode) > 0 {
-		res.Node = Percentiles(tnode).P50
+	if res.Notify == 0 || res.True == 0 {
+		return res, fmt.Errorf("notify: the harness returned no notify or true column")
 	}
 	return res, nil
-}
-
-// timeProcess runs one process to completion and returns its wall time.
-// A process that writes to stderr or fails is an error: notify must be
-// silent when the daemon answers.
-func timeProcess(ctx context.Context, stdin, name string, args ...string) (time.Duration, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	start := time.Now()
-	err := cmd.Run()
-	d := time.Since(start)
-	if err != nil || errb.Len() > 0 {
-		return d, fmt.Errorf("%s %s: %v %s", filepath.Base(name), strings.Join(args, " "), err, lastLine(errb.String()))
-	}
-	return d, nil
 }
 
 // FollowResult is the latency from appending a transcript line to the

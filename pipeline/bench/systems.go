@@ -123,7 +123,17 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 		}
 		os.RemoveAll(filepath.Join(work, "search"))
 	}
-	if want("notify") || want("follow") || want("idle") {
+	if want("notify") {
+		say(fmt.Sprintf("notify: %d rounds of notify, node -e 0, true", opts.NotifyRuns))
+		if opts.Binary == "" {
+			rep.Failed["notify"] = "no recollect binary to time; run the bench through recollect bench"
+		} else if r, err := BenchNotify(ctx, opts.Binary, opts.NotifyRuns); err != nil {
+			rep.Failed["notify"] = err.Error()
+		} else {
+			rep.Notify = &r
+		}
+	}
+	if want("follow") || want("idle") {
 		if err := runDaemonParts(ctx, opts, filepath.Join(work, "daemon"), &rep, want, say); err != nil {
 			rep.Failed["daemon"] = err.Error()
 		}
@@ -161,14 +171,6 @@ func runDaemonParts(ctx context.Context, opts SystemsOptions, work string, rep *
 	defer d.kill()
 	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {
 		return fmt.Errorf("daemon never went idle after start: %w", err)
-	}
-	if want("notify") {
-		say(fmt.Sprintf("notify: %d runs each of notify, node -e 0, true", opts.NotifyRuns))
-		if r, err := BenchNotify(ctx, opts.Binary, dir, opts.NotifyRuns); err != nil {
-			rep.Failed["notify"] = err.Error()
-		} else {
-			rep.Notify = &r
-		}
 	}
 	if want("follow") {
 		say(fmt.Sprintf("follow: %d appends", opts.FollowAppends))
