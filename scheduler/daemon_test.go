@@ -260,6 +260,9 @@ func TestNotifyWithoutDaemon(t *testing.T) {
 			if code != 0 || stdout != "" || stderr != c.stderr(dir) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 0, \"\", %q", code, stdout, stderr, c.stderr(dir))
 			}
+			if _, err := os.Stat(filepath.Join(dir, store.DBFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("notify created or touched the database: %v", err)
+			}
 		})
 	}
 	t.Run("unknown moment exits 1, never 2", func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
 )
@@ -46,19 +47,26 @@ func (s *Scheduler) follow(ctx context.Context, f *follower, first chan<- struct
 	var once sync.Once
 	defer once.Do(func() { close(first) })
 	return f.watcher.Run(ctx, func(paths []string) {
-		s.copyPaths(ctx, f, paths)
+		stored := s.copyPaths(ctx, f, paths)
 		once.Do(func() { close(first) })
+		if stored > 0 {
+			// New lines are the threshold moment: the gate decides whether
+			// enough are waiting, so no hook is needed for it.
+			s.enqueue(hooks.MomentThreshold, "")
+		}
 	})
 }
 
 // copyPaths copies the new lines of paths, counting and logging what
-// failed; one file failing never stops the others.
-func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) {
+// failed; one file failing never stops the others. It returns the number
+// of events stored.
+func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) (stored int64) {
 	for _, path := range paths {
 		if ctx.Err() != nil {
-			return
+			return stored
 		}
 		rep, err := f.copier.CopyFile(ctx, path)
+		stored += rep.Events
 		if err == nil && len(rep.Errors) > 0 {
 			err = &rep.Errors[0]
 		}
@@ -71,7 +79,7 @@ func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) 
 		s.mu.Unlock()
 		switch {
 		case ctx.Err() != nil:
-			return
+			return stored
 		case errors.Is(err, sources.ErrNotSelected):
 			s.log.Warn("transcript outside the configured sources; not copied", "path", path, "err", err)
 		case err != nil:
@@ -87,6 +95,7 @@ func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) 
 			}
 		}
 	}
+	return stored
 }
 
 // note records path's copy outcome ("" for success) and reports whether it

@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
 )
 
@@ -117,4 +120,69 @@ func TestNotifyCopiesTranscript(t *testing.T) {
 	if bytes.Contains([]byte(d.stderr.String()), []byte("level=ERROR")) {
 		t.Errorf("daemon logged errors:\n%s", d.stderr)
 	}
+}
+
+// TestFollowerFiresThreshold: lines the follower stores are a threshold
+// moment of their own, so a store without hooks still extracts as it
+// grows (gated like any threshold notice).
+func TestFollowerFiresThreshold(t *testing.T) {
+	root := t.TempDir()
+	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
+	folder := copyStore(t, data, home, cwd)
+	p, err := pipeline.Open(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Config.Scheduler.ThresholdEvents = 3
+	r := startScheduler(t, p, scheduler.Options{})
+	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	transcript := filepath.Join(folder, "s-threshold.jsonl")
+	appendTo(t, transcript, userLine("s-threshold", cwd, "t-1", "first: the staging database is called orchid"))
+	waitFor(t, "one line copied, not due", func() bool { st := r.s.Status(); return st.Copied == 1 && st.Skipped >= 1 && !st.Pending && !st.Running })
+	if n := r.s.Status().Runs["threshold"]; n != 0 {
+		t.Fatalf("%d threshold runs with one unexamined line", n)
+	}
+	for i := 2; i <= 3; i++ {
+		appendTo(t, transcript, userLine("s-threshold", cwd, fmt.Sprintf("t-%d", i), fmt.Sprintf("line %d: we deploy on Thursdays from the release branch", i)))
+	}
+	waitFor(t, "a threshold run", func() bool { return r.s.Status().Runs["threshold"] == 1 })
+}
+
+// TestRunIfFree: an MCP server runs the scheduler itself when no daemon
+// holds the lock, and defers at once when one does.
+func TestRunIfFree(t *testing.T) {
+	p := openPipeline(t)
+	release, held, err := scheduler.TryLock(p.DB.Dir)
+	if err != nil || held {
+		t.Fatalf("TryLock: %v %v", held, err)
+	}
+	deferred, err := scheduler.RunIfFree(context.Background(), p, scheduler.Options{})
+	if !deferred || err != nil {
+		t.Fatalf("with the lock held: deferred=%v err=%v", deferred, err)
+	}
+	release()
+	release() // releasing twice is safe
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		deferred, err := scheduler.RunIfFree(ctx, p, scheduler.Options{})
+		if deferred {
+			err = fmt.Errorf("deferred with no daemon running")
+		}
+		done <- err
+	}()
+	waitFor(t, "the in-process scheduler", func() bool { _, err := status(p.DB.Dir); return err == nil })
+	if _, held, _ := scheduler.TryLock(p.DB.Dir); !held {
+		t.Error("the in-process scheduler does not hold the lock")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	rel, held, err := scheduler.TryLock(p.DB.Dir)
+	if err != nil || held {
+		t.Fatalf("lock not released after RunIfFree: %v %v", held, err)
+	}
+	rel()
 }

@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/recollect/recollect/pipeline"
 )
 
 // LockName is the lock file inside a data directory. Whoever holds an
@@ -61,6 +64,32 @@ func Lock(dir string) (release func(), err error) {
 		return nil, err
 	}
 	return l.release, nil
+}
+
+// RunIfFree runs a scheduler over p in this process unless another
+// process holds the data directory's lock, for servers that should
+// consolidate on their own when no daemon runs (recollect mcp). When the
+// lock is held it returns at once with deferred true: the daemon there
+// follows and consolidates. Otherwise it runs until ctx ends (the
+// shutdown moment included) and then releases the lock. p stays open;
+// close it after RunIfFree returns.
+func RunIfFree(ctx context.Context, p *pipeline.Pipeline, opts Options) (deferred bool, err error) {
+	release, held, err := TryLock(p.DB.Dir)
+	if err != nil {
+		return false, err
+	}
+	if held {
+		log := opts.Log
+		if log == nil {
+			log = p.Log
+		}
+		if log != nil {
+			log.Info("a daemon runs for this data directory; deferring to it", "pid", HolderPID(p.DB.Dir))
+		}
+		return true, nil
+	}
+	defer release()
+	return false, New(p, opts).Run(ctx)
 }
 
 // HolderPID returns the pid recorded by the lock's holder, 0 if none.

@@ -189,6 +189,9 @@ func TestStaleSocketReplaced(t *testing.T) {
 	if _, err := hooks.Send(context.Background(), path, hooks.Request{Op: hooks.OpStatus}); !errors.Is(err, hooks.ErrNoDaemon) {
 		t.Fatalf("send to stale socket: %v, want ErrNoDaemon", err)
 	}
+	if err := os.Chmod(p.DB.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	r := startScheduler(t, p, scheduler.Options{})
 	waitFor(t, "socket answers", func() bool { _, err := status(p.DB.Dir); return err == nil })
 	fi, err := os.Stat(path)
