@@ -139,7 +139,10 @@ func TestFollowerFiresThreshold(t *testing.T) {
 	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	transcript := filepath.Join(folder, "s-threshold.jsonl")
 	appendTo(t, transcript, userLine("s-threshold", cwd, "t-1", "first: the staging database is called orchid"))
-	waitFor(t, "one line copied, not due", func() bool { st := r.s.Status(); return st.Copied == 1 && st.Skipped >= 1 && !st.Pending && !st.Running })
+	waitFor(t, "one line copied, not due", func() bool {
+		st := r.s.Status()
+		return st.Copied == 1 && st.Skipped >= 1 && !st.Pending && !st.Running
+	})
 	if n := r.s.Status().Runs["threshold"]; n != 0 {
 		t.Fatalf("%d threshold runs with one unexamined line", n)
 	}
