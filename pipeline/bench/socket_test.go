@@ -1,0 +1,97 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/internal/testbin"
+)
+
+// TestSocketRefusesAnotherUser runs a real daemon as root and the real
+// notify client as uid 65534 (nobody): the control socket is 0600, and
+// even with the data directory opened up to everyone the other user's
+// connection is refused and nothing reaches the daemon.
+func TestSocketRefusesAnotherUser(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("OTHER-UID SOCKET TEST NOT RUN: needs root to start a client as uid 65534 (CI runs as root)")
+	}
+	bin := testbin.Binary(t)
+	base, err := os.MkdirTemp("", "recollect-uid-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(base)
+	if err := os.Chmod(base, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// nobody must be able to run the binary itself.
+	pub := filepath.Join(base, "recollect")
+	copyFile(t, bin, pub)
+	dir := filepath.Join(base, "data")
+	ctx := context.Background()
+	d, err := startDaemon(ctx, pub, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.kill()
+	sock := hooks.SocketPath(dir)
+	fi, err := os.Stat(sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket mode %v, want a 0600 socket", fi.Mode())
+	}
+	before, err := daemonStatus(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, open := range []bool{false, true} {
+		if open { // a user who loosened the data directory: the socket's own mode must still refuse
+			if err := os.Chmod(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(pub, "notify", "compaction", "--data", dir)
+		cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreCompact","session_id":"x","transcript_path":"/nonexistent","cwd":"/tmp"}`)
+		var errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = io.Discard, &errb
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		cmd.Dir = "/"
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("notify as nobody (data dir open=%v): %v: %s", open, err, errb.String())
+		}
+		if !strings.Contains(errb.String(), "permission denied") {
+			t.Errorf("notify as nobody (data dir open=%v) stderr %q; want the refusal (permission denied)", open, errb.String())
+		}
+	}
+	after, err := daemonStatus(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Runs["compaction"] != before.Runs["compaction"] || after.Coalesced != before.Coalesced || after.Running {
+		t.Fatalf("a refused client reached the daemon: before %+v after %+v", before, after)
+	}
+	if err := d.stop(); err != nil {
+		t.Fatalf("daemon stop: %v\n%s", err, d.stderr)
+	}
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+}
