@@ -1,0 +1,152 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/store"
+)
+
+// EnvFaultLong makes the concurrency test run 60 s instead of 20 s.
+const EnvFaultLong = "RECOLLECT_FAULT_LONG"
+
+// TestConcurrentDaemonSearchesAndCaptures runs, at once and for 20 s (60 s
+// with RECOLLECT_FAULT_LONG=1): the real daemon copying a transcript that
+// keeps growing, four CLI processes searching in a loop, and an MCP client
+// capturing facts. No client may see an error, and no line or capture may
+// be lost.
+func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
+	span := 20 * time.Second
+	if os.Getenv(EnvFaultLong) != "" {
+		span = 60 * time.Second
+	}
+	bin := testbin.Binary(t)
+	work := t.TempDir()
+	dir := filepath.Join(work, "data")
+	path, err := followSetup(dir, filepath.Join(work, "claude"), true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	d, err := startDaemon(ctx, bin, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.kill()
+	cs := mcpSession(t, bin, dir)
+	stop := time.Now().Add(span)
+	var wg sync.WaitGroup
+	var appended, searches, captures atomic.Int64
+	appended.Store(1) // followSetup's first line
+	errs := make(chan error, 64)
+	wg.Add(1)
+	go func() { // the growing transcript
+		defer wg.Done()
+		for i := 1; time.Now().Before(stop); i++ {
+			for j := 0; j < 50; j++ {
+				n := appended.Load()
+				if err := appendLine(path, int(n), fmt.Sprintf("line %d: we keep the build cache under /var/cache and retry three times", n)); err != nil {
+					errs <- err
+					return
+				}
+				appended.Add(1)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}()
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() { // a CLI search loop
+			defer wg.Done()
+			for time.Now().Before(stop) {
+				cmd := exec.Command(bin, "search", "--data", dir, "build cache retry")
+				var errb bytes.Buffer
+				cmd.Stderr = &errb
+				if err := cmd.Run(); err != nil || errb.Len() > 0 {
+					errs <- fmt.Errorf("search: %v: %s", err, errb.String())
+					return
+				}
+				searches.Add(1)
+			}
+		}()
+	}
+	wg.Add(1)
+	go func() { // the MCP client
+		defer wg.Done()
+		for i := 0; time.Now().Before(stop); i++ {
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_fact", Arguments: map[string]any{
+				"content": fmt.Sprintf("The concurrency test captured fact number %d about the build cache.", i)}})
+			if err != nil || res.IsError {
+				errs <- fmt.Errorf("capture_fact %d: %v %v", i, err, res)
+				return
+			}
+			captures.Add(1)
+		}
+	}()
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	db, err := store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want := appended.Load()
+	var got, distinct int64
+	err = poll(ctx, 60*time.Second, func() (bool, error) {
+		err := db.QueryRow(`SELECT count(*), count(DISTINCT content) FROM session_events WHERE source_file = ?`, path).Scan(&got, &distinct)
+		return err == nil && got >= want, err
+	})
+	if err != nil || got != want || distinct != want {
+		t.Fatalf("daemon stored %d events (%d distinct) of %d appended lines: %v\n%s", got, distinct, want, err, lastLine(d.stderr.String()))
+	}
+	var stored int64
+	if err := db.QueryRow(`SELECT count(DISTINCT content) FROM session_facts WHERE content LIKE 'The concurrency test captured fact number %'`).Scan(&stored); err != nil {
+		t.Fatal(err)
+	}
+	if stored != captures.Load() {
+		t.Fatalf("%d captures acknowledged, %d stored", captures.Load(), stored)
+	}
+	if searches.Load() < 4 || captures.Load() < 10 {
+		t.Fatalf("too little happened to prove anything: %d searches, %d captures", searches.Load(), captures.Load())
+	}
+	t.Logf("%s: %d lines copied, %d searches, %d captures, no error", span, want, searches.Load(), captures.Load())
+	if err := d.stop(); err != nil {
+		t.Fatalf("daemon stop: %v\n%s", err, d.stderr)
+	}
+}
+
+func mcpSession(t *testing.T, bin, dir string) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(bin, "mcp", "--data", dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	c := mcp.NewClient(&mcp.Implementation{Name: "recollect-fault-test", Version: "1"}, nil)
+	cs, err := c.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect MCP: %v\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil && !errors.Is(err, context.Canceled) {
+			t.Logf("close MCP: %v", err)
+		}
+	})
+	return cs
+}
