@@ -58,16 +58,18 @@ func NewRouter(cfg config.Intelligence, db *store.DB, getenv func(string) string
 		log = slog.Default()
 	}
 	r := &Router{cfg: cfg, db: db, log: log, killed: getenv(EnvProvider) == "heuristic", providers: map[string]Provider{}}
-	h, err := newHTTPProvider(cfg.HTTP, getenv, r.warn)
-	if err != nil {
-		return nil, err
+	// A provider whose settings are wrong fails its calls, so a store that
+	// never routes to it keeps working.
+	if h, err := newHTTPProvider(cfg.HTTP, getenv, r.warn); err != nil {
+		r.providers["http"] = brokenProvider{name: "http", err: err}
+	} else {
+		r.providers["http"] = h
 	}
-	o, err := newOllamaProvider(cfg.Ollama, r.warn)
-	if err != nil {
-		return nil, err
+	if o, err := newOllamaProvider(cfg.Ollama, r.warn); err != nil {
+		r.providers["ollama"] = brokenProvider{name: "ollama", err: err}
+	} else {
+		r.providers["ollama"] = o
 	}
-	r.providers["http"] = h
-	r.providers["ollama"] = o
 	r.providers["cli"] = newCLIProvider(cfg.CLI)
 	if db != nil {
 		if err := r.checkBudgetable(context.Background()); err != nil {
@@ -98,15 +100,29 @@ func (r *Router) ProviderFor(stage string) string {
 // ModelFor names the model the stage's provider is configured with, or ""
 // when it is chosen at the first call (or there is none).
 func (r *Router) ModelFor(stage string) string {
-	switch r.ProviderFor(stage) {
-	case "http":
-		return r.providers["http"].(*httpProvider).currentModel()
-	case "ollama":
-		return r.providers["ollama"].(*ollamaProvider).currentModel()
-	case "cli":
-		return r.cfg.CLI.Model
+	switch p := r.providers[r.ProviderFor(stage)].(type) {
+	case *httpProvider:
+		return p.currentModel()
+	case *ollamaProvider:
+		return p.currentModel()
+	case *cliProvider:
+		return p.cfg.Model
 	}
 	return ""
+}
+
+// brokenProvider stands for a provider whose settings are invalid.
+type brokenProvider struct {
+	name string
+	err  error
+}
+
+// Name implements Provider.
+func (b brokenProvider) Name() string { return b.name }
+
+// Complete implements Provider: it fails with the settings error.
+func (b brokenProvider) Complete(context.Context, Request) (Response, error) {
+	return Response{}, fmt.Errorf("%w: %w", ErrSetup, b.err)
 }
 
 // onFail is the stage's fallback provider, or "" to hold.

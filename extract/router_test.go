@@ -348,3 +348,19 @@ func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
 		t.Fatalf("requests = %+v", reqs)
 	}
 }
+
+func TestRouterBadSettingsFailOnlyTheirProvider(t *testing.T) {
+	h := extracttest.NewHost(t)
+	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`})
+	cfg := httpConfig(h, "llama3.2:3b")
+	cfg.Ollama.Host = "::not a url"
+	cfg.Stages = map[string]config.StageRoute{"summarise": {Provider: "ollama"}}
+	r := newRouter(t, cfg, openDB(t), nil)
+	if _, err := r.Call(context.Background(), testRequest("extract")); err != nil {
+		t.Fatalf("http stage failed for ollama's settings: %v", err)
+	}
+	_, err := r.Call(context.Background(), testRequest("summarise"))
+	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), `config.json: intelligence.ollama.host: "::not a url" is not a URL; write e.g. http://localhost:11434`) {
+		t.Fatalf("err = %v", err)
+	}
+}
