@@ -133,6 +133,9 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 		rep.EventsExamined += len(g.Events)
 		rep.FactsExtracted += n
 	}
+	if err := s.sweepIneligible(ctx); err != nil {
+		return rep, err
+	}
 	// The model is known once a call answered (a discovered model).
 	rep.Model = s.Extractor.Model()
 	if w, ok := s.Extractor.(interface{ Warnings() []string }); ok {
@@ -140,6 +143,24 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 	}
 	rep.EventsRemaining, err = s.Remaining(ctx)
 	return rep, err
+}
+
+// sweepIneligible marks as examined the conversations that hold nothing the
+// filters would send to a model — tool output only, say — by moving their
+// watermark to their newest event. Without it such events would wait for an
+// extraction that never comes, and prune could never reclaim them.
+func (s *Stage) sweepIneligible(ctx context.Context) error {
+	where, args := s.eligibleWhere()
+	q := `INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, updated_at)
+		SELECT x.session_id, max(x.seq), 0, ? FROM session_events x
+		WHERE x.seq > COALESCE((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = x.session_id), 0)
+		  AND NOT EXISTS (SELECT 1 FROM session_events e WHERE e.session_id = x.session_id AND ` + where + `)
+		GROUP BY x.session_id
+		ON CONFLICT(session_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq), updated_at = excluded.updated_at`
+	if _, err := s.DB.ExecContext(ctx, q, append([]any{store.Now()}, args...)...); err != nil {
+		return fmt.Errorf("mark conversations without extractable events: %w", err)
+	}
+	return nil
 }
 
 func (s *Stage) logger() *slog.Logger {
