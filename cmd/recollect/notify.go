@@ -31,7 +31,7 @@ func notifyCommand(env Env) *cli.Command {
 		for i, m := range hooks.NotifyMoments {
 			names[i] = string(m)
 		}
-		return cli.Exit(fmt.Sprintf("recollect: notify needs a moment: %s", strings.Join(names, " or ")), 1)
+		return cli.Exit(fmt.Sprintf("notify needs a moment: %s", strings.Join(names, " or ")), 1)
 	}
 	return cmd
 }
@@ -45,7 +45,7 @@ func notifyMomentCommand(env Env, m hooks.Moment) *cli.Command {
 		Name:  string(m),
 		Usage: usage,
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return cli.Exit(fmt.Sprintf("recollect: %v; see recollect notify %s --help", err, m), 1)
+			return cli.Exit(fmt.Sprintf("%v; see recollect notify %s --help", err, m), 1)
 		},
 		Action: func(c *cli.Context) error {
 			if env.Getenv(hooks.EnvChild) != "" {
@@ -53,7 +53,7 @@ func notifyMomentCommand(env Env, m hooks.Moment) *cli.Command {
 			}
 			dir, err := dataDir(c, env)
 			if err != nil {
-				return cli.Exit("recollect: "+err.Error(), 1)
+				return cli.Exit(err.Error(), 1)
 			}
 			ctx, cancel := context.WithTimeout(c.Context, notifyBudget)
 			defer cancel()
