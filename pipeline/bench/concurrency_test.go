@@ -29,6 +29,7 @@ const EnvFaultLong = "RECOLLECT_FAULT_LONG"
 // capturing facts. No client may see an error, and no line or capture may
 // be lost.
 func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
+	t.Parallel() // real processes: mostly waiting, so they overlap well
 	span := 20 * time.Second
 	if os.Getenv(EnvFaultLong) != "" {
 		span = 60 * time.Second

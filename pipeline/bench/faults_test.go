@@ -92,6 +92,7 @@ func storeCounts(t *testing.T, dir string) (events, integrity string) {
 // stored stays intact, the daemon keeps answering, and everything resumes
 // once space returns.
 func TestFullDisk(t *testing.T) {
+	t.Parallel() // real processes: mostly waiting, so they overlap well
 	disk := mountTmpfs(t, "6m")
 	bin := testbin.Binary(t)
 	dir := filepath.Join(disk, "data")

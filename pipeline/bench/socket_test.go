@@ -20,6 +20,7 @@ import (
 // even with the data directory opened up to everyone the other user's
 // connection is refused and nothing reaches the daemon.
 func TestSocketRefusesAnotherUser(t *testing.T) {
+	t.Parallel() // real processes: mostly waiting, so they overlap well
 	if os.Getuid() != 0 {
 		t.Skip("OTHER-UID SOCKET TEST NOT RUN: needs root to start a client as uid 65534 (CI runs as root)")
 	}

@@ -66,6 +66,7 @@ func TestProcStat(t *testing.T) {
 // TestSystemsWithRealDaemon starts the real binary's daemon and measures
 // notify and idle briefly; the figures must be real, never zeros.
 func TestSystemsWithRealDaemon(t *testing.T) {
+	t.Parallel() // real processes: mostly waiting, so they overlap well
 	bin := testbin.Binary(t)
 	opts := DefaultSystems()
 	opts.Binary, opts.WorkDir, opts.Only = bin, t.TempDir(), []string{"notify", "idle"}
