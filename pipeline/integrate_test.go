@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/recollect/recollect/extract/extracttest"
 	"github.com/recollect/recollect/graph"
@@ -47,5 +48,57 @@ func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
 	vecs, sp, err := emb.Embed(context.Background(), []string{"where do I live"})
 	if err != nil || sp != (graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 16}) || len(vecs[0]) != 16 {
 		t.Fatalf("query embedding: %v %v %v", sp, len(vecs), err)
+	}
+}
+
+// TestWhereDoILiveAcrossTime is the scenario end to end on the
+// heuristic: Paris said, then Berlin; search puts Berlin first, and in
+// bitemporal mode as of a day between the two runs it answers Paris.
+func TestWhereDoILiveAcrossTime(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	p.Config.Temporal.Mode = "bitemporal"
+	day := func(n int) time.Time { return time.Date(2026, 1, n, 9, 0, 0, 0, time.UTC) }
+	integrateOn := func(d time.Time) {
+		t.Helper()
+		if _, err := p.Run(ctx, RunOptions{Steps: Steps{Extract: true}}); err != nil {
+			t.Fatal(err)
+		}
+		in, err := p.Integrator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Now = func() time.Time { return d }
+		if _, err := in.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	say(t, p, "s1", "I live in Paris")
+	integrateOn(day(1))
+	say(t, p, "s2", "I moved to Berlin")
+	integrateOn(day(5))
+	first := func(q graph.Query) string {
+		t.Helper()
+		ans, err := graph.Search(ctx, p.DB, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(ans.Results) == 0 {
+			t.Fatalf("no results for %+v", q)
+		}
+		return ans.Results[0].Content
+	}
+	if got := first(graph.Query{Text: "where do I live"}); got != "I moved to Berlin" {
+		t.Errorf("now: first hit %q, want Berlin", got)
+	}
+	if got := first(graph.Query{Text: "where do I live", AsOf: day(3)}); got != "I live in Paris" {
+		t.Errorf("as of day 3: first hit %q, want Paris", got)
+	}
+	st, err := p.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Facts.Total != 2 || st.Facts.Active != 1 {
+		t.Errorf("stats facts = %+v, want 2 total, 1 active", st.Facts)
 	}
 }
