@@ -321,6 +321,12 @@ func (c Config) Validate() error {
 	if c.Embedding.Provider != "" && c.Embedding.Model == "" {
 		return &Error{Path: "embedding.model", Msg: "embeddings are on but no model is named; set embedding.model (e.g. nomic-embed-text)"}
 	}
+	if c.Embedding.BatchSize <= 0 {
+		return &Error{Path: "embedding.batch_size", Msg: "must be a positive number of texts per request (default 32)"}
+	}
+	if b := c.Embedding.BaseURL; b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
+		return &Error{Path: "embedding.base_url", Msg: fmt.Sprintf("%q is not an http(s) URL; write e.g. http://localhost:11434 (ollama) or http://localhost:8080/v1 (http)", b)}
+	}
 	if c.Temporal.Mode != "valid" && c.Temporal.Mode != "bitemporal" {
 		return &Error{Path: "temporal.mode", Msg: fmt.Sprintf("unknown mode %q; use valid or bitemporal", c.Temporal.Mode)}
 	}

@@ -34,6 +34,8 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"relative cwd", `{"mode": "copy", "sources": [{"kind": "cursor", "cwd": "app"}]}`, "sources[0].cwd", "absolute"},
 		{"copy without sources", `{"mode": "copy"}`, "sources", "add"},
 		{"bad json", `{"mode": `, "byte", "invalid JSON"},
+		{"embedding batch", `{"embedding": {"batch_size": 0}}`, "embedding.batch_size", "positive"},
+		{"embedding url", `{"embedding": {"provider": "ollama", "model": "m", "base_url": "localhost:11434"}}`, "embedding.base_url", "http://localhost:11434"},
 		{"bad redaction regex", `{"redaction": {"patterns": [{"kind": "x", "regex": "("}]}}`, "redaction.patterns[0].regex", "Go RE2"},
 	}
 	for _, c := range cases {
