@@ -3,6 +3,7 @@ package sources
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // cursorText is a Cursor text block after clean-up.
@@ -13,11 +14,11 @@ type cursorText struct {
 }
 
 var (
-	userQueryRE = regexp.MustCompile(`(?s)<user_query>(.*?)</user_query>`)
-	contextTag  = regexp.MustCompile(`(?s)<([a-z_][a-z0-9_-]*)>.*?</([a-z_][a-z0-9_-]*)>`)
+	userQueryRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<user_query>(.*?)</user_query>`) })
+	contextTag  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?s)<([a-z_][a-z0-9_-]*)>.*?</([a-z_][a-z0-9_-]*)>`) })
 	// A bare placeholder that Cursor leaves where it hid text: alone on the
 	// last line(s) or as the whole block.
-	trailingRedacted = regexp.MustCompile(`(?:^|\n)(?:[ \t]*\[REDACTED\][ \t]*\r?\n?)+\s*$`)
+	trailingRedacted = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|\n)(?:[ \t]*\[REDACTED\][ \t]*\r?\n?)+\s*$`) })
 )
 
 // cleanCursorText unwraps <user_query>, drops the context tags Cursor
@@ -26,9 +27,9 @@ var (
 // without a <user_query> envelope keeps its tags: they may be the user's.
 func cleanCursorText(s string) cursorText {
 	var c cursorText
-	if qs := userQueryRE.FindAllStringSubmatch(s, -1); len(qs) > 0 {
-		outside := userQueryRE.ReplaceAllString(s, "")
-		for _, t := range contextTag.FindAllStringSubmatch(outside, -1) {
+	if qs := userQueryRE().FindAllStringSubmatch(s, -1); len(qs) > 0 {
+		outside := userQueryRE().ReplaceAllString(s, "")
+		for _, t := range contextTag().FindAllStringSubmatch(outside, -1) {
 			if t[1] == t[2] {
 				c.dropped = append(c.dropped, t[1])
 			}
@@ -39,7 +40,7 @@ func cleanCursorText(s string) cursorText {
 		}
 		s = strings.Join(parts, "\n\n")
 	}
-	if loc := trailingRedacted.FindStringIndex(s); loc != nil {
+	if loc := trailingRedacted().FindStringIndex(s); loc != nil {
 		s = strings.TrimRight(s[:loc[0]], " \t\r\n")
 		c.placeholder = true
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 )
 
 var (
@@ -20,7 +21,7 @@ var (
 	pageJS string
 )
 
-var pageTmpl = template.Must(template.New("page").Parse(pageHTML))
+var pageTmpl = sync.OnceValue(func() *template.Template { return template.Must(template.New("page").Parse(pageHTML)) })
 
 // PageFile is the page's default name inside the data directory.
 const PageFile = "inspect.html"
@@ -35,7 +36,7 @@ func WritePage(w io.Writer, d Data) error {
 	if err != nil {
 		return fmt.Errorf("encode inspect data: %w", err)
 	}
-	err = pageTmpl.Execute(w, map[string]any{
+	err = pageTmpl().Execute(w, map[string]any{
 		"Title": d.DataDir,
 		"CSS":   template.CSS(pageCSS),
 		"JS":    template.JS(pageJS),
