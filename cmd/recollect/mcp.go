@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -11,20 +12,38 @@ import (
 
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/mcpserver"
+	"github.com/recollect/recollect/scheduler"
 )
 
 func mcpCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "mcp",
 		Usage: "serve the memory tools and resources over MCP on stdin/stdout (an MCP client starts this)",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "no-scheduler", Usage: "do not copy and consolidate in this process when no daemon runs"}},
 		Action: func(c *cli.Context) error {
 			srv, p, err := newMCPServer(c.Context, c, env)
 			if err != nil {
 				return err
 			}
 			defer p.Close()
+			// A user who only pasted the MCP snippet still gets copying and
+			// consolidation: the daemon's scheduler runs here unless a daemon
+			// already holds this data directory, in which case it defers.
+			ctx, cancel := context.WithCancel(c.Context)
+			defer cancel()
+			done := make(chan error, 1)
+			if c.Bool("no-scheduler") {
+				done <- nil
+			} else {
+				go func() {
+					_, err := scheduler.RunIfFree(ctx, p, scheduler.Options{Log: p.Log})
+					done <- err
+				}()
+			}
 			t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
-			return srv.Run(c.Context, t)
+			err = srv.Run(ctx, t)
+			cancel()
+			return errors.Join(err, <-done)
 		},
 	}
 }
