@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"

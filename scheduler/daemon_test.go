@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
-	"github.com/recollect/recollect/internal/testbin"
 	"github.com/recollect/recollect/store"
 )
 

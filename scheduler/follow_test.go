@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"

@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/store"
 )
 

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
-	"github.com/recollect/recollect/internal/testbin"
 )
 
 // mountTmpfs mounts a small tmpfs at a fresh directory, or skips loudly

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/fixtures/testbin"
 )
 
 func TestMain(m *testing.M) {

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
-	"github.com/recollect/recollect/internal/testbin"
 )
 
 // TestSocketRefusesAnotherUser runs a real daemon as root and the real

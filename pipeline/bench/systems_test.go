@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/fixtures/testbin"
 )
 
 // fixturesPath is the repository's real transcripts (or

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/internal/testbin"
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/scheduler/notifybench"
 )
 
