@@ -48,12 +48,20 @@ type client struct {
 	init *mcp.InitializeResult
 }
 
-// start runs `recollect mcp --data dir` and initializes a client session.
+// start runs `recollect mcp --no-scheduler --data dir` and initializes a
+// client session. The scheduler stays off so that what a test's tool calls
+// consolidate is not raced by the start moment's own run.
 func start(t *testing.T, dir string, env ...string) *client {
+	t.Helper()
+	return startArgs(t, []string{"mcp", "--no-scheduler", "--data", dir}, dir, env...)
+}
+
+// startArgs runs the binary with args and initializes a client session.
+func startArgs(t *testing.T, args []string, dir string, env ...string) *client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	t.Cleanup(cancel)
-	cmd := exec.Command(binary, "mcp", "--data", dir)
+	cmd := exec.Command(binary, args...)
 	cmd.Env = append([]string{"HOME=" + t.TempDir(), "PATH=" + os.Getenv("PATH"), "RECOLLECT_DATA="}, env...)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

@@ -16,7 +16,7 @@ func TestMCPConsolidatesWhenNoDaemonRuns(t *testing.T) {
 	if out, err := rec.CombinedOutput(); err != nil {
 		t.Fatalf("record: %v\n%s", err, out)
 	}
-	c := start(t, dir)
+	c := startArgs(t, []string{"mcp", "--data", dir}, dir)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		_, st := c.ok("get_stats", map[string]any{})
