@@ -67,7 +67,7 @@ func (p *Pipeline) EnsureRoom(ctx context.Context) error {
 		return nil
 	}
 	refusal := fmt.Errorf("%w: the store holds %s against retention.disk_budget %s and no raw event is reclaimable (each is unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json",
-		store.ErrDiskBudget, formatBytes(after), p.Config.Retention.DiskBudget)
+		store.ErrDiskBudget, FormatBytes(after), p.Config.Retention.DiskBudget)
 	p.logger().Error("disk budget: new events refused", "used", after, "budget", budget, "pruned", rep.Events)
 	if rerr := p.recordRefusal(context.WithoutCancel(ctx), refusal.Error()); rerr != nil {
 		return errors.Join(refusal, rerr)
@@ -101,8 +101,8 @@ func (p *Pipeline) LastRefusal(ctx context.Context) (r Refusal, ok bool, err err
 	return r, true, nil
 }
 
-// formatBytes renders n in binary units for messages.
-func formatBytes(n int64) string {
+// FormatBytes renders n in binary units (KiB, MiB, …) for messages and reports.
+func FormatBytes(n int64) string {
 	const unit = 1024
 	if n < unit {
 		return fmt.Sprintf("%d B", n)

@@ -168,18 +168,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
+func humanBytes(n int64) string { return pipeline.FormatBytes(n) }
 
 // plural is "1 call" or "n calls".
 func plural(n int, one, many string) string {
