@@ -122,7 +122,11 @@ func RenderAnswer(w io.Writer, a Answer) {
 	case a.Order == string(OrderChronological):
 		fmt.Fprintf(w, "Knowledge, %d facts in time order (arms: %s; digest %s):\n%s", len(a.Results), strings.Join(arms, ", "), a.Digest, a.Block)
 	default:
-		fmt.Fprintf(w, "Knowledge, %d results (arms: %s):\n", len(a.Results), strings.Join(arms, ", "))
+		noun := "results"
+		if len(a.Results) == 1 {
+			noun = "result"
+		}
+		fmt.Fprintf(w, "Knowledge, %d %s (arms: %s):\n", len(a.Results), noun, strings.Join(arms, ", "))
 		for i, h := range a.Results {
 			renderHit(w, i+1, h)
 		}

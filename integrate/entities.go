@@ -45,7 +45,7 @@ var (
 	personCue   = regexp.MustCompile(`(?i)\b(colleague|friend|manager|boss|wife|husband|partner|sister|brother|mother|father|son|daughter|teammate|coworker|co-worker|named|called|mr\.?|mrs\.?|ms\.?|dr\.?)\s+$`)
 	orgSuffix   = regexp.MustCompile(`(?i)^\s+(corp|corporation|inc|ltd|llc|gmbh|labs|university)\b`)
 	orgCue      = regexp.MustCompile(`(?i)\b(at|for|joined)\s+$`)
-	placeCue    = regexp.MustCompile(`(?i)\b(in|to|from|live in|moved to)\s+$`)
+	placeCue    = regexp.MustCompile(`(?i)\b(in|from|moved to|moving to|relocated to|flew to|travel(?:l?ed|ling)? to)\s+$`)
 	projectNext = regexp.MustCompile(`(?i)^\s+(migration|project|service|app|team|release|launch)\b`)
 )
 
