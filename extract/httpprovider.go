@@ -10,7 +10,6 @@ import (
 	"net/url"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -37,9 +36,7 @@ type httpProvider struct {
 	warn   func(string)
 	format atomic.Int32
 
-	mu       sync.Mutex
-	model    string
-	modelErr error
+	models modelChoice
 }
 
 var _ Provider = (*httpProvider)(nil)
@@ -48,7 +45,7 @@ func newHTTPProvider(cfg config.HTTPProvider, getenv func(string) string, warn f
 	if _, err := url.Parse(cfg.BaseURL); err != nil {
 		return nil, &config.Error{Path: "intelligence.http.base_url", Msg: fmt.Sprintf("%q is not a URL; write e.g. http://localhost:11434/v1", cfg.BaseURL)}
 	}
-	p := &httpProvider{cfg: cfg, warn: warn, model: cfg.Model}
+	p := &httpProvider{cfg: cfg, warn: warn, models: modelChoice{model: cfg.Model}}
 	key := ""
 	if cfg.APIKeyEnv != "" {
 		if key = getenv(cfg.APIKeyEnv); key == "" {
@@ -65,39 +62,20 @@ func newHTTPProvider(cfg config.HTTPProvider, getenv func(string) string, warn f
 // Name implements Provider.
 func (p *httpProvider) Name() string { return "http" }
 
-func (p *httpProvider) currentModel() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.model
-}
-
 // resolveModel returns the configured model or discovers the host's only
 // chat model, once per run.
 func (p *httpProvider) resolveModel(ctx context.Context) (string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.model != "" || p.modelErr != nil {
-		return p.model, p.modelErr
-	}
-	ctx, cancel := context.WithTimeout(ctx, p.timeout())
-	defer cancel()
-	list, err := p.client.ListModels(ctx)
-	if err != nil {
-		// A host that cannot list its models now may next run: not cached.
-		return "", fmt.Errorf("%w: intelligence.http.model is empty and listing the models at %s/models failed: %w", ErrSetup, p.cfg.BaseURL, err)
-	}
-	names := make([]string, 0, len(list.Models))
-	for _, m := range list.Models {
-		names = append(names, m.ID)
-	}
-	model, warning, err := chooseChatModel(names, p.cfg.BaseURL, "intelligence.http.model")
-	if err != nil {
-		p.modelErr = err
-		return "", err
-	}
-	p.model = model
-	p.warn(warning)
-	return model, nil
+	return p.models.resolve(ctx, p.timeout(), func(ctx context.Context) ([]string, error) {
+		list, err := p.client.ListModels(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: intelligence.http.model is empty and listing the models at %s/models failed: %w", ErrSetup, p.cfg.BaseURL, err)
+		}
+		names := make([]string, 0, len(list.Models))
+		for _, m := range list.Models {
+			names = append(names, m.ID)
+		}
+		return names, nil
+	}, p.cfg.BaseURL, "intelligence.http.model", p.warn)
 }
 
 // chooseChatModel picks the one chat model a host offers. Names containing

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/ollama/ollama/api"
@@ -22,9 +21,7 @@ type ollamaProvider struct {
 	keepAlive *api.Duration
 	warn      func(string)
 
-	mu       sync.Mutex
-	model    string
-	modelErr error
+	models modelChoice
 }
 
 var _ Provider = (*ollamaProvider)(nil)
@@ -34,7 +31,7 @@ func newOllamaProvider(cfg config.OllamaProvider, warn func(string)) (*ollamaPro
 	if err != nil || u.Host == "" {
 		return nil, &config.Error{Path: "intelligence.ollama.host", Msg: fmt.Sprintf("%q is not a URL; write e.g. http://localhost:11434", cfg.Host)}
 	}
-	p := &ollamaProvider{cfg: cfg, client: api.NewClient(u, &http.Client{}), warn: warn, model: cfg.Model}
+	p := &ollamaProvider{cfg: cfg, client: api.NewClient(u, &http.Client{}), warn: warn, models: modelChoice{model: cfg.Model}}
 	if cfg.KeepAlive != "" {
 		d, err := time.ParseDuration(cfg.KeepAlive)
 		if err != nil {
@@ -48,38 +45,20 @@ func newOllamaProvider(cfg config.OllamaProvider, warn func(string)) (*ollamaPro
 // Name implements Provider.
 func (p *ollamaProvider) Name() string { return "ollama" }
 
-func (p *ollamaProvider) currentModel() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.model
-}
-
 // resolveModel returns the configured model or the host's only chat model
 // from /api/tags, once per run.
 func (p *ollamaProvider) resolveModel(ctx context.Context) (string, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.model != "" || p.modelErr != nil {
-		return p.model, p.modelErr
-	}
-	ctx, cancel := context.WithTimeout(ctx, time.Duration(p.cfg.TimeoutMS)*time.Millisecond)
-	defer cancel()
-	list, err := p.client.List(ctx)
-	if err != nil {
-		return "", fmt.Errorf("%w: intelligence.ollama.model is empty and listing the models at %s/api/tags failed: %w", ErrSetup, p.cfg.Host, err)
-	}
-	names := make([]string, 0, len(list.Models))
-	for _, m := range list.Models {
-		names = append(names, m.Name)
-	}
-	model, warning, err := chooseChatModel(names, p.cfg.Host, "intelligence.ollama.model")
-	if err != nil {
-		p.modelErr = err
-		return "", err
-	}
-	p.model = model
-	p.warn(warning)
-	return model, nil
+	return p.models.resolve(ctx, time.Duration(p.cfg.TimeoutMS)*time.Millisecond, func(ctx context.Context) ([]string, error) {
+		list, err := p.client.List(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("%w: intelligence.ollama.model is empty and listing the models at %s/api/tags failed: %w", ErrSetup, p.cfg.Host, err)
+		}
+		names := make([]string, 0, len(list.Models))
+		for _, m := range list.Models {
+			names = append(names, m.Name)
+		}
+		return names, nil
+	}, p.cfg.Host, "intelligence.ollama.model", p.warn)
 }
 
 // Complete implements Provider.

@@ -102,9 +102,9 @@ func (r *Router) ProviderFor(stage string) string {
 func (r *Router) ModelFor(stage string) string {
 	switch p := r.providers[r.ProviderFor(stage)].(type) {
 	case *httpProvider:
-		return p.currentModel()
+		return p.models.current()
 	case *ollamaProvider:
-		return p.currentModel()
+		return p.models.current()
 	case *cliProvider:
 		return p.cfg.Model
 	}
