@@ -148,44 +148,68 @@ func benchQueries(sentences []string, n int) []string {
 // query, alternating the two so load spikes hit both.
 func BenchSearch(ctx context.Context, work, fixtures string, n, queries int) (SearchResult, error) {
 	res := SearchResult{Facts: n, Queries: queries}
-	sentences, err := factSentences(fixtures)
-	if err != nil {
-		return res, err
-	}
-	db, err := store.Open(ctx, filepath.Join(work, fmt.Sprintf("search-%d", n)))
+	start := time.Now()
+	db, sentences, err := buildSearchStore(ctx, filepath.Join(work, fmt.Sprintf("search-%d", n)), fixtures, n)
 	if err != nil {
 		return res, err
 	}
 	defer db.Close()
-	start := time.Now()
-	if err := buildFacts(ctx, db, sentences, n); err != nil {
-		return res, err
-	}
 	res.Build = time.Since(start)
 	var hybrid, raw []time.Duration
 	for i, q := range benchQueries(sentences, queries) {
-		t0 := time.Now()
-		ans, err := graph.Search(ctx, db, graph.Query{Text: q, Limit: 20})
+		h, r, arms, err := timeSearch(ctx, db, q)
 		if err != nil {
-			return res, fmt.Errorf("search %q: %w", q, err)
-		}
-		hybrid = append(hybrid, time.Since(t0))
-		if i == 0 {
-			for _, a := range ans.Arms {
-				res.Arms = append(res.Arms, string(a))
-			}
-		}
-		t0 = time.Now()
-		if err := rawMatch(ctx, db, graph.Sanitize(q)); err != nil {
 			return res, err
 		}
-		raw = append(raw, time.Since(t0))
+		hybrid, raw = append(hybrid, h), append(raw, r)
+		if i == 0 {
+			res.Arms = arms
+		}
 	}
 	res.Hybrid, res.Raw = Percentiles(hybrid), Percentiles(raw)
 	if res.Raw.P50 > 0 {
 		res.P50Ratio = float64(res.Hybrid.P50) / float64(res.Raw.P50)
 	}
 	return res, nil
+}
+
+// buildSearchStore opens a store in dir and fills it with n synthetic
+// facts made of the fixtures' sentences (see buildFacts). It returns the
+// sentences too: the material of the benchmark's queries.
+func buildSearchStore(ctx context.Context, dir, fixtures string, n int) (*store.DB, []string, error) {
+	sentences, err := factSentences(fixtures)
+	if err != nil {
+		return nil, nil, err
+	}
+	db, err := store.Open(ctx, dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := buildFacts(ctx, db, sentences, n); err != nil {
+		db.Close()
+		return nil, nil, err
+	}
+	return db, sentences, nil
+}
+
+// timeSearch runs one query as graph.Search (limit 20) and then as the raw
+// FTS5 MATCH baseline, and returns both durations and the arms the search
+// ran.
+func timeSearch(ctx context.Context, db *store.DB, q string) (hybrid, raw time.Duration, arms []string, err error) {
+	t0 := time.Now()
+	ans, err := graph.Search(ctx, db, graph.Query{Text: q, Limit: 20})
+	if err != nil {
+		return 0, 0, nil, fmt.Errorf("search %q: %w", q, err)
+	}
+	hybrid = time.Since(t0)
+	for _, a := range ans.Arms {
+		arms = append(arms, string(a))
+	}
+	t0 = time.Now()
+	if err := rawMatch(ctx, db, graph.Sanitize(q)); err != nil {
+		return 0, 0, nil, err
+	}
+	return hybrid, time.Since(t0), arms, nil
 }
 
 func rawMatch(ctx context.Context, db *store.DB, match string) error {
