@@ -87,11 +87,13 @@ func RankKeyword(ctx context.Context, db *store.DB, a Analysis, cond string, arg
 	if cond == "" {
 		cond = "1"
 	}
-	// FTS5 ranks alone first (it sorts by rank inside the index), then the
-	// few hundred best are joined with facts; joining every match before
-	// sorting costs a row read per match.
+	// FTS5 ranks alone first, then the few hundred best are joined with
+	// facts; joining every match before sorting costs a row read per match.
+	// bm25() is the same score as the rank column, but ORDER BY rank makes
+	// FTS5 prepare and run a second, sorting statement of its own: at 100k
+	// facts that costs about a quarter of the query.
 	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM (SELECT rowid AS id, -rank AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?) r
+		FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score DESC, id LIMIT ?) r
 		JOIN facts f ON f.id = r.id WHERE `+cond+` ORDER BY r.score DESC, f.id LIMIT ?`,
 		append(append([]any{match, 2 * keywordPool}, args...), keywordPool)...)
 	if err != nil {
