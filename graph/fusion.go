@@ -87,13 +87,18 @@ func (f *fusion) domainList(ctx context.Context, db *store.DB, domain string) ([
 	return out, nil
 }
 
-// chainLink is one fact's place in a supersession chain.
+// chainLink is one fact's place in a supersession chain, with what the
+// ranking after fusion needs of it (see Adjust): importance and time.
 type chainLink struct {
-	next int64
-	live bool
+	next       int64
+	live       bool
+	importance float64
+	// when is the fact's Time, recorded its recorded_at.
+	when, recorded string
 }
 
-// links reads superseded_by and liveness for ids not yet in known.
+// links reads superseded_by, liveness, importance and times for ids not yet
+// in known.
 func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[int64]chainLink) error {
 	var want []int64
 	for _, id := range ids {
@@ -106,7 +111,8 @@ func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[i
 	}
 	live, largs := sc.live()
 	in, args := idList(want)
-	rows, err := db.QueryContext(ctx, `SELECT f.id, COALESCE(f.superseded_by, 0), CASE WHEN `+live+` THEN 1 ELSE 0 END
+	rows, err := db.QueryContext(ctx, `SELECT f.id, COALESCE(f.superseded_by, 0), CASE WHEN `+live+` THEN 1 ELSE 0 END,
+		f.importance, COALESCE(f.said_at, ''), COALESCE(f.valid_from, ''), f.recorded_at
 		FROM facts f WHERE f.id IN (`+in+`)`, append(largs, args...)...)
 	if err != nil {
 		return fmt.Errorf("read supersession: %w", err)
@@ -115,9 +121,11 @@ func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[i
 	for rows.Next() {
 		var id int64
 		var l chainLink
-		if err := rows.Scan(&id, &l.next, &l.live); err != nil {
+		var said, from string
+		if err := rows.Scan(&id, &l.next, &l.live, &l.importance, &said, &from, &l.recorded); err != nil {
 			return fmt.Errorf("read supersession: %w", err)
 		}
+		l.when = Hit{SaidAt: said, ValidFrom: from, RecordedAt: l.recorded}.Time()
 		known[id] = l
 	}
 	for _, id := range want {
@@ -169,8 +177,10 @@ func successors(ctx context.Context, db *store.DB, sc scope, ids []int64) (map[i
 
 // resolve turns fused ids into hits: a hit on a fact no longer believed
 // passes its score and matches to its current successor (labelled with
-// Via), and appears itself only with history.
-func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bool) ([]*Hit, error) {
+// Via), and appears itself only with history. Scores are adjusted and
+// ranked from the light columns links reads; only the best want facts (all
+// when want is 0) are loaded in full.
+func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bool, want int) ([]*Hit, error) {
 	known, succ, err := successors(ctx, db, sc, f.order)
 	if err != nil {
 		return nil, err
@@ -195,16 +205,20 @@ func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bo
 			keep = append(keep, s)
 		}
 	}
+	keep = rankAdjusted(dedupe(keep), score, known)
+	if want > 0 && len(keep) > want {
+		keep = keep[:want]
+	}
 	load := append([]int64(nil), keep...)
-	for _, olds := range via {
-		load = append(load, olds...)
+	for _, id := range keep {
+		load = append(load, via[id]...)
 	}
 	all, err := loadHits(ctx, db, dedupe(load))
 	if err != nil {
 		return nil, err
 	}
 	var out []*Hit
-	for _, id := range dedupe(keep) {
+	for _, id := range keep {
 		h := all[id]
 		if h == nil {
 			continue
@@ -217,33 +231,34 @@ func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bo
 		}
 		out = append(out, h)
 	}
-	adjustScores(out)
-	sort.SliceStable(out, func(i, j int) bool {
-		if out[i].Score != out[j].Score {
-			return out[i].Score > out[j].Score
-		}
-		return out[i].ID < out[j].ID
-	})
 	return out, nil
 }
 
-// adjustScores applies Adjust with ages measured from the newest hit.
-func adjustScores(hits []*Hit) {
+// rankAdjusted applies Adjust to the scores of ids, with ages measured from
+// the newest of them, and returns the ids best first, ties by id.
+func rankAdjusted(ids []int64, score map[int64]float64, known map[int64]chainLink) []int64 {
 	var ref time.Time
-	times := make([]time.Time, len(hits))
-	for i, h := range hits {
-		t, err := store.ParseTime(h.Time())
+	times := make(map[int64]time.Time, len(ids))
+	for _, id := range ids {
+		t, err := store.ParseTime(known[id].when)
 		if err != nil {
-			t, _ = store.ParseTime(h.RecordedAt)
+			t, _ = store.ParseTime(known[id].recorded)
 		}
-		times[i] = t
+		times[id] = t
 		if t.After(ref) {
 			ref = t
 		}
 	}
-	for i, h := range hits {
-		h.Score *= Adjust(h.Importance, ref.Sub(times[i]))
+	for _, id := range ids {
+		score[id] *= Adjust(known[id].importance, ref.Sub(times[id]))
 	}
+	sort.SliceStable(ids, func(i, j int) bool {
+		if score[ids[i]] != score[ids[j]] {
+			return score[ids[i]] > score[ids[j]]
+		}
+		return ids[i] < ids[j]
+	})
+	return ids
 }
 
 var armOrder = map[Arm]int{ArmKeyword: 0, ArmContext: 1, ArmEntity: 2, ArmSemantic: 3, ArmDomain: 4}

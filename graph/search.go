@@ -154,7 +154,11 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 	if err := runArms(ctx, db, q, sc, match, terms, depth, f, &ans); err != nil {
 		return ans, err
 	}
-	hits, err := f.resolve(ctx, db, sc, q.History)
+	want := q.Limit
+	if q.Budget > 0 {
+		want = 0 // the budget needs every candidate's length
+	}
+	hits, err := f.resolve(ctx, db, sc, q.History, want)
 	if err != nil {
 		return ans, err
 	}
