@@ -406,6 +406,13 @@ func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, dept
 	return entityFacts(ctx, db, sc, names, depth)
 }
 
+// EntityFactCap is how many facts of one entity the entity arm reads: the
+// ones whose subject it is first, then the newest. An entity named by
+// thousands of facts ("the project", a word taken for a name) would cost a
+// row read for each, to order them by nothing the query said; its newest
+// few hundred are the ones worth lending a vote.
+const EntityFactCap = 256
+
 func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]string, depth int) (entityHits, error) {
 	var ents []int64
 	for id := range names {
@@ -413,13 +420,19 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i] < ents[j] })
 	cond, cargs := sc.candidate()
-	in, args := idList(ents)
-	rows, err := db.QueryContext(ctx, `SELECT f.id, count(DISTINCT fe.entity_id) n, max(fe.is_subject), f.importance,
-		group_concat(DISTINCT fe.entity_id)
-		FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
-		WHERE fe.entity_id IN (`+in+`) AND `+cond+`
-		GROUP BY f.id ORDER BY n DESC, max(fe.is_subject) DESC, f.importance DESC, f.id DESC LIMIT ?`,
-		append(append(args, cargs...), depth)...)
+	var parts []string
+	var args []any
+	for _, e := range ents {
+		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance
+			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
+			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?)`)
+		args = append(append(append(args, e), cargs...), EntityFactCap)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, count(DISTINCT entity_id) n, max(is_subject) s, max(importance) imp,
+		group_concat(DISTINCT entity_id)
+		FROM (`+strings.Join(parts, " UNION ALL ")+`)
+		GROUP BY fact_id ORDER BY n DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
+		append(args, depth)...)
 	if err != nil {
 		return entityHits{}, fmt.Errorf("entity facts: %w", err)
 	}

@@ -327,6 +327,14 @@ ALTER TABLE source_files ADD COLUMN reread_until INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX facts_speaker ON facts(speaker);
 CREATE INDEX fact_provenance_session ON fact_provenance(session_id, event_seq);
 `,
+	// v7 — an entity's facts in the entity arm's reading order (subject
+	// first, newest first), so search reads a common entity's first few
+	// hundred facts without visiting the rest. It replaces the index on
+	// entity_id alone, of which it is an extension.
+	`
+CREATE INDEX fact_entities_entity_rank ON fact_entities(entity_id, is_subject, fact_id);
+DROP INDEX fact_entities_entity;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
