@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/datadir"
 )
 
 // Env is everything the process gives the app: streams and environment.
@@ -82,7 +83,7 @@ func oneLine(s string) string {
 	return s
 }
 
-const dataUsage = "data directory (default: $RECOLLECT_DATA, a .recollect/ in this directory or a parent up to the repository root, then ~/.recollect)"
+const dataUsage = datadir.Usage
 
 // NewApp builds the CLI. Every command accepts --data both before and after
 // its name.
@@ -158,7 +159,7 @@ func dataDir(c *cli.Context, env Env) (string, error) {
 		}
 	}
 	cwd, _ := os.Getwd()
-	dir, _, err := store.ResolveDir(flag, cwd, env.Getenv)
+	dir, _, err := datadir.Resolve(flag, cwd, env.Getenv)
 	if err != nil {
 		return "", err
 	}

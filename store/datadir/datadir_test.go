@@ -1,4 +1,4 @@
-package store
+package datadir
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestResolveDirOrder(t *testing.T) {
+func TestResolveOrder(t *testing.T) {
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	repo := filepath.Join(root, "repo")
@@ -27,7 +27,7 @@ func TestResolveDirOrder(t *testing.T) {
 		getenv   func(string) string
 		setup    func()
 		want     string
-		wantFrom DirSource
+		wantFrom Source
 	}{
 		{"flag wins over env", filepath.Join(root, "flagdir"), deep, withEnv, nil, filepath.Join(root, "flagdir"), FromFlag},
 		{"env wins over project", "", deep, withEnv, nil, filepath.Join(root, "envdir"), FromEnv},
@@ -40,18 +40,18 @@ func TestResolveDirOrder(t *testing.T) {
 			if c.setup != nil {
 				c.setup()
 			}
-			got, from, err := ResolveDir(c.flag, c.cwd, c.getenv)
+			got, from, err := Resolve(c.flag, c.cwd, c.getenv)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got != c.want || from != c.wantFrom {
-				t.Fatalf("ResolveDir = %s (%s), want %s (%s)", got, from, c.want, c.wantFrom)
+				t.Fatalf("Resolve = %s (%s), want %s (%s)", got, from, c.want, c.wantFrom)
 			}
 		})
 	}
 }
 
-func TestResolveDirStopsAtRepositoryRoot(t *testing.T) {
+func TestResolveStopsAtRepositoryRoot(t *testing.T) {
 	root := t.TempDir()
 	outer := filepath.Join(root, DirName) // above the repository: must not be used
 	repo := filepath.Join(root, "repo")
@@ -61,7 +61,7 @@ func TestResolveDirStopsAtRepositoryRoot(t *testing.T) {
 		}
 	}
 	home := filepath.Join(root, "home")
-	got, from, err := ResolveDir("", filepath.Join(repo, "src"), func(k string) string {
+	got, from, err := Resolve("", filepath.Join(repo, "src"), func(k string) string {
 		if k == "HOME" {
 			return home
 		}

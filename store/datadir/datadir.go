@@ -1,8 +1,12 @@
-package store
+// Package datadir decides which data directory a recollect command uses:
+// the --data flag, RECOLLECT_DATA, a project's .recollect/, or
+// ~/.recollect. It links nothing but the standard library's file and path
+// packages, so the hook binary (cmd/recollect-notify) resolves exactly as
+// the main binary does without linking SQLite.
+package datadir
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -13,22 +17,25 @@ const DirName = ".recollect"
 // EnvData names the environment variable that selects the data directory.
 const EnvData = "RECOLLECT_DATA"
 
-// DirSource says which rule chose a data directory.
-type DirSource string
+// Usage is the --data flag's help text, the same in every binary.
+const Usage = "data directory (default: $RECOLLECT_DATA, a .recollect/ in this directory or a parent up to the repository root, then ~/.recollect)"
+
+// Source says which rule chose a data directory.
+type Source string
 
 // The resolution rules, in priority order.
 const (
-	FromFlag    DirSource = "flag"
-	FromEnv     DirSource = "env"
-	FromProject DirSource = "project"
-	FromHome    DirSource = "home"
+	FromFlag    Source = "flag"
+	FromEnv     Source = "env"
+	FromProject Source = "project"
+	FromHome    Source = "home"
 )
 
-// ResolveDir picks the data directory: the --data flag, then RECOLLECT_DATA,
+// Resolve picks the data directory: the --data flag, then RECOLLECT_DATA,
 // then a .recollect/ directory in cwd or a parent up to the repository root
 // (the first directory holding .git), then ~/.recollect. The result is
 // absolute. getenv is os.Getenv in production; tests pass their own.
-func ResolveDir(flag, cwd string, getenv func(string) string) (string, DirSource, error) {
+func Resolve(flag, cwd string, getenv func(string) string) (string, Source, error) {
 	if flag != "" {
 		p, err := filepath.Abs(expandHome(flag, getenv))
 		return p, FromFlag, err
@@ -51,7 +58,7 @@ func ResolveDir(flag, cwd string, getenv func(string) string) (string, DirSource
 	if home == "" {
 		h, err := os.UserHomeDir()
 		if err != nil {
-			return "", "", fmt.Errorf("find home directory: %w; pass --data DIR or set %s", err, EnvData)
+			return "", "", errors.New("find home directory: " + err.Error() + "; pass --data DIR or set " + EnvData)
 		}
 		home = h
 	}
