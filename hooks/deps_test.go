@@ -6,16 +6,16 @@ import (
 	"testing"
 )
 
-// TestDeps pins what hooks imports: the standard library only, so notify's
-// code path carries no SQLite, MCP or model client. (The recollect binary
-// links those for its other commands; this keeps them out of hooks' reach.)
+// TestDeps pins what hooks imports: the standard library and its own
+// subpackage notice only, so no SQLite, MCP or model client is within a
+// hook's reach. (The recollect binary links those for its other commands.)
 func TestDeps(t *testing.T) {
 	out, err := exec.Command("go", "list", "-tags", "sqlite_fts5", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
 	for _, dep := range strings.Fields(string(out)) {
-		if dep != "github.com/recollect/recollect/hooks" {
+		if dep != "github.com/recollect/recollect/hooks" && dep != "github.com/recollect/recollect/hooks/notice" {
 			t.Errorf("hooks imports %s; it must stay on the standard library (no SQLite, MCP or LLM code)", dep)
 		}
 	}

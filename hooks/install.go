@@ -171,11 +171,15 @@ func mergeGroups(groups []json.RawMessage, want, wantHook map[string]any, binNam
 
 // isNotifyCommand reports whether cmd runs some recollect's notify
 // compaction, whatever the binary path or data directory: a binary named
-// like this one (binName) or named recollect-something.
+// like this one (binName) or named recollect-something running `notify
+// compaction`, or recollect-notify running `compaction`.
 func isNotifyCommand(cmd, binName string) bool {
 	bin, rest := firstWord(strings.TrimSpace(cmd))
 	fields := strings.Fields(rest)
 	base := filepath.Base(bin)
+	if base == NotifyBinaryName && len(fields) >= 1 && fields[0] == "compaction" {
+		return true
+	}
 	return (base == binName || strings.HasPrefix(base, "recollect")) && len(fields) >= 2 && fields[0] == "notify" && fields[1] == "compaction"
 }
 

@@ -146,3 +146,47 @@ func TestUserSettings(t *testing.T) {
 		t.Errorf("with CLAUDE_CONFIG_DIR: %q", got)
 	}
 }
+
+// TestHookBinaryForms: the hook runs recollect-notify when it sits beside
+// recollect, and an install switches an entry between the two forms
+// instead of adding a second one.
+func TestHookBinaryForms(t *testing.T) {
+	dir := t.TempDir()
+	main := filepath.Join(dir, "recollect")
+	if got, ok := hooks.HookBinary(main); ok || got != main {
+		t.Fatalf("no sibling: %s, %v; want %s, false", got, ok, main)
+	}
+	sibling := filepath.Join(dir, hooks.NotifyBinaryName)
+	if err := os.WriteFile(sibling, []byte("not executable"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := hooks.HookBinary(main); ok {
+		t.Fatal("a sibling without the execute bit must not be used")
+	}
+	os.Chmod(sibling, 0o755)
+	if got, ok := hooks.HookBinary(main); !ok || got != sibling {
+		t.Fatalf("sibling: %s, %v; want %s, true", got, ok, sibling)
+	}
+	if got, want := hooks.NotifyCommand(sibling, "/d"), sibling+" compaction --data /d"; got != want {
+		t.Errorf("NotifyCommand = %q, want %q", got, want)
+	}
+	if got, want := hooks.NotifyCommand(main, "/d"), main+" notify compaction --data /d"; got != want {
+		t.Errorf("NotifyCommand = %q, want %q", got, want)
+	}
+
+	full, _, err := hooks.MergeSettings(nil, "/opt/bin/recollect", data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lean, action, err := hooks.MergeSettings(full, "/opt/bin/recollect-notify", data)
+	if err != nil || action != "updated" {
+		t.Fatalf("full → lean: %q, %v; want updated", action, err)
+	}
+	if n := strings.Count(string(lean), "compaction --data"); n != 1 || !strings.Contains(string(lean), `"/opt/bin/recollect-notify compaction --data /home/a/.recollect"`) {
+		t.Fatalf("full → lean gave %d entries:\n%s", n, lean)
+	}
+	back, action, err := hooks.MergeSettings(lean, "/opt/bin/recollect", data)
+	if err != nil || action != "updated" || string(back) != string(full) {
+		t.Fatalf("lean → full: %q, %v:\n%s", action, err, back)
+	}
+}

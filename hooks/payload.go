@@ -2,8 +2,10 @@
 // Claude Code hook payload, the notify client that reaches a running daemon
 // over the control socket, and the settings snippets users paste or install.
 //
-// It stays tiny on purpose: no SQLite, MCP or model code, so that a hook's
-// process starts and exits in milliseconds. A test pins its imports.
+// It stays on the standard library: no SQLite, MCP or model code. The hook's
+// own code path, lean enough for a process that must start and exit in a
+// few milliseconds, is its subpackage notice. A test pins the imports of
+// both.
 package hooks
 
 import (
@@ -11,6 +13,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // Payload is the JSON object Claude Code writes to a hook's stdin. Only the
@@ -45,7 +49,7 @@ var ErrNotPayload = errors.New("not a hook payload")
 // EnvChild is set in the environment of a claude process that recollect
 // itself starts (the cli provider), so hooks fired by that child session do
 // nothing and recollect never triggers itself recursively.
-const EnvChild = "RECOLLECT_CHILD"
+const EnvChild = notice.EnvChild
 
 // ParsePayload reads a hook payload. Input that does not look like one
 // returns ErrNotPayload; input that names hook_event_name but is not valid

@@ -3,14 +3,36 @@ package hooks
 import (
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 )
 
 // HookTimeoutSeconds is the timeout written into the PreCompact entry.
 // notify itself never blocks for more than a second.
 const HookTimeoutSeconds = 5
 
-// NotifyCommand is the shell command a PreCompact hook runs.
+// NotifyBinaryName is the file name of the hook binary (cmd/recollect-notify),
+// installed beside recollect.
+const NotifyBinaryName = "recollect-notify"
+
+// HookBinary returns what a hook should run for the recollect binary at
+// recollectBinary: the recollect-notify beside it when there is one (it
+// starts several times faster), else recollectBinary itself, with ok false.
+func HookBinary(recollectBinary string) (bin string, ok bool) {
+	sibling := filepath.Join(filepath.Dir(recollectBinary), NotifyBinaryName)
+	if fi, err := os.Stat(sibling); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0 {
+		return sibling, true
+	}
+	return recollectBinary, false
+}
+
+// NotifyCommand is the shell command a PreCompact hook runs: binary is
+// either recollect-notify (`recollect-notify compaction`) or recollect
+// (`recollect notify compaction`).
 func NotifyCommand(binary, dataDir string) string {
+	if filepath.Base(binary) == NotifyBinaryName {
+		return fmt.Sprintf("%s compaction --data %s", shellQuote(binary), shellQuote(dataDir))
+	}
 	return fmt.Sprintf("%s notify compaction --data %s", shellQuote(binary), shellQuote(dataDir))
 }
 

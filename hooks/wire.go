@@ -1,51 +1,45 @@
 package hooks
 
 import (
-	"path/filepath"
 	"time"
+
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // SocketName is the control socket's file name inside a data directory.
-const SocketName = "recollect.sock"
+const SocketName = notice.SocketName
 
 // SocketPath is the control socket of data directory dataDir.
-func SocketPath(dataDir string) string { return filepath.Join(dataDir, SocketName) }
+func SocketPath(dataDir string) string { return notice.SocketPath(dataDir) }
 
 // Moment names a point in an agent's life that may start a consolidation
-// run. The scheduler owns what each moment runs; the client only names it.
-type Moment string
+// run; it is notice.Moment, which the hook binary shares.
+type Moment = notice.Moment
 
 // The moments. Only compaction and threshold travel over the socket; start
 // and shutdown happen inside the process that runs the scheduler.
 const (
-	MomentStart      Moment = "daemon-start"
-	MomentCompaction Moment = "compaction"
-	MomentThreshold  Moment = "threshold"
-	MomentShutdown   Moment = "shutdown"
+	MomentStart      = notice.MomentStart
+	MomentCompaction = notice.MomentCompaction
+	MomentThreshold  = notice.MomentThreshold
+	MomentShutdown   = notice.MomentShutdown
 )
 
 // NotifyMoments are the moments a client may send, in the order the CLI
 // lists them.
-var NotifyMoments = []Moment{MomentCompaction, MomentThreshold}
+var NotifyMoments = notice.Moments
 
 // The operations a Request may carry.
 const (
 	// OpNotify reports a moment; the daemon queues the run it calls for and
 	// acknowledges at once, before the run.
-	OpNotify = "notify"
+	OpNotify = notice.OpNotify
 	// OpStatus asks what the scheduler is doing.
-	OpStatus = "status"
+	OpStatus = notice.OpStatus
 )
 
 // Request is one line of JSON a client writes to the control socket.
-type Request struct {
-	Op     string `json:"op"`
-	Moment Moment `json:"moment,omitempty"`
-	// SessionID and TranscriptPath come from the hook payload; the daemon
-	// copies TranscriptPath first when the moment copies.
-	SessionID      string `json:"session_id,omitempty"`
-	TranscriptPath string `json:"transcript_path,omitempty"`
-}
+type Request = notice.Request
 
 // Response is the one line of JSON the daemon answers with.
 type Response struct {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store"
 )
 
@@ -239,10 +240,10 @@ func TestNotifyWithoutDaemon(t *testing.T) {
 		moment string
 		stderr func(dir string) string
 	}{
-		{"no socket", "", nil, nil, "compaction", func(dir string) string { return hooks.NoDaemonMessage(dir) + "\n" }},
-		{"stale socket", staleDir, nil, nil, "threshold", func(dir string) string { return hooks.NoDaemonMessage(dir) + "\n" }},
+		{"no socket", "", nil, nil, "compaction", func(dir string) string { return notice.NoDaemonMessage(dir) + "\n" }},
+		{"stale socket", staleDir, nil, nil, "threshold", func(dir string) string { return notice.NoDaemonMessage(dir) + "\n" }},
 		{"stdin never closed", "", nil, openPipe, "compaction", func(dir string) string {
-			return "recollect: read stdin: stdin stayed open after 200ms without EOF\n" + hooks.NoDaemonMessage(dir) + "\n"
+			return "recollect: read stdin: stdin stayed open after 200ms without EOF\n" + notice.NoDaemonMessage(dir) + "\n"
 		}},
 		{"child of recollect", "", []string{hooks.EnvChild + "=1"}, nil, "compaction", func(string) string { return "" }},
 	}
