@@ -21,7 +21,7 @@ func hooksCommand(env Env) *cli.Command {
 				Name:  "print",
 				Usage: "print the .claude/settings.json entry (absolute binary path, --data, timeout in seconds)",
 				Action: func(c *cli.Context) error {
-					bin, dir, err := binaryAndData(c, env)
+					bin, dir, err := hookBinaryAndData(c, env)
 					if err != nil {
 						return err
 					}
@@ -65,7 +65,7 @@ func installHook(c *cli.Context, env Env) error {
 	default:
 		return usagef("hooks install: say where: --project DIR (that project's .claude/settings.json) or --user (~/.claude/settings.json)")
 	}
-	bin, dir, err := binaryAndData(c, env)
+	bin, dir, err := hookBinaryAndData(c, env)
 	if err != nil {
 		return err
 	}
@@ -88,6 +88,20 @@ func installHook(c *cli.Context, env Env) error {
 	return nil
 }
 
+// hookBinaryAndData returns what the hook runs (recollect-notify beside
+// this binary, else this binary) and the data directory.
+func hookBinaryAndData(c *cli.Context, env Env) (string, string, error) {
+	bin, dir, err := binaryAndData(c, env)
+	if err != nil {
+		return "", "", err
+	}
+	hookBin, ok := hooks.HookBinary(bin)
+	if !ok && !strings.Contains(bin, "go-build") {
+		fmt.Fprintf(env.Stderr, "recollect: note: no %s beside %s, so the hook runs `recollect notify`, which starts about three times slower; install both: go install -tags sqlite_fts5 ./cmd/...\n", hooks.NotifyBinaryName, bin)
+	}
+	return hookBin, dir, nil
+}
+
 // binaryAndData returns this binary's absolute path and the data
 // directory, for snippets that must work from any working directory.
 func binaryAndData(c *cli.Context, env Env) (string, string, error) {
@@ -99,7 +113,7 @@ func binaryAndData(c *cli.Context, env Env) (string, string, error) {
 		bin = resolved
 	}
 	if strings.Contains(bin, "go-build") {
-		fmt.Fprintln(env.Stderr, "recollect: note: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/recollect) and run this again for lasting paths")
+		fmt.Fprintln(env.Stderr, "recollect: note: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/...) and run this again for lasting paths")
 	}
 	dir, err := dataDir(c, env)
 	if err != nil {

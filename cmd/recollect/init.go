@@ -110,9 +110,10 @@ func printSnippets(w io.Writer, dir string) error {
 		bin = resolved
 	}
 	fmt.Fprintf(w, "\nMCP server (add to your client's MCP configuration):\n%s\n", hooks.MCPSnippet(bin, dir))
-	fmt.Fprintf(w, "\nPreCompact hook (merge into .claude/settings.json):\n%s\n", hooks.HookSnippet(bin, dir))
+	hookBin, _ := hooks.HookBinary(bin)
+	fmt.Fprintf(w, "\nPreCompact hook (merge into .claude/settings.json, or run recollect hooks install):\n%s\n", hooks.HookSnippet(hookBin, dir))
 	if strings.Contains(bin, "go-build") {
-		fmt.Fprintln(w, "\nnote: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/recollect) and run init again for lasting paths")
+		fmt.Fprintln(w, "\nnote: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/...) and run init again for lasting paths")
 	}
 	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/recollect/recollect/scheduler/notifybench"
@@ -19,7 +18,12 @@ import (
 // NotifyResult is the whole-process wall time of a hook's notify beside
 // `node -e 0` (what a Node hook starts) and `true` (the spawn floor).
 type NotifyResult struct {
-	Runs   int           `json:"runs"`
+	Runs int `json:"runs"`
+	// Hook is `recollect-notify compaction`, the installed hook's command;
+	// 0 with HookMissing set when recollect-notify is not beside recollect.
+	Hook        time.Duration `json:"hook_median_ns,omitempty"`
+	HookMissing string        `json:"hook_missing,omitempty"`
+	// Notify is `recollect notify compaction`, the full binary.
 	Notify time.Duration `json:"notify_median_ns"`
 	True   time.Duration `json:"true_median_ns"`
 	// Node is 0 with NodeMissing set when node is not installed.
@@ -44,7 +48,11 @@ func BenchNotify(ctx context.Context, bin string, runs int) (NotifyResult, error
 			res.Node = c.Median
 		case c.Name == "true":
 			res.True = c.Median
-		case strings.HasPrefix(c.Name, "recollect notify"):
+		case c.Name == notifybench.HookColumn && c.Skipped != "":
+			res.HookMissing = c.Skipped
+		case c.Name == notifybench.HookColumn:
+			res.Hook = c.Median
+		case c.Name == notifybench.FullColumn:
 			res.Notify = c.Median
 		}
 	}

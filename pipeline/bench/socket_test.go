@@ -36,6 +36,8 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	// nobody must be able to run the binary itself.
 	pub := filepath.Join(base, "recollect")
 	copyFile(t, bin, pub)
+	pubHook := filepath.Join(base, "recollect-notify")
+	copyFile(t, testbin.NotifyBinary(t), pubHook)
 	dir := filepath.Join(base, "data")
 	ctx := context.Background()
 	d, err := startDaemon(ctx, pub, dir)
@@ -55,23 +57,26 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, open := range []bool{false, true} {
+	for i, open := range []bool{false, false, true, true} {
 		if open { // a user who loosened the data directory: the socket's own mode must still refuse
 			if err := os.Chmod(dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
 		}
 		cmd := exec.Command(pub, "notify", "compaction", "--data", dir)
+		if i%2 == 1 { // the hook's own binary
+			cmd = exec.Command(pubHook, "compaction", "--data", dir)
+		}
 		cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreCompact","session_id":"x","transcript_path":"/nonexistent","cwd":"/tmp"}`)
 		var errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = io.Discard, &errb
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
 		cmd.Dir = "/"
 		if err := cmd.Run(); err != nil {
-			t.Fatalf("notify as nobody (data dir open=%v): %v: %s", open, err, errb.String())
+			t.Fatalf("%s as nobody (data dir open=%v): %v: %s", cmd.Args[0], open, err, errb.String())
 		}
 		if !strings.Contains(errb.String(), "permission denied") {
-			t.Errorf("notify as nobody (data dir open=%v) stderr %q; want the refusal (permission denied)", open, errb.String())
+			t.Errorf("%s as nobody (data dir open=%v) stderr %q; want the refusal (permission denied)", cmd.Args[0], open, errb.String())
 		}
 	}
 	after, err := daemonStatus(ctx, dir)

@@ -1,8 +1,9 @@
 // Package notifybench measures what a hook costs: the whole-process wall
-// time of `recollect notify compaction` against a running daemon, beside
-// `node -e 0` (what a Node-based hook pays just to start) and `true` (the
-// cost of starting any process), all timed in the same run on the same
-// machine.
+// time of `recollect-notify compaction` (the command the installed hook
+// runs) and of `recollect notify compaction` (the full binary) against a
+// running daemon, beside `node -e 0` (what a Node-based hook pays just to
+// start) and `true` (the cost of starting any process), all timed in the
+// same run on the same machine.
 //
 // It starts its own daemon on a temporary data directory and stops it at
 // the end; it never touches a user's store.
@@ -28,9 +29,16 @@ import (
 // the default.
 const MinRuns = 30
 
+// The notify columns' names.
+const (
+	HookColumn = "recollect-notify compaction"
+	FullColumn = "recollect notify compaction"
+)
+
 // Options say what to measure.
 type Options struct {
-	// Binary is the recollect binary to measure (absolute path).
+	// Binary is the recollect binary to measure (absolute path); the
+	// recollect-notify beside it, when there is one, is measured too.
 	Binary string
 	// Runs per column; MinRuns when zero. Fewer than MinRuns is for
 	// tests of the harness, not for figures.
@@ -78,13 +86,21 @@ func Measure(ctx context.Context, opts Options) (Result, error) {
 func measure(ctx context.Context, opts Options, data string) (Result, error) {
 	payload := fmt.Sprintf(`{"hook_event_name":"PreCompact","session_id":"bench","transcript_path":%q,"cwd":"/tmp","trigger":"auto","custom_instructions":""}`,
 		filepath.Join(data, "bench.jsonl"))
+	hookBin, hasHook := hooks.HookBinary(opts.Binary)
 	cols := []Column{
-		{Name: "recollect notify compaction", Command: []string{opts.Binary, "notify", "compaction", "--data", data}},
+		{Name: HookColumn, Command: []string{hookBin, "compaction", "--data", data}},
+		{Name: FullColumn, Command: []string{opts.Binary, "notify", "compaction", "--data", data}},
 		{Name: "node -e 0", Command: []string{"node", "-e", "0"}},
 		{Name: "true", Command: []string{"true"}},
 	}
+	if !hasHook {
+		cols[0].Skipped = hooks.NotifyBinaryName + " is not beside " + opts.Binary + "; build both (go build -tags sqlite_fts5 -o DIR/ ./cmd/...) to time the hook's command"
+	}
 	times := make([][]time.Duration, len(cols))
 	for i := range cols {
+		if cols[i].Skipped != "" {
+			continue
+		}
 		path, err := exec.LookPath(cols[i].Command[0])
 		if err != nil {
 			cols[i].Skipped = fmt.Sprintf("%s not found on PATH; column skipped", cols[i].Command[0])
@@ -98,7 +114,7 @@ func measure(ctx context.Context, opts Options, data string) (Result, error) {
 				continue
 			}
 			stdin := ""
-			if i == 0 {
+			if c.Name == HookColumn || c.Name == FullColumn {
 				stdin = payload
 			}
 			d, err := timeOnce(ctx, c.Command, stdin)
