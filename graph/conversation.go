@@ -74,12 +74,16 @@ type candidate struct {
 // facts (alias f) the arm may return. It returns at most depth ids, best
 // first, ties by id.
 func RankKeyword(ctx context.Context, db *store.DB, a Analysis, cond string, args []any, depth int) (KeywordRanking, error) {
-	kr := KeywordRanking{Context: map[int64]bool{}}
 	speakers, err := knownSpeakers(ctx, db, a.Names)
 	if err != nil {
-		return kr, err
+		return KeywordRanking{Context: map[int64]bool{}}, err
 	}
-	kr.Speakers = speakers
+	return rankKeyword(ctx, db, a, speakers, cond, args, depth)
+}
+
+// rankKeyword is RankKeyword with the query's speakers already known.
+func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
+	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
 	match := a.withoutNames(speakers).Match()
 	if match == "" {
 		return kr, nil
@@ -347,11 +351,15 @@ func alignToKeyword(ids, keyword []int64) []int64 {
 // found by the speaker boost, and as an entity she is named mostly by the
 // people talking to her.
 func (kr KeywordRanking) WithoutSpeakers(terms []string) []string {
-	if len(kr.Speakers) == 0 {
+	return withoutSpeakers(terms, kr.Speakers)
+}
+
+func withoutSpeakers(terms []string, speakers map[string]bool) []string {
+	if len(speakers) == 0 {
 		return terms
 	}
 	drop := map[string]bool{}
-	for n := range kr.Speakers {
+	for n := range speakers {
 		for _, w := range tokens(n) {
 			drop[w] = true
 		}

@@ -10,6 +10,7 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -158,8 +159,18 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 	if q.Budget > 0 {
 		want = 0 // the budget needs every candidate's length
 	}
+	// Pending facts are searched on a second connection while the fused
+	// candidates are resolved.
+	pending := async(func() ([]PendingHit, error) {
+		if match == "" || sc.asOf != "" {
+			return []PendingHit{}, nil
+		}
+		return searchPending(ctx, db, match, min(q.Limit, 10))
+	})
 	hits, err := f.resolve(ctx, db, sc, q.History, want)
-	if err != nil {
+	var perr error
+	ans.Pending, perr = pending()
+	if err := errors.Join(err, perr); err != nil {
 		return ans, err
 	}
 	ans.Results = choose(hits, q, &ans)
@@ -167,11 +178,6 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 		sortChronological(ans.Results)
 		ans.Block = Block(ans.Results)
 		ans.Digest = Digest(ans.Block)
-	}
-	if match != "" && sc.asOf == "" {
-		if ans.Pending, err = searchPending(ctx, db, match, min(q.Limit, 10)); err != nil {
-			return ans, err
-		}
 	}
 	if len(ans.Results) == 0 && match != "" {
 		if ans.Episodes, err = searchEpisodes(ctx, db, match, sc); err != nil {
@@ -184,17 +190,24 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 // runArms runs every arm that applies and feeds its list to f.
 func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
 	if match != "" {
-		kr, err := keywordArm(ctx, db, sc, q.Text, depth)
+		a := Analyze(q.Text)
+		speakers, err := knownSpeakers(ctx, db, a.Names)
 		if err != nil {
 			return err
 		}
-		ans.Arms = append(ans.Arms, ArmKeyword)
+		// The entity arm needs only the speakers, so it runs on a second
+		// connection while the keyword arm runs.
+		entities := async(func() (entityHits, error) {
+			return entityArm(ctx, db, sc, withoutSpeakers(terms, speakers), depth)
+		})
+		cond, args := sc.candidate()
+		kr, kerr := rankKeyword(ctx, db, a, speakers, cond, args, depth)
+		ents, eerr := entities()
+		if err := errors.Join(kerr, eerr); err != nil {
+			return err
+		}
+		ans.Arms = append(ans.Arms, ArmKeyword, ArmEntity)
 		f.addKeyword(kr)
-		ents, err := entityArm(ctx, db, sc, kr.WithoutSpeakers(terms), depth)
-		if err != nil {
-			return err
-		}
-		ans.Arms = append(ans.Arms, ArmEntity)
 		f.addWeighted(ArmEntity, ents.ids, ents.detail, EntityWeight)
 	}
 	if len(q.Vector) > 0 {
@@ -220,10 +233,22 @@ func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string,
 	return nil
 }
 
-// keywordArm is RankKeyword (conversation.go) over the candidate scope.
-func keywordArm(ctx context.Context, db *store.DB, sc scope, text string, depth int) (KeywordRanking, error) {
-	cond, args := sc.candidate()
-	return RankKeyword(ctx, db, Analyze(text), cond, args, depth)
+// async runs fn in its own goroutine; the function it returns waits for
+// fn's result. Every caller waits, so no query outlives the search.
+func async[T any](fn func() (T, error)) func() (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := fn()
+		done <- result{v, err}
+	}()
+	return func() (T, error) {
+		r := <-done
+		return r.v, r.err
+	}
 }
 
 // choose applies the limit or the budget to hits ranked by score.
