@@ -150,37 +150,33 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	if len(seeds) == 0 {
 		return nil
 	}
-	pairs, err := adjacentFacts(ctx, db, seeds)
-	if err != nil {
-		return err
+	ids := make([]any, 0, len(seeds))
+	for id := range seeds {
+		ids = append(ids, id)
 	}
-	if len(pairs) == 0 {
-		return nil
-	}
-	ids := make([]any, 0, len(pairs))
-	for _, p := range pairs {
-		ids = append(ids, p[1])
-	}
-	rows, err := db.QueryContext(ctx, `SELECT f.id, COALESCE(f.speaker, '') FROM facts f WHERE f.id IN (`+marks(len(ids))+`) AND `+cond,
-		append(ids, args...)...)
+	// One statement: each seed's neighbours in its session's event order
+	// (two seeks on fact_provenance(session_id, event_seq, fact_id)), and
+	// those neighbours' speakers, kept to the facts cond allows.
+	rows, err := db.QueryContext(ctx, `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
+				ORDER BY q.event_seq DESC LIMIT 1) AS prev,
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
+				ORDER BY q.event_seq LIMIT 1) AS next
+		FROM fact_provenance p WHERE p.fact_id IN (`+marks(len(ids))+`) AND p.event_seq IS NOT NULL)
+		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, '') FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
+		WHERE f.id != a.seed AND `+cond, append(ids, args...)...)
 	if err != nil {
 		return fmt.Errorf("conversation context: %w", err)
 	}
-	speakerOf := map[int64]string{}
+	defer rows.Close()
 	for rows.Next() {
-		var id int64
-		var sp string
-		if err := rows.Scan(&id, &sp); err != nil {
-			rows.Close()
+		var id, n int64
+		var session, sp string
+		if err := rows.Scan(&id, &session, &n, &sp); err != nil {
 			return fmt.Errorf("conversation context: %w", err)
 		}
-		speakerOf[id] = sp
-	}
-	rows.Close()
-	for _, p := range pairs {
-		seed, n := seeds[p[0]], p[1]
-		sp, ok := speakerOf[n]
-		if !ok || (len(speakers) > 0 && !speakers[sp]) {
+		seed := seeds[id]
+		if seed == nil || seed.session != session || (len(speakers) > 0 && !speakers[sp]) {
 			continue
 		}
 		got := cands[n]
@@ -190,45 +186,10 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 		}
 		got.lent = max(got.lent, NeighborShare*seed.own)
 	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("conversation context: %w", err)
+	}
 	return nil
-}
-
-// adjacentFacts pairs each seed with the facts cited just before and just
-// after it in its session's event order (two index lookups per seed on
-// fact_provenance(session_id, event_seq)).
-func adjacentFacts(ctx context.Context, db *store.DB, seeds map[int64]*candidate) ([][2]int64, error) {
-	ids := make([]any, 0, len(seeds))
-	for id := range seeds {
-		ids = append(ids, id)
-	}
-	rows, err := db.QueryContext(ctx, `SELECT p.fact_id, p.session_id,
-			COALESCE((SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
-				ORDER BY q.event_seq DESC LIMIT 1), 0),
-			COALESCE((SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
-				ORDER BY q.event_seq LIMIT 1), 0)
-		FROM fact_provenance p WHERE p.fact_id IN (`+marks(len(ids))+`) AND p.event_seq IS NOT NULL`, ids...)
-	if err != nil {
-		return nil, fmt.Errorf("conversation context: %w", err)
-	}
-	defer rows.Close()
-	var out [][2]int64
-	for rows.Next() {
-		var id, prev, next int64
-		var session string
-		if err := rows.Scan(&id, &session, &prev, &next); err != nil {
-			return nil, fmt.Errorf("conversation context: %w", err)
-		}
-		seed := seeds[id]
-		if seed == nil || seed.session != session {
-			continue
-		}
-		for _, n := range []int64{prev, next} {
-			if n != 0 && n != id {
-				out = append(out, [2]int64{id, n})
-			}
-		}
-	}
-	return out, rows.Err()
 }
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

@@ -335,6 +335,15 @@ CREATE INDEX fact_provenance_session ON fact_provenance(session_id, event_seq);
 CREATE INDEX fact_entities_entity_rank ON fact_entities(entity_id, is_subject, fact_id);
 DROP INDEX fact_entities_entity;
 `,
+	// v8 — provenance indexes that hold the columns search reads, so a
+	// fact's events and a conversation's neighbours are read from the
+	// index alone. Each replaces the index it extends.
+	`
+CREATE INDEX fact_provenance_fact_seq ON fact_provenance(fact_id, event_seq, session_id);
+DROP INDEX fact_provenance_fact;
+CREATE INDEX fact_provenance_session_seq ON fact_provenance(session_id, event_seq, fact_id);
+DROP INDEX fact_provenance_session;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
