@@ -344,6 +344,36 @@ DROP INDEX fact_provenance_fact;
 CREATE INDEX fact_provenance_session_seq ON fact_provenance(session_id, event_seq, fact_id);
 DROP INDEX fact_provenance_session;
 `,
+	// v9 — a sign code per stored vector (one bit per component, 96 bytes
+	// for 768 dimensions) in a table of its own, so the semantic arm loads
+	// every code of a space without reading the vectors, and a counter of
+	// codes removed or rewritten, so an index cached in memory knows when
+	// its incremental reads (by rowid) are no longer enough. Codes follow
+	// their vectors: deleting a vector deletes its code.
+	`
+CREATE TABLE vector_codes (
+	fact_id  INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+	provider TEXT NOT NULL,
+	model    TEXT NOT NULL,
+	dim      INTEGER NOT NULL,
+	code     BLOB NOT NULL,
+	PRIMARY KEY (fact_id, provider, model, dim)
+);
+CREATE TABLE vector_code_changes (
+	id      INTEGER PRIMARY KEY CHECK (id = 1),
+	removed INTEGER NOT NULL
+);
+INSERT INTO vector_code_changes VALUES (1, 0);
+CREATE TRIGGER vector_codes_deleted AFTER DELETE ON vector_codes BEGIN
+	UPDATE vector_code_changes SET removed = removed + 1 WHERE id = 1;
+END;
+CREATE TRIGGER vector_codes_updated AFTER UPDATE ON vector_codes BEGIN
+	UPDATE vector_code_changes SET removed = removed + 1 WHERE id = 1;
+END;
+CREATE TRIGGER embeddings_deleted_code AFTER DELETE ON embeddings BEGIN
+	DELETE FROM vector_codes WHERE fact_id = old.fact_id AND provider = old.provider AND model = old.model AND dim = old.dim;
+END;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
