@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strconv"
@@ -307,15 +308,32 @@ func scanIDs(rows *sql.Rows, what string) ([]int64, error) {
 	return ids, nil
 }
 
-// semanticArm scans every vector of the query's space: exact cosine, kept
-// above both floors, best first. A note explains when the arm cannot run.
+// semanticArm ranks the facts of the query's space by exact cosine, kept
+// above both floors, best first. In a space of more than ExactUpTo
+// vectors it scores only the candidates the sign codes pick (see
+// vectorIndex); while some vectors have no code yet it scores them all. A
+// note explains when the arm cannot run.
 func semanticArm(ctx context.Context, db *store.DB, sc scope, vec []float32, space Space, depth int) ([]int64, func(int64) string, string, error) {
 	if len(vec) != space.Dim {
 		return nil, nil, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
 	}
+	cs, err := vectorIndexOf(db).codes(ctx, db, space)
+	if err != nil {
+		return nil, nil, "", fmt.Errorf("similarity search: %w", err)
+	}
 	cond, args := sc.candidate()
-	rows, err := db.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
-		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND `+cond, append([]any{space.Provider, space.Model, space.Dim}, args...)...)
+	query := `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
+		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND ` + cond
+	qargs := append([]any{space.Provider, space.Model, space.Dim}, args...)
+	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.ids) > n {
+		ids, err := json.Marshal(cs.nearest(vec, n))
+		if err != nil {
+			return nil, nil, "", fmt.Errorf("similarity search: %w", err)
+		}
+		query += ` AND e.fact_id IN (SELECT value FROM json_each(?))`
+		qargs = append(qargs, string(ids))
+	}
+	rows, err := db.QueryContext(ctx, query, qargs...)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("similarity search: %w", err)
 	}

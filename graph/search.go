@@ -189,6 +189,20 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 
 // runArms runs every arm that applies and feeds its list to f.
 func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
+	// The semantic arm reads only its own tables, so it runs on a
+	// connection of its own beside the others.
+	type semanticHits struct {
+		ids    []int64
+		detail func(int64) string
+		note   string
+	}
+	var semantic func() (semanticHits, error)
+	if len(q.Vector) > 0 {
+		semantic = async(func() (semanticHits, error) {
+			ids, detail, note, err := semanticArm(ctx, db, sc, q.Vector, q.Space, depth)
+			return semanticHits{ids, detail, note}, err
+		})
+	}
 	if match != "" {
 		a := Analyze(q.Text)
 		speakers, err := knownSpeakers(ctx, db, a.Names)
@@ -210,16 +224,16 @@ func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string,
 		f.addKeyword(kr)
 		f.addWeighted(ArmEntity, ents.ids, ents.detail, EntityWeight)
 	}
-	if len(q.Vector) > 0 {
-		ids, detail, note, err := semanticArm(ctx, db, sc, q.Vector, q.Space, depth)
+	if semantic != nil {
+		sem, err := semantic()
 		if err != nil {
 			return err
 		}
-		if note != "" {
-			ans.Notes = append(ans.Notes, note)
+		if sem.note != "" {
+			ans.Notes = append(ans.Notes, sem.note)
 		} else {
 			ans.Arms = append(ans.Arms, ArmSemantic)
-			f.add(ArmSemantic, ids, detail)
+			f.add(ArmSemantic, sem.ids, sem.detail)
 		}
 	}
 	if q.Domain != "" {

@@ -255,3 +255,52 @@ func TestModelSwapStartsANewSpace(t *testing.T) {
 		t.Errorf("working space = %v %v %v", ws, ok, err)
 	}
 }
+
+// TestBackfillCodes: vectors stored before sign codes existed get theirs
+// from BackfillCodes, each once; vectors stored now come with one.
+func TestBackfillCodes(t *testing.T) {
+	db := openStore(t)
+	ctx := context.Background()
+	for _, s := range []string{"I live in Paris", "I prefer green tea", "I moved to Berlin"} {
+		say(t, db, statement{text: s, day: 1})
+	}
+	run(t, newIntegrator(db, day(2)))
+	sp := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
+	codes := func() int {
+		var n int
+		if err := db.QueryRow(`SELECT count(*) FROM vector_codes WHERE provider = ? AND model = ? AND dim = ?`, sp.Provider, sp.Model, sp.Dim).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Two vectors written the old way: no code.
+	for _, name := range []string{"I live in Paris", "I prefer green tea"} {
+		b, err := graph.EncodeVector(vectorOf(name, 8))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(`INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?,?,?,?,?,'2026-01-01T00:00:00Z')`,
+			factNamed(t, db, name).ID, sp.Provider, sp.Model, sp.Dim, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	berlin := factNamed(t, db, "I moved to Berlin").ID
+	if err := integrate.StoreVector(ctx, db, berlin, sp, vectorOf("berlin", 8)); err != nil {
+		t.Fatal(err)
+	}
+	if n := codes(); n != 1 {
+		t.Fatalf("%d codes after StoreVector, want 1", n)
+	}
+	n, err := integrate.BackfillCodes(ctx, db, sp, 1)
+	if err != nil || n != 2 || codes() != 3 {
+		t.Fatalf("backfill wrote %d (%v); %d codes, want 2 and 3", n, err, codes())
+	}
+	var code []byte
+	db.QueryRow(`SELECT code FROM vector_codes WHERE fact_id = ?`, factNamed(t, db, "I live in Paris").ID).Scan(&code)
+	if !bytes.Equal(code, graph.SignCode(vectorOf("I live in Paris", 8))) {
+		t.Errorf("backfilled code %08b is not the vector's sign code", code)
+	}
+	if n, err := integrate.BackfillCodes(ctx, db, sp, 1); err != nil || n != 0 {
+		t.Fatalf("second backfill wrote %d (%v), want 0", n, err)
+	}
+}

@@ -16,8 +16,11 @@ import (
 type EmbedReport struct {
 	Space    string `json:"space"`
 	Embedded int    `json:"embedded"`
-	Missing  int    `json:"missing"`
-	Error    string `json:"error,omitempty"`
+	// Coded counts sign codes written for vectors stored before codes
+	// existed (see BackfillCodes).
+	Coded   int    `json:"coded,omitempty"`
+	Missing int    `json:"missing"`
+	Error   string `json:"error,omitempty"`
 }
 
 // StoreVector writes fact's vector in space. A NaN or infinite component,
@@ -37,7 +40,70 @@ func StoreVector(ctx context.Context, ex store.Execer, factID int64, sp graph.Sp
 		factID, sp.Provider, sp.Model, sp.Dim, blob, store.Now(), factID); err != nil {
 		return fmt.Errorf("store vector of fact %d: %w", factID, err)
 	}
-	return nil
+	return graph.StoreCode(ctx, ex, factID, sp, v)
+}
+
+// BackfillCodes writes the sign code of every vector of sp that has none
+// (vectors stored before codes existed), n at a time, each batch in its
+// own transaction, and returns how many it wrote. It costs two counts
+// when nothing is missing.
+func BackfillCodes(ctx context.Context, db *store.DB, sp graph.Space, n int) (int, error) {
+	var vectors, codes int
+	if err := db.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM embeddings WHERE provider = ?1 AND model = ?2 AND dim = ?3),
+		(SELECT count(*) FROM vector_codes WHERE provider = ?1 AND model = ?2 AND dim = ?3)`,
+		sp.Provider, sp.Model, sp.Dim).Scan(&vectors, &codes); err != nil {
+		return 0, fmt.Errorf("count sign codes of %s: %w", sp, err)
+	}
+	written := 0
+	for vectors > codes+written {
+		wrote := 0
+		err := db.Tx(ctx, func(tx *sql.Tx) error {
+			rows, err := tx.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM embeddings e
+				WHERE e.provider = ?1 AND e.model = ?2 AND e.dim = ?3 AND NOT EXISTS (SELECT 1 FROM vector_codes c
+					WHERE c.fact_id = e.fact_id AND c.provider = ?1 AND c.model = ?2 AND c.dim = ?3)
+				LIMIT ?4`, sp.Provider, sp.Model, sp.Dim, n)
+			if err != nil {
+				return err
+			}
+			type pending struct {
+				id int64
+				v  []float32
+			}
+			var batch []pending
+			for rows.Next() {
+				var p pending
+				var blob []byte
+				if err := rows.Scan(&p.id, &blob); err != nil {
+					rows.Close()
+					return err
+				}
+				if p.v, err = graph.DecodeVector(blob); err != nil || len(p.v) != sp.Dim {
+					continue // a damaged vector gets no code; search never compares it
+				}
+				batch = append(batch, p)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return err
+			}
+			for _, p := range batch {
+				if err := graph.StoreCode(ctx, tx, p.id, sp, p.v); err != nil {
+					return err
+				}
+			}
+			wrote = len(batch)
+			return nil
+		})
+		if err != nil {
+			return written, fmt.Errorf("backfill sign codes of %s: %w", sp, err)
+		}
+		if wrote == 0 {
+			break // only damaged vectors are left
+		}
+		written += wrote
+	}
+	return written, nil
 }
 
 func dimKey(sp graph.Space) string { return "embedding_dim:" + sp.Provider + "/" + sp.Model }
@@ -92,6 +158,13 @@ func EmbedMissing(ctx context.Context, db *store.DB, e Embedder, batch int) Embe
 			rep.Error += "; " + rerr.Error()
 		}
 		return rep
+	}
+	if sp.Dim > 0 {
+		n, err := BackfillCodes(ctx, db, sp, 512)
+		rep.Coded = n
+		if err != nil {
+			return finish(ctx, db, sp, fail(err))
+		}
 	}
 	for {
 		ids, texts, err := missingBatch(ctx, db, sp, batch)
