@@ -3,6 +3,7 @@ package graph_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -393,5 +394,37 @@ func TestContextOnlyHitIsNotCalledKeyword(t *testing.T) {
 	block := text[strings.Index(text, "Rome, with two friends."):]
 	if block = block[:strings.Index(block, "domain ")]; strings.Contains(block, "keyword #") || strings.Contains(block, "keyword only") {
 		t.Errorf("the context-only hit is rendered as a keyword match:\n%s", block)
+	}
+}
+
+// TestEntityArmReadsACommonEntitysNewest pins EntityFactCap: of an entity
+// named by more facts than the cap, the entity arm ranks the facts whose
+// subject it is first, then the newest, and never the oldest mentions.
+func TestEntityArmReadsACommonEntitysNewest(t *testing.T) {
+	db := newDB(t)
+	orion := ent{name: "Orion", typ: "project"}
+	subject := addFact(t, db, fact{content: "the rollout plan was written first",
+		entities: []ent{{name: "Orion", typ: "project", role: "subject", subject: true}}})
+	var mentions []int64
+	for i := 0; i < graph.EntityFactCap+20; i++ {
+		mentions = append(mentions, addFact(t, db, fact{content: fmt.Sprintf("rollout note %d", i), entities: []ent{orion}}))
+	}
+	ans := search(t, db, graph.Query{Text: "Orion", Limit: 2 * graph.EntityFactCap})
+	got := ids(ans.Results)
+	if len(got) != graph.EntityFactCap {
+		t.Fatalf("entity arm returned %d facts, want the cap %d", len(got), graph.EntityFactCap)
+	}
+	if got[0] != subject {
+		t.Errorf("first hit %d, want the fact whose subject the entity is (%d)", got[0], subject)
+	}
+	newest := mentions[len(mentions)-(graph.EntityFactCap-1):]
+	slices.Reverse(newest)
+	if !slices.Equal(got[1:], newest) {
+		t.Errorf("after the subject, hits %v…, want the newest mentions newest first %v…", got[1:4], newest[:3])
+	}
+	for _, h := range ans.Results {
+		if len(h.MatchedBy) != 1 || h.MatchedBy[0].Arm != graph.ArmEntity || h.MatchedBy[0].Detail != "Orion" {
+			t.Fatalf("hit %d matched_by = %+v, want the entity arm naming Orion", h.ID, h.MatchedBy)
+		}
 	}
 }
