@@ -91,35 +91,29 @@ func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[str
 	if cond == "" {
 		cond = "1"
 	}
-	// FTS5 ranks alone first, then the few hundred best are joined with
-	// facts; joining every match before sorting costs a row read per match.
-	// bm25() is the same score as the rank column, but ORDER BY rank makes
-	// FTS5 prepare and run a second, sorting statement of its own: at 100k
-	// facts that costs about a quarter of the query.
-	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score DESC, id LIMIT ?) r
-		JOIN facts f ON f.id = r.id WHERE `+cond+` ORDER BY r.score DESC, f.id LIMIT ?`,
-		append(append([]any{match, 2 * keywordPool}, args...), keywordPool)...)
+	order, err := bm25Pool(ctx, db, match, cond, args, keywordPool)
 	if err != nil {
-		return kr, fmt.Errorf("keyword search: %w", err)
+		return kr, err
+	}
+	if len(order) < keywordPool {
+		// cond may have turned some of the best matches away: the pool
+		// is the best keywordPool that pass among twice as many matches.
+		more, err := matchesMoreThan(ctx, db, match, keywordPool)
+		if err != nil {
+			return kr, err
+		}
+		if more {
+			if order, err = bm25Pool(ctx, db, match, cond, args, 2*keywordPool); err != nil {
+				return kr, err
+			}
+		}
 	}
 	cands := map[int64]*candidate{}
-	var order []*candidate
-	for rows.Next() {
-		c := &candidate{matched: true}
-		if err := rows.Scan(&c.id, &c.own, &c.session, &c.speaker); err != nil {
-			rows.Close()
-			return kr, fmt.Errorf("keyword search: %w", err)
-		}
+	for _, c := range order {
 		if speakers[c.speaker] {
 			c.own *= 1 + SpeakerBoost
 		}
 		cands[c.id] = c
-		order = append(order, c)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return kr, fmt.Errorf("keyword search: %w", err)
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
 	if err := lendToNeighbors(ctx, db, order, cands, speakers, cond, args); err != nil {
@@ -132,6 +126,47 @@ func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[str
 		}
 	}
 	return kr, nil
+}
+
+// bm25Pool reads the best keywordPool facts that pass cond among the
+// ranked best matches of the FTS5 query, best first, ties by id. FTS5
+// ranks alone first, then only the ranked are joined with facts: joining
+// every match before sorting costs a row read per match. bm25() is the same
+// score as the rank column, but ORDER BY rank makes FTS5 prepare and run a
+// second, sorting statement of its own: at 100k facts that costs about a
+// quarter of the query.
+func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any, ranked int) ([]*candidate, error) {
+	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
+		FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score DESC, id LIMIT ?) r
+		JOIN facts f ON f.id = r.id WHERE `+cond+` ORDER BY r.score DESC, f.id LIMIT ?`,
+		append(append([]any{match, ranked}, args...), keywordPool)...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var out []*candidate
+	for rows.Next() {
+		c := &candidate{matched: true}
+		if err := rows.Scan(&c.id, &c.own, &c.session, &c.speaker); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return out, nil
+}
+
+// matchesMoreThan reports whether the FTS5 query matches more than n facts
+// (it counts no further than n+1, and ranks none).
+func matchesMoreThan(ctx context.Context, db *store.DB, match string, n int) (bool, error) {
+	var got int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? LIMIT ?)`,
+		match, n+1).Scan(&got); err != nil {
+		return false, fmt.Errorf("keyword search: count matches: %w", err)
+	}
+	return got > n, nil
 }
 
 // lendToNeighbors gives the facts said just before and after each of the

@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -134,5 +135,29 @@ func TestRankKeywordEmptyQuery(t *testing.T) {
 	db := openTestStore(t)
 	if got := rank(t, db, "?!"); len(got) != 0 {
 		t.Fatalf("ranking %v for a query without words", got)
+	}
+}
+
+// TestRankKeywordLooksDeeperPastFilteredMatches pins the BM25 pool: when
+// cond turns away some of the keywordPool best matches and more match, the
+// pool is filled from the best twice keywordPool matches.
+func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
+	db := openTestStore(t)
+	n := keywordPool + keywordPool/4
+	for i := 0; i < n; i++ {
+		content := fmt.Sprintf("zebra crossing %03d", i)
+		if _, err := db.Exec(`INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?,?,'capture',?)`,
+			content, store.Digest(content), store.Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Every match ranks alike, so FTS5's best keywordPool are the lowest
+	// ids; the condition turns the first half of them away.
+	kr, err := RankKeyword(context.Background(), db, Analyze("zebra"), "f.id > ?", []any{keywordPool / 2}, 2*keywordPool)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := n - keywordPool/2; len(kr.IDs) != want {
+		t.Fatalf("ranked %d facts, want all %d that pass the condition", len(kr.IDs), want)
 	}
 }
