@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -235,24 +237,27 @@ func contextOrder(cands map[int64]*candidate, speakers map[string]bool, depth in
 	for _, c := range cands {
 		best[c.session] = max(best[c.session], c.own)
 	}
-	score := map[int64]float64{}
-	ids := make([]int64, 0, len(cands))
+	type scored struct {
+		id    int64
+		score float64
+	}
+	all := make([]scored, 0, len(cands))
 	for id, c := range cands {
 		s := c.own + c.lent
 		if c.session != "" && (len(speakers) == 0 || speakers[c.speaker]) {
 			s += SessionShare * best[c.session]
 		}
-		score[id] = s
-		ids = append(ids, id)
+		all = append(all, scored{id, s})
 	}
-	sort.Slice(ids, func(i, j int) bool {
-		if score[ids[i]] != score[ids[j]] {
-			return score[ids[i]] > score[ids[j]]
+	slices.SortFunc(all, func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
-		return ids[i] < ids[j]
+		return cmp.Compare(a.id, b.id)
 	})
-	if len(ids) > depth {
-		ids = ids[:depth]
+	ids := make([]int64, 0, min(len(all), depth))
+	for _, s := range all[:min(len(all), depth)] {
+		ids = append(ids, s.id)
 	}
 	return ids
 }
