@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -250,15 +252,24 @@ func rankAdjusted(ids []int64, score map[int64]float64, known map[int64]chainLin
 			ref = t
 		}
 	}
-	for _, id := range ids {
-		score[id] *= Adjust(known[id].importance, ref.Sub(times[id]))
+	type scored struct {
+		id    int64
+		score float64
 	}
-	sort.SliceStable(ids, func(i, j int) bool {
-		if score[ids[i]] != score[ids[j]] {
-			return score[ids[i]] > score[ids[j]]
+	all := make([]scored, len(ids))
+	for i, id := range ids {
+		score[id] *= Adjust(known[id].importance, ref.Sub(times[id]))
+		all[i] = scored{id, score[id]}
+	}
+	slices.SortFunc(all, func(a, b scored) int {
+		if a.score != b.score {
+			return cmp.Compare(b.score, a.score)
 		}
-		return ids[i] < ids[j]
+		return cmp.Compare(a.id, b.id)
 	})
+	for i, s := range all {
+		ids[i] = s.id
+	}
 	return ids
 }
 
