@@ -110,6 +110,12 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		}
 		row(fmt.Sprintf("search %dk", s.Facts/1000), fmt.Sprintf("p50 %s · p95 %s", fmtDur(s.Hybrid.P50), fmtDur(s.Hybrid.P95)),
 			fmt.Sprintf("FTS5 MATCH p50 %s · p95 %s", fmtDur(s.Raw.P50), fmtDur(s.Raw.P95)), fmt.Sprintf("%.1f×", s.P50Ratio), target, ok)
+		if s.Vectors.N > 0 && s.Raw.P50 > 0 {
+			ratio := float64(s.Vectors.P50) / float64(s.Raw.P50)
+			vok := ratio <= SearchMaxRatio && (s.Facts < 100_000 || s.Vectors.P50 <= SearchP50Max)
+			row(fmt.Sprintf("  +%d-d vec", VectorDim), fmt.Sprintf("p50 %s · p95 %s", fmtDur(s.Vectors.P50), fmtDur(s.Vectors.P95)),
+				"the same FTS5 MATCH", fmt.Sprintf("%.1f×", ratio), target, vok)
+		}
 	}
 	if i := r.Idle; i != nil {
 		share := i.CPU.Seconds() / i.Window.Seconds()
@@ -120,7 +126,8 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		fmt.Fprintf(w, "%-12s not measured: %s\n", part, why)
 	}
 	if len(r.Search) > 0 {
-		fmt.Fprintf(w, "search arms: %s (the semantic arm runs only with an embedding host)\n", strings.Join(r.Search[0].Arms, ", "))
+		fmt.Fprintf(w, "search arms: %s; with a query vector: %s (synthetic %d-component vectors in %d topics: the cost of the arm, not its quality)\n",
+			strings.Join(r.Search[0].Arms, ", "), strings.Join(r.Search[0].VectorArms, ", "), VectorDim, vectorTopics)
 	}
 }
 

@@ -23,9 +23,13 @@ type SearchResult struct {
 	Build   time.Duration `json:"build_ns"`
 	Hybrid  Latency       `json:"hybrid"`
 	Raw     Latency       `json:"raw_fts5"`
-	// Arms lists the arms graph.Search ran (no semantic arm without an
-	// embedding host).
+	// Arms lists the arms graph.Search ran on text alone.
 	Arms []string `json:"arms"`
+	// Vectors is the same queries with a query vector beside the text,
+	// every fact holding a synthetic VectorDim-component vector, so the
+	// semantic arm runs too; VectorArms lists the arms that ran.
+	Vectors    Latency  `json:"with_vectors"`
+	VectorArms []string `json:"vector_arms"`
 	// P50Ratio is hybrid p50 over raw p50.
 	P50Ratio float64 `json:"p50_ratio"`
 }
@@ -154,19 +158,33 @@ func BenchSearch(ctx context.Context, work, fixtures string, n, queries int) (Se
 		return res, err
 	}
 	defer db.Close()
+	if err := addVectors(ctx, db, n); err != nil {
+		return res, err
+	}
+	if _, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		return res, fmt.Errorf("checkpoint the search store: %w", err)
+	}
 	res.Build = time.Since(start)
-	var hybrid, raw []time.Duration
+	vecs, err := queryVectors(ctx, db, n, queries)
+	if err != nil {
+		return res, err
+	}
+	var hybrid, raw, withVec []time.Duration
 	for i, q := range benchQueries(sentences, queries) {
 		h, r, arms, err := timeSearch(ctx, db, q)
 		if err != nil {
 			return res, err
 		}
-		hybrid, raw = append(hybrid, h), append(raw, r)
+		v, varms, err := timeSearchWithVector(ctx, db, q, vecs[i])
+		if err != nil {
+			return res, err
+		}
+		hybrid, raw, withVec = append(hybrid, h), append(raw, r), append(withVec, v)
 		if i == 0 {
-			res.Arms = arms
+			res.Arms, res.VectorArms = arms, varms
 		}
 	}
-	res.Hybrid, res.Raw = Percentiles(hybrid), Percentiles(raw)
+	res.Hybrid, res.Raw, res.Vectors = Percentiles(hybrid), Percentiles(raw), Percentiles(withVec)
 	if res.Raw.P50 > 0 {
 		res.P50Ratio = float64(res.Hybrid.P50) / float64(res.Raw.P50)
 	}

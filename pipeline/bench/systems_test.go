@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,6 +51,9 @@ func TestBenchSearchSmall(t *testing.T) {
 	}
 	if r.Facts != 2000 || r.Hybrid.N != 20 || r.Raw.N != 20 || r.P50Ratio <= 0 || len(r.Arms) == 0 || r.Arms[0] != "keyword" {
 		t.Fatalf("search result %+v", r)
+	}
+	if r.Vectors.N != 20 || !slices.Contains(r.VectorArms, "semantic") || slices.Contains(r.Arms, "semantic") {
+		t.Fatalf("with vectors: %+v, arms %v; want 20 timings with the semantic arm, and none without a vector", r.Vectors, r.VectorArms)
 	}
 }
 
@@ -100,7 +104,8 @@ func TestPrintSystems(t *testing.T) {
 		Copy:    &CopyResult{Lines: 200_000, CopyRate: 30000, RawRate: 40000, CopyToRaw: 0.75},
 		Follow:  &FollowResult{Appends: 200, Latency: Latency{N: 200, P50: 30 * time.Millisecond, P95: 2 * time.Second}},
 		Search: []SearchResult{{Facts: 100_000, Hybrid: Latency{P50: 25 * time.Millisecond, P95: 40 * time.Millisecond},
-			Raw: Latency{P50: 10 * time.Millisecond, P95: 20 * time.Millisecond}, P50Ratio: 2.5, Arms: []string{"keyword", "entity"}}},
+			Raw: Latency{P50: 10 * time.Millisecond, P95: 20 * time.Millisecond}, P50Ratio: 2.5, Arms: []string{"keyword", "entity"},
+			Vectors: Latency{N: 200, P50: 18 * time.Millisecond, P95: 30 * time.Millisecond}, VectorArms: []string{"keyword", "entity", "semantic"}}},
 		Idle:   &IdleResult{Window: time.Minute, RSSKB: 20 << 10, CPU: 10 * time.Millisecond, Samples: 60},
 		Failed: map[string]string{"other": "why it was not measured"},
 	}
@@ -115,7 +120,8 @@ func TestPrintSystems(t *testing.T) {
 		"search 100k", "2.5×", "p50 ≤ 20 ms and ≤ 3× FTS5",
 		"RSS 20.0 MB · CPU 10ms", "0.017% of a core",
 		"other        not measured: why it was not measured",
-		"search arms: keyword, entity",
+		"search arms: keyword, entity; with a query vector: keyword, entity, semantic",
+		"  +768-d vec p50 18.00ms · p95 30.00ms",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
@@ -123,6 +129,9 @@ func TestPrintSystems(t *testing.T) {
 	}
 	lines := strings.Split(out.String(), "\n")
 	for _, l := range lines {
+		if strings.HasPrefix(l, "  +768-d vec") && !strings.HasSuffix(l, "yes") {
+			t.Errorf("search with vectors 18 ms, 1.8× FTS5 must meet the target: %q", l)
+		}
 		if strings.HasPrefix(l, "notify hook") && !strings.HasSuffix(l, "yes") {
 			t.Errorf("notify hook 4 ms, 1/20 of node must meet the target: %q", l)
 		}
