@@ -132,16 +132,16 @@ func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[str
 
 // bm25Pool reads the best keywordPool facts that pass cond among the
 // ranked best matches of the FTS5 query, best first, ties by id. FTS5
-// ranks alone first, then only the ranked are joined with facts: joining
-// every match before sorting costs a row read per match. bm25() is the same
-// score as the rank column, but ORDER BY rank makes FTS5 prepare and run a
-// second, sorting statement of its own: at 100k facts that costs about a
-// quarter of the query.
+// ranks alone first, then only the ranked are joined with facts (as the
+// outer loop: CROSS JOIN): joining every match before sorting costs a row
+// read per match. bm25() is the same score as the rank column, but ORDER BY
+// rank makes FTS5 prepare and run a second, sorting statement of its own:
+// at 100k facts that costs about a quarter of the query. The few hundred
+// joined rows are sorted here; a sorter in SQLite costs more.
 func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any, ranked int) ([]*candidate, error) {
 	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
 		FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score DESC, id LIMIT ?) r
-		JOIN facts f ON f.id = r.id WHERE `+cond+` ORDER BY r.score DESC, f.id LIMIT ?`,
-		append(append([]any{match, ranked}, args...), keywordPool)...)
+		CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append([]any{match, ranked}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
@@ -157,7 +157,13 @@ func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any,
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	return out, nil
+	slices.SortFunc(out, func(a, b *candidate) int {
+		if a.own != b.own {
+			return cmp.Compare(b.own, a.own)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	return out[:min(len(out), keywordPool)], nil
 }
 
 // matchesMoreThan reports whether the FTS5 query matches more than n facts
