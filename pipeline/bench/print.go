@@ -90,6 +90,9 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		if n.Hook > 0 {
 			ratio, ok := ofNode(n.Hook)
 			row("notify hook", fmt.Sprintf("%s median of %d", fmtDur(n.Hook), n.Runs), base, ratio, "≤ 10 ms and ≤ 1/15 of node", ok)
+			if n.HookStart > 0 {
+				fmt.Fprintf(w, "%-12s %-30s %s\n", "", fmt.Sprintf("(start only %s)", fmtDur(n.HookStart)), "recollect-notify --help: the process start inside the hook's time")
+			}
 		} else {
 			fmt.Fprintf(w, "%-12s %s\n", "notify hook", n.HookMissing)
 		}

@@ -23,6 +23,9 @@ type NotifyResult struct {
 	// 0 with HookMissing set when recollect-notify is not beside recollect.
 	Hook        time.Duration `json:"hook_median_ns,omitempty"`
 	HookMissing string        `json:"hook_missing,omitempty"`
+	// HookStart is `recollect-notify --help`: the hook binary's process
+	// start alone, no socket.
+	HookStart time.Duration `json:"hook_start_median_ns,omitempty"`
 	// Notify is `recollect notify compaction`, the full binary.
 	Notify time.Duration `json:"notify_median_ns"`
 	True   time.Duration `json:"true_median_ns"`
@@ -52,6 +55,8 @@ func BenchNotify(ctx context.Context, bin string, runs int) (NotifyResult, error
 			res.HookMissing = c.Skipped
 		case c.Name == notifybench.HookColumn:
 			res.Hook = c.Median
+		case c.Name == notifybench.StartColumn:
+			res.HookStart = c.Median
 		case c.Name == notifybench.FullColumn:
 			res.Notify = c.Median
 		}

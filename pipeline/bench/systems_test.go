@@ -100,7 +100,7 @@ func TestSystemsWithRealDaemon(t *testing.T) {
 func TestPrintSystems(t *testing.T) {
 	rep := SystemsReport{
 		Machine: Machine{CPU: "Test CPU", NumCPU: 2, GoVersion: "go1.x", OS: "linux/amd64", LoadAvg: "0.10 0.20 0.30"},
-		Notify:  &NotifyResult{Runs: 30, Hook: 4 * time.Millisecond, Notify: 28 * time.Millisecond, True: time.Millisecond, Node: 80 * time.Millisecond},
+		Notify:  &NotifyResult{Runs: 30, Hook: 4 * time.Millisecond, HookStart: 3 * time.Millisecond, Notify: 28 * time.Millisecond, True: time.Millisecond, Node: 80 * time.Millisecond},
 		Copy:    &CopyResult{Lines: 200_000, CopyRate: 30000, RawRate: 40000, CopyToRaw: 0.75},
 		Follow:  &FollowResult{Appends: 200, Latency: Latency{N: 200, P50: 30 * time.Millisecond, P95: 2 * time.Second}},
 		Search: []SearchResult{{Facts: 100_000, Hybrid: Latency{P50: 25 * time.Millisecond, P95: 40 * time.Millisecond},
@@ -114,6 +114,7 @@ func TestPrintSystems(t *testing.T) {
 	for _, want := range []string{
 		"machine: Test CPU, 2 CPUs, go1.x linux/amd64, load average 0.10 0.20 0.30",
 		"1/20.0 of node", "yes",
+		"(start only 3.00ms)",
 		"notify full  28.00ms median of 30", "1/2.9 of node", "(the full binary, for reference)",
 		"0.75 of raw",
 		"p50 30.00ms · p95 2s (200)",

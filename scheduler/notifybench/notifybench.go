@@ -33,6 +33,9 @@ const MinRuns = 30
 const (
 	HookColumn = "recollect-notify compaction"
 	FullColumn = "recollect notify compaction"
+	// StartColumn is the hook binary starting, printing its usage and
+	// exiting: the part of a notify that is process start, not notice.
+	StartColumn = "recollect-notify --help"
 )
 
 // Options say what to measure.
@@ -89,12 +92,14 @@ func measure(ctx context.Context, opts Options, data string) (Result, error) {
 	hookBin, hasHook := hooks.HookBinary(opts.Binary)
 	cols := []Column{
 		{Name: HookColumn, Command: []string{hookBin, "compaction", "--data", data}},
+		{Name: StartColumn, Command: []string{hookBin, "--help"}},
 		{Name: FullColumn, Command: []string{opts.Binary, "notify", "compaction", "--data", data}},
 		{Name: "node -e 0", Command: []string{"node", "-e", "0"}},
 		{Name: "true", Command: []string{"true"}},
 	}
 	if !hasHook {
 		cols[0].Skipped = hooks.NotifyBinaryName + " is not beside " + opts.Binary + "; build both (go build -tags sqlite_fts5 -o DIR/ ./cmd/...) to time the hook's command"
+		cols[1].Skipped = cols[0].Skipped
 	}
 	times := make([][]time.Duration, len(cols))
 	for i := range cols {

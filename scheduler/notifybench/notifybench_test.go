@@ -27,7 +27,7 @@ func TestMeasure(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Columns) != 4 {
+	if len(res.Columns) != 5 {
 		t.Fatalf("columns %+v", res.Columns)
 	}
 	for _, c := range res.Columns {
