@@ -34,8 +34,8 @@ const (
 )
 
 // vectorIndex holds the sign codes of every vector, per space, for one
-// store handle (see store.DB.Memo). It reads new codes by rowid as they
-// are added and reloads a space when codes were removed or rewritten.
+// store handle (see store.DB.Memo). It reads new codes by id as they are
+// added and reloads a space when codes were removed or rewritten.
 type vectorIndex struct {
 	mu     sync.Mutex
 	spaces map[Space]*codeSet
@@ -46,7 +46,8 @@ type codeSet struct {
 	ids   []int64
 	codes []uint64
 	words int
-	// maxRowid and removed are what the set has read of vector_codes.
+	// maxRowid (the highest id) and removed are what the set has read of
+	// vector_codes.
 	maxRowid, removed int64
 	// missing counts the space's vectors that have no code (stored before
 	// codes existed); while it is above zero the arm scans every vector.
@@ -66,7 +67,7 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 	defer x.mu.Unlock()
 	var removed int64
 	var maxRowid sql.NullInt64
-	if err := db.QueryRowContext(ctx, `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(rowid) FROM vector_codes)`).
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(id) FROM vector_codes)`).
 		Scan(&removed, &maxRowid); err != nil {
 		return codeSet{}, fmt.Errorf("vector index: %w", err)
 	}
@@ -98,10 +99,10 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 	return *cs, nil
 }
 
-// read appends the space's codes with a rowid above after.
+// read appends the space's codes with an id above after.
 func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64) error {
 	rows, err := db.QueryContext(ctx, `SELECT fact_id, code FROM vector_codes
-		WHERE rowid > ? AND provider = ? AND model = ? AND dim = ? ORDER BY rowid`, after, sp.Provider, sp.Model, sp.Dim)
+		WHERE id > ? AND provider = ? AND model = ? AND dim = ? ORDER BY id`, after, sp.Provider, sp.Model, sp.Dim)
 	if err != nil {
 		return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
 	}

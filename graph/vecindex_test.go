@@ -148,7 +148,8 @@ func TestSemanticCandidatesAgreeWithExact(t *testing.T) {
 }
 
 // TestVectorIndexFollowsTheFile: a vector added after the index was built
-// is found by the next search, and one deleted (with its code) is gone.
+// is found by the next search, one deleted (with its code) is gone, and
+// VACUUM changes nothing of that.
 func TestVectorIndexFollowsTheFile(t *testing.T) {
 	db := newDB(t)
 	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 16}
@@ -179,5 +180,20 @@ func TestVectorIndexFollowsTheFile(t *testing.T) {
 	}
 	if top := semanticTop(t, db, sp, target, 5); slices.Contains(top, late) {
 		t.Fatalf("a deleted vector is still found: %v", top)
+	}
+	// VACUUM (prune --vacuum) after deletions must not hide what comes next.
+	for _, id := range []int64{3, 4, 5} {
+		if _, err := db.Exec(`DELETE FROM embeddings WHERE fact_id = ?`, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	semanticTop(t, db, sp, target, 5)
+	if _, err := db.Exec(`VACUUM`); err != nil {
+		t.Fatal(err)
+	}
+	again := addFact(t, db, fact{content: "after vacuum"})
+	addCodedVector(t, db, again, sp, target)
+	if top := semanticTop(t, db, sp, target, 5); len(top) == 0 || top[0] != again {
+		t.Fatalf("a vector added after VACUUM is not first: %v", top)
 	}
 }

@@ -348,16 +348,19 @@ DROP INDEX fact_provenance_session;
 	// for 768 dimensions) in a table of its own, so the semantic arm loads
 	// every code of a space without reading the vectors, and a counter of
 	// codes removed or rewritten, so an index cached in memory knows when
-	// its incremental reads (by rowid) are no longer enough. Codes follow
-	// their vectors: deleting a vector deletes its code.
+	// its incremental reads are no longer enough. Those reads go by id,
+	// which AUTOINCREMENT never reuses and VACUUM never renumbers (a bare
+	// rowid may be both). Codes follow their vectors: deleting a vector
+	// deletes its code.
 	`
 CREATE TABLE vector_codes (
+	id       INTEGER PRIMARY KEY AUTOINCREMENT,
 	fact_id  INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
 	provider TEXT NOT NULL,
 	model    TEXT NOT NULL,
 	dim      INTEGER NOT NULL,
 	code     BLOB NOT NULL,
-	PRIMARY KEY (fact_id, provider, model, dim)
+	UNIQUE (fact_id, provider, model, dim)
 );
 CREATE TABLE vector_code_changes (
 	id      INTEGER PRIMARY KEY CHECK (id = 1),
