@@ -1,9 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -187,7 +189,7 @@ func loadProvenance(ctx context.Context, db *store.DB, in string, args []any, ou
 func loadEntityRefs(ctx context.Context, db *store.DB, in string, args []any, out map[int64]*Hit) error {
 	rows, err := db.QueryContext(ctx, `SELECT fe.fact_id, e.id, e.name, e.type, fe.role, fe.is_subject
 		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
-		WHERE fe.fact_id IN (`+in+`) ORDER BY fe.fact_id, fe.is_subject DESC, e.id, fe.role`, args...)
+		WHERE fe.fact_id IN (`+in+`)`, args...)
 	if err != nil {
 		return fmt.Errorf("load fact entities: %w", err)
 	}
@@ -202,7 +204,23 @@ func loadEntityRefs(ctx context.Context, db *store.DB, in string, args []any, ou
 			h.Entities = append(h.Entities, r)
 		}
 	}
-	return rows.Err()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("load fact entities: %w", err)
+	}
+	// Subjects first, then by entity and role: sorted here, a few per
+	// fact, rather than by a sorter in SQLite.
+	for _, h := range out {
+		slices.SortFunc(h.Entities, func(a, b EntityRef) int {
+			if a.IsSubject != b.IsSubject {
+				if a.IsSubject {
+					return -1
+				}
+				return 1
+			}
+			return cmp.Or(cmp.Compare(a.ID, b.ID), strings.Compare(a.Role, b.Role))
+		})
+	}
+	return nil
 }
 
 // idList renders ids as SQL placeholders with their arguments.
