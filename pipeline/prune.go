@@ -77,6 +77,11 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 		if !opts.Apply || rep.Events == 0 {
 			return nil
 		}
+		// Their dedupe keys stay, so a re-read transcript cannot copy them back.
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pruned_keys(dedupe_key)
+			SELECT e.dedupe_key FROM session_events e WHERE e.dedupe_key IS NOT NULL AND `+reclaimableWhere, rep.WorkingMemory); err != nil {
+			return fmt.Errorf("prune events: keep their dedupe keys: %w", err)
+		}
 		res, err := tx.ExecContext(ctx, `DELETE FROM session_events WHERE seq IN (SELECT e.seq FROM session_events e WHERE `+reclaimableWhere+`)`, rep.WorkingMemory)
 		if err != nil {
 			return fmt.Errorf("prune events: %w", err)

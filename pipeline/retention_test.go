@@ -188,3 +188,57 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 		t.Fatalf("copy after raising the budget: %+v, %v", rep, err)
 	}
 }
+
+// TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten: a transcript
+// read again from the start after prune reclaimed its old lines copies
+// only what is new; the pruned lines count as duplicates, not events.
+func TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	p.Config.Extraction.WorkingMemorySize = 2
+	home := t.TempDir()
+	dir := filepath.Join(home, "projects", sources.ClaudeFolder("/work/app"))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	line := func(i int, text string) []byte {
+		rec, _ := json.Marshal(map[string]any{"type": "user", "sessionId": "cc-1", "cwd": "/work/app", "timestamp": "2026-03-01T10:00:00.000Z",
+			"uuid": fmt.Sprintf("u-%d", i), "message": map[string]any{"role": "user", "content": text}})
+		return append(rec, '\n')
+	}
+	var lines [][]byte
+	for i := 0; i < 20; i++ {
+		lines = append(lines, line(i, fmt.Sprintf("Could you run test batch %d again?", i)))
+	}
+	path := filepath.Join(dir, "cc-1.jsonl")
+	write := func(ls [][]byte) {
+		if err := os.WriteFile(path, bytes.Join(ls, nil), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(lines)
+	p.Config.Mode = "copy"
+	p.Config.Sources = []config.Source{{Kind: sources.ClaudeCode, Home: home}}
+	if rep, err := p.Copy(ctx); err != nil || rep.Events != 20 {
+		t.Fatalf("first copy: %+v, %v", rep, err)
+	}
+	consolidate(t, p)
+	pruned, err := p.Prune(ctx, PruneOptions{Apply: true})
+	if err != nil || pruned.Events != 18 {
+		t.Fatalf("prune: %d events, %v; want the 18 outside working memory", pruned.Events, err)
+	}
+	// The agent rewrites the file: a changed first line (so it is read
+	// again from the start) and one new line at the end.
+	rewritten := append([][]byte{line(0, "Could you run test batch zero again?")}, lines[1:]...)
+	write(append(rewritten, line(20, "Could you run the last batch?")))
+	rep, err := p.Copy(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := rep.Detail; d == nil || d.Reread != 1 || d.Events != 2 || d.Duplicates != 19 {
+		t.Fatalf("re-read after prune: %+v; want reread 1, events 2 (the changed and the new line), duplicates 19", d)
+	}
+	if n := count(t, p, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 4 {
+		t.Fatalf("%d events stored, want 4: the 2 kept and the 2 new", n)
+	}
+}

@@ -11,11 +11,13 @@ import (
 	"github.com/recollect/recollect/store"
 )
 
-// insertEventSQL writes one event unless its dedupe key is already stored.
+// insertEventSQL writes one event unless its dedupe key is already stored
+// or was stored and pruned since.
 const insertEventSQL = `INSERT INTO session_events
 	(session_id, source, source_file, source_offset, role, speaker, event_type, content_type,
 	 content, content_ref, metadata, occurred_at, recorded_at, dedupe_key)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+	SELECT ?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14
+	WHERE NOT EXISTS (SELECT 1 FROM pruned_keys WHERE dedupe_key = ?14)
 	ON CONFLICT(dedupe_key) DO NOTHING`
 
 // maxOccurrences bounds the probe for a free occurrence index.

@@ -59,8 +59,9 @@ type Report struct {
 	Lines int64 `json:"lines"`
 	// Events is the number of events written.
 	Events int64 `json:"events"`
-	// Duplicates counts events already stored, met again when a shrunk or
-	// rewritten file was read from the start.
+	// Duplicates counts events already stored (or stored and pruned
+	// since), met again when a shrunk or rewritten file was read from the
+	// start.
 	Duplicates int64 `json:"duplicates"`
 	// Reread counts files read again from 0 because they shrank or their
 	// start changed.

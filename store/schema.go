@@ -377,6 +377,14 @@ CREATE TRIGGER embeddings_deleted_code AFTER DELETE ON embeddings BEGIN
 	DELETE FROM vector_codes WHERE fact_id = old.fact_id AND provider = old.provider AND model = old.model AND dim = old.dim;
 END;
 `,
+	// v10 — the dedupe keys of pruned events, so a transcript rewritten
+	// (or read again from the start) after its lines were pruned does not
+	// copy them back: what prune reclaimed stays reclaimed.
+	`
+CREATE TABLE pruned_keys (
+	dedupe_key TEXT PRIMARY KEY
+) WITHOUT ROWID;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
