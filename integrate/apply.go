@@ -137,10 +137,8 @@ func (in *Integrator) supersede(ctx context.Context, tx *sql.Tx, newer, older in
 	if in.Config.Temporal.Mode == "bitemporal" {
 		retracted = now
 	}
-	if _, err := tx.ExecContext(ctx, `UPDATE facts SET status = 'superseded', superseded_by = ?,
-		valid_until = COALESCE(valid_until, (SELECT COALESCE(valid_from, said_at, recorded_at) FROM facts WHERE id = ?)),
-		retracted_at = COALESCE(?, retracted_at) WHERE id = ?`, newer, newer, retracted, older); err != nil {
-		return fmt.Errorf("supersede fact %d: %w", older, err)
+	if err := retire(ctx, tx, older, newer, retracted); err != nil {
+		return err
 	}
 	st.supersededBy[older] = newer
 	rep.Superseded++

@@ -139,6 +139,7 @@ func commands(env Env) []*cli.Command {
 		inspectCommand(env),
 		demoCommand(env),
 		whyCommand(env),
+		conflictsCommand(env),
 		benchCommand(env),
 		versionCommand(env),
 		daemonCommand(env),
