@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/pipeline/bench"
+	"github.com/recollect/recollect/store/config"
 )
 
 func benchCommand(env Env) *cli.Command {
@@ -103,6 +104,10 @@ func locomoCommand(env Env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.IntFlag{Name: "conversations", Usage: "score only the first N conversations (0 = all)"},
+			&cli.StringFlag{Name: "embedding-provider", Usage: "score hybrid search too, embedding with `ollama` or http (an OpenAI-compatible host)"},
+			&cli.StringFlag{Name: "embedding-model", Usage: "the embedding `MODEL` (e.g. nomic-embed-text)"},
+			&cli.StringFlag{Name: "embedding-url", Usage: "the host's base `URL` (default http://localhost:11434, with /v1 for http)"},
+			&cli.StringFlag{Name: "embedding-key-env", Usage: "the environment `VARIABLE` holding the host's API key"},
 		},
 		Action: func(c *cli.Context) error {
 			path := c.Args().First()
@@ -112,7 +117,12 @@ func locomoCommand(env Env) *cli.Command {
 			if c.NArg() > 1 {
 				return usagef("bench locomo: give one path, e.g. recollect bench locomo %s", bench.LocomoDefaultPath)
 			}
-			opts := bench.LocomoOptions{Path: path, Conversations: c.Int("conversations")}
+			opts := bench.LocomoOptions{Path: path, Conversations: c.Int("conversations"), Getenv: env.Getenv,
+				Embedding: config.Embedding{Provider: c.String("embedding-provider"), Model: c.String("embedding-model"),
+					BaseURL: c.String("embedding-url"), APIKeyEnv: c.String("embedding-key-env")}}
+			if opts.Embedding.Provider == "" && (c.IsSet("embedding-model") || c.IsSet("embedding-url") || c.IsSet("embedding-key-env")) {
+				return usagef("bench locomo: --embedding-model, --embedding-url and --embedding-key-env need --embedding-provider ollama or http")
+			}
 			if !c.Bool("json") {
 				opts.Progress = func(s string) { fmt.Fprintln(env.Stderr, s) }
 			}

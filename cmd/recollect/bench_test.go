@@ -25,4 +25,12 @@ func TestBenchLocomo(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "give one path") {
 		t.Fatalf("two paths: exit %d, %q", code, errs)
 	}
+	code, _, errs = run(t, "", "bench", "locomo", "--embedding-model", "nomic-embed-text", mini)
+	if code != 2 || !strings.Contains(errs, "need --embedding-provider ollama or http") {
+		t.Fatalf("a model without a provider: exit %d, %q", code, errs)
+	}
+	code, _, errs = run(t, "", "bench", "locomo", "--embedding-provider", "ollama", mini)
+	if code == 0 || !strings.Contains(errs, "embedding.model") {
+		t.Fatalf("a provider without a model: exit %d, %q", code, errs)
+	}
 }

@@ -37,6 +37,11 @@ type LocomoOptions struct {
 	Conversations int
 	// Progress, when set, receives one line per conversation.
 	Progress func(string)
+	// Embedding, when its provider is set, names the embedding host: every
+	// fact is embedded and a hybrid system (search with the question's
+	// vector) is scored beside the others. Getenv reads its API key.
+	Embedding config.Embedding
+	Getenv    func(string) string
 	// extra adds retrieval systems to score beside the standard ones.
 	extra      func(db *store.DB, dia map[int64]string, byFact map[int64][]string) map[string]retriever
 	extraNames []string
@@ -48,6 +53,7 @@ const Depth = 10
 // The systems scored side by side.
 const (
 	SystemRecollect = "recollect keyword"
+	SystemHybrid    = "recollect hybrid"
 	SystemBM25Plain = "BM25 plain"
 	SystemBM25Stem  = "BM25 porter"
 )
@@ -63,7 +69,11 @@ type LocomoReport struct {
 	Cleaning      Cleaning `json:"evidence_cleaning"`
 	// Ingest is the wall time to store every turn as events, write them as
 	// facts and integrate them (entities, graph) — all conversations.
-	Ingest   time.Duration `json:"ingest_ns"`
+	Ingest time.Duration `json:"ingest_ns"`
+	// Embed is the wall time to embed every fact (hybrid runs only).
+	Embed time.Duration `json:"embed_ns,omitempty"`
+	// Hybrid says why the hybrid system was not scored; "" when it was.
+	Hybrid   string        `json:"hybrid_not_run,omitempty"`
 	Systems  []SystemScore `json:"systems"`
 	Protocol string        `json:"protocol"`
 }
@@ -94,7 +104,13 @@ const LocomoProtocol = `one fresh store per conversation (its questions are abou
 	`integrated by the heuristic integrator (entities, graph); every question of categories 1-4 (5 is adversarial) ` +
 	`searched with limit 10; evidence ids cleaned (split, repaired, junk and missing ids dropped); ` +
 	`BM25 plain = FTS5 unicode61 over the same facts, every question word OR-ed; ` +
-	`BM25 porter = the store's porter index, every question word OR-ed`
+	`BM25 porter = the store's porter index, every question word OR-ed; ` +
+	`recollect hybrid (with an embedding host) = the same search with the question embedded, every fact embedded after ingest ` +
+	`(its latency includes embedding the question)`
+
+// HybridNotRun is the report's line when no embedding host is configured.
+const HybridNotRun = "not run: no embedding host configured; pass --embedding-provider ollama --embedding-model MODEL " +
+	"[--embedding-url URL] (or provider http for an OpenAI-compatible host)"
 
 // RunLocomo runs the benchmark.
 func RunLocomo(ctx context.Context, opts LocomoOptions) (LocomoReport, error) {
@@ -115,9 +131,19 @@ func RunLocomo(ctx context.Context, opts LocomoOptions) (LocomoReport, error) {
 		}
 		defer os.RemoveAll(work)
 	}
-	acc := newAccumulator(append([]string{SystemRecollect, SystemBM25Stem, SystemBM25Plain}, opts.extraNames...)...)
+	names := []string{SystemRecollect, SystemBM25Stem, SystemBM25Plain}
+	var emb integrate.Embedder
+	if opts.Embedding.Provider == "" {
+		rep.Hybrid = HybridNotRun
+	} else {
+		if emb, err = integrate.NewEmbedder(opts.Embedding, opts.Getenv); err != nil {
+			return rep, err
+		}
+		names = append(names, SystemHybrid)
+	}
+	acc := newAccumulator(append(names, opts.extraNames...)...)
 	for _, c := range convs {
-		if err := runConversation(ctx, work, c, &rep, acc, opts); err != nil {
+		if err := runConversation(ctx, work, c, &rep, acc, emb, opts); err != nil {
 			return rep, fmt.Errorf("conversation %s: %w", c.ID, err)
 		}
 		if opts.Progress != nil {
@@ -143,7 +169,7 @@ func countTurns(c Conversation) int {
 // retriever returns, per rank, the dia ids a result cites.
 type retriever func(ctx context.Context, question string) ([][]string, error)
 
-func runConversation(ctx context.Context, work string, c Conversation, rep *LocomoReport, acc *accumulator, opts LocomoOptions) error {
+func runConversation(ctx context.Context, work string, c Conversation, rep *LocomoReport, acc *accumulator, emb integrate.Embedder, opts LocomoOptions) error {
 	dir := filepath.Join(work, c.ID)
 	db, err := store.Open(ctx, dir)
 	if err != nil {
@@ -167,24 +193,48 @@ func runConversation(ctx context.Context, work string, c Conversation, rep *Loco
 	if err := buildPlainIndex(ctx, db); err != nil {
 		return err
 	}
+	search := func(ctx context.Context, q graph.Query) ([][]string, error) {
+		ans, err := graph.Search(ctx, db, q)
+		if err != nil {
+			return nil, err
+		}
+		out := make([][]string, 0, len(ans.Results))
+		for _, h := range ans.Results {
+			var ids []string
+			for _, seq := range h.EventIDs {
+				ids = append(ids, dia[seq])
+			}
+			out = append(out, ids)
+		}
+		return out, nil
+	}
 	systems := map[string]retriever{
 		SystemRecollect: func(ctx context.Context, q string) ([][]string, error) {
-			ans, err := graph.Search(ctx, db, graph.Query{Text: q, Limit: Depth})
-			if err != nil {
-				return nil, err
-			}
-			out := make([][]string, 0, len(ans.Results))
-			for _, h := range ans.Results {
-				var ids []string
-				for _, seq := range h.EventIDs {
-					ids = append(ids, dia[seq])
-				}
-				out = append(out, ids)
-			}
-			return out, nil
+			return search(ctx, graph.Query{Text: q, Limit: Depth})
 		},
 		SystemBM25Stem:  ftsRetriever(db, "facts_fts", byFact),
 		SystemBM25Plain: ftsRetriever(db, "bench_plain", byFact),
+	}
+	if emb != nil {
+		start := time.Now()
+		er := integrate.EmbedMissing(ctx, db, emb, opts.Embedding.BatchSize)
+		if er.Error != "" {
+			return fmt.Errorf("embed the turns: %s", er.Error)
+		}
+		if er.Missing != 0 {
+			return fmt.Errorf("embed the turns: %d facts still have no vector in %s", er.Missing, er.Space)
+		}
+		rep.Embed += time.Since(start)
+		systems[SystemHybrid] = func(ctx context.Context, q string) ([][]string, error) {
+			vecs, sp, err := emb.Embed(ctx, []string{q})
+			if err != nil {
+				return nil, fmt.Errorf("embed the question: %w", err)
+			}
+			if len(vecs) != 1 {
+				return nil, fmt.Errorf("embed the question: the host returned %d vectors for one text", len(vecs))
+			}
+			return search(ctx, graph.Query{Text: q, Limit: Depth, Vector: vecs[0], Space: sp})
+		}
 	}
 	if opts.extra != nil {
 		extra := opts.extra(db, dia, byFact)

@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/store/config"
 )
 
 func TestNormalizeDiaID(t *testing.T) {
@@ -134,10 +137,37 @@ func TestRunLocomoMini(t *testing.T) {
 	}
 	var out bytes.Buffer
 	PrintLocomo(&out, rep)
-	for _, want := range []string{"LoCoMo retrieval — 1 conversations, 7 turns (7 facts), 4 questions", "recollect keyword  all", "BM25 plain", "1 multi-id strings split"} {
+	for _, want := range []string{"LoCoMo retrieval — 1 conversations, 7 turns (7 facts), 4 questions", "recollect keyword  all", "BM25 plain", "1 multi-id strings split",
+		"recollect hybrid: " + HybridNotRun} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// TestRunLocomoMiniHybrid scores hybrid search against a local host that
+// speaks Ollama's /api/embed: every fact is embedded, every question too,
+// and the hybrid system is scored on the same questions.
+func TestRunLocomoMiniHybrid(t *testing.T) {
+	host := extracttest.NewHost(t, "nomic-embed-text")
+	emb := host.ServeEmbeddings(16)
+	rep, err := RunLocomo(context.Background(), LocomoOptions{Path: filepath.Join("testdata", "mini_locomo.json"), WorkDir: t.TempDir(),
+		Embedding: config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Hybrid != "" || rep.Embed <= 0 || len(rep.Systems) != 4 || rep.Systems[3].Name != SystemHybrid || rep.Systems[3].Overall.N != 4 {
+		t.Fatalf("hybrid %q, embed %s, systems %+v", rep.Hybrid, rep.Embed, rep.Systems)
+	}
+	var out bytes.Buffer
+	PrintLocomo(&out, rep)
+	if !strings.Contains(out.String(), "recollect hybrid   all") || !strings.Contains(out.String(), "embed: ") {
+		t.Errorf("report:\n%s", out.String())
+	}
+	emb.Fail(500)
+	if _, err := RunLocomo(context.Background(), LocomoOptions{Path: filepath.Join("testdata", "mini_locomo.json"), WorkDir: t.TempDir(),
+		Embedding: config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL}}); err == nil || !strings.Contains(err.Error(), "embed the turns") {
+		t.Fatalf("a failing host: %v, want the run to stop with the embedding error", err)
 	}
 }
 

@@ -25,6 +25,11 @@ func PrintLocomo(w io.Writer, r LocomoReport) {
 			}
 		}
 	}
+	if r.Hybrid != "" {
+		fmt.Fprintf(w, "recollect hybrid: %s\n", r.Hybrid)
+	} else {
+		fmt.Fprintf(w, "embed: %s total, %s per fact (hybrid)\n", r.Embed.Round(time.Millisecond), perItem(r.Embed, r.Facts))
+	}
 	c := r.Cleaning
 	fmt.Fprintf(w, "evidence cleaning: %d multi-id strings split, %d ids repaired, %d junk, %d ids naming no turn dropped, %d questions without evidence not scored; %d turns repeated a turn of their session word for word\n",
 		c.Split, c.Repaired, c.Junk, c.Missing, c.NoEvidence, r.DuplicateTurn)
