@@ -89,6 +89,10 @@ type SemanticCoverage struct {
 	Dim      *int `json:"dim,omitempty"`
 	Embedded int  `json:"embedded"`
 	Missing  int  `json:"missing"`
+	// Uncoded counts vectors of the space without a sign code (stored
+	// before codes existed): while it is above zero the similarity arm
+	// scans every vector; the next consolidate writes them.
+	Uncoded int `json:"uncoded"`
 }
 
 // EmbeddingStats lists the spaces present; Semantic is present only when an
@@ -263,6 +267,12 @@ func (p *Pipeline) embeddingStats(ctx context.Context, st *Stats) error {
 		if known {
 			dim := sp.Dim
 			es.Semantic.Dim = &dim
+			if err := p.DB.QueryRowContext(ctx, `SELECT
+				(SELECT count(*) FROM embeddings WHERE provider = ?1 AND model = ?2 AND dim = ?3) -
+				(SELECT count(*) FROM vector_codes WHERE provider = ?1 AND model = ?2 AND dim = ?3)`,
+				sp.Provider, sp.Model, sp.Dim).Scan(&es.Semantic.Uncoded); err != nil {
+				return fmt.Errorf("stats: count vectors without a sign code: %w", err)
+			}
 		}
 	}
 	for _, l := range cov.Leftover {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
@@ -104,9 +105,16 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 		t.Fatal(err)
 	}
 	sem := st.Embeddings.Semantic
-	if sem == nil || sem.Dim == nil || *sem.Dim != 4 || sem.Embedded != 1 || sem.Missing != 1 {
-		t.Fatalf("semantic = %+v", sem)
+	if sem == nil || sem.Dim == nil || *sem.Dim != 4 || sem.Embedded != 1 || sem.Missing != 1 || sem.Uncoded != 1 {
+		t.Fatalf("semantic = %+v; want the vector stored without a code counted as uncoded", sem)
 	}
+	if n, err := integrate.BackfillCodes(ctx, p.DB, graph.Space{Provider: "ollama", Model: "nomic", Dim: 4}, 10); err != nil || n != 1 {
+		t.Fatalf("backfill: %d, %v", n, err)
+	}
+	if st, err = p.Stats(ctx); err != nil || st.Embeddings.Semantic.Uncoded != 0 {
+		t.Fatalf("after backfill: %+v, %v", st.Embeddings.Semantic, err)
+	}
+	sem = st.Embeddings.Semantic
 	if len(st.Embeddings.Leftover) != 1 || st.Embeddings.Leftover[0].Model != "old" {
 		t.Fatalf("leftover = %+v", st.Embeddings.Leftover)
 	}

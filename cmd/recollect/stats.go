@@ -78,6 +78,9 @@ func printEmbeddings(w io.Writer, es pipeline.EmbeddingStats) {
 	default:
 		fmt.Fprintf(w, "semantic     %s/%s/%d: %d of %d active facts embedded (%d missing)\n",
 			sem.Provider, sem.Model, *sem.Dim, sem.Embedded, sem.Embedded+sem.Missing, sem.Missing)
+		if sem.Uncoded > 0 {
+			fmt.Fprintf(w, "             %d vectors have no sign code yet, so search scans every vector; recollect consolidate writes them\n", sem.Uncoded)
+		}
 	}
 	for _, s := range es.Leftover {
 		fmt.Fprintf(w, "  leftover   %s/%s/%d: %d vectors kept, never compared with the working space\n", s.Provider, s.Model, s.Dim, s.Vectors)

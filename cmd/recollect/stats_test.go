@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -91,5 +92,18 @@ func TestDiskBudgetRefusalInStats(t *testing.T) {
 	}
 	if !strings.Contains(out, "disk budget  64KB: ") {
 		t.Fatalf("stats does not show the budget:\n%s", out)
+	}
+}
+
+// TestPrintEmbeddingsUncoded pins the line that says search scans every
+// vector while some have no sign code.
+func TestPrintEmbeddingsUncoded(t *testing.T) {
+	dim := 768
+	var b strings.Builder
+	printEmbeddings(&b, pipeline.EmbeddingStats{Semantic: &pipeline.SemanticCoverage{Provider: "ollama", Model: "nomic-embed-text", Dim: &dim, Embedded: 10, Missing: 2, Uncoded: 3}})
+	want := "semantic     ollama/nomic-embed-text/768: 10 of 12 active facts embedded (2 missing)\n" +
+		"             3 vectors have no sign code yet, so search scans every vector; recollect consolidate writes them\n"
+	if b.String() != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)
 	}
 }
