@@ -47,11 +47,12 @@ func Exchange(socketPath, op string, line []byte, deadline time.Time) ([]byte, e
 		return nil, errors.New("socket path " + socketPath + " is " + strconv.Itoa(len(socketPath)) +
 			" bytes, longer than the " + strconv.Itoa(maxSocketPath) + " a Unix socket allows; use a shorter data directory")
 	}
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		return nil, wrap("open a socket", err)
 	}
 	defer syscall.Close(fd)
+	syscall.CloseOnExec(fd) // SOCK_CLOEXEC is Linux-only; this works on every Unix
 	if err := setTimeouts(fd, deadline); err != nil {
 		return nil, err
 	}
