@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/recollect/recollect/store"
@@ -101,6 +102,15 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 
 // read appends the space's codes with an id above after.
 func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64) error {
+	// Size the slices first: growing them by append touches several times
+	// the memory, and fresh pages are what a first load pays for.
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM vector_codes WHERE id > ? AND provider = ? AND model = ? AND dim = ?`,
+		after, sp.Provider, sp.Model, sp.Dim).Scan(&n); err != nil {
+		return fmt.Errorf("vector index: count codes of %s: %w", sp, err)
+	}
+	cs.ids = slices.Grow(cs.ids, n)
+	cs.codes = slices.Grow(cs.codes, n*cs.words)
 	rows, err := db.QueryContext(ctx, `SELECT fact_id, code FROM vector_codes
 		WHERE id > ? AND provider = ? AND model = ? AND dim = ? ORDER BY id`, after, sp.Provider, sp.Model, sp.Dim)
 	if err != nil {
