@@ -341,8 +341,11 @@ func semanticArm(ctx context.Context, db *store.DB, sc scope, vec []float32, spa
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("similarity search: %w", err)
 		}
-		query += ` AND e.fact_id IN (SELECT value FROM json_each(?))`
-		qargs = append(qargs, string(ids))
+		// Driven from the candidate list (CROSS JOIN fixes the order), so
+		// SQLite looks up each candidate instead of walking every active fact.
+		query = `SELECT e.fact_id, e.vector FROM json_each(?) j CROSS JOIN embeddings e CROSS JOIN facts f
+			WHERE e.fact_id = j.value AND e.provider = ? AND e.model = ? AND e.dim = ? AND f.id = e.fact_id AND ` + cond
+		qargs = append([]any{string(ids), space.Provider, space.Model, space.Dim}, args...)
 	}
 	rows, err := db.QueryContext(ctx, query, qargs...)
 	if err != nil {

@@ -46,6 +46,12 @@ func searchBenchStore(b *testing.B, n int) (*store.DB, []string) {
 	if err != nil {
 		b.Skipf("build a %d-fact search store: %v", n, err)
 	}
+	if err := addVectors(context.Background(), db, n); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		b.Fatal(err)
+	}
 	benchStores.dbs[n], benchStores.sentences = db, sentences
 	return db, sentences
 }
@@ -73,18 +79,27 @@ func BenchmarkSearch(b *testing.B) {
 			db, sentences := searchBenchStore(b, n)
 			queries := benchQueries(sentences, 200)
 			ctx := context.Background()
-			hybrid, raw := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
+			vecs, err := queryVectors(ctx, db, n, len(queries))
+			if err != nil {
+				b.Fatal(err)
+			}
+			hybrid, raw, withVec := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				h, r, _, err := timeSearch(ctx, db, queries[i%len(queries)])
 				if err != nil {
 					b.Fatal(err)
 				}
-				hybrid, raw = append(hybrid, h), append(raw, r)
+				v, _, err := timeSearchWithVector(ctx, db, queries[i%len(queries)], vecs[i%len(vecs)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				hybrid, raw, withVec = append(hybrid, h), append(raw, r), append(withVec, v)
 			}
-			h, r := Percentiles(hybrid), Percentiles(raw)
+			h, r, v := Percentiles(hybrid), Percentiles(raw), Percentiles(withVec)
 			b.ReportMetric(float64(h.P50.Microseconds())/1000, "hybrid-p50-ms")
 			b.ReportMetric(float64(r.P50.Microseconds())/1000, "raw-p50-ms")
+			b.ReportMetric(float64(v.P50.Microseconds())/1000, "vector-p50-ms")
 			if r.P50 > 0 {
 				b.ReportMetric(float64(h.P50)/float64(r.P50), "p50-ratio")
 			}
