@@ -133,12 +133,13 @@ func (m *mapper) run() {
 
 func (m *mapper) skip(what string) { m.out.Skipped = append(m.out.Skipped, what) }
 
-// session is the conversation a line belongs to: sessionId, else the file
-// name. A subagent's lines carry the parent's sessionId; they become their
-// own conversation under it so they never interleave with the parent.
+// session is the conversation a line belongs to: sessionId, else (absent
+// or blank) the file name. A subagent's lines carry the parent's
+// sessionId; they become their own conversation under it so they never
+// interleave with the parent.
 func (m *mapper) session() string {
 	id := m.rec.SessionID
-	if id == "" {
+	if strings.TrimSpace(id) == "" {
 		id = strings.TrimSuffix(filepath.Base(m.path), ".jsonl")
 	}
 	if m.rec.IsSidechain && m.rec.AgentID != "" {
