@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -41,9 +40,7 @@ func benchCommand(env Env) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return printJSON(env.Stdout, rep)
 			}
 			bench.PrintSystems(env.Stdout, rep)
 			return nil
@@ -131,9 +128,7 @@ func locomoCommand(env Env) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return printJSON(env.Stdout, rep)
 			}
 			bench.PrintLocomo(env.Stdout, rep)
 			return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -42,9 +41,7 @@ func consolidateCommand(env Env) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(sum)
+				return printJSON(env.Stdout, sum)
 			}
 			printSummary(env.Stdout, sum)
 			return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -40,9 +39,7 @@ func pruneCommand(env Env) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rep)
+				return printJSON(env.Stdout, rep)
 			}
 			printPrune(env.Stdout, rep)
 			return nil

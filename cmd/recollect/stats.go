@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"sort"
@@ -29,9 +28,7 @@ func statsCommand(env Env) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(st)
+				return printJSON(env.Stdout, st)
 			}
 			printStats(env.Stdout, st)
 			return nil

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -36,9 +35,7 @@ func whyCommand(env Env) *cli.Command {
 				return err
 			}
 			if c.Bool("json") {
-				enc := json.NewEncoder(env.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(ex)
+				return printJSON(env.Stdout, ex)
 			}
 			printWhy(env.Stdout, ex)
 			return nil
