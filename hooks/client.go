@@ -25,6 +25,9 @@ const SendTimeout = 700 * time.Millisecond
 // message.
 func Send(ctx context.Context, socketPath string, req Request) (Response, error) {
 	deadline := time.Now().Add(SendTimeout)
+	if req.Op == OpWait && req.WaitMS > 0 {
+		deadline = deadline.Add(time.Duration(req.WaitMS) * time.Millisecond)
+	}
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
 		deadline = d
 	}
@@ -47,4 +50,12 @@ func Send(ctx context.Context, socketPath string, req Request) (Response, error)
 		return resp, fmt.Errorf("daemon refused %s: %s", req.Op, resp.Message)
 	}
 	return resp, nil
+}
+
+// WaitIdle asks the daemon to answer once no consolidation run is in flight
+// or queued, waiting at most limit; the answer's Status says whether a run
+// was still going when the wait ran out (Running or Pending). It returns
+// within limit plus SendTimeout, or ctx's deadline if earlier.
+func WaitIdle(ctx context.Context, socketPath string, limit time.Duration) (Response, error) {
+	return Send(ctx, socketPath, Request{Op: OpWait, WaitMS: max(0, int(limit/time.Millisecond))})
 }

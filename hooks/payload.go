@@ -24,6 +24,8 @@ type Payload struct {
 	SessionID      string `json:"session_id"`
 	TranscriptPath string `json:"transcript_path"`
 	Cwd            string `json:"cwd"`
+	// Source is set on SessionStart: startup, resume, clear or compact.
+	Source string `json:"source"`
 	// Prompt is set on UserPromptSubmit.
 	Prompt string `json:"prompt"`
 	// Message is set on Notification.

@@ -36,6 +36,9 @@ const (
 	OpNotify = notice.OpNotify
 	// OpStatus asks what the scheduler is doing.
 	OpStatus = notice.OpStatus
+	// OpWait waits (bounded by Request.WaitMS) until no consolidation run
+	// is in flight or queued, then answers with the status.
+	OpWait = notice.OpWait
 )
 
 // Request is one line of JSON a client writes to the control socket.

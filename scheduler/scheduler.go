@@ -19,6 +19,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -45,9 +46,12 @@ type Scheduler struct {
 	log  *slog.Logger
 	wake chan struct{}
 
-	mu        sync.Mutex
-	pending   batch
-	running   bool
+	mu      sync.Mutex
+	pending batch
+	running bool
+	// settled is closed, and replaced, each time a run ends, so a wait
+	// request learns of it without polling.
+	settled   chan struct{}
 	lastGated time.Time
 	status    hooks.Status
 }
@@ -93,8 +97,9 @@ func New(p *pipeline.Pipeline, opts Options) *Scheduler {
 	}
 	return &Scheduler{
 		p: p, opts: opts, log: opts.Log,
-		wake:   make(chan struct{}, 1),
-		status: hooks.Status{PID: os.Getpid(), DataDir: p.DB.Dir, Runs: map[string]int{}},
+		wake:    make(chan struct{}, 1),
+		settled: make(chan struct{}),
+		status:  hooks.Status{PID: os.Getpid(), DataDir: p.DB.Dir, Runs: map[string]int{}},
 	}
 }
 
@@ -191,11 +196,13 @@ func (s *Scheduler) Status() hooks.Status {
 }
 
 // handle answers one control request.
-func (s *Scheduler) handle(_ context.Context, req hooks.Request) hooks.Response {
+func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Response {
 	switch req.Op {
 	case hooks.OpStatus:
 		st := s.Status()
 		return hooks.Response{OK: true, Message: "running", Status: &st}
+	case hooks.OpWait:
+		return s.waitSettled(ctx, time.Duration(min(max(req.WaitMS, 0), notice.MaxWaitMS))*time.Millisecond)
 	case hooks.OpNotify:
 		m, err := hooks.ParseMoment(string(req.Moment))
 		if err != nil {
@@ -203,7 +210,34 @@ func (s *Scheduler) handle(_ context.Context, req hooks.Request) hooks.Response 
 		}
 		return hooks.Response{OK: true, Message: s.enqueue(m, req.TranscriptPath)}
 	}
-	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus)}
+	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait)}
+}
+
+// waitSettled answers once no run is in flight or queued, or when limit
+// (or ctx) runs out, with the status at that moment: Running or Pending
+// still set means the wait ran out first.
+func (s *Scheduler) waitSettled(ctx context.Context, limit time.Duration) hooks.Response {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	for {
+		s.mu.Lock()
+		busy := s.running || s.pending.count > 0
+		settled := s.settled
+		s.mu.Unlock()
+		if !busy {
+			st := s.Status()
+			return hooks.Response{OK: true, Message: "no consolidation in flight", Status: &st}
+		}
+		select {
+		case <-settled:
+		case <-timer.C:
+			st := s.Status()
+			return hooks.Response{OK: true, Message: fmt.Sprintf("a consolidation is still in flight after %s", limit), Status: &st}
+		case <-ctx.Done():
+			st := s.Status()
+			return hooks.Response{OK: true, Message: "stopped waiting: the daemon is shutting down", Status: &st}
+		}
+	}
 }
 
 // enqueue adds a moment to the next run and wakes the worker. Whatever
@@ -243,6 +277,8 @@ func (s *Scheduler) take() batch {
 func (s *Scheduler) done() {
 	s.mu.Lock()
 	s.running = false
+	close(s.settled)
+	s.settled = make(chan struct{})
 	s.mu.Unlock()
 }
 

@@ -260,3 +260,44 @@ func runOnce(t *testing.T, p *pipeline.Pipeline) error {
 	defer cancel()
 	return scheduler.New(p, scheduler.Options{}).Run(ctx)
 }
+
+// TestWaitSettled: a wait request over the socket answers with the run
+// still in flight when its limit runs out, and answers as soon as the run
+// ends when that comes first.
+func TestWaitSettled(t *testing.T) {
+	p := openPipeline(t)
+	r := startScheduler(t, p, scheduler.Options{})
+	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	sock := hooks.SocketPath(p.DB.Dir)
+	ctx := context.Background()
+
+	resp, err := hooks.WaitIdle(ctx, sock, 5*time.Second)
+	if err != nil || resp.Status == nil || resp.Status.Running || resp.Message != "no consolidation in flight" {
+		t.Fatalf("idle daemon: %+v, %v", resp, err)
+	}
+
+	release := holdWriteLock(t, p.DB.Dir)
+	r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction})
+	waitFor(t, "a run in flight", func() bool { return r.s.Status().Running })
+	resp, err = hooks.WaitIdle(ctx, sock, 50*time.Millisecond)
+	if err != nil || resp.Status == nil || !resp.Status.Running || resp.Message != "a consolidation is still in flight after 50ms" {
+		t.Fatalf("blocked run, short wait: %+v, %v", resp, err)
+	}
+
+	got := make(chan hooks.Response, 1)
+	go func() {
+		resp, err := hooks.WaitIdle(ctx, sock, 25*time.Second)
+		if err != nil {
+			resp.Message = err.Error()
+		}
+		got <- resp
+	}()
+	release()
+	resp = <-got
+	if resp.Message != "no consolidation in flight" || resp.Status == nil || resp.Status.Running || resp.Status.Pending {
+		t.Fatalf("wait across the run's end: %+v", resp)
+	}
+	if n := r.s.Status().Runs["compaction"]; n != 1 {
+		t.Fatalf("compaction runs = %d after the wait, want 1", n)
+	}
+}

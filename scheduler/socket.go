@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // maxSocketPath is the longest Unix socket path every platform accepts
@@ -145,6 +146,14 @@ func (s *server) answer(ctx context.Context, conn net.Conn) {
 	case json.Unmarshal(line, &req) != nil:
 		resp = hooks.Response{Message: "request is not a JSON object; send one JSON line such as {\"op\":\"status\"}"}
 	default:
+		if req.Op == hooks.OpWait && req.WaitMS > 0 {
+			// A wait may hold the connection for as long as it asks, within
+			// the bound the handler applies.
+			wait := time.Duration(min(req.WaitMS, notice.MaxWaitMS)) * time.Millisecond
+			if err := conn.SetDeadline(time.Now().Add(wait + connTimeout)); err != nil {
+				return
+			}
+		}
 		resp = s.handle(ctx, req)
 	}
 	out, err := json.Marshal(resp)

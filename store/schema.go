@@ -385,6 +385,12 @@ CREATE TABLE pruned_keys (
 	dedupe_key TEXT PRIMARY KEY
 ) WITHOUT ROWID;
 `,
+	// v11 — active facts in the briefing's key-fact order (most important,
+	// then most confident, then oldest), so the session-start hook and
+	// memory://briefing read the first ten instead of sorting every fact.
+	`
+CREATE INDEX facts_key_order ON facts(importance DESC, confidence DESC, id) WHERE status = 'active';
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -16,7 +16,7 @@ func hooksCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "hooks",
 		Usage: "the Claude Code PreCompact hook that runs notify: print it, or install it into a settings file",
-		Subcommands: []*cli.Command{
+		Subcommands: append([]*cli.Command{
 			{
 				Name:  "print",
 				Usage: "print the .claude/settings.json entry (absolute binary path, --data, timeout in seconds)",
@@ -38,7 +38,7 @@ func hooksCommand(env Env) *cli.Command {
 				},
 				Action: func(c *cli.Context) error { return installHook(c, env) },
 			},
-		},
+		}, contextHookCommands(env)...),
 	}
 }
 

@@ -133,11 +133,13 @@ func FuzzDecodeObject(f *testing.F) {
 // AppendJSON's line back to the request (strings normalised as
 // encoding/json normalises them).
 func FuzzRequestJSON(f *testing.F) {
-	f.Add("notify", "compaction", "0b2c", "/home/u/.claude/projects/-w/0b2c.jsonl")
-	f.Add("status", "", "", "")
-	f.Add("notify", "threshold", "q\"\\\n\x01\u2028<&>", "\xff\xfe/é")
-	f.Fuzz(func(t *testing.T, op, moment, session, path string) {
-		req := Request{Op: op, Moment: Moment(moment), SessionID: session, TranscriptPath: path}
+	f.Add("notify", "compaction", "0b2c", "/home/u/.claude/projects/-w/0b2c.jsonl", 0)
+	f.Add("status", "", "", "", 0)
+	f.Add("notify", "threshold", "q\"\\\n\x01\u2028<&>", "\xff\xfe/é", 0)
+	f.Add("wait", "", "", "", 3000)
+	f.Add("wait", "", "", "", -1)
+	f.Fuzz(func(t *testing.T, op, moment, session, path string, wait int) {
+		req := Request{Op: op, Moment: Moment(moment), SessionID: session, TranscriptPath: path, WaitMS: wait}
 		line := req.AppendJSON(nil)
 		var got Request
 		if err := json.Unmarshal(line, &got); err != nil {

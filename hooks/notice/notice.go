@@ -83,7 +83,15 @@ const (
 	OpNotify = "notify"
 	// OpStatus asks what the scheduler is doing.
 	OpStatus = "status"
+	// OpWait asks the daemon to answer once no consolidation run is in
+	// flight or queued, or after WaitMS milliseconds, whichever comes
+	// first; the answer's status says which.
+	OpWait = "wait"
 )
+
+// MaxWaitMS bounds a wait request: the daemon never holds a connection
+// longer than this however long the request asks.
+const MaxWaitMS = 30_000
 
 // Request is one line of JSON a client writes to the control socket. The
 // daemon decodes it with encoding/json by these tags.
@@ -94,6 +102,8 @@ type Request struct {
 	// copies TranscriptPath first when the moment copies.
 	SessionID      string `json:"session_id,omitempty"`
 	TranscriptPath string `json:"transcript_path,omitempty"`
+	// WaitMS is how long a wait request may wait, in milliseconds.
+	WaitMS int `json:"wait_ms,omitempty"`
 }
 
 // AppendJSON appends r as one JSON object, the encoding encoding/json
@@ -112,6 +122,10 @@ func (r Request) AppendJSON(b []byte) []byte {
 			b = append(b, ':')
 			b = AppendString(b, f.val)
 		}
+	}
+	if r.WaitMS != 0 {
+		b = append(b, `,"wait_ms":`...)
+		b = strconv.AppendInt(b, int64(r.WaitMS), 10)
 	}
 	return append(b, '}')
 }

@@ -68,6 +68,10 @@ const (
 	SearchP50Max   = 20 * time.Millisecond
 	SearchMaxRatio = 3.0
 	IdleRSSMaxKB   = 40 << 10
+	// SessionHookP50Max and PromptHookP50Max bound the context hooks'
+	// whole-process medians.
+	SessionHookP50Max = 60 * time.Millisecond
+	PromptHookP50Max  = 80 * time.Millisecond
 	// IdleCPUMax is "no CPU": at most 0.1% of one core over the window.
 	IdleCPUMax = 0.001
 )
@@ -103,6 +107,23 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		}
 		ratio, _ := ofNode(n.Notify)
 		fmt.Fprintf(w, "%-12s %-30s %-36s %-14s %s\n", "notify full", fmt.Sprintf("%s median of %d", fmtDur(n.Notify), n.Runs), "recollect notify compaction", ratio, "(the full binary, for reference)")
+	}
+	for _, h := range r.Hooks {
+		base := fmt.Sprintf("true %s", fmtDur(h.True.P50))
+		if h.Node.N > 0 {
+			base = fmt.Sprintf("node -e 0 %s · %s", fmtDur(h.Node.P50), base)
+		}
+		ofNode := func(d time.Duration) string {
+			if h.Node.N == 0 || d <= 0 {
+				return "node unknown"
+			}
+			return fmt.Sprintf("%.2f of node", float64(d)/float64(h.Node.P50))
+		}
+		row(fmt.Sprintf("start %dk", h.Facts/1000), fmt.Sprintf("p50 %s · p95 %s (%d)", fmtDur(h.SessionStart.P50), fmtDur(h.SessionStart.P95), h.Runs),
+			base, ofNode(h.SessionStart.P50), "p50 ≤ 60 ms", h.SessionStart.P50 <= SessionHookP50Max)
+		row(fmt.Sprintf("prompt %dk", h.Facts/1000), fmt.Sprintf("p50 %s · p95 %s (%d)", fmtDur(h.Prompt.P50), fmtDur(h.Prompt.P95), h.Runs),
+			"the same", ofNode(h.Prompt.P50), "p50 ≤ 80 ms", h.Prompt.P50 <= PromptHookP50Max)
+		fmt.Fprintf(w, "%-12s session-start context %d bytes; %d of %d prompts added facts, the rest nothing\n", "", h.SessionBytes, h.PromptAdded, h.Runs)
 	}
 	if c := r.Copy; c != nil {
 		row("copy", fmt.Sprintf("%.0f lines/s (%dk lines)", c.CopyRate, c.Lines/1000), fmt.Sprintf("raw batched insert %.0f lines/s", c.RawRate),

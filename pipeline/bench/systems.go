@@ -13,7 +13,7 @@ import (
 )
 
 // Parts of the systems table, in the order they run.
-var Parts = []string{"copy", "search", "notify", "follow", "idle"}
+var Parts = []string{"copy", "search", "notify", "hooks", "follow", "idle"}
 
 // SystemsOptions configure the systems table. Zero values take the
 // issue's sizes (DefaultSystems).
@@ -49,6 +49,7 @@ type SystemsReport struct {
 	Copy    *CopyResult       `json:"copy,omitempty"`
 	Search  []SearchResult    `json:"search,omitempty"`
 	Notify  *NotifyResult     `json:"notify,omitempty"`
+	Hooks   []HookResult      `json:"hooks,omitempty"`
 	Follow  *FollowResult     `json:"follow,omitempty"`
 	Idle    *IdleResult       `json:"idle,omitempty"`
 	Failed  map[string]string `json:"not_measured,omitempty"`
@@ -132,6 +133,22 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 		} else {
 			rep.Notify = &r
 		}
+	}
+	if want("hooks") {
+		for _, n := range opts.SearchSizes {
+			say(fmt.Sprintf("hooks: %d facts, %d rounds of session-start, user-prompt, node -e 0, true", n, opts.NotifyRuns))
+			if opts.Binary == "" {
+				rep.Failed["hooks"] = "no recollect binary to time; run the bench through recollect bench"
+				break
+			}
+			r, err := BenchHooks(ctx, opts.Binary, filepath.Join(work, "hooks"), opts.Fixtures, n, opts.NotifyRuns)
+			if err != nil {
+				rep.Failed[fmt.Sprintf("hooks %d", n)] = err.Error()
+				continue
+			}
+			rep.Hooks = append(rep.Hooks, r)
+		}
+		os.RemoveAll(filepath.Join(work, "hooks"))
 	}
 	if want("follow") || want("idle") {
 		if err := runDaemonParts(ctx, opts, filepath.Join(work, "daemon"), &rep, want, say); err != nil {

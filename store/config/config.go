@@ -37,6 +37,7 @@ type Config struct {
 	Temporal     Temporal     `json:"temporal"`
 	Retention    Retention    `json:"retention"`
 	Scheduler    Scheduler    `json:"scheduler"`
+	Context      Context      `json:"context"`
 }
 
 // Source is one transcript location the daemon follows.
@@ -147,6 +148,25 @@ type Scheduler struct {
 	ExtractCap        int    `json:"extract_cap"`
 }
 
+// Context sizes what agent hooks add to the agent's context by themselves.
+type Context struct {
+	// SessionBudget bounds the session-start context, in estimated tokens.
+	SessionBudget int `json:"session_budget"`
+	// CompactWait is how long the session-start hook after a compaction
+	// waits for the consolidation the PreCompact notice started, at most.
+	CompactWait string `json:"compact_wait"`
+	// Prompt turns on the per-prompt hook (UserPromptSubmit): off by
+	// default, since it adds to every prompt.
+	Prompt bool `json:"prompt"`
+	// PromptBudget bounds the facts added to one prompt, in estimated
+	// tokens.
+	PromptBudget int `json:"prompt_budget"`
+}
+
+// MaxCompactWait bounds context.compact_wait: a session start is never held
+// longer, whatever the config says.
+const MaxCompactWait = 10 * time.Second
+
 // Default returns a config with every default spelled out: a record store
 // on the heuristic provider.
 func Default() Config {
@@ -175,6 +195,7 @@ func Default() Config {
 		Temporal:  Temporal{Mode: "valid"},
 		Retention: Retention{DiskBudget: ""},
 		Scheduler: Scheduler{ThresholdEvents: 10, ThresholdInterval: "2m", ExtractCap: 50},
+		Context:   Context{SessionBudget: 1500, CompactWait: "3s", Prompt: false, PromptBudget: 400},
 	}
 }
 
@@ -343,6 +364,25 @@ func (c Config) Validate() error {
 	}
 	if c.Scheduler.ExtractCap <= 0 {
 		return &Error{Path: "scheduler.extract_cap", Msg: "must be a positive number of events per run"}
+	}
+	return c.Context.validate()
+}
+
+// MinContextBudget is the smallest context budget: the framing lines and
+// one fact.
+const MinContextBudget = 100
+
+func (c Context) validate() error {
+	for _, b := range []struct {
+		path string
+		v    int
+	}{{"context.session_budget", c.SessionBudget}, {"context.prompt_budget", c.PromptBudget}} {
+		if b.v < MinContextBudget {
+			return &Error{Path: b.path, Msg: fmt.Sprintf("%d is below %d tokens, too small for the framing and one fact; write e.g. 1500 (session) or 400 (prompt)", b.v, MinContextBudget)}
+		}
+	}
+	if d, err := time.ParseDuration(c.CompactWait); err != nil || d < 0 || d > MaxCompactWait {
+		return &Error{Path: "context.compact_wait", Msg: fmt.Sprintf("%q is not a duration between 0s and %s; write e.g. \"3s\"", c.CompactWait, MaxCompactWait)}
 	}
 	return nil
 }

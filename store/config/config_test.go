@@ -36,6 +36,11 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"bad json", `{"mode": `, "byte", "invalid JSON"},
 		{"embedding batch", `{"embedding": {"batch_size": 0}}`, "embedding.batch_size", "positive"},
 		{"embedding url", `{"embedding": {"provider": "ollama", "model": "m", "base_url": "localhost:11434"}}`, "embedding.base_url", "http://localhost:11434"},
+		{"tiny session budget", `{"context": {"session_budget": 20}}`, "context.session_budget", "below 100 tokens"},
+		{"tiny prompt budget", `{"context": {"prompt_budget": 0}}`, "context.prompt_budget", "below 100 tokens"},
+		{"compact wait", `{"context": {"compact_wait": "3 seconds"}}`, "context.compact_wait", `write e.g. "3s"`},
+		{"compact wait too long", `{"context": {"compact_wait": "1m"}}`, "context.compact_wait", "between 0s and 10s"},
+		{"prompt not a bool", `{"context": {"prompt": "yes"}}`, "context.prompt", "want true or false"},
 		{"bad redaction regex", `{"redaction": {"patterns": [{"kind": "x", "regex": "("}]}}`, "redaction.patterns[0].regex", "Go RE2"},
 	}
 	for _, c := range cases {

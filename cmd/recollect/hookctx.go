@@ -1,0 +1,149 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/graph/hookctx"
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/datadir"
+)
+
+// contextHookCommands are the hook commands that add memory to an agent's
+// context: they read the hook payload on stdin, print the hook JSON or
+// nothing, and always exit 0 — a failure is one line on stderr.
+func contextHookCommands(env Env) []*cli.Command {
+	quiet := func(c *cli.Context, err error, _ bool) error {
+		fmt.Fprintln(env.Stderr, "recollect: "+oneLine(err.Error()))
+		return nil
+	}
+	return []*cli.Command{
+		{
+			Name:         "session-start",
+			Usage:        "SessionStart hook: print the memory briefing as hook JSON within context.session_budget tokens (after a compaction, what this session taught first)",
+			OnUsageError: quiet,
+			Action: func(c *cli.Context) error {
+				runContextHook(c, env, hookctx.EventSessionStart)
+				return nil
+			},
+		},
+		{
+			Name:         "user-prompt",
+			Usage:        "UserPromptSubmit hook (opt-in: context.prompt): print the facts relevant to the prompt as hook JSON, or nothing",
+			OnUsageError: quiet,
+			Action: func(c *cli.Context) error {
+				runContextHook(c, env, hookctx.EventUserPromptSubmit)
+				return nil
+			},
+		},
+	}
+}
+
+// runContextHook is a context hook's whole run: whatever happens, stdout
+// gets the hook JSON or nothing, stderr at most one line.
+func runContextHook(c *cli.Context, env Env, event string) {
+	if env.Getenv(notice.EnvChild) != "" {
+		return // a claude that recollect started: add nothing
+	}
+	text, err := contextFor(c, env, event)
+	if err != nil {
+		fmt.Fprintln(env.Stderr, "recollect: "+event+" hook: "+oneLine(err.Error()))
+		return
+	}
+	env.Stdout.Write(hookctx.Output(event, text))
+}
+
+// contextFor reads the payload and renders the context for event.
+func contextFor(c *cli.Context, env Env, event string) (string, error) {
+	data, err := notice.ReadPiped(env.Stdin, notice.StdinTimeout)
+	if err != nil {
+		return "", err
+	}
+	var pl hooks.Payload
+	if len(bytes.TrimSpace(data)) > 0 {
+		if pl, err = hooks.ParsePayload(data); err != nil {
+			return "", err
+		}
+	}
+	dir, err := hookDataDir(c, env, pl.Cwd)
+	if err != nil {
+		return "", err
+	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return "", err
+	}
+	if event == hookctx.EventUserPromptSubmit && !cfg.Context.Prompt {
+		return "", nil // opt-in; off
+	}
+	var cons hookctx.Consolidation
+	if event == hookctx.EventSessionStart && pl.Source == hookctx.SourceCompact {
+		cons = waitConsolidation(c.Context, dir, cfg.Context.CompactWait)
+	}
+	db, err := store.OpenReader(c.Context, dir)
+	if errors.Is(err, store.ErrOlderSchema) {
+		db, err = store.Open(c.Context, dir) // the first run after an upgrade migrates, as any command would
+	}
+	if errors.Is(err, store.ErrNoStore) {
+		return "", nil // nothing remembered yet: add nothing, say nothing
+	}
+	if err != nil {
+		return "", err
+	}
+	defer db.Close()
+	if event == hookctx.EventUserPromptSubmit {
+		return hookctx.Prompt(c.Context, db, pl.Prompt, cfg.Context.PromptBudget)
+	}
+	return hookctx.SessionStart(c.Context, db, hookctx.SessionInput{Source: pl.Source, SessionID: pl.SessionID,
+		Budget: cfg.Context.SessionBudget, Consolidation: cons})
+}
+
+// hookDataDir resolves the data directory as every command does, from the
+// session's cwd when the payload names one (the project the agent works
+// in), else from this process's.
+func hookDataDir(c *cli.Context, env Env, payloadCwd string) (string, error) {
+	if payloadCwd == "" || !filepath.IsAbs(payloadCwd) {
+		return dataDir(c, env)
+	}
+	flag := ""
+	for _, cc := range c.Lineage() {
+		if cc.IsSet("data") {
+			flag = cc.String("data")
+			break
+		}
+	}
+	dir, _, err := datadir.Resolve(flag, payloadCwd, env.Getenv)
+	return dir, err
+}
+
+// waitConsolidation asks the daemon to answer once the consolidation the
+// PreCompact notice started has finished, waiting at most wait.
+func waitConsolidation(ctx context.Context, dir, wait string) hookctx.Consolidation {
+	limit, err := time.ParseDuration(wait)
+	if err != nil {
+		return hookctx.Consolidation{State: hookctx.Unknown, Reason: "context.compact_wait: " + err.Error()}
+	}
+	start := time.Now()
+	resp, err := hooks.WaitIdle(ctx, hooks.SocketPath(dir), limit)
+	waited := time.Since(start)
+	switch {
+	case errors.Is(err, hooks.ErrNoDaemon):
+		return hookctx.Consolidation{State: hookctx.NoDaemon, Waited: waited}
+	case err != nil:
+		return hookctx.Consolidation{State: hookctx.Unknown, Waited: waited, Reason: err.Error()}
+	case resp.Status == nil:
+		return hookctx.Consolidation{State: hookctx.Unknown, Waited: waited, Reason: "the daemon answered without a status: " + resp.Message}
+	case resp.Status.Running || resp.Status.Pending:
+		return hookctx.Consolidation{State: hookctx.StillRunning, Waited: waited}
+	}
+	return hookctx.Consolidation{State: hookctx.Settled, Waited: waited}
+}

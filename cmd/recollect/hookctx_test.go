@@ -1,0 +1,125 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// additional decodes a context hook's stdout: "" when it printed nothing.
+func additional(t *testing.T, event, out string) string {
+	t.Helper()
+	if out == "" {
+		return ""
+	}
+	var v struct {
+		HookSpecificOutput struct {
+			HookEventName     string `json:"hookEventName"`
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("hook output is not the hook JSON: %v\n%s", err, out)
+	}
+	if v.HookSpecificOutput.HookEventName != event {
+		t.Fatalf("hookEventName %q, want %q", v.HookSpecificOutput.HookEventName, event)
+	}
+	return v.HookSpecificOutput.AdditionalContext
+}
+
+// TestContextHooks drives both context hooks with real payloads on a store
+// filled through record and consolidate.
+func TestContextHooks(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	start := `{"hook_event_name":"SessionStart","session_id":"s1","transcript_path":"/t/s1.jsonl","cwd":"/tmp","source":"startup"}`
+	prompt := `{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":"/tmp","prompt":"which database does Atlas use?"}`
+
+	// No store yet: nothing to add, nothing to say.
+	if code, out, errOut := run(t, start, "hooks", "session-start", "--data", data); code != 0 || out != "" || errOut != "" {
+		t.Fatalf("no store: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if code, _, _ := run(t, "", "init", "--yes", data); code != 0 {
+		t.Fatal("init failed")
+	}
+	for _, s := range []string{"We use Postgres 16 as the database for the Atlas project.", "The nightly backup of Atlas runs at three in the morning."} {
+		if code, _, errOut := run(t, s, "record", "--data", data, "--session-id", "s1"); code != 0 {
+			t.Fatalf("record: %s", errOut)
+		}
+	}
+	if code, _, errOut := run(t, "", "consolidate", "--data", data); code != 0 {
+		t.Fatalf("consolidate: %s", errOut)
+	}
+
+	code, out, errOut := run(t, start, "hooks", "session-start", "--data", data)
+	if text := additional(t, "SessionStart", out); code != 0 || errOut != "" || !strings.Contains(text, `"We use Postgres 16 as the database for the Atlas project."`) {
+		t.Fatalf("session start: exit %d, stderr %q, context %q", code, errOut, text)
+	}
+	compact := strings.Replace(start, `"startup"`, `"compact"`, 1)
+	_, out, _ = run(t, compact, "hooks", "session-start", "--data", data)
+	if text := additional(t, "SessionStart", out); !strings.Contains(text, "Note: no recollect daemon is running") ||
+		!strings.Contains(text, "## Learned in this session before the compaction") {
+		t.Fatalf("compact without a daemon: %q", text)
+	}
+
+	// The prompt hook is opt-in: off, it prints nothing.
+	if code, out, errOut := run(t, prompt, "hooks", "user-prompt", "--data", data); code != 0 || out != "" || errOut != "" {
+		t.Fatalf("prompt hook off: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	setConfig(t, data, `"context": {"prompt": true}`)
+	_, out, _ = run(t, prompt, "hooks", "user-prompt", "--data", data)
+	if text := additional(t, "UserPromptSubmit", out); !strings.Contains(text, "Postgres 16") || strings.Contains(text, "nightly backup") {
+		t.Fatalf("prompt hook on: %q", text)
+	}
+	unrelated := strings.Replace(prompt, "which database does Atlas use?", "rename the parser tests", 1)
+	if code, out, errOut := run(t, unrelated, "hooks", "user-prompt", "--data", data); code != 0 || out != "" || errOut != "" {
+		t.Fatalf("unrelated prompt: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestContextHooksFailQuietly: whatever goes wrong, a context hook exits 0
+// with nothing on stdout and one line on stderr, so it never blocks the
+// agent.
+func TestContextHooksFailQuietly(t *testing.T) {
+	data := filepath.Join(t.TempDir(), "data")
+	if code, _, _ := run(t, "", "init", "--yes", data); code != 0 {
+		t.Fatal("init failed")
+	}
+	bad := filepath.Join(t.TempDir(), "bad")
+	if code, _, _ := run(t, "", "init", "--yes", bad); code != 0 {
+		t.Fatal("init failed")
+	}
+	setConfig(t, bad, `"context": {"session_budget": 10}`)
+	cases := []struct {
+		name, stdin string
+		args        []string
+		want        string
+	}{
+		{"malformed payload", `{"hook_event_name": 3}`, []string{"hooks", "session-start", "--data", data}, "hook_event_name"},
+		{"not a payload", "hello", []string{"hooks", "user-prompt", "--data", data}, "not a hook payload"},
+		{"bad config", `{"hook_event_name":"SessionStart","source":"startup"}`, []string{"hooks", "session-start", "--data", bad}, "context.session_budget"},
+		{"unknown flag", "", []string{"hooks", "session-start", "--budget", "9"}, "flag provided but not defined"},
+	}
+	for _, tc := range cases {
+		code, out, errOut := run(t, tc.stdin, tc.args...)
+		if code != 0 || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q (want one line with %q)", tc.name, code, out, errOut, tc.want)
+		}
+	}
+}
+
+// setConfig replaces config.json's closing brace with key, a JSON member.
+func setConfig(t *testing.T, dir, member string) {
+	t.Helper()
+	path := filepath.Join(dir, "config.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.TrimSpace(string(b))
+	s = strings.TrimSuffix(s, "}") + ", " + member + "}"
+	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
