@@ -21,6 +21,12 @@ const (
 	Cursor     = "cursor"
 )
 
+// ParentAgent is the speaker of text a parent agent wrote for a subagent:
+// in a subagent's transcript the "user" turns are the prompts the parent
+// agent sent, never something the person typed. Such text is stored with
+// role assistant and this speaker, so no stage takes it for the user's word.
+const ParentAgent = "parent agent"
+
 // ErrMalformed marks a line that is not a JSON object.
 var ErrMalformed = errors.New("malformed JSON line")
 
@@ -148,6 +154,16 @@ func (m *mapper) session() string {
 	return id
 }
 
+// subagent reports whether the line belongs to a subagent's transcript:
+// Claude Code marks every such line isSidechain; Cursor keeps subagent
+// threads under a subagents/ folder.
+func (m *mapper) subagent() bool {
+	if m.rec.IsSidechain {
+		return true
+	}
+	return strings.Contains(filepath.ToSlash(m.path), "/subagents/")
+}
+
 func (m *mapper) occurredAt() *time.Time {
 	if m.rec.Timestamp == "" {
 		return nil
@@ -162,6 +178,11 @@ func (m *mapper) occurredAt() *time.Time {
 
 // emit appends one event with the line's common fields and metadata.
 func (m *mapper) emit(role, eventType, contentType, content, ref string, meta map[string]any) {
+	m.emitAs(role, "", eventType, contentType, content, ref, meta)
+}
+
+// emitAs is emit with a speaker.
+func (m *mapper) emitAs(role, speaker, eventType, contentType, content, ref string, meta map[string]any) {
 	if m.rec.UUID != "" {
 		meta["uuid"] = m.rec.UUID
 	}
@@ -170,7 +191,7 @@ func (m *mapper) emit(role, eventType, contentType, content, ref string, meta ma
 	}
 	md, _ := json.Marshal(meta) // maps of strings, numbers and raw JSON always encode
 	m.out.Events = append(m.out.Events, store.Event{
-		SessionID: m.session(), Source: m.kind, SourceFile: m.path, Role: role,
+		SessionID: m.session(), Source: m.kind, SourceFile: m.path, Role: role, Speaker: speaker,
 		// Raw JSON (a tool's input) keeps its bytes; a stray invalid byte
 		// becomes U+FFFD, as json.Unmarshal does for every decoded string.
 		EventType: eventType, ContentType: contentType, Content: strings.ToValidUTF8(content, "\uFFFD"), ContentRef: ref,
@@ -296,6 +317,12 @@ func (m *mapper) text(role, s string) {
 		if msg.Model != "" {
 			meta["model"] = msg.Model
 		}
+	}
+	if role == "user" && m.subagent() {
+		// The parent agent wrote this prompt; the person said nothing here.
+		meta["subagent_prompt"] = true
+		m.emitAs("assistant", ParentAgent, "message", "text", s, "", meta)
+		return
 	}
 	m.emit(role, "message", "text", s, "", meta)
 }

@@ -26,6 +26,7 @@ type goldenEvent struct {
 	Line        int             `json:"line"`
 	Session     string          `json:"session"`
 	Role        string          `json:"role"`
+	Speaker     string          `json:"speaker,omitempty"`
 	EventType   string          `json:"event_type"`
 	ContentType string          `json:"content_type"`
 	Content     string          `json:"content"`
@@ -107,7 +108,7 @@ func mapFile(t *testing.T, path, rel string) goldenFile {
 			if err := ev.Validate(); err != nil {
 				t.Errorf("%s line %d: mapped event invalid: %v", rel, g.Lines, err)
 			}
-			ge := goldenEvent{Line: g.Lines, Session: ev.SessionID, Role: ev.Role, EventType: ev.EventType,
+			ge := goldenEvent{Line: g.Lines, Session: ev.SessionID, Role: ev.Role, Speaker: ev.Speaker, EventType: ev.EventType,
 				ContentType: ev.ContentType, Content: cut(ev.Content, 160), Bytes: len(ev.Content),
 				ContentRef: ev.ContentRef, Metadata: ev.Metadata}
 			if ev.OccurredAt != nil {
@@ -232,5 +233,42 @@ func TestMapSessionTimeAndMetadata(t *testing.T) {
 	}
 	if _, err := Map(ClaudeCode, "/p/abc.jsonl", []byte(`{"type":`)); !errors.Is(err, ErrMalformed) {
 		t.Errorf("malformed line: %v", err)
+	}
+}
+
+// A subagent's "user" turns are prompts its parent agent wrote: they must
+// never read as something the person said.
+func TestMapSubagentPromptIsTheParentAgents(t *testing.T) {
+	cases := []struct {
+		name, kind, path, line string
+		role, speaker          string
+	}{
+		{"claude code sidechain", ClaudeCode, "/p/s1/subagents/agent-a1.jsonl",
+			`{"type":"user","sessionId":"s1","isSidechain":true,"agentId":"a1","message":{"role":"user","content":"Find every caller of Open."}}`,
+			"assistant", ParentAgent},
+		{"legacy flat sidechain", ClaudeCode, "/p/agent-3ea04571.jsonl",
+			`{"type":"user","sessionId":"s1","isSidechain":true,"agentId":"3ea04571","message":{"role":"user","content":[{"type":"text","text":"Warmup"}]}}`,
+			"assistant", ParentAgent},
+		{"cursor subagent folder", Cursor, "/c/proj/agent-transcripts/u1/subagents/u2.jsonl",
+			`{"role":"user","message":{"content":[{"type":"text","text":"Report whether each guards against an empty id."}]}}`,
+			"assistant", ParentAgent},
+		{"main session stays the user's", ClaudeCode, "/p/s1.jsonl",
+			`{"type":"user","sessionId":"s1","message":{"role":"user","content":"We deploy with Terraform."}}`,
+			"user", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			m, err := Map(tc.kind, tc.path, []byte(tc.line))
+			if err != nil || len(m.Events) != 1 {
+				t.Fatalf("Map = %+v, %v; want one event", m, err)
+			}
+			ev := m.Events[0]
+			if ev.Role != tc.role || ev.Speaker != tc.speaker {
+				t.Errorf("role %q speaker %q, want %q %q", ev.Role, ev.Speaker, tc.role, tc.speaker)
+			}
+			if prompt := strings.Contains(string(ev.Metadata), `"subagent_prompt":true`); prompt != (tc.speaker != "") {
+				t.Errorf("metadata %s: subagent_prompt marked %v", ev.Metadata, prompt)
+			}
+		})
 	}
 }
