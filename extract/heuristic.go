@@ -7,57 +7,146 @@ import (
 	"unicode/utf8"
 )
 
-// HeuristicFacts returns the declarative sentences of a user message,
-// verbatim. It never rewrites or invents: every returned string is a
-// substring of text (up to the whitespace joining a paragraph's lines; an
-// invalid UTF-8 byte reads as U+FFFD). Questions, commands, code, pasted
-// logs and chatter are skipped.
+// HeuristicFacts returns the durable statements of a user message,
+// verbatim: preferences, conventions, decisions with their reasons, facts
+// about the project, the environment or people, ownership and constraints.
+// It never rewrites or invents: every returned string is a substring of
+// text (up to the whitespace joining a paragraph's lines; an invalid UTF-8
+// byte reads as U+FFFD). Questions, commands and requests, plans,
+// transient state, chatter, pasted output, code, agent-harness envelopes,
+// lists cut mid-way and text that addresses the model or the system are
+// skipped (the Reason constants name each rule).
 func HeuristicFacts(text string) []string {
-	text = strings.ToValidUTF8(text, "\uFFFD")
 	var out []string
-	for _, para := range paragraphs(text) {
-		for _, s := range sentences(para) {
-			if isDeclarative(s) {
-				out = append(out, s)
-			}
+	for _, u := range units(text) {
+		if keep, _ := judge(u); keep {
+			out = append(out, u.statement())
 		}
 	}
 	return out
 }
 
-var (
-	fenceRe    = regexp.MustCompile("(?s)```.*?(```|$)")
-	inlineCode = regexp.MustCompile("`[^`]*`")
-	logLineRe  = regexp.MustCompile(`(?i)^\s*(\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|info|debug|trace|fatal|panic)[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |# |[-*+] \[[ x]\])`)
-	codeLineRe = regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
+// unitKind says what a piece of a message looks like before its words are
+// judged.
+type unitKind int
+
+const (
+	kindSentence unitKind = iota // a sentence of prose
+	kindItem                     // a list item
+	kindHeading                  // a markdown heading
+	kindTable                    // a table row
+	kindCode                     // a fenced or indented block, or a line of code
+	kindOutput                   // a line of pasted output (log, trace, prompt)
+	kindHarness                  // an agent harness envelope (<command-name>, <bash-stdout>, …)
 )
 
-// paragraphs drops code blocks and code- or log-looking lines, and splits the
-// rest into blocks of prose.
-func paragraphs(text string) []string {
-	text = fenceRe.ReplaceAllString(text, "\n\n")
-	var paras []string
-	var cur []string
+// unit is one candidate the heuristic judges: a sentence, a list item, or a
+// block it skips whole.
+type unit struct {
+	Text string
+	Kind unitKind
+}
+
+// statement is the unit's words without a list marker.
+func (u unit) statement() string {
+	if u.Kind == kindItem {
+		return strings.TrimSpace(itemMarker.ReplaceAllString(u.Text, ""))
+	}
+	return u.Text
+}
+
+var (
+	fenceRe = regexp.MustCompile("(?s)```.*?(```|$)")
+	// Envelopes the agent harness wraps around what it injects into a user
+	// turn: slash commands, shell escapes and their output, background task
+	// notices, reminders.
+	harnessRe = func() *regexp.Regexp {
+		tags := []string{"command-name", "command-message", "command-args", "command-contents", "local-command-stdout",
+			"local-command-stderr", "local-command-caveat", "bash-input", "bash-stdout", "bash-stderr", "task-notification",
+			"system-reminder", "user-prompt-submit-hook", "persisted-output", "analysis", "summary", "example"}
+		alts := make([]string, len(tags))
+		for i, t := range tags {
+			alts[i] = "<" + t + `>.*?(</` + t + ">|$)"
+		}
+		return regexp.MustCompile("(?s)" + strings.Join(alts, "|"))
+	}()
+	// A whole line in brackets is a harness notice ("[Request interrupted
+	// by user]"); a leading "[Image #1]" is an attachment marker.
+	noticeLineRe  = regexp.MustCompile(`^\s*\[[^\]]*\]\s*$`)
+	attachmentRe  = regexp.MustCompile(`^(\s*\[(Image|Pasted text|File) #?\d*[^\]]*\]\s*)+`)
+	itemMarker    = regexp.MustCompile(`^\s*([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?`)
+	headingRe     = regexp.MustCompile(`^\s*#{1,6}\s`)
+	tableRe       = regexp.MustCompile(`^\s*\|.*\|\s*$|^\s*[-:|]{3,}\s*$`)
+	outputLineRe  = regexp.MustCompile(`(?i)^\s*(\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
+	codeLineRe    = regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
+	inlineCodeRe  = regexp.MustCompile("`[^`]*`")
+	indentedBlock = func(line string) bool { return strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") }
+)
+
+// units splits a message into the candidates the heuristic judges. Fenced
+// code and harness envelopes become one unit each; every other line is a
+// list item, a heading, a table row, code, pasted output, or prose; prose
+// lines of one paragraph are joined and split into sentences.
+func units(text string) []unit {
+	text = strings.ToValidUTF8(text, "\uFFFD")
+	var out []unit
+	text = harnessRe.ReplaceAllStringFunc(text, func(m string) string {
+		out = append(out, unit{Text: m, Kind: kindHarness})
+		return "\n\n"
+	})
+	text = fenceRe.ReplaceAllStringFunc(text, func(m string) string {
+		out = append(out, unit{Text: m, Kind: kindCode})
+		return "\n\n"
+	})
+	var para []string
 	flush := func() {
-		if len(cur) > 0 {
-			paras = append(paras, strings.Join(cur, " "))
-			cur = nil
+		if len(para) > 0 {
+			for _, s := range sentences(strings.Join(para, " ")) {
+				out = append(out, unit{Text: s, Kind: kindSentence})
+			}
+			para = nil
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
 		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || logLineRe.MatchString(line) || codeLineRe.MatchString(trimmed) || strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") {
+		var kind unitKind
+		switch {
+		case trimmed == "":
 			flush()
 			continue
+		case noticeLineRe.MatchString(line):
+			kind = kindHarness
+		case indentedBlock(line) && !itemMarker.MatchString(line):
+			kind = kindCode
+		case headingRe.MatchString(line):
+			kind = kindHeading
+		case tableRe.MatchString(line):
+			kind = kindTable
+		case outputLineRe.MatchString(line):
+			kind = kindOutput
+		case itemMarker.MatchString(line):
+			kind = kindItem
+		case codeLineRe.MatchString(trimmed):
+			kind = kindCode
+		default:
+			if loc := attachmentRe.FindStringIndex(trimmed); loc != nil {
+				trimmed = strings.TrimSpace(trimmed[loc[1]:])
+				if trimmed == "" {
+					continue
+				}
+			}
+			para = append(para, trimmed)
+			continue
 		}
-		cur = append(cur, trimmed)
+		flush()
+		out = append(out, unit{Text: trimmed, Kind: kind})
 	}
 	flush()
-	return paras
+	return out
 }
 
-// sentences splits prose on terminal punctuation followed by a space and a
-// capital or digit, keeping the punctuation with its sentence.
+// sentences splits prose on terminal punctuation followed by a space,
+// keeping the punctuation with its sentence.
 func sentences(p string) []string {
 	var out []string
 	start := 0
@@ -67,6 +156,14 @@ func sentences(p string) []string {
 			continue
 		}
 		if i+1 < len(runes) && !unicode.IsSpace(runes[i+1]) {
+			continue
+		}
+		// Nothing ends inside an inline code span.
+		if strings.Count(string(runes[start:i+1]), "`")%2 == 1 {
+			continue
+		}
+		// An ellipsis that runs on into a lowercase word ends nothing.
+		if r == '.' && i >= 2 && runes[i-1] == '.' && runes[i-2] == '.' && nextIsLower(runes[i+1:]) {
 			continue
 		}
 		// Do not split after common abbreviations and initials.
@@ -83,6 +180,17 @@ func sentences(p string) []string {
 	return out
 }
 
+// nextIsLower reports whether the first letter after leading spaces is
+// lowercase.
+func nextIsLower(rs []rune) bool {
+	for _, r := range rs {
+		if !unicode.IsSpace(r) {
+			return unicode.IsLower(r)
+		}
+	}
+	return false
+}
+
 func lastWord(s string) string {
 	f := strings.Fields(s)
 	if len(f) == 0 {
@@ -92,60 +200,3 @@ func lastWord(s string) string {
 }
 
 var abbreviations = map[string]bool{"e.g.": true, "i.e.": true, "etc.": true, "mr.": true, "mrs.": true, "ms.": true, "dr.": true, "vs.": true, "st.": true, "jr.": true, "inc.": true, "co.": true}
-
-// Words that open a request rather than a statement.
-var imperative = map[string]bool{
-	"add": true, "build": true, "change": true, "check": true, "create": true, "delete": true, "do": true,
-	"explain": true, "find": true, "fix": true, "give": true, "help": true, "implement": true, "install": true,
-	"let's": true, "lets": true, "list": true, "look": true, "make": true, "move": true, "open": true, "please": true,
-	"refactor": true, "remove": true, "rename": true, "run": true, "show": true, "start": true, "stop": true,
-	"tell": true, "test": true, "try": true, "update": true, "use": true, "write": true, "go": true, "read": true,
-	"can": true, "could": true, "would": true, "will": true, "should": true, "shall": true, "may": true,
-	"what": true, "why": true, "how": true, "when": true, "where": true, "who": true, "which": true, "is": true,
-	"are": true, "does": true, "did": true, "don't": true, "never": true, "always": true, "keep": true, "ensure": true,
-	"set": true, "put": true, "push": true, "commit": true, "merge": true, "revert": true, "debug": true, "review": true,
-}
-
-// Greetings, thanks and acknowledgements.
-var chatter = map[string]bool{
-	"hi": true, "hello": true, "hey": true, "thanks": true, "thank": true, "ok": true, "okay": true, "yes": true,
-	"no": true, "sure": true, "great": true, "cool": true, "nice": true, "perfect": true, "lgtm": true, "yep": true,
-	"nope": true, "good": true, "awesome": true, "wow": true, "oops": true, "hmm": true,
-}
-
-// Verbs and auxiliaries that make a clause a statement about the world.
-var stative = regexp.MustCompile(`(?i)\b(am|is|are|was|were|be|been|has|have|had|prefer|prefers|preferred|like|likes|love|loves|hate|hates|use|uses|used|live|lives|lived|work|works|worked|moved|own|owns|need|needs|want|wants|lead|leads|leading|started|joined|left|switched|speak|speaks|study|studies|believe|think|know|call|called|named|born|allergic|based|run|runs|manage|manages|maintain|maintains|deploy|deploys|deployed|'m|'re|'s|'ve)\b`)
-
-func isDeclarative(s string) bool {
-	s = strings.TrimSpace(inlineCode.ReplaceAllString(s, "x"))
-	if s == "" || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") {
-		return false
-	}
-	words := strings.Fields(s)
-	if len(words) < 4 || len(words) > 80 {
-		return false
-	}
-	first := strings.ToLower(strings.Trim(words[0], ",.!;:\"'()"))
-	if imperative[first] || chatter[first] {
-		return false
-	}
-	r, _ := utf8.DecodeRuneInString(s)
-	if !unicode.IsUpper(r) && !unicode.IsDigit(r) {
-		return false
-	}
-	// Mostly letters: pasted paths, hashes and tables are not statements.
-	letters, total := 0, 0
-	for _, r := range s {
-		if unicode.IsSpace(r) {
-			continue
-		}
-		total++
-		if unicode.IsLetter(r) {
-			letters++
-		}
-	}
-	if total == 0 || float64(letters)/float64(total) < 0.7 {
-		return false
-	}
-	return stative.MatchString(s)
-}

@@ -410,8 +410,12 @@ func truncateUTF8(s string, n int) string {
 	return s[:n]
 }
 
-// Heuristic is the embedded extractor: declarative sentences of user
-// messages, verbatim, each citing its event.
+// Heuristic is the embedded extractor: the durable statements of what the
+// user said (text messages with role user), verbatim, each citing its
+// event. The agent's own text — narration, plans, reports, and the prompts
+// a parent agent writes for a subagent (role assistant) — and tool output
+// are never read as the user's word: on the labelled corpus, reading the
+// agent's text too cut precision from 1.00 to 0.20.
 type Heuristic struct{}
 
 var _ Extractor = Heuristic{}

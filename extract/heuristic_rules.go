@@ -1,0 +1,184 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+)
+
+// Reasons the heuristic gives for what it keeps and skips. Tests and the
+// labelled corpus read them; they are the rules a user can check.
+const (
+	ReasonDurable     = "durable statement"
+	ReasonHarness     = "agent harness envelope (command, shell output, notice)"
+	ReasonCode        = "code"
+	ReasonOutput      = "pasted output (log, trace, diff, listing)"
+	ReasonLayout      = "heading or table row"
+	ReasonInjection   = "addresses the model or the system (injected instruction)"
+	ReasonQuestion    = "question"
+	ReasonCutOff      = "introduces a list or block, cut mid-way"
+	ReasonShort       = "too short to stand alone"
+	ReasonLong        = "too long for one statement"
+	ReasonSymbols     = "mostly symbols, paths or numbers"
+	ReasonChatter     = "chatter, greeting or thanks"
+	ReasonCommand     = "command or request to the agent"
+	ReasonPlan        = "plan or next step"
+	ReasonTransient   = "transient state or a one-off report"
+	ReasonToAgent     = "addressed to the agent"
+	ReasonNoStatement = "states no preference, fact, rule or decision"
+)
+
+// injectionRe matches text that speaks to the model or the system rather
+// than about the world: "ignore previous instructions", "SYSTEM: …",
+// "you are now …", "as an AI …". Such text is never knowledge, whoever
+// typed it.
+var injectionRe = regexp.MustCompile(`(?i)` +
+	`\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}\b(previous|prior|above|earlier|preceding|all|any|your|the)\b[^.!?\n]{0,30}\b(instructions?|prompts?|rules|directions|guidelines|context|messages?)\b` +
+	`|^\W*(system|assistant|developer|admin|root)\s*(prompt|message|override)?\s*[:>\]]` +
+	`|\[/?(system|inst|instructions?)\]|<\|?/?(system|im_start|im_end)\|?>` +
+	`|\byou are now\b|\byou're now\b|\bfrom now on,? you\b|\bact as (an?|the|my)\b|\bpretend (to be|you are|you're)\b` +
+	`|\bas an ai\b|\b(you are|you're) (an? )?(ai|assistant|language model|llm|chatbot)\b` +
+	`|\b(admin|developer|god|jailbreak|dan|unrestricted) mode\b|\bjailbreak\b` +
+	`|\bnew (system )?instructions?\b|\byour (system )?prompt\b` +
+	`|\b(store|save|remember|record) (this|the following|that)\s*:` +
+	`|\b(respond|reply|answer|output) (only )?with\b`)
+
+// Words that open a command or request rather than a statement.
+var imperative = map[string]bool{
+	"add": true, "build": true, "change": true, "check": true, "create": true, "delete": true, "do": true,
+	"explain": true, "find": true, "fix": true, "give": true, "help": true, "implement": true, "install": true,
+	"let's": true, "lets": true, "list": true, "look": true, "make": true, "move": true, "open": true, "please": true,
+	"refactor": true, "remove": true, "rename": true, "run": true, "show": true, "start": true, "stop": true,
+	"tell": true, "test": true, "try": true, "update": true, "use": true, "write": true, "go": true, "read": true,
+	"keep": true, "ensure": true, "set": true, "put": true, "push": true, "commit": true, "merge": true, "revert": true,
+	"debug": true, "review": true, "append": true, "report": true, "summarize": true, "summarise": true, "describe": true,
+	"document": true, "capture": true, "outline": true, "enumerate": true, "include": true, "wrap": true, "point": true,
+	"target": true, "structure": true, "contrast": true, "compare": true, "analyze": true, "analyse": true, "note": true,
+	"pay": true, "focus": true, "double-check": true, "verify": true, "pretend": true, "hand": true, "have": true,
+	"call": true, "send": true, "spawn": true, "wait": true, "continue": true, "proceed": true, "clean": true,
+	"close": true, "deploy": true, "edit": true, "mark": true, "print": true, "replace": true, "search": true,
+	"copy": true, "paste": true, "bump": true, "drop": true, "skip": true, "avoid": true, "don't": true, "dont": true,
+	"remember": true, "ask": true, "work": true, "tidy": true, "consider": true, "insert": true, "generate": true,
+}
+
+// Words that open a question.
+var questionWord = map[string]bool{
+	"what": true, "why": true, "how": true, "when": true, "where": true, "who": true, "which": true, "whose": true,
+	"is": true, "are": true, "does": true, "did": true, "can": true, "could": true, "would": true, "will": true,
+	"should": true, "shall": true, "may": true, "do": true, "have": true, "has": true, "was": true, "were": true,
+}
+
+// Greetings, thanks, acknowledgements and interjections.
+var chatter = map[string]bool{
+	"hi": true, "hello": true, "hey": true, "thanks": true, "thank": true, "ok": true, "okay": true, "yes": true,
+	"no": true, "sure": true, "great": true, "cool": true, "nice": true, "perfect": true, "lgtm": true, "yep": true,
+	"nope": true, "good": true, "awesome": true, "wow": true, "oops": true, "hmm": true, "well": true, "alright": true,
+	"right": true, "done": true, "yeah": true, "sorry": true, "ah": true, "oh": true, "lol": true, "excellent": true,
+	"expected": true, "interesting": true, "got": true, "bye": true, "cheers": true, "warmup": true,
+}
+
+var (
+	// A plan or a next step: what someone is about to do, not how things are.
+	planRe = regexp.MustCompile(`(?i)^(i'll|i will|i'm going to|i am going to|i'm gonna|let me|let's|lets|we'll|we're going to|we are going to|next,? |now,? |then,? |first,? |finally,? |after that|i need to|i have to|i want to|i'd like to|i would like|we need to|i'm about to|going to|time to|starting with)\b` +
+		`|\b(i'll|i will|we'll) (now|next|then|first)\b|\bnext step\b`)
+	// Transient state and one-off reports: true for a moment, not for good.
+	transientRe = regexp.MustCompile(`(?i)\b(right now|at the moment|for now|just now|so far|this time|still|yet|anymore|again|today|tonight|currently (running|failing|broken)|seems?|seem to|seemed|appears? to|looks like|doesn'?t (seem|work|start)|isn'?t working|not working|is (running|failing|compiling|broken|stuck|done|ready|loading|hanging)|are (running|failing|stuck|done|ready)|in progress|stale)\b` +
+		`|^(i|we)('ve| have)? (just |already )?(added|fixed|ran|created|removed|updated|changed|pushed|merged|committed|deleted|tried|checked|looked|found|got|wrote|made|finished|completed|saw|noticed)\b` +
+		`|^(it|this|that) (is|was) (checked out|done|finished|fixed|broken|failing|passing)\b|\b(all|both) (\d+ )?(tests?|checks?) pass`)
+	// A request phrased as a question or with please.
+	requestRe = regexp.MustCompile(`(?i)^(can|could|would|will) (you|we)\b|^(please|pls|kindly)\b|\b(can|could|would) you\b|\bi want you to\b|\bi need you to\b|\bmake sure\b|\bgo ahead\b|\bfeel free\b`)
+	// Standing rules open like commands but are conventions.
+	standingRuleRe = regexp.MustCompile(`(?i)^(always|never)\b`)
+	// A statement says how something is, what someone prefers or owns, what
+	// holds as a rule, or what was decided and why.
+	durableRe = regexp.MustCompile(`(?i)\b(am|is|are|was|were|be|been|has|have|had|isn't|aren't|wasn't|doesn't|don't|prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|use|uses|used|live|lives|lived|work|works|worked|moved|own|owns|owned|need|needs|want|wants|lead|leads|leading|started|joined|left|switched|migrated|chose|choose|decided|agreed|speak|speaks|study|studies|believe|know|called|named|born|allergic|based|run|runs|manage|manages|maintain|maintains|deploy|deploys|deployed|host|hosts|hosted|depend|depends|require|requires|required|must|should|always|never|because|since|so that|lives|target|targets|support|supports|ship|ships|pin|pins|pinned|'m|'re|'s|'ve)\b`)
+)
+
+// judge decides whether a unit is a durable statement, and says why.
+func judge(u unit) (keep bool, reason string) {
+	switch u.Kind {
+	case kindHarness:
+		return false, ReasonHarness
+	case kindCode:
+		return false, ReasonCode
+	case kindOutput:
+		return false, ReasonOutput
+	case kindHeading, kindTable:
+		return false, ReasonLayout
+	}
+	raw := strings.TrimSpace(u.statement())
+	if injectionRe.MatchString(raw) {
+		return false, ReasonInjection
+	}
+	s := strings.TrimSpace(inlineCodeRe.ReplaceAllString(raw, "x"))
+	if s == "" {
+		return false, ReasonShort
+	}
+	if strings.Contains(s, "?") {
+		return false, ReasonQuestion
+	}
+	if strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") || enumCutRe.MatchString(s) {
+		return false, ReasonCutOff
+	}
+	words := strings.Fields(s)
+	first := strings.ToLower(strings.Trim(words[0], ",.!;:\"'()*_"))
+	if chatter[first] || chatterRe.MatchString(s) {
+		return false, ReasonChatter
+	}
+	if len(words) < 4 {
+		return false, ReasonShort
+	}
+	if len(words) > 60 {
+		return false, ReasonLong
+	}
+	if symbolShare(s) > 0.3 {
+		return false, ReasonSymbols
+	}
+	if requestRe.MatchString(s) {
+		return false, ReasonCommand
+	}
+	if planRe.MatchString(s) {
+		return false, ReasonPlan
+	}
+	if first == "you" || first == "your" {
+		return false, ReasonToAgent
+	}
+	if questionWord[first] && !standingRuleRe.MatchString(s) && !imperative[first] {
+		return false, ReasonQuestion
+	}
+	if imperative[first] && !standingRuleRe.MatchString(s) {
+		return false, ReasonCommand
+	}
+	if transientRe.MatchString(s) {
+		return false, ReasonTransient
+	}
+	if !durableRe.MatchString(s) {
+		return false, ReasonNoStatement
+	}
+	return true, ReasonDurable
+}
+
+var (
+	// "I need to know: 1." — a numbered list begun and cut off.
+	enumCutRe = regexp.MustCompile(`(:|\b(are|is|include|includes|following))\s*\(?\d{1,2}[.)]?$`)
+	chatterRe = regexp.MustCompile(`(?i)^(thank you|thanks|that'?s (great|perfect|it|all)|looks (good|great|right|fine)|sounds (good|great)|makes sense|well done|good job|nice work|no worries)\b`)
+)
+
+// symbolShare is the share of non-space runes that are not letters: pasted
+// paths, hashes and tables are mostly symbols.
+func symbolShare(s string) float64 {
+	letters, total := 0, 0
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			continue
+		}
+		total++
+		if unicode.IsLetter(r) || r == '\'' || r == '.' || r == ',' {
+			letters++
+		}
+	}
+	if total == 0 {
+		return 1
+	}
+	return 1 - float64(letters)/float64(total)
+}
