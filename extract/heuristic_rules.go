@@ -128,7 +128,7 @@ func judge(u unit) (keep bool, reason string) {
 	if len(words) < 4 {
 		return false, ReasonShort
 	}
-	if len(words) > 60 {
+	if len(words) > 80 {
 		return false, ReasonLong
 	}
 	if symbolShare(s) > 0.3 {
