@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -101,6 +102,7 @@ func locomoCommand(env Env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.IntFlag{Name: "conversations", Usage: "score only the first N conversations (0 = all)"},
+			&cli.StringFlag{Name: "routes", Usage: "ingest `ROUTES` to score, comma-separated: capture (as capture_fact stores turns) and metadata (speaker and time set); default both"},
 			&cli.StringFlag{Name: "embedding-provider", Usage: "score hybrid search too, embedding with `ollama` or http (an OpenAI-compatible host)"},
 			&cli.StringFlag{Name: "embedding-model", Usage: "the embedding `MODEL` (e.g. nomic-embed-text)"},
 			&cli.StringFlag{Name: "embedding-url", Usage: "the host's base `URL` (default http://localhost:11434, with /v1 for http)"},
@@ -114,7 +116,20 @@ func locomoCommand(env Env) *cli.Command {
 			if c.NArg() > 1 {
 				return usagef("bench locomo: give one path, e.g. recollect bench locomo %s", bench.LocomoDefaultPath)
 			}
-			opts := bench.LocomoOptions{Path: path, Conversations: c.Int("conversations"), Getenv: env.Getenv,
+			if c.Int("conversations") < 0 {
+				return usagef("bench locomo: --conversations %d is negative; give a count, or 0 for all", c.Int("conversations"))
+			}
+			var routes []string
+			for _, r := range strings.Split(c.String("routes"), ",") {
+				if r = strings.TrimSpace(r); r == "" {
+					continue
+				}
+				if !slices.Contains(bench.Routes, r) {
+					return usagef("bench locomo: unknown route %q; the routes are %s", r, strings.Join(bench.Routes, ", "))
+				}
+				routes = append(routes, r)
+			}
+			opts := bench.LocomoOptions{Path: path, Conversations: c.Int("conversations"), Routes: routes, Getenv: env.Getenv,
 				Embedding: config.Embedding{Provider: c.String("embedding-provider"), Model: c.String("embedding-model"),
 					BaseURL: c.String("embedding-url"), APIKeyEnv: c.String("embedding-key-env")}}
 			if opts.Embedding.Provider == "" && (c.IsSet("embedding-model") || c.IsSet("embedding-url") || c.IsSet("embedding-key-env")) {

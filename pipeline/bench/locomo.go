@@ -13,8 +13,11 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -22,6 +25,8 @@ import (
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -35,16 +40,16 @@ type LocomoOptions struct {
 	WorkDir string
 	// Conversations limits the run to the first N conversations (0 = all).
 	Conversations int
-	// Progress, when set, receives one line per conversation.
+	// Routes are the ingest routes to score (Routes when empty).
+	Routes []string
+	// Progress, when set, receives one line per conversation and route.
 	Progress func(string)
 	// Embedding, when its provider is set, names the embedding host: every
 	// fact is embedded and a hybrid system (search with the question's
-	// vector) is scored beside the others. Getenv reads its API key.
+	// vector) is scored beside the others. Getenv reads its API key and
+	// the environment a user's pipeline reads (RECOLLECT_PROVIDER).
 	Embedding config.Embedding
 	Getenv    func(string) string
-	// extra adds retrieval systems to score beside the standard ones.
-	extra      func(db *store.DB, dia map[int64]string, byFact map[int64][]string) map[string]retriever
-	extraNames []string
 }
 
 // Depth is how many results are scored per question (recall@10, MRR@10).
@@ -58,24 +63,70 @@ const (
 	SystemBM25Stem  = "BM25 porter"
 )
 
+// The ingest routes. RouteCapture is what an agent's capture_fact gives a
+// store: one fact per turn whose text carries the date and the speaker
+// ("[8 May 2023] Caroline: …") and nothing else. RouteMetadata records
+// every turn as an event and stores its fact with the speaker and said_at
+// set and the event cited, as an importer that knows them would.
+const (
+	RouteCapture  = "capture"
+	RouteMetadata = "metadata"
+)
+
+// Routes are the ingest routes, the headline first.
+var Routes = []string{RouteCapture, RouteMetadata}
+
 // LocomoReport is the outcome of a LoCoMo run.
 type LocomoReport struct {
 	Dataset       string   `json:"dataset"`
 	Conversations int      `json:"conversations"`
 	Turns         int      `json:"turns"`
-	DuplicateTurn int      `json:"duplicate_turns"`
-	Facts         int      `json:"facts"`
 	Questions     int      `json:"questions_scored"`
 	Cleaning      Cleaning `json:"evidence_cleaning"`
-	// Ingest is the wall time to store every turn as events, write them as
-	// facts and integrate them (entities, graph) — all conversations.
-	Ingest time.Duration `json:"ingest_ns"`
-	// Embed is the wall time to embed every fact (hybrid runs only).
-	Embed time.Duration `json:"embed_ns,omitempty"`
 	// Hybrid says why the hybrid system was not scored; "" when it was.
 	Hybrid   string        `json:"hybrid_not_run,omitempty"`
-	Systems  []SystemScore `json:"systems"`
+	Routes   []RouteReport `json:"routes"`
 	Protocol string        `json:"protocol"`
+}
+
+// RouteReport is one ingest route's figures.
+type RouteReport struct {
+	Route string `json:"route"`
+	// DuplicateTurn counts turns whose stored text repeated another turn
+	// of the same session word for word (stored once, as the schema wants).
+	DuplicateTurn int `json:"duplicate_turns"`
+	// Facts counts the facts integration made (active and superseded);
+	// Active those still believed, the ones search ranks.
+	Facts  int `json:"facts"`
+	Active int `json:"active_facts"`
+	// Superseded counts the facts integration marked superseded. In
+	// ordinary chat almost nothing is replaced, so a large share means
+	// unrelated turns hid each other.
+	Superseded int `json:"superseded"`
+	// Ingest is the wall time to store every turn and consolidate — all
+	// conversations.
+	Ingest time.Duration `json:"ingest_ns"`
+	// Embed is the wall time to embed every fact (hybrid runs only).
+	Embed   time.Duration `json:"embed_ns,omitempty"`
+	Systems []SystemScore `json:"systems"`
+}
+
+// SupersededShare is Superseded over Facts; -1 when no fact was made.
+func (r RouteReport) SupersededShare() float64 {
+	if r.Facts == 0 {
+		return -1
+	}
+	return float64(r.Superseded) / float64(r.Facts)
+}
+
+// System returns the route's scores of the named system.
+func (r RouteReport) System(name string) (SystemScore, bool) {
+	for _, s := range r.Systems {
+		if s.Name == name {
+			return s, true
+		}
+	}
+	return SystemScore{}, false
 }
 
 // SystemScore is one retrieval system's figures.
@@ -99,12 +150,16 @@ type Score struct {
 
 // LocomoProtocol says in words what RunLocomo does; it is printed with the
 // figures.
-const LocomoProtocol = `one fresh store per conversation (its questions are about that conversation only); ` +
-	`every dialog turn is a recorded event and one fact "Speaker: text" (speaker set, said_at = the session date) ` +
-	`integrated by the heuristic integrator (entities, graph); every question of categories 1-4 (5 is adversarial) ` +
-	`searched with limit 10; evidence ids cleaned (split, repaired, junk and missing ids dropped); ` +
-	`BM25 plain = FTS5 unicode61 over the same facts, every question word OR-ed; ` +
-	`BM25 porter = the store's porter index, every question word OR-ed; ` +
+const LocomoProtocol = `one fresh store per conversation and route (its questions are about that conversation only), ` +
+	`default config, ingested through the pipeline a user's store runs: ` +
+	`route capture = every dialog turn captured as capture_fact does, content "[8 May 2023] Speaker: text", ` +
+	`one capture session per dialog session, no speaker, time or event; ` +
+	`route metadata = every turn a recorded event and a fact "Speaker: text" with speaker and said_at set, citing its event; ` +
+	`then one consolidate (integrate with the model router, supersession included, heuristic provider unless RECOLLECT_PROVIDER says otherwise); ` +
+	`every question of categories 1-4 (5 is adversarial) searched with limit 10; a result counts the turns of every capture merged into it; ` +
+	`evidence ids cleaned (split, repaired, junk and missing ids dropped); ` +
+	`BM25 plain = FTS5 unicode61 over the same active facts, every question word OR-ed; ` +
+	`BM25 porter = the store's porter index over them, question stopwords dropped, every other word OR-ed; ` +
 	`recollect hybrid (with an embedding host) = the same search with the question embedded, every fact embedded after ingest ` +
 	`(its latency includes embedding the question)`
 
@@ -115,6 +170,15 @@ const HybridNotRun = "not run: no embedding host configured; pass --embedding-pr
 // RunLocomo runs the benchmark.
 func RunLocomo(ctx context.Context, opts LocomoOptions) (LocomoReport, error) {
 	rep := LocomoReport{Dataset: opts.Path, Protocol: LocomoProtocol}
+	routes := opts.Routes
+	if len(routes) == 0 {
+		routes = Routes
+	}
+	for _, r := range routes {
+		if !slices.Contains(Routes, r) {
+			return rep, fmt.Errorf("unknown route %q; the routes are %s", r, strings.Join(Routes, ", "))
+		}
+	}
 	convs, cl, err := LoadLocomo(opts.Path)
 	if err != nil {
 		return rep, err
@@ -141,20 +205,27 @@ func RunLocomo(ctx context.Context, opts LocomoOptions) (LocomoReport, error) {
 		}
 		names = append(names, SystemHybrid)
 	}
-	acc := newAccumulator(append(names, opts.extraNames...)...)
 	for _, c := range convs {
-		if err := runConversation(ctx, work, c, &rep, acc, emb, opts); err != nil {
-			return rep, fmt.Errorf("conversation %s: %w", c.ID, err)
+		rep.Turns += countTurns(c)
+	}
+	for _, route := range routes {
+		rr := RouteReport{Route: route}
+		acc := newAccumulator(names...)
+		for _, c := range convs {
+			if err := runConversation(ctx, work, route, c, &rr, acc, emb, opts); err != nil {
+				return rep, fmt.Errorf("route %s, conversation %s: %w", route, c.ID, err)
+			}
+			if opts.Progress != nil {
+				opts.Progress(fmt.Sprintf("%s %s: %d turns, %d questions", route, c.ID, countTurns(c), len(c.Questions)))
+			}
 		}
-		if opts.Progress != nil {
-			opts.Progress(fmt.Sprintf("%s: %d turns, %d questions", c.ID, countTurns(c), len(c.Questions)))
+		rr.Systems = acc.scores()
+		if len(rr.Systems) > 0 {
+			rep.Questions = rr.Systems[0].Overall.N
 		}
+		rep.Routes = append(rep.Routes, rr)
 	}
 	rep.Conversations = len(convs)
-	rep.Systems = acc.scores()
-	if len(rep.Systems) > 0 {
-		rep.Questions = rep.Systems[0].Overall.N
-	}
 	return rep, nil
 }
 
@@ -169,27 +240,43 @@ func countTurns(c Conversation) int {
 // retriever returns, per rank, the dia ids a result cites.
 type retriever func(ctx context.Context, question string) ([][]string, error)
 
-func runConversation(ctx context.Context, work string, c Conversation, rep *LocomoReport, acc *accumulator, emb integrate.Embedder, opts LocomoOptions) error {
-	dir := filepath.Join(work, c.ID)
-	db, err := store.Open(ctx, dir)
-	if err != nil {
-		return err
+func runConversation(ctx context.Context, work, route string, c Conversation, rr *RouteReport, acc *accumulator, emb integrate.Embedder, opts LocomoOptions) error {
+	dir := filepath.Join(work, route+"-"+c.ID)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create store directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	defer db.Close()
+	p, err := pipeline.Open(ctx, dir)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	p.Getenv = opts.Getenv
+	p.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	start := time.Now()
-	dia, dups, err := ingest(ctx, db, c)
+	byCapture, dups, err := ingest(ctx, p.DB, route, c)
 	if err != nil {
 		return err
 	}
-	rep.Ingest += time.Since(start)
-	rep.Turns += countTurns(c)
-	rep.DuplicateTurn += dups
-	byFact, err := factDias(ctx, db, dia)
+	sum, err := p.Run(ctx, pipeline.RunOptions{Steps: pipeline.Steps{Integrate: true}, Trigger: "bench"})
+	if err != nil {
+		return fmt.Errorf("consolidate: %w", err)
+	}
+	if err := noneLeft(ctx, p.DB); err != nil {
+		return err
+	}
+	rr.Ingest += time.Since(start)
+	rr.DuplicateTurn += dups
+	if sum.Integrate != nil {
+		rr.Superseded += sum.Integrate.Superseded
+	}
+	db := p.DB
+	byFact, facts, err := factDias(ctx, db, byCapture)
 	if err != nil {
 		return err
 	}
-	rep.Facts += len(byFact)
+	rr.Facts += facts
+	rr.Active += len(byFact)
 	if err := buildPlainIndex(ctx, db); err != nil {
 		return err
 	}
@@ -200,11 +287,7 @@ func runConversation(ctx context.Context, work string, c Conversation, rep *Loco
 		}
 		out := make([][]string, 0, len(ans.Results))
 		for _, h := range ans.Results {
-			var ids []string
-			for _, seq := range h.EventIDs {
-				ids = append(ids, dia[seq])
-			}
-			out = append(out, ids)
+			out = append(out, byFact[h.ID])
 		}
 		return out, nil
 	}
@@ -212,8 +295,8 @@ func runConversation(ctx context.Context, work string, c Conversation, rep *Loco
 		SystemRecollect: func(ctx context.Context, q string) ([][]string, error) {
 			return search(ctx, graph.Query{Text: q, Limit: Depth})
 		},
-		SystemBM25Stem:  ftsRetriever(db, "facts_fts", byFact),
-		SystemBM25Plain: ftsRetriever(db, "bench_plain", byFact),
+		SystemBM25Stem:  ftsRetriever(db, "facts_fts", graph.Terms, byFact),
+		SystemBM25Plain: ftsRetriever(db, "bench_plain", AllWords, byFact),
 	}
 	if emb != nil {
 		start := time.Now()
@@ -224,7 +307,7 @@ func runConversation(ctx context.Context, work string, c Conversation, rep *Loco
 		if er.Missing != 0 {
 			return fmt.Errorf("embed the turns: %d facts still have no vector in %s", er.Missing, er.Space)
 		}
-		rep.Embed += time.Since(start)
+		rr.Embed += time.Since(start)
 		systems[SystemHybrid] = func(ctx context.Context, q string) ([][]string, error) {
 			vecs, sp, err := emb.Embed(ctx, []string{q})
 			if err != nil {
@@ -234,12 +317,6 @@ func runConversation(ctx context.Context, work string, c Conversation, rep *Loco
 				return nil, fmt.Errorf("embed the question: the host returned %d vectors for one text", len(vecs))
 			}
 			return search(ctx, graph.Query{Text: q, Limit: Depth, Vector: vecs[0], Space: sp})
-		}
-	}
-	if opts.extra != nil {
-		extra := opts.extra(db, dia, byFact)
-		for _, name := range opts.extraNames {
-			systems[name] = extra[name]
 		}
 	}
 	for _, q := range c.Questions {
@@ -258,35 +335,51 @@ func runConversation(ctx context.Context, work string, c Conversation, rep *Loco
 	return nil
 }
 
-// ingest stores every turn as an event and a pending fact, then integrates.
-// It returns the event seq → dia id map and how many turns repeated a turn
-// of the same session word for word (stored once, as the schema wants).
-func ingest(ctx context.Context, db *store.DB, c Conversation) (map[int64]string, int, error) {
-	dia := map[int64]string{}
+// CaptureDate is how the capture route writes a session's date in front of
+// each turn.
+const CaptureDate = "2 January 2006"
+
+// ingest stores every turn by route and returns the captured fact id
+// (session_facts) → dia ids map, and how many turns repeated a turn of the
+// same session word for word (stored once, as the schema wants).
+func ingest(ctx context.Context, db *store.DB, route string, c Conversation) (map[int64][]string, int, error) {
+	byCapture := map[int64][]string{}
 	dups := 0
 	err := db.Tx(ctx, func(tx *sql.Tx) error {
 		for _, s := range c.Sessions {
 			session := fmt.Sprintf("%s/session_%d", c.ID, s.Number)
 			date := s.Date
 			for _, t := range s.Turns {
-				content := t.Speaker + ": " + t.Text
-				ev := store.Event{SessionID: session, Source: "record", Role: "user", Speaker: t.Speaker,
-					EventType: "message", ContentType: "text", Content: content, OccurredAt: &date,
-					Metadata: []byte(fmt.Sprintf(`{"dia_id":%q}`, t.DiaID))}
-				seq, _, err := store.InsertEvent(ctx, tx, &ev)
-				if err != nil {
-					return err
+				var cand extract.Candidate
+				switch route {
+				case RouteCapture:
+					cand = extract.Candidate{Content: "[" + date.Format(CaptureDate) + "] " + t.Speaker + ": " + t.Text,
+						Confidence: mcpserver.CaptureConfidence, Importance: mcpserver.CaptureImportance}
+				default:
+					content := t.Speaker + ": " + t.Text
+					ev := store.Event{SessionID: session, Source: "record", Role: "user", Speaker: t.Speaker,
+						EventType: "message", ContentType: "text", Content: content, OccurredAt: &date,
+						Metadata: []byte(fmt.Sprintf(`{"dia_id":%q}`, t.DiaID))}
+					seq, _, err := store.InsertEvent(ctx, tx, &ev)
+					if err != nil {
+						return err
+					}
+					cand = extract.Candidate{Content: content, Confidence: 1, Importance: 0.5, EventIDs: []int64{seq},
+						SpeakerRole: "user", Speaker: t.Speaker, SaidAt: &date}
 				}
-				dia[seq] = t.DiaID
-				ok, err := extract.InsertSessionFact(ctx, tx, session, "capture", "", extract.Candidate{
-					Content: content, Confidence: 1, Importance: 0.5, EventIDs: []int64{seq},
-					SpeakerRole: "user", Speaker: t.Speaker, SaidAt: &date})
+				ok, err := extract.InsertSessionFact(ctx, tx, session, "capture", "", cand)
 				if err != nil {
 					return err
 				}
 				if !ok {
 					dups++
 				}
+				var id int64
+				if err := tx.QueryRowContext(ctx, `SELECT id FROM session_facts WHERE session_id = ? AND digest = ?`,
+					session, store.Digest(strings.TrimSpace(cand.Content))).Scan(&id); err != nil {
+					return fmt.Errorf("find the stored turn %s: %w", t.DiaID, err)
+				}
+				byCapture[id] = append(byCapture[id], t.DiaID)
 			}
 		}
 		return nil
@@ -294,30 +387,47 @@ func ingest(ctx context.Context, db *store.DB, c Conversation) (map[int64]string
 	if err != nil {
 		return nil, 0, fmt.Errorf("store turns: %w", err)
 	}
-	in := &integrate.Integrator{DB: db, Config: config.Default(), Actor: "bench"}
-	if _, err := in.Run(ctx); err != nil {
-		return nil, 0, fmt.Errorf("integrate turns: %w", err)
-	}
-	return dia, dups, nil
+	return byCapture, dups, nil
 }
 
-// factDias maps every active fact to the dia ids its provenance cites.
-func factDias(ctx context.Context, db *store.DB, dia map[int64]string) (map[int64][]string, error) {
-	rows, err := db.QueryContext(ctx, `SELECT p.fact_id, p.event_seq FROM fact_provenance p
-		JOIN facts f ON f.id = p.fact_id WHERE f.status = 'active' AND p.event_seq IS NOT NULL ORDER BY p.fact_id, p.event_seq`)
+// noneLeft checks that the one consolidate integrated every stored turn.
+func noneLeft(ctx context.Context, db *store.DB) error {
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM session_facts WHERE status IN ('pending','claimed')`).Scan(&n); err != nil {
+		return fmt.Errorf("count pending facts: %w", err)
+	}
+	if n > 0 {
+		return fmt.Errorf("consolidate left %d stored turns pending", n)
+	}
+	return nil
+}
+
+// factDias maps every active fact to the dia ids of the captures merged
+// into it, and counts every fact integration made.
+func factDias(ctx context.Context, db *store.DB, byCapture map[int64][]string) (map[int64][]string, int, error) {
+	var facts int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM facts`).Scan(&facts); err != nil {
+		return nil, 0, fmt.Errorf("count facts: %w", err)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT p.fact_id, p.session_fact_id FROM fact_provenance p
+		JOIN facts f ON f.id = p.fact_id WHERE f.status = 'active' AND p.session_fact_id IS NOT NULL ORDER BY p.fact_id, p.session_fact_id`)
 	if err != nil {
-		return nil, fmt.Errorf("read provenance: %w", err)
+		return nil, 0, fmt.Errorf("read provenance: %w", err)
 	}
 	defer rows.Close()
 	out := map[int64][]string{}
 	for rows.Next() {
-		var fact, seq int64
-		if err := rows.Scan(&fact, &seq); err != nil {
-			return nil, fmt.Errorf("read provenance: %w", err)
+		var fact, sf int64
+		if err := rows.Scan(&fact, &sf); err != nil {
+			return nil, 0, fmt.Errorf("read provenance: %w", err)
 		}
-		out[fact] = append(out[fact], dia[seq])
+		for _, d := range byCapture[sf] {
+			if !slices.Contains(out[fact], d) {
+				out[fact] = append(out[fact], d)
+			}
+		}
 	}
-	return out, rows.Err()
+	return out, facts, rows.Err()
 }
 
 // buildPlainIndex indexes the same facts without stemming: the plain BM25
@@ -331,13 +441,15 @@ func buildPlainIndex(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
-// ftsRetriever ranks facts by FTS5's bm25 over table with every word of
-// the question OR-ed: no stopwords, no fusion, no entities.
-func ftsRetriever(db *store.DB, table string, byFact map[int64][]string) retriever {
-	query := `SELECT rowid FROM ` + table + ` WHERE ` + table + ` MATCH ? ORDER BY bm25(` + table + `) LIMIT ?`
+// ftsRetriever ranks the active facts by FTS5's bm25 over table with the
+// words split takes from the question OR-ed: no fusion, no entities, no
+// context.
+func ftsRetriever(db *store.DB, table string, split func(string) []string, byFact map[int64][]string) retriever {
+	query := `SELECT f.id FROM ` + table + ` t JOIN facts f ON f.id = t.rowid WHERE ` + table + ` MATCH ? AND f.status = 'active'
+		ORDER BY bm25(` + table + `), f.id LIMIT ?`
 	return func(ctx context.Context, q string) ([][]string, error) {
 		var words []string
-		for _, w := range AllWords(q) {
+		for _, w := range split(q) {
 			words = append(words, `"`+w+`"`)
 		}
 		if len(words) == 0 {

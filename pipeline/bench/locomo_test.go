@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -121,27 +123,79 @@ func TestRunLocomoMini(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Turns != 7 || rep.Facts != 7 || rep.Questions != 4 {
-		t.Fatalf("turns %d facts %d questions %d; want 7, 7, 4 (category 5 and the question without evidence are not scored)", rep.Turns, rep.Facts, rep.Questions)
+	if rep.Turns != 7 || rep.Questions != 4 || len(rep.Routes) != 2 {
+		t.Fatalf("turns %d questions %d routes %d; want 7, 4 (category 5 and the question without evidence are not scored), 2", rep.Turns, rep.Questions, len(rep.Routes))
 	}
-	if len(rep.Systems) != 3 || rep.Systems[0].Name != SystemRecollect {
-		t.Fatalf("systems = %+v", rep.Systems)
+	if rep.Routes[0].Route != RouteCapture || rep.Routes[1].Route != RouteMetadata {
+		t.Fatalf("routes %s, %s; the capture route is the headline and comes first", rep.Routes[0].Route, rep.Routes[1].Route)
 	}
-	for _, s := range rep.Systems {
-		if s.Latency.N != 4 || s.Overall.N != 4 {
-			t.Fatalf("%s: %d timings, %d scored", s.Name, s.Latency.N, s.Overall.N)
+	for _, rr := range rep.Routes {
+		if rr.Facts != 7 || rr.Active != 7 || rr.Superseded != 0 {
+			t.Fatalf("%s: facts %d active %d superseded %d; want 7, 7, 0", rr.Route, rr.Facts, rr.Active, rr.Superseded)
 		}
-	}
-	if got := rep.Systems[0].ByCategory[4]; got.N != 2 || got.RecallAt10 != 1 {
-		t.Fatalf("recollect, category 4: %+v; want both single-hop questions answered", got)
+		if len(rr.Systems) != 3 || rr.Systems[0].Name != SystemRecollect {
+			t.Fatalf("%s: systems = %+v", rr.Route, rr.Systems)
+		}
+		for _, s := range rr.Systems {
+			if s.Latency.N != 4 || s.Overall.N != 4 {
+				t.Fatalf("%s %s: %d timings, %d scored", rr.Route, s.Name, s.Latency.N, s.Overall.N)
+			}
+		}
+		if got := rr.Systems[0].ByCategory[4]; got.N != 2 || got.RecallAt10 != 1 {
+			t.Fatalf("%s, recollect, category 4: %+v; want both single-hop questions answered", rr.Route, got)
+		}
 	}
 	var out bytes.Buffer
 	PrintLocomo(&out, rep)
-	for _, want := range []string{"LoCoMo retrieval — 1 conversations, 7 turns (7 facts), 4 questions", "recollect keyword  all", "BM25 plain", "1 multi-id strings split",
+	for _, want := range []string{"LoCoMo retrieval — 1 conversations, 7 turns, 4 questions",
+		"route capture: 7 facts made, 7 active, 0 (0.0%) superseded", "route metadata: 7 facts made",
+		"recollect keyword  all", "BM25 plain", "BM25 porter", "1 multi-id strings split",
 		"recollect hybrid: " + HybridNotRun} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
+	}
+	if strings.Index(out.String(), "route capture") > strings.Index(out.String(), "route metadata") {
+		t.Errorf("the capture route must come first:\n%s", out.String())
+	}
+}
+
+// TestLocomoCaptureRoute checks that the capture route stores what
+// capture_fact stores: the date and speaker in the text, and no speaker,
+// said_at or event; and that a route can be chosen alone.
+func TestLocomoCaptureRoute(t *testing.T) {
+	convs, _, err := LoadLocomo(filepath.Join("testdata", "mini_locomo.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	byCapture, dups, err := ingest(context.Background(), p.DB, RouteCapture, convs[0])
+	if err != nil || dups != 0 || len(byCapture) != 7 {
+		t.Fatalf("ingest: %v, %d duplicates, %d captures", err, dups, len(byCapture))
+	}
+	var content string
+	var speaker, said sql.NullString
+	var events, ids string
+	if err := p.DB.QueryRow(`SELECT content, speaker, said_at, event_ids FROM session_facts ORDER BY id LIMIT 1`).Scan(&content, &speaker, &said, &ids); err != nil {
+		t.Fatal(err)
+	}
+	if content != "[8 May 2023] Ana: Hi Ben! I adopted a grey cat called Pixel yesterday." || speaker.Valid || said.Valid || ids != "[]" {
+		t.Fatalf("captured %q speaker %v said_at %v events %s; want the dated line and nothing else", content, speaker, said, ids)
+	}
+	if err := p.DB.QueryRow(`SELECT count(*) FROM session_events`).Scan(&events); err != nil || events != "0" {
+		t.Fatalf("the capture route recorded %s events (%v); capture_fact records none", events, err)
+	}
+	rep, err := RunLocomo(context.Background(), LocomoOptions{Path: filepath.Join("testdata", "mini_locomo.json"), WorkDir: t.TempDir(), Routes: []string{RouteMetadata}})
+	if err != nil || len(rep.Routes) != 1 || rep.Routes[0].Route != RouteMetadata {
+		t.Fatalf("metadata alone: %v, %+v", err, rep.Routes)
+	}
+	if _, err := RunLocomo(context.Background(), LocomoOptions{Path: filepath.Join("testdata", "mini_locomo.json"), Routes: []string{"mcp"}}); err == nil ||
+		!strings.Contains(err.Error(), `unknown route "mcp"; the routes are capture, metadata`) {
+		t.Fatalf("unknown route: %v", err)
 	}
 }
 
@@ -156,8 +210,10 @@ func TestRunLocomoMiniHybrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Hybrid != "" || rep.Embed <= 0 || len(rep.Systems) != 4 || rep.Systems[3].Name != SystemHybrid || rep.Systems[3].Overall.N != 4 {
-		t.Fatalf("hybrid %q, embed %s, systems %+v", rep.Hybrid, rep.Embed, rep.Systems)
+	for _, rr := range rep.Routes {
+		if rep.Hybrid != "" || rr.Embed <= 0 || len(rr.Systems) != 4 || rr.Systems[3].Name != SystemHybrid || rr.Systems[3].Overall.N != 4 {
+			t.Fatalf("%s: hybrid %q, embed %s, systems %+v", rr.Route, rep.Hybrid, rr.Embed, rr.Systems)
+		}
 	}
 	var out bytes.Buffer
 	PrintLocomo(&out, rep)
@@ -192,14 +248,14 @@ func TestLocomoRealBeatsBM25(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	byName := map[string]Score{}
-	for _, s := range rep.Systems {
-		byName[s.Name] = s.Overall
-	}
 	if rep.Questions < 150 {
 		t.Fatalf("only %d questions scored in the first conversation", rep.Questions)
 	}
-	if k, b := byName[SystemRecollect].RecallAt10, byName[SystemBM25Plain].RecallAt10; k <= b {
-		t.Fatalf("recollect recall@10 %.3f does not beat plain BM25 %.3f", k, b)
+	for _, rr := range rep.Routes {
+		k, _ := rr.System(SystemRecollect)
+		b, _ := rr.System(SystemBM25Plain)
+		if k.Overall.RecallAt10 <= b.Overall.RecallAt10 {
+			t.Errorf("%s route: recollect recall@10 %.3f does not beat plain BM25 %.3f", rr.Route, k.Overall.RecallAt10, b.Overall.RecallAt10)
+		}
 	}
 }

@@ -7,33 +7,46 @@ import (
 	"time"
 )
 
-// PrintLocomo writes the report as a plain-text table.
+// PrintLocomo writes the report as plain-text tables, one per route, the
+// headline route first.
 func PrintLocomo(w io.Writer, r LocomoReport) {
-	fmt.Fprintf(w, "LoCoMo retrieval — %d conversations, %d turns (%d facts), %d questions of categories 1-4\n",
-		r.Conversations, r.Turns, r.Facts, r.Questions)
-	fmt.Fprintf(w, "ingest: %s total, %s per turn (events + facts + integrate)\n",
-		r.Ingest.Round(time.Millisecond), perItem(r.Ingest, r.Turns))
-	fmt.Fprintf(w, "%-18s %-8s %5s %9s %9s %7s %10s %10s\n", "system", "category", "n", "recall@5", "recall@10", "MRR", "p50", "p95")
-	for _, s := range r.Systems {
-		row := func(cat string, sc Score, lat string) {
-			fmt.Fprintf(w, "%-18s %-8s %5d %9.3f %9.3f %7.3f %s\n", s.Name, cat, sc.N, sc.RecallAt5, sc.RecallAt10, sc.MRR, lat)
+	fmt.Fprintf(w, "LoCoMo retrieval — %d conversations, %d turns, %d questions of categories 1-4\n",
+		r.Conversations, r.Turns, r.Questions)
+	for _, rr := range r.Routes {
+		fmt.Fprintf(w, "\nroute %s: %d facts made, %d active, %s superseded; %d turns repeated a turn of their session word for word\n",
+			rr.Route, rr.Facts, rr.Active, shareOf(rr.Superseded, rr.Facts), rr.DuplicateTurn)
+		fmt.Fprintf(w, "ingest: %s total, %s per turn (store + consolidate)\n", rr.Ingest.Round(time.Millisecond), perItem(rr.Ingest, r.Turns))
+		if rr.Embed > 0 {
+			fmt.Fprintf(w, "embed: %s total, %s per fact (hybrid)\n", rr.Embed.Round(time.Millisecond), perItem(rr.Embed, rr.Active))
 		}
-		row("all", s.Overall, fmt.Sprintf("%10s %10s", fmtDur(s.Latency.P50), fmtDur(s.Latency.P95)))
-		for cat := 1; cat <= 4; cat++ {
-			if sc, ok := s.ByCategory[cat]; ok {
-				row(fmt.Sprintf("%d %s", cat, categoryName(cat)), sc, "")
+		fmt.Fprintf(w, "%-18s %-8s %5s %9s %9s %7s %10s %10s\n", "system", "category", "n", "recall@5", "recall@10", "MRR", "p50", "p95")
+		for _, s := range rr.Systems {
+			row := func(cat string, sc Score, lat string) {
+				fmt.Fprintf(w, "%-18s %-8s %5d %9.3f %9.3f %7.3f %s\n", s.Name, cat, sc.N, sc.RecallAt5, sc.RecallAt10, sc.MRR, lat)
+			}
+			row("all", s.Overall, fmt.Sprintf("%10s %10s", fmtDur(s.Latency.P50), fmtDur(s.Latency.P95)))
+			for cat := 1; cat <= 4; cat++ {
+				if sc, ok := s.ByCategory[cat]; ok {
+					row(fmt.Sprintf("%d %s", cat, categoryName(cat)), sc, "")
+				}
 			}
 		}
 	}
 	if r.Hybrid != "" {
-		fmt.Fprintf(w, "recollect hybrid: %s\n", r.Hybrid)
-	} else {
-		fmt.Fprintf(w, "embed: %s total, %s per fact (hybrid)\n", r.Embed.Round(time.Millisecond), perItem(r.Embed, r.Facts))
+		fmt.Fprintf(w, "\nrecollect hybrid: %s\n", r.Hybrid)
 	}
 	c := r.Cleaning
-	fmt.Fprintf(w, "evidence cleaning: %d multi-id strings split, %d ids repaired, %d junk, %d ids naming no turn dropped, %d questions without evidence not scored; %d turns repeated a turn of their session word for word\n",
-		c.Split, c.Repaired, c.Junk, c.Missing, c.NoEvidence, r.DuplicateTurn)
+	fmt.Fprintf(w, "evidence cleaning: %d multi-id strings split, %d ids repaired, %d junk, %d ids naming no turn dropped, %d questions without evidence not scored\n",
+		c.Split, c.Repaired, c.Junk, c.Missing, c.NoEvidence)
 	fmt.Fprintf(w, "protocol: %s\n", r.Protocol)
+}
+
+// shareOf is "n (p%)" of total, or "n (share unknown: nothing made)".
+func shareOf(n, total int) string {
+	if total == 0 {
+		return fmt.Sprintf("%d (share unknown: no fact was made)", n)
+	}
+	return fmt.Sprintf("%d (%.1f%%)", n, 100*float64(n)/float64(total))
 }
 
 func categoryName(cat int) string {
