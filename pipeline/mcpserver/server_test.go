@@ -167,7 +167,7 @@ func TestRememberAndRecall(t *testing.T) {
 		t.Errorf("get_schemas: %s", text)
 	}
 	brief, err := c.read(mcpserver.BriefingURI)
-	if err != nil || !strings.Contains(brief, "[fact 4] The user prefers Go for backend services.") {
+	if err != nil || !strings.Contains(brief, `[fact 4] "The user prefers Go for backend services."`) {
 		t.Errorf("briefing after consolidate:\n%s (%v)", brief, err)
 	}
 }
