@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 
 	"github.com/urfave/cli/v2"
@@ -67,7 +68,10 @@ func exitCode(err error) int {
 // Run runs the CLI with args and returns the exit status.
 func Run(ctx context.Context, args []string, env Env) int {
 	app := NewApp(env)
-	err := app.RunContext(ctx, args)
+	args, err := arrangeArgs(app, args)
+	if err == nil {
+		err = app.RunContext(ctx, args)
+	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "recollect: "+oneLine(err.Error()))
 	}
@@ -99,26 +103,29 @@ func NewApp(env Env) *cli.App {
 		HideHelpCommand:      true,
 		Flags:                []cli.Flag{&cli.StringFlag{Name: "data", Usage: dataUsage}},
 		ExitErrHandler:       func(*cli.Context, error) {},
-		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return usagef("%v; see recollect --help", err)
-		},
-		Commands: commands(env),
+		Commands:             commands(env),
+	}
+	app.OnUsageError = func(c *cli.Context, err error, _ bool) error {
+		return flagError(app.Name, err, app.Flags)
 	}
 	for _, cmd := range app.Commands {
-		addDataFlag(cmd)
+		addDataFlag(cmd, app.Name)
 	}
 	return app
 }
 
-func addDataFlag(cmd *cli.Command) {
+// addDataFlag gives cmd and its subcommands --data and a usage-error
+// handler that names the command and the nearest flag.
+func addDataFlag(cmd *cli.Command, parent string) {
+	where := parent + " " + cmd.Name
 	cmd.Flags = append(cmd.Flags, &cli.StringFlag{Name: "data", Usage: dataUsage})
 	if cmd.OnUsageError == nil {
 		cmd.OnUsageError = func(c *cli.Context, err error, _ bool) error {
-			return usagef("%v; see recollect %s --help", err, cmd.Name)
+			return flagError(where, err, cmd.Flags)
 		}
 	}
 	for _, sub := range cmd.Subcommands {
-		addDataFlag(sub)
+		addDataFlag(sub, where)
 	}
 }
 
@@ -167,12 +174,32 @@ func dataDir(c *cli.Context, env Env) (string, error) {
 	return dir, nil
 }
 
-// openPipeline opens the store of c's data directory.
+// openPipeline opens the existing store of c's data directory. Reading
+// commands (and those that change what is stored) use it: on a directory
+// without a store they say so and create nothing.
 func openPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
 	dir, err := dataDir(c, env)
 	if err != nil {
 		return nil, err
 	}
+	if err := storeExists(dir); err != nil {
+		return nil, err
+	}
+	return openPipelineAt(c, env, dir)
+}
+
+// createPipeline opens the store of c's data directory, creating it when
+// there is none: for record and mcp, where an event or an MCP snippet alone
+// must be enough to start.
+func createPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
+	dir, err := dataDir(c, env)
+	if err != nil {
+		return nil, err
+	}
+	return openPipelineAt(c, env, dir)
+}
+
+func openPipelineAt(c *cli.Context, env Env, dir string) (*pipeline.Pipeline, error) {
 	p, err := pipeline.Open(c.Context, dir)
 	if err != nil {
 		return nil, err
@@ -180,6 +207,22 @@ func openPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
 	p.Getenv = env.Getenv
 	p.Version = binaryVersion()
 	return p, nil
+}
+
+// storeExists reports a missing store as one line that names the directory
+// and the command that creates it.
+func storeExists(dir string) error {
+	_, err := os.Stat(filepath.Join(dir, store.DBFile))
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, os.ErrNotExist) {
+		if _, cerr := config.Load(dir); cerr != nil {
+			return cerr // a broken config.json is the first thing to fix
+		}
+		return fmt.Errorf("no store in %s; create one with: recollect init %s (or pass --data DIR of an existing store)", dir, dir)
+	}
+	return fmt.Errorf("open store in %s: %w", dir, err)
 }
 
 func versionCommand(env Env) *cli.Command {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,11 +54,6 @@ func conflictsCommand(env Env) *cli.Command {
 }
 
 func resolveConflict(c *cli.Context, env Env) error {
-	for _, a := range c.Args().Slice() {
-		if strings.HasPrefix(a, "-") {
-			return usagef("conflicts resolve: flags go before the conflict id: recollect conflicts resolve %s … CONFLICT_ID", a)
-		}
-	}
 	if c.NArg() != 1 {
 		return usagef("conflicts resolve: give one conflict id, e.g. recollect conflicts resolve --keep 12 3 (ids are shown by recollect conflicts)")
 	}

@@ -54,7 +54,7 @@ func TestConflictsCommand(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"conflicts", "resolve", "1"}, "conflicts resolve: say how it ends: --keep FACT_ID (that fact is current) or --both (both stand)"},
-		{[]string{"conflicts", "resolve", "1", "--both"}, "conflicts resolve: flags go before the conflict id: recollect conflicts resolve --both … CONFLICT_ID"},
+		{[]string{"conflicts", "resolve", "1", "--both", "--keep", fmt.Sprint(neovim)}, "conflicts resolve: choose one of --keep FACT_ID or --both, not both"},
 		{[]string{"conflicts", "resolve", "--keep", fmt.Sprint(neovim), "--both", "1"}, "conflicts resolve: choose one of --keep FACT_ID or --both, not both"},
 		{[]string{"conflicts", "resolve", "--both", "x"}, `conflicts resolve: "x" is not a conflict id; give the number shown by recollect conflicts`},
 		{[]string{"conflicts", "resolve", "--both", "9"}, "conflicts resolve: conflict cannot be resolved that way: there is no conflict 9; recollect conflicts lists them"},

@@ -77,9 +77,6 @@ func forgetArgs(c *cli.Context) ([]int64, error) {
 	}
 	var ids []int64
 	for _, a := range c.Args().Slice() {
-		if strings.HasPrefix(a, "-") {
-			return nil, usagef("flags go before the ids: recollect forget %s FACT_ID…", a)
-		}
 		id, err := strconv.ParseInt(strings.TrimPrefix(a, "#"), 10, 64)
 		if err != nil || id <= 0 {
 			return nil, usagef("%q is not a fact id; ids are positive numbers, as search prints them", a)

@@ -37,7 +37,7 @@ func TestForgetCommand(t *testing.T) {
 	}{
 		{[]string{"forget"}, 2, "name the facts to forget"},
 		{[]string{"forget", "x1"}, 2, `"x1" is not a fact id`},
-		{[]string{"forget", "1", "--reason", "r"}, 2, "flags go before the ids: recollect forget --reason FACT_ID…"},
+		{[]string{"forget", "--", "-1"}, 2, `"-1" is not a fact id`},
 		{[]string{"forget", "--matching", "dark"}, 2, "pass --dry-run"},
 		{[]string{"forget", "99"}, 1, "forget fact 99: fact not found; list candidates with recollect forget --matching QUERY --dry-run"},
 	} {

@@ -90,7 +90,11 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{"hook field of wrong type", `{"hook_event_name": "UserPromptSubmit", "prompt": 42}`, []string{"record"}, "hook payload: field prompt: wrong type"},
 		{"negative limit", "", []string{"consolidate", "--limit", "-3"}, "--limit"},
 		{"empty search", "", []string{"search", "  "}, "give a query"},
-		{"unknown flag", "", []string{"record", "--colour", "x"}, "flag provided but not defined"},
+		{"unknown flag", "", []string{"record", "--colour", "x"}, "record: unknown flag --colour (see recollect record --help)"},
+		{"unknown flag after the argument", "", []string{"search", "Lisbon", "--limt", "3"}, "search: unknown flag --limt; did you mean --limit? (see recollect search --help)"},
+		{"unknown command", "", []string{"serach", "Lisbon"}, `unknown command "serach"; did you mean "search"? (see recollect --help)`},
+		{"unknown subcommand", "", []string{"hooks", "instal"}, `hooks: unknown command "instal"; did you mean "install"? (see recollect hooks --help)`},
+		{"unknown nested flag", "", []string{"conflicts", "resolve", "1", "--kep", "3"}, "conflicts resolve: unknown flag --kep; did you mean --keep?"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -52,7 +52,7 @@ func mcpCommand(env Env) *cli.Command {
 // caller owns both and closes the pipeline after the server returns; the
 // daemon-less scheduler can start from here with the same ctx.
 func newMCPServer(ctx context.Context, c *cli.Context, env Env) (*mcpserver.Server, *pipeline.Pipeline, error) {
-	p, err := openPipeline(c, env)
+	p, err := createPipeline(c, env)
 	if err != nil {
 		return nil, nil, err
 	}

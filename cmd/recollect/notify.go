@@ -35,7 +35,7 @@ func notifyMomentCommand(env Env, m hooks.Moment) *cli.Command {
 		Name:  string(m),
 		Usage: notice.Describe(m),
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
-			return cli.Exit(fmt.Sprintf("%v; see recollect notify %s --help", err, m), 1)
+			return cli.Exit(flagError("recollect notify "+string(m), err, c.Command.Flags).Error(), 1)
 		},
 		Action: func(c *cli.Context) error {
 			if env.Getenv(notice.EnvChild) != "" {

@@ -41,7 +41,7 @@ func recordCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p, err := openPipeline(c, env)
+			p, err := createPipeline(c, env)
 			if err != nil {
 				return err
 			}

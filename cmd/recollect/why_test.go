@@ -60,6 +60,7 @@ func TestWhyExplainsSupersession(t *testing.T) {
 
 func TestWhyBadInput(t *testing.T) {
 	dir := t.TempDir()
+	diskMust(t, dir, "init", "--yes", dir)
 	cases := []struct {
 		args []string
 		code int
