@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -84,4 +85,76 @@ func shellQuote(s string) string {
 		}
 	}
 	return out + "'"
+}
+
+// The hook events recollect offers for Claude Code.
+const (
+	EventPreCompact       = "PreCompact"
+	EventSessionStart     = "SessionStart"
+	EventUserPromptSubmit = "UserPromptSubmit"
+)
+
+// Hook is one entry recollect offers for Claude Code's hooks: the event,
+// its matcher, what it runs (Verb, the plugin wrapper's argument) and how
+// long Claude Code may let it run. The plugin's hooks.json and `hooks
+// install` are both made from Hooks, so they never disagree.
+type Hook struct {
+	Event   string
+	Matcher string
+	Verb    string
+	// Timeout is in seconds. SessionStart's covers the longest wait for a
+	// running consolidation (context.compact_wait, at most 10 s).
+	Timeout int
+	// OptIn marks the hook that adds to every prompt: installed only when
+	// asked for, and a no-op until context.prompt is on.
+	OptIn bool
+}
+
+// Hooks are the entries, in the order they are written.
+var Hooks = []Hook{
+	{Event: EventPreCompact, Matcher: "", Verb: "notify", Timeout: HookTimeoutSeconds},
+	{Event: EventSessionStart, Matcher: "startup|resume|clear|compact", Verb: "session-start", Timeout: 15},
+	{Event: EventUserPromptSubmit, Matcher: "", Verb: "user-prompt", Timeout: 5, OptIn: true},
+}
+
+// PluginWrapper is the plugin's command, relative to its root: a POSIX sh
+// script that finds the binaries and runs the verb it is given.
+const PluginWrapper = "bin/recollect-run"
+
+// PluginHooksJSON is the plugin's hooks/hooks.json: every hook, run through
+// the wrapper under ${CLAUDE_PLUGIN_ROOT}.
+func PluginHooksJSON() []byte {
+	events := object{}
+	for _, h := range Hooks {
+		cmd := `"${CLAUDE_PLUGIN_ROOT}/` + PluginWrapper + `" ` + h.Verb
+		entry, _ := json.Marshal([]group{{Matcher: h.Matcher, Hooks: []command{{Type: "command", Command: cmd, Timeout: h.Timeout}}}})
+		events.set(h.Event, entry)
+	}
+	top := object{}
+	top.set("description", json.RawMessage(`"recollect: consolidate before compaction, memory at session start, and (with context.prompt on) memory relevant to each prompt"`))
+	top.set("hooks", events.encode())
+	var b bytes.Buffer
+	json.Indent(&b, top.encode(), "", "  ")
+	b.WriteByte('\n')
+	return b.Bytes()
+}
+
+// group is one matcher group of an event's hook list, as Claude Code's
+// settings and a plugin's hooks.json write it.
+type group struct {
+	Matcher string    `json:"matcher"`
+	Hooks   []command `json:"hooks"`
+}
+
+// command is one command hook of a group.
+type command struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+// ContextCommand is the shell command of a context hook (verb
+// session-start or user-prompt) for the recollect binary at binary.
+func ContextCommand(binary, verb, dataDir string) string {
+	return fmt.Sprintf("%s hooks %s --data %s", shellQuote(binary), verb, shellQuote(dataDir))
 }

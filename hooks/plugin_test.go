@@ -1,0 +1,403 @@
+package hooks_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/store"
+)
+
+// The repository's marketplace and the plugin it lists.
+const (
+	repoRoot   = ".."
+	pluginRoot = "../plugin/recollect"
+)
+
+// kebab is the name rule of the plugin and marketplace references: lowercase
+// letters and digits in hyphen-separated words, starting with a letter.
+var kebab = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+
+// semver is MAJOR.MINOR.PATCH with an optional pre-release.
+var semver = regexp.MustCompile(`^\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?$`)
+
+func readJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestMarketplaceManifest checks .claude-plugin/marketplace.json against the
+// marketplace reference: name (kebab-case, not reserved), owner.name, and
+// plugin entries with a name and a relative source ("./…") that holds a
+// plugin of that name.
+func TestMarketplaceManifest(t *testing.T) {
+	var m struct {
+		Name  *string `json:"name"`
+		Owner *struct {
+			Name *string `json:"name"`
+		} `json:"owner"`
+		Plugins []struct {
+			Name   *string `json:"name"`
+			Source any     `json:"source"`
+		} `json:"plugins"`
+	}
+	readJSON(t, filepath.Join(repoRoot, ".claude-plugin", "marketplace.json"), &m)
+	if m.Name == nil || !kebab.MatchString(*m.Name) {
+		t.Errorf("marketplace name %v: required, kebab-case", m.Name)
+	}
+	reserved := []string{"claude-code-marketplace", "claude-code-plugins", "claude-plugins-official", "anthropic-marketplace", "anthropic-plugins", "agent-skills"}
+	for _, r := range reserved {
+		if m.Name != nil && *m.Name == r {
+			t.Errorf("marketplace name %q is reserved", r)
+		}
+	}
+	if m.Owner == nil || m.Owner.Name == nil || *m.Owner.Name == "" {
+		t.Error("owner.name is required")
+	}
+	if len(m.Plugins) != 1 {
+		t.Fatalf("%d plugin entries, want the one recollect plugin", len(m.Plugins))
+	}
+	p := m.Plugins[0]
+	src, ok := p.Source.(string)
+	if p.Name == nil || !kebab.MatchString(*p.Name) || !ok || !strings.HasPrefix(src, "./") || strings.Contains(src, "..") {
+		t.Fatalf("plugin entry %+v: name (kebab-case) and a relative source ./… inside the marketplace are required", p)
+	}
+	if got, want := filepath.Clean(filepath.Join(repoRoot, src)), filepath.Clean(pluginRoot); got != want {
+		t.Fatalf("source %s resolves to %s, want %s", src, got, want)
+	}
+	var pj struct {
+		Name string `json:"name"`
+	}
+	readJSON(t, filepath.Join(repoRoot, src, ".claude-plugin", "plugin.json"), &pj)
+	if pj.Name != *p.Name {
+		t.Errorf("marketplace lists %q, the plugin is named %q", *p.Name, pj.Name)
+	}
+}
+
+// TestPluginManifests checks the plugin against the manifest reference:
+// plugin.json's required name (kebab-case), a semantic version, an author
+// object with a name; only plugin.json inside .claude-plugin/; hooks.json
+// with known events and command hooks, exactly what hooks.Hooks describes;
+// and .mcp.json naming the wrapper, which exists and is executable.
+func TestPluginManifests(t *testing.T) {
+	var pj struct {
+		Name    *string `json:"name"`
+		Version string  `json:"version"`
+		Author  *struct {
+			Name string `json:"name"`
+		} `json:"author"`
+		Description string `json:"description"`
+	}
+	readJSON(t, filepath.Join(pluginRoot, ".claude-plugin", "plugin.json"), &pj)
+	if pj.Name == nil || !kebab.MatchString(*pj.Name) {
+		t.Errorf("plugin name %v: required, kebab-case", pj.Name)
+	}
+	if pj.Version != "" && !semver.MatchString(pj.Version) {
+		t.Errorf("version %q is not MAJOR.MINOR.PATCH", pj.Version)
+	}
+	if pj.Author != nil && pj.Author.Name == "" {
+		t.Error("author is an object with a name")
+	}
+	entries, err := os.ReadDir(filepath.Join(pluginRoot, ".claude-plugin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Name() != "plugin.json" {
+			t.Errorf(".claude-plugin/%s: only plugin.json belongs there; components go at the plugin root", e.Name())
+		}
+	}
+
+	hooksPath := filepath.Join(pluginRoot, "hooks", "hooks.json")
+	data, err := os.ReadFile(hooksPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(data, hooks.PluginHooksJSON()) {
+		t.Fatalf("%s differs from hooks.PluginHooksJSON(); rewrite it from that function:\n%s", hooksPath, hooks.PluginHooksJSON())
+	}
+	var hj struct {
+		Hooks map[string][]struct {
+			Matcher *string `json:"matcher"`
+			Hooks   []struct {
+				Type    string  `json:"type"`
+				Command string  `json:"command"`
+				Timeout float64 `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	readJSON(t, hooksPath, &hj)
+	known := map[string]bool{"PreToolUse": true, "PostToolUse": true, "Notification": true, "UserPromptSubmit": true, "Stop": true,
+		"SubagentStop": true, "PreCompact": true, "SessionStart": true, "SessionEnd": true}
+	for _, want := range []string{"PreCompact", "SessionStart", "UserPromptSubmit"} {
+		if len(hj.Hooks[want]) == 0 {
+			t.Errorf("hooks.json has no %s hook", want)
+		}
+	}
+	for event, groups := range hj.Hooks {
+		if !known[event] {
+			t.Errorf("hooks.json: unknown event %q", event)
+		}
+		for _, g := range groups {
+			if len(g.Hooks) == 0 {
+				t.Errorf("%s: a matcher group without hooks", event)
+			}
+			for _, h := range g.Hooks {
+				if h.Type != "command" || h.Command == "" || h.Timeout <= 0 {
+					t.Errorf("%s: hook %+v needs type command, a command and a positive timeout", event, h)
+				}
+				if !strings.Contains(h.Command, "${CLAUDE_PLUGIN_ROOT}/") {
+					t.Errorf("%s: %q does not run from the plugin root", event, h.Command)
+				}
+			}
+		}
+	}
+	if g := hj.Hooks["SessionStart"]; len(g) > 0 && (g[0].Matcher == nil || *g[0].Matcher != "startup|resume|clear|compact") {
+		t.Errorf("SessionStart matcher %v, want startup|resume|clear|compact", g[0].Matcher)
+	}
+
+	var mcp struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	readJSON(t, filepath.Join(pluginRoot, ".mcp.json"), &mcp)
+	srv, ok := mcp.MCPServers["recollect"]
+	if !ok || srv.Command != "${CLAUDE_PLUGIN_ROOT}/"+hooks.PluginWrapper || len(srv.Args) != 1 || srv.Args[0] != "mcp" {
+		t.Fatalf(".mcp.json: %+v, want recollect running the wrapper with mcp", mcp)
+	}
+	fi, err := os.Stat(filepath.Join(pluginRoot, hooks.PluginWrapper))
+	if err != nil || fi.Mode().Perm()&0o111 == 0 {
+		t.Fatalf("the wrapper %s must exist and be executable: %v", hooks.PluginWrapper, err)
+	}
+}
+
+// pluginCommand is one hook's command from the plugin's hooks.json.
+func pluginCommand(t *testing.T, event string) string {
+	t.Helper()
+	var hj struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	readJSON(t, filepath.Join(pluginRoot, "hooks", "hooks.json"), &hj)
+	return hj.Hooks[event][0].Hooks[0].Command
+}
+
+// runHook runs a hook command the way Claude Code does: through the shell,
+// with CLAUDE_PLUGIN_ROOT set, the payload on stdin, in the project's cwd.
+func runHook(t *testing.T, command, payload, cwd string, env []string) (stdout, stderr string, code int) {
+	t.Helper()
+	root, err := filepath.Abs(pluginRoot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "/bin/sh", "-c", command)
+	cmd.Dir = cwd
+	cmd.Env = append([]string{"CLAUDE_PLUGIN_ROOT=" + root}, env...)
+	cmd.Stdin = strings.NewReader(payload)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("run %s: %v", command, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+// contextOf decodes a context hook's stdout.
+func contextOf(t *testing.T, out string) string {
+	t.Helper()
+	var v struct {
+		HookSpecificOutput struct {
+			AdditionalContext string `json:"additionalContext"`
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("not hook JSON: %v: %q", err, out)
+	}
+	return v.HookSpecificOutput.AdditionalContext
+}
+
+// TestPluginHooksRun runs every hook command of the plugin, with the
+// payloads Claude Code writes, against the built binaries and a running
+// daemon: PreCompact starts the consolidation of the session, SessionStart
+// after the compaction waits for it and puts what it learned first, and
+// UserPromptSubmit adds a relevant fact once context.prompt is on.
+func TestPluginHooksRun(t *testing.T) {
+	bin := testbin.Binary(t)
+	binDir := filepath.Dir(bin)
+	project := t.TempDir()
+	data := filepath.Join(project, ".recollect") // found from the session's cwd, as a project store
+	env := []string{"RECOLLECT_BIN_DIR=" + binDir, "HOME=" + t.TempDir(), "PATH=/usr/bin:/bin"}
+	cli := func(stdin string, args ...string) {
+		t.Helper()
+		cmd := exec.Command(bin, append(args, "--data", data)...)
+		cmd.Stdin = strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("recollect %v: %v\n%s", args, err, out)
+		}
+	}
+	cli("", "init", "--yes")
+	cli("We use Postgres 16 as the database for the Atlas project.", "record", "--session-id", "s1")
+
+	daemon := exec.Command(bin, "daemon", "--data", data)
+	var daemonErr bytes.Buffer
+	daemon.Stderr = &daemonErr
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		daemon.Process.Signal(syscall.SIGTERM)
+		daemon.Wait()
+	})
+	sock := hooks.SocketPath(data)
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		resp, err := hooks.Send(context.Background(), sock, hooks.Request{Op: hooks.OpStatus})
+		if err == nil && resp.Status != nil && resp.Status.Runs["daemon-start"] == 1 && !resp.Status.Running && !resp.Status.Pending {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon never finished its start run: %v\n%s", err, daemonErr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	setContext := func(key string, value any) {
+		t.Helper()
+		cfg := filepath.Join(data, "config.json")
+		raw, err := os.ReadFile(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc map[string]any
+		if err := json.Unmarshal(raw, &doc); err != nil {
+			t.Fatal(err)
+		}
+		doc["context"].(map[string]any)[key] = value
+		raw, _ = json.Marshal(doc)
+		if err := os.WriteFile(cfg, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Something said since the last run, then compaction, while another
+	// writer holds the store so that the run cannot finish yet.
+	cli("The nightly backup of Atlas runs at three in the morning.", "record", "--session-id", "s1")
+	holder, err := store.Open(context.Background(), data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	lock, err := holder.BeginTx(context.Background(), nil) // BEGIN IMMEDIATE: the write lock
+	if err != nil {
+		t.Fatal(err)
+	}
+	pre := `{"session_id":"s1","transcript_path":"` + filepath.Join(project, "s1.jsonl") + `","cwd":"` + project +
+		`","permission_mode":"default","hook_event_name":"PreCompact","trigger":"auto","custom_instructions":""}`
+	out, errOut, code := runHook(t, pluginCommand(t, "PreCompact"), pre, project, env)
+	if code != 0 || out != "" || errOut != "" {
+		t.Fatalf("PreCompact: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	start := `{"session_id":"s1","transcript_path":"` + filepath.Join(project, "s1.jsonl") + `","cwd":"` + project +
+		`","hook_event_name":"SessionStart","source":"compact"}`
+
+	// A short wait runs out: the context says so.
+	setContext("compact_wait", "200ms")
+	out, errOut, code = runHook(t, pluginCommand(t, "SessionStart"), start, project, env)
+	if text := contextOf(t, out); code != 0 || errOut != "" || !strings.Contains(text, "Note: knowledge from the part just compacted is still being consolidated") {
+		t.Fatalf("SessionStart with the run held: exit %d, stderr %q, context:\n%s", code, errOut, text)
+	}
+
+	// A long enough wait sees the run end (the lock goes while the hook
+	// waits) and puts what it learned first.
+	setContext("compact_wait", "8s")
+	type result struct {
+		out, errOut string
+		code        int
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, errOut, code := runHook(t, pluginCommand(t, "SessionStart"), start, project, env)
+		done <- result{out, errOut, code}
+	}()
+	time.Sleep(300 * time.Millisecond) // let the hook start waiting; if it is late it still finds the run over
+	lock.Rollback()
+	r := <-done
+	if r.code != 0 || r.errOut != "" {
+		t.Fatalf("SessionStart: exit %d, stderr %q", r.code, r.errOut)
+	}
+	text := contextOf(t, r.out)
+	learned, _, _ := strings.Cut(text, "## Key facts")
+	if !strings.Contains(learned, "## Learned in this session before the compaction") || !strings.Contains(learned, "nightly backup of Atlas") ||
+		strings.Contains(text, "Note:") {
+		t.Fatalf("SessionStart after compaction did not wait for the run or put its fact first:\n%s", text)
+	}
+
+	prompt := `{"session_id":"s1","transcript_path":"` + filepath.Join(project, "s1.jsonl") + `","cwd":"` + project +
+		`","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"when does the nightly backup of Atlas run?"}`
+	if out, errOut, code = runHook(t, pluginCommand(t, "UserPromptSubmit"), prompt, project, env); code != 0 || out != "" || errOut != "" {
+		t.Fatalf("UserPromptSubmit while off: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	setContext("prompt", true)
+	out, errOut, code = runHook(t, pluginCommand(t, "UserPromptSubmit"), prompt, project, env)
+	if code != 0 || errOut != "" || !strings.Contains(contextOf(t, out), "nightly backup of Atlas") {
+		t.Fatalf("UserPromptSubmit: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+}
+
+// TestPluginWithoutBinaries: with no recollect anywhere the wrapper looks,
+// every hook exits 0 and says how to install it; SessionStart also as a
+// message Claude Code shows the user; the MCP server fails with status 1.
+func TestPluginWithoutBinaries(t *testing.T) {
+	empty := t.TempDir()
+	env := []string{"HOME=" + empty, "PATH=/usr/bin:/bin", "RECOLLECT_BIN_DIR=" + empty}
+	for _, event := range []string{"PreCompact", "SessionStart", "UserPromptSubmit"} {
+		out, errOut, code := runHook(t, pluginCommand(t, event), `{"hook_event_name":"`+event+`","session_id":"s1"}`, empty, env)
+		if code != 0 || !strings.Contains(errOut, "go install -tags sqlite_fts5 github.com/recollect/recollect/cmd/recollect@latest") {
+			t.Errorf("%s without binaries: exit %d, stderr %q", event, code, errOut)
+		}
+		if event != "SessionStart" {
+			if out != "" {
+				t.Errorf("%s printed %q on stdout", event, out)
+			}
+			continue
+		}
+		var v struct {
+			SystemMessage string `json:"systemMessage"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil || !strings.Contains(v.SystemMessage, "recollect is not installed") {
+			t.Errorf("SessionStart without binaries: stdout %q (%v), want a systemMessage", out, err)
+		}
+	}
+	root, _ := filepath.Abs(pluginRoot)
+	_, errOut, code := runHook(t, `"`+filepath.Join(root, hooks.PluginWrapper)+`" mcp`, "", empty, env)
+	if code != 1 || !strings.Contains(errOut, "recollect is not installed") {
+		t.Errorf("mcp without binaries: exit %d, stderr %q", code, errOut)
+	}
+}
