@@ -13,9 +13,9 @@ package hookctx
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/recollect/recollect/graph"
 )
 
 // Default budgets, in estimated tokens (see Tokens).
@@ -58,30 +58,15 @@ func Output(event, text string) []byte {
 	return append(b, '\n')
 }
 
-// quote renders a fact's content as quoted data on one line: whitespace
-// runs become one space, the text is cut to FactCut bytes on a character
-// boundary (marked with …), and it is written as a Go/JSON-style quoted
-// string, so nothing inside it can pass for a line of the framing or an
-// instruction of its own.
-func quote(content string) string {
-	s := strings.Join(strings.Fields(content), " ")
-	if len(s) > FactCut {
-		cut := FactCut
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return strconv.Quote(s)
-}
-
-// factLine is one fact as the added context shows it.
+// factLine is one fact as the added context shows it: its id, its day and
+// its text quoted as data by graph.Quote (cut to FactCut bytes, so one long
+// fact cannot take the whole budget).
 func factLine(id int64, when, content string) string {
 	line := fmt.Sprintf("- [fact %d]", id)
 	if len(when) >= 10 {
 		line += " " + when[:10]
 	}
-	return line + " " + quote(content) + "\n"
+	return line + " " + graph.Quote(content, FactCut) + "\n"
 }
 
 // budgeted builds text that never exceeds a token budget: a line that does
