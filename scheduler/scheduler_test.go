@@ -140,7 +140,9 @@ func TestThresholdGate(t *testing.T) {
 func TestCoalescing(t *testing.T) {
 	p := openPipeline(t)
 	r := startScheduler(t, p, scheduler.Options{})
-	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	// The start run counts itself before the worker marks it done: wait for
+	// both, or the first notify below can find it still in flight.
+	waitFor(t, "start run", func() bool { st := r.s.Status(); return st.Runs["daemon-start"] == 1 && !st.Running && !st.Pending })
 	release := holdWriteLock(t, p.DB.Dir)
 	resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction})
 	if resp.Message != "compaction noted; run queued" {
