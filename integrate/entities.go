@@ -49,7 +49,9 @@ var (
 	projectNext = regexp.MustCompile(`(?i)^\s+(migration|project|service|app|team|release|launch)\b`)
 )
 
-var notNames = map[string]bool{"I": true, "The": true, "A": true, "An": true, "My": true, "We": true, "Our": true, "It": true, "This": true, "That": true, "These": true, "Those": true, "He": true, "She": true, "They": true, "His": true, "Her": true, "Their": true, "In": true, "On": true, "At": true, "But": true, "And": true, "Or": true, "If": true, "So": true, "Yesterday": true, "Today": true, "Tomorrow": true}
+var notNames = map[string]bool{"I": true, "The": true, "A": true, "An": true, "My": true, "We": true, "Our": true, "It": true, "This": true, "That": true, "These": true, "Those": true, "He": true, "She": true, "They": true, "His": true, "Her": true, "Their": true, "In": true, "On": true, "At": true, "But": true, "And": true, "Or": true, "If": true, "So": true, "Yesterday": true, "Today": true, "Tomorrow": true,
+	// A redaction marker ([REDACTED:github_token]) is not a name.
+	"REDACTED": true}
 
 // HeuristicMentions finds entities by capitalised names with small rules for
 // their type (person, organization, place, project; else thing). A

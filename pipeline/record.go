@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 )
 
@@ -21,6 +22,9 @@ type RecordResult struct {
 }
 
 // Record writes events directly, without a daemon, in one transaction.
+// Every stored field passes the same redactor as copied transcript lines
+// (record, hook payloads, the log_event tool all come through here), and
+// what it replaced is counted with the rows that were written.
 func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult, error) {
 	res := RecordResult{Seqs: []int64{}, Duplicate: true}
 	for i := range evs {
@@ -28,10 +32,19 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 			return res, err
 		}
 	}
+	red, err := p.Redactor()
+	if err != nil {
+		return res, err
+	}
+	counts := make([]map[string]int64, len(evs))
+	for i := range evs {
+		counts[i] = map[string]int64{}
+		red.RedactEvent(&evs[i], counts[i])
+	}
 	if err := p.EnsureRoom(ctx); err != nil {
 		return res, err
 	}
-	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = p.DB.Tx(ctx, func(tx *sql.Tx) error {
 		for i := range evs {
 			seq, inserted, err := store.InsertEvent(ctx, tx, &evs[i])
 			if err != nil {
@@ -40,11 +53,20 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 			res.Seqs = append(res.Seqs, seq)
 			if inserted {
 				res.Duplicate = false
+				if err := sources.CountRedactions(ctx, tx, counts[i]); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
 	})
 	return res, err
+}
+
+// Redactor is the store's secret redactor, built from the config's
+// redaction section: the one every write path uses.
+func (p *Pipeline) Redactor() (*sources.Redactor, error) {
+	return sources.NewRedactor(p.Config.Redaction)
 }
 
 // HookEvents maps a Claude Code hook payload to events: the user's prompt,

@@ -224,7 +224,7 @@ func (c *Copier) mapLine(st *passState, ln line) mappedLine {
 	ml.redacted = map[string]int64{}
 	for i := range ml.events {
 		ev := &ml.events[i]
-		ev.Content = c.red.Redact(ev.Content, ml.redacted)
+		c.red.RedactEvent(ev, ml.redacted)
 		if ev.ContentType == "json" && !json.Valid([]byte(ev.Content)) {
 			ev.ContentType = "text"
 		}

@@ -1,11 +1,18 @@
 package sources
 
 import (
+	"bytes"
+	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -20,6 +27,35 @@ type rule struct {
 	// group is the submatch that holds the secret (0: the whole match), so
 	// a key name or a URL's user part stays readable.
 	group int
+	// skip, when set, keeps a matched value that is not a secret.
+	skip func(string) bool
+}
+
+// secretName is a key name that announces a secret: DB_PASSWORD,
+// client_secret, SECRET_KEY_BASE, GITHUB_TOKEN, api_key. A suffix joined
+// by _ . or - is part of the name (SECRET_KEY_BASE); a plural is not
+// (max_tokens is a count).
+const secretName = `[a-z0-9_.-]*(?:password|passwd|secret|token|api_?key)(?:[_.-][a-z0-9]+)*`
+
+// secretTriggers are the lowercase literals one of which occurs in every
+// text a name=value or name: value rule can match.
+var secretTriggers = []string{"password", "passwd", "secret", "token", "api_key", "apikey"}
+
+// notSecret reports values that sit where a secret would but are not one:
+// numbers (max_token_count=4096) and type or placeholder words
+// (password: string, token = None).
+func notSecret(v string) bool {
+	v = strings.TrimRight(v, ",;)")
+	if strings.Trim(v, "0123456789") == "" {
+		return true
+	}
+	switch strings.ToLower(v) {
+	case "string", "str", "number", "int", "integer", "bool", "boolean", "null", "nil", "none", "true", "false",
+		"undefined", "any", "optional", "required", "text", "bytes", "secret", "password", "token", "redacted", "changeme",
+		"bearer", "basic", "xxxx", "xxxxxx", "xxxxxxxx", "****", "********":
+		return true
+	}
+	return strings.HasPrefix(v, "[REDACTED")
 }
 
 // builtinRules are the well-known secret shapes. Order matters: Anthropic
@@ -28,10 +64,17 @@ type rule struct {
 // as notify do not pay for them.
 var builtinRules = sync.OnceValue(func() []rule {
 	return []rule{
-		{kind: "private_key", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?s:.*?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----`),
+		// A whole PEM block, or one cut before its END line: the header
+		// and the base64 lines that follow it (real or \n-escaped newlines).
+		{kind: "private_key", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:(?s:.*?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?:(?:\s|\\[rn])+(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+: [^\n\\]*))*)`),
 			triggers: []string{"PRIVATE KEY-----"}},
 		{kind: "aws_access_key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`),
 			triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
+		// AWS_SECRET_ACCESS_KEY=…, aws_secret_access_key = … (credentials
+		// files), "SecretAccessKey": "…" (STS and CLI JSON).
+		{kind: "aws_secret_key", group: 2,
+			re:       regexp.MustCompile(`(?i)((?:aws_?)?secret_?access_?key["']?\s*[:=]\s*["']?)([A-Za-z0-9/+=]{16,})`),
+			triggers: []string{"secret_access_key", "secretaccesskey"}, fold: true},
 		{kind: "github_token", re: regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b`),
 			triggers: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_"}},
 		{kind: "gitlab_token", re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`),
@@ -40,22 +83,38 @@ var builtinRules = sync.OnceValue(func() []rule {
 			triggers: []string{"xox"}},
 		{kind: "stripe_key", re: regexp.MustCompile(`\b[sr]k_(?:live|test)_[A-Za-z0-9]{16,}\b`),
 			triggers: []string{"k_live_", "k_test_"}},
+		{kind: "npm_token", re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),
+			triggers: []string{"npm_"}},
+		{kind: "google_api_key", re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`),
+			triggers: []string{"AIza"}},
+		{kind: "huggingface_token", re: regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}\b`),
+			triggers: []string{"hf_"}},
 		{kind: "anthropic_key", re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}`),
 			triggers: []string{"sk-ant-"}},
 		{kind: "openai_key", re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{32,}`),
 			triggers: []string{"sk-"}},
 		{kind: "jwt", re: regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}`),
 			triggers: []string{"eyJ"}},
+		// Authorization: Bearer …, as a header line, a curl -H or JSON.
+		{kind: "authorization", group: 2,
+			re:       regexp.MustCompile(`(?i)(authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token)\s+)([A-Za-z0-9._~+/=-]{8,})`),
+			triggers: []string{"authorization"}, fold: true},
 		// name=value with no spaces around '=' (env files, URLs, command
 		// lines); "token = f()" in code is deliberately not matched. A value
 		// starting with $ or < is a reference or a placeholder, not a secret.
-		{kind: "assignment", group: 2,
-			re:       regexp.MustCompile(`(?i)\b([a-z0-9_.-]*(?:password|passwd|secret|token|api_?key)=)([^\s"'\\,;&<>$][^\s"'\\,;&<>]{3,})`),
-			triggers: []string{"password=", "passwd=", "secret=", "token=", "key="}, fold: true},
+		{kind: "assignment", group: 2, skip: notSecret,
+			re:       regexp.MustCompile(`(?i)\b(` + secretName + `=)([^\s"'\\,;&<>$][^\s"'\\,;&<>]{3,})`),
+			triggers: secretTriggers, fold: true},
 		// The same in JSON: "password": "value".
-		{kind: "assignment", group: 2,
-			re:       regexp.MustCompile(`(?i)("[a-z0-9_.-]*(?:password|passwd|secret|token|api_?key)"\s*:\s*")([^"\\$<][^"\\]{3,})`),
-			triggers: []string{"password\"", "passwd\"", "secret\"", "token\"", "key\""}, fold: true},
+		{kind: "assignment", group: 2, skip: notSecret,
+			re:       regexp.MustCompile(`(?i)("` + secretName + `"\s*:\s*")([^"\\$<][^"\\]{3,})`),
+			triggers: secretTriggers, fold: true},
+		// The same in YAML and config files: a line "password: value" (one
+		// value, nothing after it), so "password: string;" in a type and
+		// prose that mentions a password stay.
+		{kind: "assignment", group: 2, skip: notSecret,
+			re:       regexp.MustCompile(`(?im)^([ \t]*(?:- )?` + secretName + `[ \t]*:[ \t]+["']?)([^\s"'#$<{\[][^\s"'#]{3,})["']?[ \t]*\r?$`),
+			triggers: secretTriggers, fold: true},
 		{kind: "connection_string", group: 2,
 			re:       regexp.MustCompile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@"'\\]+:)([^\s@/"'\\]+)@`),
 			triggers: []string{"://"}},
@@ -87,11 +146,84 @@ func NewRedactor(cfg config.Redaction) (*Redactor, error) {
 }
 
 // Redact returns s with every secret replaced, adding one to counts[kind]
-// per replacement. counts may be nil when the caller does not count.
+// per replacement. counts may be nil when the caller does not count. Text
+// holding JSON string literals is redacted twice: as written, and each
+// escaped literal decoded (a token spelled ghp\u005f… or a PEM block with
+// \n escapes), re-encoded in place so JSON stays JSON.
 func (r *Redactor) Redact(s string, counts map[string]int64) string {
 	if r == nil || len(r.rules) == 0 || s == "" {
 		return s
 	}
+	s = r.redactRaw(s, counts)
+	if strings.Contains(s, `\`) && strings.Contains(s, `"`) {
+		s = r.redactLiterals(s, jsonString(), counts)
+	}
+	return s
+}
+
+// jsonString matches one JSON string literal holding at least one escape.
+// Outside string literals JSON has no backslash, so a match cannot start
+// at a closing quote.
+var jsonString = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"(?:[^"\\]*\\.)+[^"\\]*"`)
+})
+
+// anyJSONString matches every JSON string literal; only for text known
+// to be JSON.
+var anyJSONString = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
+})
+
+// redactLiterals redacts the decoded text of each JSON string literal re
+// finds in s; a literal whose decoded text changes is replaced by the
+// JSON encoding of the redacted text.
+func (r *Redactor) redactLiterals(s string, re *regexp.Regexp, counts map[string]int64) string {
+	return re.ReplaceAllStringFunc(s, func(lit string) string {
+		var dec string
+		if json.Unmarshal([]byte(lit), &dec) != nil {
+			return lit
+		}
+		red := r.redactRaw(dec, counts)
+		if red == dec {
+			return lit
+		}
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if enc.Encode(red) != nil {
+			return lit
+		}
+		return strings.TrimSuffix(b.String(), "\n")
+	})
+}
+
+// RedactEvent redacts every stored text field of ev: content, content_ref,
+// speaker and metadata. Metadata stays valid JSON: when redacting it as
+// written would break it, only its decoded string values are redacted.
+func (r *Redactor) RedactEvent(ev *store.Event, counts map[string]int64) {
+	if r == nil || len(r.rules) == 0 {
+		return
+	}
+	ev.Content = r.Redact(ev.Content, counts)
+	ev.ContentRef = r.Redact(ev.ContentRef, counts)
+	ev.Speaker = r.Redact(ev.Speaker, counts)
+	if len(ev.Metadata) > 0 {
+		seen := map[string]int64{}
+		md := r.Redact(string(ev.Metadata), seen)
+		if !json.Valid([]byte(md)) {
+			seen = map[string]int64{}
+			md = r.redactLiterals(string(ev.Metadata), anyJSONString(), seen)
+		}
+		for k, n := range seen {
+			if counts != nil {
+				counts[k] += n
+			}
+		}
+		ev.Metadata = json.RawMessage(md)
+	}
+}
+
+func (r *Redactor) redactRaw(s string, counts map[string]int64) string {
 	var lower string
 	for _, ru := range r.rules {
 		if !ru.triggered(s, &lower) {
@@ -131,7 +263,7 @@ func (ru *rule) replace(s string, counts map[string]int64) string {
 	last := 0
 	for _, loc := range locs {
 		start, end := loc[2*ru.group], loc[2*ru.group+1]
-		if start < 0 {
+		if start < 0 || (ru.skip != nil && ru.skip(s[start:end])) {
 			continue
 		}
 		b.WriteString(s[last:start])
@@ -143,4 +275,20 @@ func (ru *rule) replace(s string, counts map[string]int64) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
+}
+
+// CountRedactions adds counts to the store's redactions table inside tx,
+// the transaction that writes the redacted rows, so a rolled-back write
+// counts nothing.
+func CountRedactions(ctx context.Context, tx *sql.Tx, counts map[string]int64) error {
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if counts[k] == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO redactions(kind, count) VALUES (?,?)
+			ON CONFLICT(kind) DO UPDATE SET count = count + excluded.count`, k, counts[k]); err != nil {
+			return fmt.Errorf("count redactions %s: %w", k, err)
+		}
+	}
+	return nil
 }

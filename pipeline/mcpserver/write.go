@@ -12,6 +12,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 )
 
@@ -72,6 +73,12 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 	if in.SourceEventID < 0 {
 		return nil, nil, fieldError("source_event_id", "%d is negative; pass an event's seq from get_events", in.SourceEventID)
 	}
+	red, err := s.p.Redactor()
+	if err != nil {
+		return nil, nil, err
+	}
+	redacted := map[string]int64{}
+	c.Content, c.CaptureNotes = red.Redact(c.Content, redacted), red.Redact(c.CaptureNotes, redacted)
 	out := captureOut{SessionID: s.session}
 	err = s.p.DB.Tx(ctx, func(tx *sql.Tx) error {
 		if in.SourceEventID > 0 {
@@ -84,6 +91,11 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 			return err
 		}
 		out.Stored = inserted
+		if inserted {
+			if err := sources.CountRedactions(ctx, tx, redacted); err != nil {
+				return err
+			}
+		}
 		return captureOutcome(ctx, tx, s.session, c.Content, &out)
 	})
 	if err != nil {
