@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/recollect/recollect/graph"
@@ -37,7 +38,19 @@ type ForgetReport struct {
 	// Unlinked counts older facts whose superseded_by pointed at a
 	// forgotten fact; they stay superseded, pointing at nothing.
 	Unlinked int `json:"unlinked_predecessors,omitempty"`
+	// ScrubbedEvents counts raw events that held the sentence but are
+	// still cited by another fact: their text, reference and metadata are
+	// replaced by ForgottenText. Events nothing else cites are deleted
+	// (RowsBy["session_events"]).
+	ScrubbedEvents int `json:"scrubbed_events,omitempty"`
+	// WAL says whether the write-ahead log, which still holds the old
+	// pages until a checkpoint, was emptied: "truncated", or why not.
+	WAL string `json:"wal"`
 }
+
+// ForgottenText replaces the content of a raw event that held a
+// forgotten sentence and is still cited by another fact.
+const ForgottenText = "[forgotten]"
 
 // Forget hard-deletes facts: each fact, its FTS row (securely: the term
 // leaves the index at once), embeddings, entity links (and entities left
@@ -46,8 +59,13 @@ type ForgetReport struct {
 // runs' reports), and the I facts behind it (or sharing
 // its digest, so a pending copy cannot bring it back). A content-free tombstone
 // (digest, id, actor, reason, time) stops the same sentence from being
-// extracted again. Events cited only by these facts become prunable. All
-// ids go in one transaction: an unknown id forgets nothing.
+// extracted again. The raw events the fact came from, and any event whose
+// text holds one of its wordings, are deleted, or emptied to ForgottenText
+// when another fact still cites them (the events index follows, with FTS5
+// secure-delete). All ids go in one transaction: an unknown id forgets
+// nothing. Afterwards the write-ahead log is checkpointed and truncated,
+// so the old pages leave the disk too (the store zeroes deleted content:
+// secure_delete is on for every connection).
 func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) (ForgetReport, error) {
 	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}}
 	if opts.Actor == "" {
@@ -57,16 +75,17 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		if err := secureDelete(ctx, tx); err != nil {
 			return err
 		}
+		events := map[int64]bool{}
 		for _, id := range ids {
 			if slices.Contains(rep.Facts, id) {
 				continue // named twice, or a twin of one already forgotten
 			}
 			rep.Facts = append(rep.Facts, id)
-			if err := forgetOne(ctx, tx, id, opts, &rep); err != nil {
+			if err := forgetOne(ctx, tx, id, opts, events, &rep); err != nil {
 				return err
 			}
 		}
-		return nil
+		return forgetEvents(ctx, tx, events, &rep)
 	})
 	if err != nil {
 		return ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}}, err
@@ -74,10 +93,82 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	for _, n := range rep.RowsBy {
 		rep.Rows += n
 	}
+	rep.WAL = p.truncateWAL(ctx)
 	return rep, nil
 }
 
-func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, rep *ForgetReport) error {
+// truncateWAL checkpoints the store and empties its write-ahead log, which
+// keeps the pages as they were before forget until then. A reader that
+// holds an old snapshot (a running daemon mid-search) can keep it; that is
+// said, not hidden.
+func (p *Pipeline) truncateWAL(ctx context.Context) string {
+	var busy, logFrames, done int
+	if err := p.DB.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+		return "not checkpointed (" + err.Error() + "); the old text leaves memory.db-wal at the next checkpoint"
+	}
+	if busy != 0 {
+		return "not truncated: another process is reading the store; the old text leaves memory.db-wal at its next checkpoint"
+	}
+	return "truncated"
+}
+
+// sourceEvents adds to events the raw events fact id came from (cited by
+// its provenance or by the extracted facts behind it) and every event whose
+// text holds one of its wordings.
+func sourceEvents(ctx context.Context, tx *sql.Tx, id int64, events map[int64]bool) error {
+	seqs, err := column[int64](ctx, tx, `
+		SELECT event_seq FROM fact_provenance WHERE fact_id = ?1 AND event_seq IS NOT NULL
+		UNION SELECT CAST(j.value AS INTEGER) FROM session_facts sf, json_each(sf.event_ids) j
+			WHERE (sf.fact_id = ?1 OR sf.digest = (SELECT digest FROM facts WHERE id = ?1)) AND json_valid(sf.event_ids)
+		UNION SELECT e.seq FROM session_events e WHERE e.content != '' AND EXISTS (
+			SELECT 1 FROM (SELECT content AS w FROM facts WHERE id = ?1
+				UNION SELECT content FROM session_facts WHERE fact_id = ?1 OR digest = (SELECT digest FROM facts WHERE id = ?1))
+			WHERE length(w) > 0 AND instr(e.content, w) > 0)`, id)
+	if err != nil {
+		return fmt.Errorf("find its events: %w", err)
+	}
+	for _, s := range seqs {
+		events[s] = true
+	}
+	return nil
+}
+
+// forgetEvents takes the sentence out of the raw events: an event no
+// remaining fact cites is deleted (its dedupe key kept, as prune keeps it,
+// so a re-read transcript cannot copy it back); one still cited keeps its
+// row with ForgottenText instead of its text. The events index follows by
+// trigger, with FTS5 secure-delete on.
+func forgetEvents(ctx context.Context, tx *sql.Tx, events map[int64]bool, rep *ForgetReport) error {
+	for _, seq := range slices.Sorted(maps.Keys(events)) {
+		var cited int
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM fact_provenance WHERE event_seq = ?1)
+			OR EXISTS (SELECT 1 FROM session_facts sf, json_each(sf.event_ids) j
+				WHERE json_valid(sf.event_ids) AND CAST(j.value AS INTEGER) = ?1)`, seq).Scan(&cited); err != nil {
+			return fmt.Errorf("forget event %d: %w", seq, err)
+		}
+		if cited != 0 {
+			n, err := exec(ctx, tx, `UPDATE session_events SET content = ?2, content_ref = NULL, metadata = NULL WHERE seq = ?1`, seq, ForgottenText)
+			if err != nil {
+				return fmt.Errorf("forget event %d: scrub: %w", seq, err)
+			}
+			rep.ScrubbedEvents += n
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pruned_keys(dedupe_key)
+			SELECT dedupe_key FROM session_events WHERE seq = ? AND dedupe_key IS NOT NULL`, seq); err != nil {
+			return fmt.Errorf("forget event %d: keep its dedupe key: %w", seq, err)
+		}
+		n, err := exec(ctx, tx, `DELETE FROM session_events WHERE seq = ?`, seq)
+		if err != nil {
+			return fmt.Errorf("forget event %d: %w", seq, err)
+		}
+		rep.RowsBy["session_events"] += n
+		rep.RowsBy["events_fts"] += n
+	}
+	return nil
+}
+
+func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, events map[int64]bool, rep *ForgetReport) error {
 	var digest string
 	err := tx.QueryRowContext(ctx, `SELECT digest FROM facts WHERE id = ?`, id).Scan(&digest)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -88,6 +179,9 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, re
 	}
 	digests, err := column[string](ctx, tx, `SELECT ? UNION SELECT digest FROM session_facts WHERE fact_id = ?`, digest, id)
 	if err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	if err := sourceEvents(ctx, tx, id, events); err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
 	entities, err := column[int64](ctx, tx, `SELECT DISTINCT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id`, id)
@@ -152,7 +246,7 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, re
 		return fmt.Errorf("forget fact %d: find same wording: %w", id, err)
 	}
 	rep.Facts = append(rep.Facts, twin)
-	return forgetOne(ctx, tx, twin, opts, rep)
+	return forgetOne(ctx, tx, twin, opts, events, rep)
 }
 
 // tombstone keeps the content-free record of a forgotten fact: its
@@ -182,6 +276,7 @@ func secureDelete(ctx context.Context, tx *sql.Tx) error {
 		`PRAGMA secure_delete = ON`,
 		`INSERT INTO facts_fts(facts_fts, rank) VALUES ('secure-delete', 1)`,
 		`INSERT INTO session_facts_fts(session_facts_fts, rank) VALUES ('secure-delete', 1)`,
+		`INSERT INTO events_fts(events_fts, rank) VALUES ('secure-delete', 1)`,
 	} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return fmt.Errorf("forget: %s: %w", q, err)

@@ -73,7 +73,7 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 
 // OpenFile opens the database at path without touching its directory.
 func OpenFile(ctx context.Context, path string) (*DB, error) {
-	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate"
+	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on"
 	sqlDB, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
