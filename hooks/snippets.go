@@ -124,17 +124,26 @@ const PluginWrapper = "bin/recollect-run"
 // PluginHooksJSON is the plugin's hooks/hooks.json: every hook, run through
 // the wrapper under ${CLAUDE_PLUGIN_ROOT}.
 func PluginHooksJSON() []byte {
-	events := object{}
-	for _, h := range Hooks {
+	var events bytes.Buffer
+	events.WriteByte('{')
+	for i, h := range Hooks {
+		if i > 0 {
+			events.WriteByte(',')
+		}
 		cmd := `"${CLAUDE_PLUGIN_ROOT}/` + PluginWrapper + `" ` + h.Verb
+		key, _ := json.Marshal(h.Event)
 		entry, _ := json.Marshal([]group{{Matcher: h.Matcher, Hooks: []command{{Type: "command", Command: cmd, Timeout: h.Timeout}}}})
-		events.set(h.Event, entry)
+		events.Write(key)
+		events.WriteByte(':')
+		events.Write(entry)
 	}
-	top := object{}
-	top.set("description", json.RawMessage(`"recollect: consolidate before compaction, memory at session start, and (with context.prompt on) memory relevant to each prompt"`))
-	top.set("hooks", events.encode())
+	events.WriteByte('}')
+	top, _ := json.Marshal(struct {
+		Description string          `json:"description"`
+		Hooks       json.RawMessage `json:"hooks"`
+	}{"recollect: consolidate before compaction, memory at session start, and (with context.prompt on) memory relevant to each prompt", events.Bytes()})
 	var b bytes.Buffer
-	json.Indent(&b, top.encode(), "", "  ")
+	json.Indent(&b, top, "", "  ")
 	b.WriteByte('\n')
 	return b.Bytes()
 }
