@@ -89,84 +89,84 @@ func Install(path, binary, dataDir string, now time.Time) (InstallResult, error)
 }
 
 // MergeSettings returns settings (the bytes of a settings.json, empty for
-// none) with the notify hook merged in, and the action taken.
+// none) with the notify hook merged in, and the action taken. It splices
+// the entry into the original bytes: every other key, entry, escape and
+// line keeps its bytes and order, and the new entry follows the
+// surrounding layout (one line in a one-line list, indented otherwise).
 func MergeSettings(settings []byte, binary, dataDir string) ([]byte, string, error) {
 	if len(bytes.TrimSpace(settings)) == 0 {
-		settings = []byte("{}")
+		settings = []byte("{}\n")
 	}
-	top, err := decodeObject(settings, "settings")
+	want := preCompactGroup(binary, dataDir)
+	top, err := scanContainer(settings, firstNonSpace(settings), '{', "settings")
 	if err != nil {
 		return nil, "", err
 	}
-	hooksObj := object{}
-	if raw, ok := top.get("hooks"); ok {
-		if hooksObj, err = decodeObject(raw, "hooks"); err != nil {
-			return nil, "", err
-		}
+	if err := trailingData(settings, top.close, "settings"); err != nil {
+		return nil, "", err
 	}
-	var groups []json.RawMessage
-	if raw, ok := hooksObj.get("PreCompact"); ok {
-		if err := json.Unmarshal(raw, &groups); err != nil {
-			return nil, "", errors.New("hooks.PreCompact is not a list of matcher groups")
-		}
+	hooksM, ok := top.find("hooks")
+	if !ok {
+		return insertElement(settings, top, "hooks", map[string]any{"PreCompact": []any{want}}), "installed", nil
 	}
-	want := PreCompactEntry(binary, dataDir)[0].(map[string]any)
-	wantHook := want["hooks"].([]any)[0].(map[string]any)
-	groups, action, err := mergeGroups(groups, want, wantHook, filepath.Base(binary))
+	hooksObj, err := scanContainer(settings, hooksM.start, '{', "hooks")
 	if err != nil {
 		return nil, "", err
 	}
-	if action == "unchanged" {
-		return settings, action, nil
+	preM, ok := hooksObj.find("PreCompact")
+	if !ok {
+		return insertElement(settings, hooksObj, "PreCompact", []any{want}), "installed", nil
 	}
-	pre, err := json.Marshal(groups)
+	groups, err := scanContainer(settings, preM.start, '[', "hooks.PreCompact")
 	if err != nil {
-		return nil, "", fmt.Errorf("encode hooks.PreCompact: %w", err)
+		return nil, "", errors.New("hooks.PreCompact is not a list of matcher groups")
 	}
-	hooksObj.set("PreCompact", pre)
-	top.set("hooks", hooksObj.encode())
-	var out bytes.Buffer
-	if err := json.Indent(&out, top.encode(), "", "  "); err != nil {
-		return nil, "", fmt.Errorf("format settings: %w", err)
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), action, nil
-}
-
-// mergeGroups finds an existing recollect notify hook among the PreCompact
-// matcher groups and brings it up to date, or appends a new group.
-func mergeGroups(groups []json.RawMessage, want, wantHook map[string]any, binName string) ([]json.RawMessage, string, error) {
-	for gi, raw := range groups {
-		var group map[string]any
-		if err := json.Unmarshal(raw, &group); err != nil {
+	for gi, g := range groups.elems {
+		group, err := scanContainer(settings, g.start, '{', fmt.Sprintf("hooks.PreCompact[%d]", gi))
+		if err != nil {
 			return nil, "", fmt.Errorf("hooks.PreCompact[%d] is not an object", gi)
 		}
-		list, _ := group["hooks"].([]any)
-		for hi, h := range list {
-			hook, _ := h.(map[string]any)
-			cmd, _ := hook["command"].(string)
-			if !isNotifyCommand(cmd, binName) {
+		listM, ok := group.find("hooks")
+		if !ok {
+			continue
+		}
+		list, err := scanContainer(settings, listM.start, '[', "hooks")
+		if err != nil {
+			continue
+		}
+		for _, h := range list.elems {
+			var hook struct {
+				Type    string  `json:"type"`
+				Command string  `json:"command"`
+				Timeout float64 `json:"timeout"`
+			}
+			if json.Unmarshal(settings[h.start:h.end], &hook) != nil || !isNotifyCommand(hook.Command, filepath.Base(binary)) {
 				continue
 			}
-			timeout, _ := hook["timeout"].(float64)
-			if cmd == wantHook["command"] && int(timeout) == HookTimeoutSeconds && hook["type"] == "command" {
-				return groups, "unchanged", nil
+			if hook.Command == want.Hooks[0].Command && int(hook.Timeout) == HookTimeoutSeconds && hook.Type == "command" {
+				return settings, "unchanged", nil
 			}
-			list[hi] = wantHook
-			group["hooks"] = list
-			b, err := json.Marshal(group)
-			if err != nil {
-				return nil, "", fmt.Errorf("encode hooks.PreCompact[%d]: %w", gi, err)
-			}
-			groups[gi] = b
-			return groups, "updated", nil
+			return splice(settings, h.start, h.end, encodeLike(settings, list, h.start, want.Hooks[0])), "updated", nil
 		}
 	}
-	b, err := json.Marshal(want)
-	if err != nil {
-		return nil, "", fmt.Errorf("encode PreCompact entry: %w", err)
-	}
-	return append(groups, b), "installed", nil
+	return insertElement(settings, groups, "", want), "installed", nil
+}
+
+// hookGroup and hookEntry are PreCompactEntry in the key order people read
+// it in.
+type hookGroup struct {
+	Matcher string      `json:"matcher"`
+	Hooks   []hookEntry `json:"hooks"`
+}
+
+type hookEntry struct {
+	Type    string `json:"type"`
+	Command string `json:"command"`
+	Timeout int    `json:"timeout"`
+}
+
+func preCompactGroup(binary, dataDir string) hookGroup {
+	return hookGroup{Hooks: []hookEntry{{Type: "command", Command: NotifyCommand(binary, dataDir), Timeout: HookTimeoutSeconds}}}
 }
 
 // isNotifyCommand reports whether cmd runs some recollect's notify
@@ -195,70 +195,178 @@ func firstWord(cmd string) (word, rest string) {
 	return word, rest
 }
 
-// object is a JSON object that keeps its keys in their original order.
-type object struct {
-	keys []string
-	vals map[string]json.RawMessage
+// container is one JSON object or array inside a document, by offsets.
+type container struct {
+	open, close int       // offsets of the brackets
+	elems       []element // members or elements, in order
 }
 
-func decodeObject(data []byte, what string) (object, error) {
-	o := object{vals: map[string]json.RawMessage{}}
-	dec := json.NewDecoder(bytes.NewReader(data))
+// element is one member (with its key) or array element.
+type element struct {
+	key        string
+	start, end int // the value's bytes
+}
+
+func (c container) find(key string) (element, bool) {
+	for _, e := range c.elems {
+		if e.key == key {
+			return e, true
+		}
+	}
+	return element{}, false
+}
+
+// scanContainer reads the object ('{') or array ('[') that starts at
+// offset at of data, keeping every value's offsets.
+func scanContainer(data []byte, at int, kind json.Delim, what string) (container, error) {
+	c := container{open: at}
+	if at < 0 || at >= len(data) {
+		return c, fmt.Errorf("%s is not valid JSON: unexpected EOF", what)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[at:]))
 	tok, err := dec.Token()
 	if err != nil {
-		return o, fmt.Errorf("%s is not valid JSON: %w", what, err)
+		return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return o, fmt.Errorf("%s is not a JSON object", what)
+	if d, ok := tok.(json.Delim); !ok || d != kind {
+		if kind == '[' {
+			return c, fmt.Errorf("%s is not a JSON list", what)
+		}
+		return c, fmt.Errorf("%s is not a JSON object", what)
 	}
 	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return o, fmt.Errorf("%s is not valid JSON: %w", what, err)
+		var key string
+		if kind == '{' {
+			tok, err := dec.Token()
+			if err != nil {
+				return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
+			}
+			key = tok.(string)
 		}
-		key := tok.(string)
 		var val json.RawMessage
 		if err := dec.Decode(&val); err != nil {
-			return o, fmt.Errorf("%s.%s is not valid JSON: %w", what, key, err)
+			if kind == '{' {
+				return c, fmt.Errorf("%s.%s is not valid JSON: %w", what, key, err)
+			}
+			return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
 		}
-		o.set(key, val)
+		end := at + int(dec.InputOffset())
+		c.elems = append(c.elems, element{key: key, start: end - len(val), end: end})
 	}
 	if _, err := dec.Token(); err != nil {
-		return o, fmt.Errorf("%s is not valid JSON: %w", what, err)
+		return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
 	}
-	if _, err := dec.Token(); err == nil {
-		return o, fmt.Errorf("%s has data after its closing brace", what)
-	}
-	return o, nil
+	c.close = at + int(dec.InputOffset()) - 1
+	return c, nil
 }
 
-func (o *object) get(k string) (json.RawMessage, bool) {
-	v, ok := o.vals[k]
-	return v, ok
+func firstNonSpace(data []byte) int {
+	return len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
 }
 
-func (o *object) set(k string, v json.RawMessage) {
-	if o.vals == nil {
-		o.vals = map[string]json.RawMessage{}
+func trailingData(data []byte, close int, what string) error {
+	if len(bytes.TrimSpace(data[close+1:])) != 0 {
+		return fmt.Errorf("%s has data after its closing brace", what)
 	}
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
+	return nil
 }
 
-func (o *object) encode() json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
+// insertElement adds key: v (an array element when key is "") as c's last
+// entry, after the current last one, in c's layout.
+func insertElement(data []byte, c container, key string, v any) []byte {
+	oneLine := !bytes.ContainsRune(data[c.open:c.close], '\n') && len(c.elems) > 0
+	unit := indentUnit(data, c)
+	entry := func(indent string) string {
+		val := encodeJSON(v, indent, unit, !oneLine)
+		if key == "" {
+			return val
 		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(o.vals[k])
+		return encodeJSON(key, "", "", false) + ": " + val
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	if len(c.elems) > 0 {
+		last := c.elems[len(c.elems)-1]
+		if oneLine {
+			return splice(data, last.end, last.end, ", "+entry(""))
+		}
+		indent := lineIndent(data, last.start)
+		return splice(data, last.end, last.end, ",\n"+indent+entry(indent))
+	}
+	open, close := string(data[c.open]), string(data[c.close])
+	outer := lineIndent(data, c.open)
+	indent := outer + unit
+	return splice(data, c.open, c.close+1, open+"\n"+indent+entry(indent)+"\n"+outer+close)
+}
+
+// encodeLike encodes v to replace the element at pos of c, in c's layout.
+func encodeLike(data []byte, c container, pos int, v any) string {
+	multi := bytes.ContainsRune(data[c.open:c.close], '\n')
+	return encodeJSON(v, lineIndent(data, pos), indentUnit(data, c), multi)
+}
+
+// indentUnit is the file's indentation step as c shows it (its entries'
+// indent past its own line's), two spaces when it shows none.
+func indentUnit(data []byte, c container) string {
+	if len(c.elems) > 0 {
+		outer, inner := lineIndent(data, c.open), lineIndent(data, c.elems[0].start)
+		if len(inner) > len(outer) && strings.HasPrefix(inner, outer) {
+			return inner[len(outer):]
+		}
+	}
+	return "  "
+}
+
+// encodeJSON writes v without HTML escaping (a settings file is no web
+// page: ">>" stays ">>"), indented by unit past indent when multi.
+func encodeJSON(v any, indent, unit string, multi bool) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if multi {
+		enc.SetIndent(indent, unit)
+	}
+	_ = enc.Encode(v) // only recollect's own strings and structs
+	out := strings.TrimSuffix(b.String(), "\n")
+	if !multi {
+		out = spaced(out)
+	}
+	return out
+}
+
+// spaced puts a space after each colon and comma of compact JSON, outside
+// strings, as people write one-line JSON.
+func spaced(compact string) string {
+	var b strings.Builder
+	inString, escaped := false, false
+	for i := 0; i < len(compact); i++ {
+		ch := compact[i]
+		b.WriteByte(ch)
+		switch {
+		case escaped:
+			escaped = false
+		case inString && ch == '\\':
+			escaped = true
+		case ch == '"':
+			inString = !inString
+		case !inString && (ch == ':' || ch == ','):
+			b.WriteByte(' ')
+		}
+	}
+	return b.String()
+}
+
+// lineIndent is the run of spaces and tabs that starts pos's line.
+func lineIndent(data []byte, pos int) string {
+	start := bytes.LastIndexByte(data[:pos], '\n') + 1
+	end := start
+	for end < len(data) && (data[end] == ' ' || data[end] == '\t') {
+		end++
+	}
+	return string(data[start:end])
+}
+
+func splice(data []byte, from, to int, text string) []byte {
+	out := make([]byte, 0, len(data)+len(text))
+	out = append(out, data[:from]...)
+	out = append(out, text...)
+	return append(out, data[to:]...)
 }

@@ -1,6 +1,7 @@
 package hooks_test
 
 import (
+	"bytes"
 	"flag"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ func TestMergeSettings(t *testing.T) {
 	cases := []struct{ name, action string }{
 		{"empty", "installed"},
 		{"others", "installed"},
+		{"escapes", "installed"},
 		{"installed", "unchanged"},
 		{"older", "updated"},
 		{"shared-group", "updated"},
@@ -61,6 +63,14 @@ func TestMergeSettings(t *testing.T) {
 			if c.action == "unchanged" && got != string(in) {
 				t.Error("an unchanged file must come back byte for byte")
 			}
+			if c.action == "installed" && len(bytes.TrimSpace(in)) > 2 {
+				// One insertion: the original is the output's prefix and
+				// suffix around it, every other byte kept.
+				p, q := commonPrefix(in, out), commonSuffix(in, out)
+				if p+q < len(in) {
+					t.Errorf("bytes of the original changed: common prefix %d + suffix %d < %d", p, q, len(in))
+				}
+			}
 			if mergeErr == nil {
 				again, action, err := hooks.MergeSettings(out, bin, data)
 				if err != nil || action != "unchanged" || string(again) != got {
@@ -69,6 +79,22 @@ func TestMergeSettings(t *testing.T) {
 			}
 		})
 	}
+}
+
+func commonPrefix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
+
+func commonSuffix(a, b []byte) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[len(a)-1-n] == b[len(b)-1-n] {
+		n++
+	}
+	return n
 }
 
 // TestInstall: a backup of the original is written before the change, a

@@ -140,3 +140,40 @@ func TestReadingCommandsCreateNoStore(t *testing.T) {
 		}
 	}
 }
+
+// TestHooksInstallKeepsOtherEntries: on the binary, every byte of the
+// user's settings.json outside the new entry stays as it was (">>" is
+// not escaped, unicode and key order kept).
+func TestHooksInstallKeepsOtherEntries(t *testing.T) {
+	proj, dir := t.TempDir(), filepath.Join(t.TempDir(), "store")
+	orig, err := os.ReadFile(filepath.Join("..", "..", "hooks", "testdata", "settings", "escapes.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	settings := filepath.Join(proj, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	binMust(t, "init", "--yes", dir)
+	binMust(t, "hooks", "install", "--project", proj, "--data", dir)
+	got, err := os.ReadFile(settings)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, q := 0, 0
+	for p < len(orig) && orig[p] == got[p] {
+		p++
+	}
+	for q < len(orig)-p && orig[len(orig)-1-q] == got[len(got)-1-q] {
+		q++
+	}
+	if p+q != len(orig) || !bytes.Contains(got, []byte("notify compaction --data "+dir)) {
+		t.Fatalf("settings.json changed outside the new entry (prefix %d + suffix %d of %d):\n%s", p, q, len(orig), got)
+	}
+	if !bytes.Contains(got, []byte(`"git status --short >> /tmp/s.log 2>&1 && echo <ok> & disown"`)) {
+		t.Fatalf("escapes changed:\n%s", got)
+	}
+}
