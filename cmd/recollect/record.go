@@ -50,6 +50,13 @@ func recordCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
+			if !res.Duplicate {
+				// A running daemon extracts when the threshold is due, as it
+				// does for copied lines; a failed notice loses nothing.
+				if _, err := p.WakeThreshold(c.Context); err != nil {
+					fmt.Fprintf(env.Stderr, "recollect: note: the daemon did not take the threshold notice: %v\n", err)
+				}
+			}
 			if c.Bool("json") {
 				return json.NewEncoder(env.Stdout).Encode(res)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/store/config"
 )
 
 // TestStatsSeesRunningDaemon runs the real scheduler on a data directory
@@ -59,5 +60,68 @@ func TestStatsSeesRunningDaemon(t *testing.T) {
 	}
 	if out := diskMust(t, dir, "stats"); !strings.Contains(out, "daemon       no daemon") {
 		t.Fatalf("stats after the daemon stopped:\n%s", out)
+	}
+}
+
+// TestRecordWakesThresholdExtraction: `record` sends the threshold notice
+// to a running daemon, which extracts the event when the threshold is due
+// (here one event, no interval), as it does for copied lines.
+func TestRecordWakesThresholdExtraction(t *testing.T) {
+	dir, err := os.MkdirTemp("", "rcl") // short: Unix socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	cfg := config.Default()
+	cfg.Scheduler.ThresholdEvents, cfg.Scheduler.ThresholdInterval = 1, "0s"
+	cfg.Intelligence.Provider = "heuristic"
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p, err := pipeline.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	p.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	release, err := scheduler.Lock(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	done := make(chan error, 1)
+	go func() { done <- scheduler.New(p, scheduler.Options{}).Run(ctx) }()
+	deadline := time.Now().Add(30 * time.Second)
+	status := func() *hooks.Status {
+		resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+		if err != nil {
+			return nil
+		}
+		return resp.Status
+	}
+	for st := status(); st == nil || st.Runs["daemon-start"] == 0 || st.Running || st.Pending; st = status() {
+		if time.Now().After(deadline) {
+			t.Fatal("the daemon's start run did not finish within 30 s")
+		}
+		time.Sleep(20 * time.Millisecond) // polling the socket, not waiting blind
+	}
+	diskMust(t, dir, "record", "--content", "My colleague Robin leads the Atlas migration.")
+	for st := status(); st == nil || st.Runs["threshold"] == 0; st = status() {
+		if time.Now().After(deadline) {
+			t.Fatalf("record did not wake threshold extraction: %+v", st)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	for count(t, dir, `SELECT count(*) FROM session_events e WHERE e.seq > coalesce((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)`) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the recorded event is still unexamined after the threshold run")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("daemon: %v", err)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"testing"
 	"time"
+
+	"github.com/recollect/recollect/store/config"
 )
 
 // A user who only pasted the MCP snippet still gets consolidation: with no
@@ -32,5 +34,38 @@ func TestMCPConsolidatesWhenNoDaemonRuns(t *testing.T) {
 	_, ans := c.ok("search_knowledge", map[string]any{"query": "Atlas"})
 	if len(list(ans, "results")) != 1 {
 		t.Fatalf("search after the scheduler's run: %v", ans)
+	}
+}
+
+// log_event wakes threshold extraction like a copied line does: with the
+// threshold at one event and no interval, the recorded event is extracted
+// without any other moment.
+func TestLogEventWakesThresholdExtraction(t *testing.T) {
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Scheduler.ThresholdEvents, cfg.Scheduler.ThresholdInterval = 1, "0s"
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	c := startArgs(t, []string{"mcp", "--data", dir}, dir, "RECOLLECT_PROVIDER=heuristic")
+	deadline := time.Now().Add(20 * time.Second)
+	for { // the start moment's run on an empty store
+		if _, st := c.ok("get_stats", map[string]any{}); st["unextracted_events"] == 0.0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no start run")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": "My colleague Robin leads the Atlas migration."})
+	for {
+		if _, st := c.ok("get_stats", map[string]any{}); st["unextracted_events"] == 0.0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("log_event did not wake threshold extraction")
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }

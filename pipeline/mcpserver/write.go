@@ -176,6 +176,13 @@ func (s *Server) logEvent(ctx context.Context, _ *mcp.CallToolRequest, in logEve
 	if err != nil {
 		return nil, nil, err
 	}
+	if !res.Duplicate {
+		// A running scheduler extracts when the threshold is due, as it
+		// does for copied lines.
+		if _, err := s.p.WakeThreshold(ctx); err != nil {
+			s.log.Warn("threshold notice not taken", "err", err)
+		}
+	}
 	out := map[string]any{"seq": res.Seqs[0], "session_id": s.session}
 	return jsonResultWithText(fmt.Sprintf("recorded event %d in session %s", res.Seqs[0], s.session), out)
 }
