@@ -152,21 +152,9 @@ func MergeSettings(settings []byte, binary, dataDir string) ([]byte, string, err
 	return insertElement(settings, groups, "", want), "installed", nil
 }
 
-// hookGroup and hookEntry are PreCompactEntry in the key order people read
-// it in.
-type hookGroup struct {
-	Matcher string      `json:"matcher"`
-	Hooks   []hookEntry `json:"hooks"`
-}
-
-type hookEntry struct {
-	Type    string `json:"type"`
-	Command string `json:"command"`
-	Timeout int    `json:"timeout"`
-}
-
-func preCompactGroup(binary, dataDir string) hookGroup {
-	return hookGroup{Hooks: []hookEntry{{Type: "command", Command: NotifyCommand(binary, dataDir), Timeout: HookTimeoutSeconds}}}
+// preCompactGroup is PreCompactEntry in the key order people read it in.
+func preCompactGroup(binary, dataDir string) group {
+	return group{Hooks: []command{{Type: "command", Command: NotifyCommand(binary, dataDir), Timeout: HookTimeoutSeconds}}}
 }
 
 // isNotifyCommand reports whether cmd runs some recollect's notify
@@ -369,4 +357,36 @@ func splice(data []byte, from, to int, text string) []byte {
 	out = append(out, data[:from]...)
 	out = append(out, text...)
 	return append(out, data[to:]...)
+}
+
+// object is a JSON object that keeps its keys in the order they were set.
+type object struct {
+	keys []string
+	vals map[string]json.RawMessage
+}
+
+func (o *object) set(k string, v json.RawMessage) {
+	if o.vals == nil {
+		o.vals = map[string]json.RawMessage{}
+	}
+	if _, ok := o.vals[k]; !ok {
+		o.keys = append(o.keys, k)
+	}
+	o.vals[k] = v
+}
+
+func (o *object) encode() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range o.keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		kb, _ := json.Marshal(k)
+		b.Write(kb)
+		b.WriteByte(':')
+		b.Write(o.vals[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
 }
