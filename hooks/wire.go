@@ -73,6 +73,9 @@ type Status struct {
 	// files whose copy failed.
 	Copied     int `json:"copied"`
 	CopyErrors int `json:"copy_errors"`
+	// UnreadableFolders lists source folders the follower could not list
+	// at its last scan: the transcripts in them are not followed.
+	UnreadableFolders []string `json:"unreadable_folders,omitempty"`
 	// LastError is the most recent failed run or copy, "" when none failed.
 	LastError string `json:"last_error,omitempty"`
 }

@@ -12,19 +12,21 @@ import (
 // Stats is the store's self-report. Every number is read from the store;
 // a number that cannot be known is absent with a reason in Unknown.
 type Stats struct {
-	DataDir       string           `json:"data_dir"`
-	SchemaVersion int              `json:"schema_version"`
-	FileBytes     int64            `json:"file_bytes"`
-	Facts         FactCounts       `json:"facts"`
-	FactsBy       map[string]int   `json:"facts_by_producer"`
-	Entities      int              `json:"entities"`
-	Domains       map[string]int   `json:"domains"`
-	Events        EventCounts      `json:"events"`
-	Unextracted   int              `json:"unextracted_events"`
-	Pending       int              `json:"pending_facts"`
-	PendingBy     map[string]int   `json:"pending_by_producer"`
-	Skipped       map[string]int   `json:"skipped_records"`
-	Redactions    map[string]int   `json:"redactions"`
+	DataDir       string         `json:"data_dir"`
+	SchemaVersion int            `json:"schema_version"`
+	FileBytes     int64          `json:"file_bytes"`
+	Facts         FactCounts     `json:"facts"`
+	FactsBy       map[string]int `json:"facts_by_producer"`
+	Entities      int            `json:"entities"`
+	Domains       map[string]int `json:"domains"`
+	Events        EventCounts    `json:"events"`
+	Unextracted   int            `json:"unextracted_events"`
+	Pending       int            `json:"pending_facts"`
+	PendingBy     map[string]int `json:"pending_by_producer"`
+	Skipped       map[string]int `json:"skipped_records"`
+	Redactions    map[string]int `json:"redactions"`
+	// NotRead is what the copier could not read, and why.
+	NotRead       NotReadStats     `json:"not_read"`
 	Provider      string           `json:"provider"`
 	LastRun       *json.RawMessage `json:"last_run,omitempty"`
 	BinaryVersion string           `json:"binary_version"`
@@ -84,7 +86,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	if st.Unextracted, err = stage.Remaining(ctx); err != nil {
 		return st, err
 	}
-	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats, p.modelStats} {
+	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats, p.modelStats, p.notReadStats} {
 		if err := step(ctx, &st); err != nil {
 			return st, err
 		}

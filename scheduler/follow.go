@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"time"
 
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
@@ -23,6 +24,9 @@ type follower struct {
 	// that keeps failing is logged once and its recovery once.
 	mu      sync.Mutex
 	failing map[string]string
+	// fails counts each failing path's copies that failed in a row: its
+	// retry waits sources.RetryAfter(fails).
+	fails map[string]int
 }
 
 // newFollower returns the follower of a copy store, nil for a record store
@@ -36,7 +40,7 @@ func newFollower(p *pipeline.Pipeline, log *slog.Logger) (*follower, error) {
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
 	cp := &sources.Copier{DB: p.DB, Sources: p.Config.Sources, Redaction: p.Config.Redaction, Log: log, Getenv: p.Getenv}
-	return &follower{watcher: w, copier: cp, log: log, failing: map[string]string{}}, nil
+	return &follower{watcher: w, copier: cp, log: log, failing: map[string]string{}, fails: map[string]int{}}, nil
 }
 
 // follow copies every changed file until ctx ends, closing first when
@@ -47,6 +51,7 @@ func (s *Scheduler) follow(ctx context.Context, f *follower, first chan<- struct
 	var once sync.Once
 	defer once.Do(func() { close(first) })
 	return f.watcher.Run(ctx, func(paths []string) {
+		s.noteFolders(ctx, f)
 		stored := s.copyPaths(ctx, f, paths)
 		once.Do(func() { close(first) })
 		if stored > 0 {
@@ -83,8 +88,9 @@ func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) 
 		case errors.Is(err, sources.ErrNotSelected):
 			s.log.Warn("transcript outside the configured sources; not copied", "path", path, "err", err)
 		case err != nil:
+			retry := f.retry(path)
 			if f.note(path, err.Error()) {
-				s.log.Error("copy failed", "path", path, "err", err)
+				s.log.Error("copy failed; will retry", "path", path, "err", err, "retry_in", retry.String())
 			}
 		default:
 			if f.note(path, "") {
@@ -98,6 +104,34 @@ func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) 
 	return stored
 }
 
+// noteFolders puts the folders the watcher could not list in the daemon's
+// status and in the store for stats.
+func (s *Scheduler) noteFolders(ctx context.Context, f *follower) {
+	unreadable := f.watcher.Unreadable()
+	paths := make([]string, len(unreadable))
+	for i, fe := range unreadable {
+		paths[i] = fe.Path
+	}
+	s.mu.Lock()
+	s.status.UnreadableFolders = paths
+	s.mu.Unlock()
+	if err := f.copier.RecordFolders(ctx, unreadable); err != nil && ctx.Err() == nil {
+		s.log.Warn("could not record unreadable folders", "err", err)
+	}
+}
+
+// retry schedules the next copy of a path whose copy failed: the file may
+// not change again (a full disk freed meanwhile), so the watcher hands it
+// back after a backoff that grows with each failure in a row.
+func (f *follower) retry(path string) time.Duration {
+	f.mu.Lock()
+	f.fails[path]++
+	d := sources.RetryAfter(f.fails[path])
+	f.mu.Unlock()
+	f.watcher.RetryAt(path, time.Now().Add(d))
+	return d
+}
+
 // note records path's copy outcome ("" for success) and reports whether it
 // changed, i.e. whether it is worth a log line.
 func (f *follower) note(path, errText string) bool {
@@ -106,6 +140,7 @@ func (f *follower) note(path, errText string) bool {
 	last, was := f.failing[path]
 	if errText == "" {
 		delete(f.failing, path)
+		delete(f.fails, path)
 		return was
 	}
 	f.failing[path] = errText

@@ -79,7 +79,8 @@ func (c *Copier) commit(ctx context.Context, st *passState, batch []mappedLine, 
 	if err != nil {
 		return err
 	}
-	st.stored = progress{exists: true, offset: end, lines: st.lineNo, rereadUntil: st.rereadUntil, fingerprint: b.fingerprint}
+	st.stored = progress{exists: true, offset: end, lines: st.lineNo, rereadUntil: st.rereadUntil, fingerprint: b.fingerprint,
+		identity: st.f.identity, dev: st.dev, ino: st.ino, hasID: st.hasID}
 	rep.Lines += int64(len(batch))
 	rep.Events += b.events
 	rep.Duplicates += b.dups
@@ -232,13 +233,19 @@ func (b *batchTx) finish(end int64) error {
 		return fileError(b.st.f.path, err)
 	}
 	b.fingerprint = fp
-	_, err = tx.ExecContext(ctx, `INSERT INTO source_files(path, kind, session_id, fingerprint, size, offset, lines, missing, updated_at, reread_until)
-		VALUES (?,?,?,?,?,?,?,0,?,?)
+	var dev, ino any
+	if b.st.hasID {
+		dev, ino = b.st.dev, b.st.ino
+	}
+	_, err = tx.ExecContext(ctx, `INSERT INTO source_files(path, kind, session_id, fingerprint, size, offset, lines, missing, updated_at, reread_until, identity, dev, ino)
+		VALUES (?,?,?,?,?,?,?,0,?,?,?,?,?)
 		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind,
 			session_id = COALESCE(source_files.session_id, excluded.session_id),
 			fingerprint = excluded.fingerprint, size = excluded.size, offset = excluded.offset,
-			lines = excluded.lines, missing = 0, updated_at = excluded.updated_at, reread_until = excluded.reread_until`,
-		b.st.f.path, b.st.f.kind, nullStr(b.firstSID), fp, b.st.size, end, b.st.lineNo, b.now, b.st.rereadUntil)
+			lines = excluded.lines, missing = 0, updated_at = excluded.updated_at, reread_until = excluded.reread_until,
+			identity = excluded.identity, dev = excluded.dev, ino = excluded.ino`,
+		b.st.f.path, b.st.f.kind, nullStr(b.firstSID), fp, b.st.size, end, b.st.lineNo, b.now, b.st.rereadUntil,
+		b.st.f.identity, dev, ino)
 	if err != nil {
 		return fmt.Errorf("save progress of %s: %w", b.st.f.path, err)
 	}

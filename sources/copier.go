@@ -75,13 +75,26 @@ type Report struct {
 	Redacted map[string]int64 `json:"redacted"`
 	// Errors lists files that could not be copied; others still were.
 	Errors []FileError `json:"errors"`
+	// NotRegular counts files named like transcripts that are not regular
+	// files (a FIFO, a socket, a device): skipped unopened. They are in
+	// Errors too.
+	NotRegular int `json:"not_regular"`
+	// UnreadableFolders lists source folders that could not be listed:
+	// transcripts in them are not followed until they can be.
+	UnreadableFolders []FileError `json:"unreadable_folders"`
 }
 
-// FileError is a transcript file that could not be read.
+// FileError is a transcript file (or a source folder) that could not be
+// read.
 type FileError struct {
 	Path string `json:"path"`
 	Err  string `json:"error"`
-	err  error
+	// Problem is what source_problems records it as (ProblemCopyFailed,
+	// ProblemNotRegular, ProblemUnreadableFolder); Failures how many
+	// copies of it failed in a row, which sets when it is tried again.
+	Problem  string `json:"problem,omitempty"`
+	Failures int    `json:"failures,omitempty"`
+	err      error
 }
 
 // Error says which file and why.
@@ -95,7 +108,7 @@ func fileError(path string, err error) *FileError {
 }
 
 func newReport() Report {
-	return Report{Skipped: map[string]int64{}, Redacted: map[string]int64{}, Errors: []FileError{}}
+	return Report{Skipped: map[string]int64{}, Redacted: map[string]int64{}, Errors: []FileError{}, UnreadableFolders: []FileError{}}
 }
 
 func (c *Copier) init() error {
@@ -120,10 +133,7 @@ func (c *Copier) Files(ctx context.Context) ([]string, error) {
 	if err := c.init(); err != nil {
 		return nil, err
 	}
-	sel, err := c.sel.files()
-	if err != nil {
-		return nil, err
-	}
+	sel, _ := c.sel.files()
 	out := make([]string, len(sel))
 	for i, s := range sel {
 		out[i] = s.path
@@ -133,14 +143,20 @@ func (c *Copier) Files(ctx context.Context) ([]string, error) {
 
 // CopyAll copies the new complete lines of every selected file. A file
 // that cannot be read is reported in Report.Errors and the rest are still
-// copied; the error return is for the store failing or ctx ending.
+// copied, a folder that cannot be listed in Report.UnreadableFolders; both
+// are recorded for stats. The error return is for the store failing or ctx
+// ending.
 func (c *Copier) CopyAll(ctx context.Context) (Report, error) {
 	rep := newReport()
 	if err := c.init(); err != nil {
 		return rep, err
 	}
-	files, err := c.sel.files()
-	if err != nil {
+	files, unreadable := c.sel.files()
+	rep.UnreadableFolders = append(rep.UnreadableFolders, unreadable...)
+	for _, fe := range unreadable {
+		c.Log.Warn("source folder not readable; the transcripts in it are not followed", "folder", fe.Path, "err", fe.Err)
+	}
+	if err := c.RecordFolders(ctx, unreadable); err != nil {
 		return rep, err
 	}
 	c.mu.Lock()
@@ -197,9 +213,21 @@ func (c *Copier) copyFile(ctx context.Context, f selected, rep *Report) error {
 		}
 	}
 	var fe *FileError
-	if errors.As(err, &fe) {
+	switch {
+	case errors.As(err, &fe):
+		fe.Problem = problemOf(err)
+		fe.Failures = c.noteProblem(ctx, f.path, f.kind, fe.Problem, fe.Err)
+		if fe.Problem == ProblemNotRegular {
+			rep.NotRegular++
+		}
 		rep.Errors = append(rep.Errors, *fe)
-		c.Log.Warn("transcript not copied", "file", f.path, "err", fe.Err)
+		c.Log.Warn("transcript not copied", "file", f.path, "err", fe.Err, "failures", fe.Failures)
+	case err == nil:
+		return c.clearProblem(ctx, f.path)
+	case ctx.Err() == nil:
+		// The store failed (a full disk): the file is retried like one
+		// that could not be read.
+		c.noteProblem(ctx, f.path, f.kind, ProblemCopyFailed, err.Error())
 	}
 	return err
 }
@@ -240,18 +268,35 @@ type progress struct {
 	exists                     bool
 	offset, lines, rereadUntil int64
 	fingerprint                string
+	// identity is what the file's dedupe keys were made from ("" in a row
+	// written before identities were stored: the path's own); dev and ino
+	// where it was read from (hasID false when unknown).
+	identity string
+	dev, ino int64
+	hasID    bool
+}
+
+// progressColumns is what readProgress scans, in order.
+const progressColumns = `offset, lines, fingerprint, reread_until, COALESCE(identity, ''), dev, ino`
+
+func (p *progress) scan(row interface{ Scan(...any) error }) error {
+	var dev, ino sql.NullInt64
+	if err := row.Scan(&p.offset, &p.lines, &p.fingerprint, &p.rereadUntil, &p.identity, &dev, &ino); err != nil {
+		return err
+	}
+	p.exists = true
+	p.dev, p.ino, p.hasID = dev.Int64, ino.Int64, dev.Valid && ino.Valid
+	return nil
 }
 
 func readProgress(ctx context.Context, q store.Execer, path string) (progress, error) {
 	var p progress
-	err := q.QueryRowContext(ctx, `SELECT offset, lines, fingerprint, reread_until FROM source_files WHERE path = ?`, path).
-		Scan(&p.offset, &p.lines, &p.fingerprint, &p.rereadUntil)
+	err := p.scan(q.QueryRowContext(ctx, `SELECT `+progressColumns+` FROM source_files WHERE path = ?`, path))
 	if errors.Is(err, sql.ErrNoRows) {
 		return progress{}, nil
 	}
 	if err != nil {
 		return progress{}, fmt.Errorf("read progress of %s: %w", path, err)
 	}
-	p.exists = true
 	return p, nil
 }

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // ErrNotSelected means a path is not a transcript any configured source
@@ -86,12 +87,15 @@ func newSelector(srcs []config.Source, getenv func(string) string) (*selector, e
 }
 
 // files lists every file the sources currently select, sorted and without
-// duplicates. A source folder that does not exist yet selects nothing.
-func (s *selector) files() ([]selected, error) {
+// duplicates, and the folders that could not be listed (permission
+// denied, an I/O error). A source folder that does not exist yet selects
+// nothing and is no error.
+func (s *selector) files() ([]selected, []FileError) {
 	seen := map[string]bool{}
 	var out []selected
+	var l listing
 	for _, src := range s.srcs {
-		for _, p := range src.candidates() {
+		for _, p := range src.candidates(&l) {
 			if seen[p] {
 				continue
 			}
@@ -102,7 +106,28 @@ func (s *selector) files() ([]selected, error) {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].path < out[j].path })
-	return out, nil
+	return out, l.unreadable
+}
+
+// listing gathers the folders a walk over the sources could not read.
+type listing struct {
+	unreadable []FileError
+	seen       map[string]bool
+}
+
+// readDir lists dir. A folder that vanished is no error; one that exists
+// but cannot be read is noted once per walk (its entries read before the
+// error are still returned).
+func (l *listing) readDir(dir string) []os.DirEntry {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) && !l.seen[dir] {
+		if l.seen == nil {
+			l.seen = map[string]bool{}
+		}
+		l.seen[dir] = true
+		l.unreadable = append(l.unreadable, *fileError(dir, fmt.Errorf("list folder: %w", err)))
+	}
+	return entries
 }
 
 // selected is a transcript file and the kind of source that follows it.
@@ -193,7 +218,7 @@ func (s *selector) cwdOf(path string) string {
 
 // firstCwd scans the first lines of a transcript for a cwd field.
 func firstCwd(path string) string {
-	f, err := os.Open(path)
+	f, _, err := regfile.Open(path)
 	if err != nil {
 		return ""
 	}
@@ -291,14 +316,10 @@ func (src source) structural(path string) bool {
 
 // candidates lists the structurally valid files under the source's
 // projects folder, before the cwd filter.
-func (src source) candidates() []string {
+func (src source) candidates(l *listing) []string {
 	var out []string
-	for _, d := range src.dirs() {
-		entries, err := os.ReadDir(d)
-		if err != nil {
-			continue
-		}
-		for _, e := range entries {
+	for _, d := range src.dirs(l) {
+		for _, e := range l.readDir(d) {
 			if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
 				continue
 			}
@@ -312,7 +333,7 @@ func (src source) candidates() []string {
 
 // dirs lists the existing folders that can hold this source's transcripts
 // (the projects folder itself included): what the watcher watches.
-func (src source) dirs() []string {
+func (src source) dirs(l *listing) []string {
 	out := []string{}
 	if !isDir(src.projects) {
 		return out
@@ -322,7 +343,7 @@ func (src source) dirs() []string {
 	if src.Kind == Cursor && src.Cwd != "" {
 		slugWant = CursorSlug(src.Cwd)
 	}
-	for _, proj := range subdirs(src.projects) {
+	for _, proj := range subdirs(l, src.projects) {
 		if slugWant != "" && !strings.EqualFold(filepath.Base(proj), slugWant) {
 			continue
 		}
@@ -332,7 +353,7 @@ func (src source) dirs() []string {
 			if !src.IncludeSubagents {
 				continue
 			}
-			for _, sess := range subdirs(proj) {
+			for _, sess := range subdirs(l, proj) {
 				out = append(out, sess)
 				if sub := filepath.Join(sess, "subagents"); isDir(sub) {
 					out = append(out, sub)
@@ -344,7 +365,7 @@ func (src source) dirs() []string {
 				continue
 			}
 			out = append(out, at)
-			for _, conv := range subdirs(at) {
+			for _, conv := range subdirs(l, at) {
 				out = append(out, conv)
 				if sub := filepath.Join(conv, "subagents"); src.IncludeSubagents && isDir(sub) {
 					out = append(out, sub)
@@ -370,13 +391,9 @@ func (src source) waitDir() string {
 	return d
 }
 
-func subdirs(dir string) []string {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil
-	}
+func subdirs(l *listing, dir string) []string {
 	var out []string
-	for _, e := range entries {
+	for _, e := range l.readDir(dir) {
 		if e.IsDir() {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}

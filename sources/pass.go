@@ -15,6 +15,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // errMoved means another copier advanced the file while this one read it;
@@ -52,6 +53,8 @@ func fingerprint(f *os.File, offset int64) (string, error) {
 type passState struct {
 	f           selected
 	file        *os.File
+	dev, ino    int64 // where the file was read from, when hasID
+	hasID       bool
 	size        int64
 	stored      progress // the row as this pass last saw or wrote it
 	lineNo      int64    // lines consumed before the next one
@@ -63,23 +66,17 @@ type passState struct {
 
 // pass copies the file's new complete lines in batches.
 func (c *Copier) pass(ctx context.Context, f selected, rep *Report) error {
-	file, err := os.Open(f.path)
+	file, fi, err := regfile.Open(f.path)
 	if err != nil {
 		return fileError(f.path, err)
 	}
 	defer file.Close()
-	fi, err := file.Stat()
-	if err != nil {
-		return fileError(f.path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return fileError(f.path, fmt.Errorf("not a regular file (%s)", fi.Mode().Type()))
-	}
-	pr, err := readProgress(ctx, c.DB, f.path)
+	pr, err := c.identify(ctx, &f, file, fi)
 	if err != nil {
 		return err
 	}
 	st := &passState{f: f, file: file, size: fi.Size(), stored: pr, lineNo: pr.lines, rereadUntil: pr.rereadUntil}
+	st.dev, st.ino, st.hasID = fileID(fi)
 	start := pr.offset
 	if pr.exists && pr.offset > 0 {
 		reason := ""

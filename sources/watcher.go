@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ type Watcher struct {
 
 	mu    sync.Mutex
 	known map[string]fileStat // selected files and what the last look saw
+	// unreadable is the folders the last scan could not list.
+	unreadable []FileError
+	// retry holds files whose copy failed, with when to try them again.
+	retry map[string]time.Time
 }
 
 type fileStat struct {
@@ -58,7 +63,7 @@ func NewWatcher(sources []config.Source, getenv func(string) string, log *slog.L
 	if err != nil {
 		return nil, err
 	}
-	return &Watcher{sel: sel, log: log, known: map[string]fileStat{}}, nil
+	return &Watcher{sel: sel, log: log, known: map[string]fileStat{}, retry: map[string]time.Time{}}, nil
 }
 
 // Files lists the transcripts the watcher follows now. A deleted file
@@ -72,6 +77,23 @@ func (w *Watcher) Files() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Unreadable lists the source folders the last scan could not list (their
+// transcripts are not followed), for the daemon's status.
+func (w *Watcher) Unreadable() []FileError {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.unreadable)
+}
+
+// RetryAt asks for path to be handed to onChange again at the first scan
+// after at, even if it has not changed: its copy failed (a full disk), and
+// a file that does not change would otherwise wait for its next write.
+func (w *Watcher) RetryAt(path string, at time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.retry[path] = at
 }
 
 // watchLoop is Run's state, owned by Run's goroutine.
@@ -174,10 +196,12 @@ func (w *Watcher) scan(l *watchLoop) {
 			break
 		}
 	}
-	files, _ := w.sel.files()
+	files, unreadable := w.sel.files()
 	next := make(map[string]fileStat, len(files))
+	now := time.Now()
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.noteUnreadable(unreadable)
 	for _, f := range files {
 		fi, err := os.Stat(f.path)
 		if err != nil {
@@ -187,9 +211,40 @@ func (w *Watcher) scan(l *watchLoop) {
 		if old, ok := w.known[f.path]; !ok || old != st {
 			l.pending[f.path] = true
 		}
+		if at, ok := w.retry[f.path]; ok && !now.Before(at) {
+			l.pending[f.path] = true
+			delete(w.retry, f.path)
+		}
 		next[f.path] = st
 	}
+	for p := range w.retry {
+		if _, ok := next[p]; !ok {
+			delete(w.retry, p)
+		}
+	}
 	w.known = next
+}
+
+// noteUnreadable keeps the folders a scan could not list and logs each
+// one when it first fails and when it is readable again. w.mu is held.
+func (w *Watcher) noteUnreadable(now []FileError) {
+	was := map[string]bool{}
+	for _, fe := range w.unreadable {
+		was[fe.Path] = true
+	}
+	is := map[string]bool{}
+	for _, fe := range now {
+		is[fe.Path] = true
+		if !was[fe.Path] {
+			w.log.Warn("source folder not readable; the transcripts in it are not followed", "folder", fe.Path, "err", fe.Err)
+		}
+	}
+	for p := range was {
+		if !is[p] {
+			w.log.Info("source folder readable again", "folder", p)
+		}
+	}
+	w.unreadable = now
 }
 
 // watchDirs reconciles the watches with the folders that exist now and
@@ -197,7 +252,8 @@ func (w *Watcher) scan(l *watchLoop) {
 func (w *Watcher) watchDirs(l *watchLoop) int {
 	want := map[string]bool{}
 	for _, src := range w.sel.srcs {
-		for _, d := range src.dirs() {
+		var ls listing // unreadable folders are noted by scan's listing of files
+		for _, d := range src.dirs(&ls) {
 			want[d] = true
 		}
 		if !isDir(src.projects) {

@@ -391,6 +391,27 @@ CREATE TABLE pruned_keys (
 	`
 CREATE INDEX facts_key_order ON facts(importance DESC, confidence DESC, id) WHERE status = 'active';
 `,
+	// v12 — a transcript's identity survives a rename: the dedupe identity
+	// its lines were stored under and the device and inode it was read
+	// from, so a moved or rotated file continues where it was. And what
+	// the copier could not read, each path once with its latest reason
+	// and how often it failed in a row (the retry backoff): files that are
+	// not regular files, copies that failed, folders that cannot be listed.
+	`
+ALTER TABLE source_files ADD COLUMN identity TEXT;
+ALTER TABLE source_files ADD COLUMN dev INTEGER;
+ALTER TABLE source_files ADD COLUMN ino INTEGER;
+CREATE INDEX source_files_inode ON source_files(dev, ino);
+CREATE TABLE source_problems (
+	path     TEXT PRIMARY KEY,
+	kind     TEXT NOT NULL,
+	problem  TEXT NOT NULL CHECK (problem IN ('not_regular_file','copy_failed','unreadable_folder')),
+	detail   TEXT NOT NULL,
+	failures INTEGER NOT NULL DEFAULT 1,
+	first_at TEXT NOT NULL,
+	last_at  TEXT NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

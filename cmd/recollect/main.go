@@ -12,7 +12,25 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
+
+	"github.com/recollect/recollect/scheduler"
 )
+
+// hardStop is how long the process may keep running after SIGTERM or
+// SIGINT: the daemon's shutdown moment has scheduler.DefaultShutdownTimeout,
+// and closing the store a little more. Whatever is still running then (a
+// read blocked in the kernel) does not keep the process alive.
+const hardStop = scheduler.DefaultShutdownTimeout + 15*time.Second
+
+// exitAfterSignal ends the process hardStop after the first signal if it
+// has not ended by itself.
+func exitAfterSignal(ctx context.Context) {
+	<-ctx.Done()
+	time.Sleep(hardStop)
+	fmt.Fprintf(os.Stderr, "recollect: still running %s after the stop signal; exiting\n", hardStop)
+	os.Exit(1)
+}
 
 func main() {
 	if !builtWithFTS5 {
@@ -20,6 +38,7 @@ func main() {
 		os.Exit(1)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go exitAfterSignal(ctx)
 	code := Run(ctx, os.Args, Env{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv})
 	stop()
 	os.Exit(code)

@@ -55,6 +55,7 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printCounts(w, "extracted by", st.Produced)
 	printCounts(w, "skipped", st.Skipped)
 	printCounts(w, "redactions", st.Redactions)
+	printNotRead(w, st.NotRead)
 	printEmbeddings(w, st.Embeddings)
 	printSpend(w, st.Spend)
 	printBudgets(w, st.Budgets)
@@ -63,6 +64,15 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printDaemon(w, st.Daemon)
 	for _, k := range sortedKeys(st.Unknown) {
 		fmt.Fprintf(w, "%-12s unknown: %s\n", k, st.Unknown[k])
+	}
+}
+
+// printNotRead lists what the copier could not read, so a FIFO, a full
+// disk or a folder without permission is not a silent gap.
+func printNotRead(w io.Writer, nr pipeline.NotReadStats) {
+	printCounts(w, "not read", nr.ByProblem)
+	for _, r := range nr.Paths {
+		fmt.Fprintf(w, "  %-24s %s: %s (%s since %s)\n", r.Problem, r.Path, r.Detail, plural(r.Failures, "failure", "failures"), r.Since)
 	}
 }
 

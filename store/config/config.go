@@ -3,7 +3,9 @@
 // path and the fix. Loading has no side effects; unknown keys and wrong types
 // are errors, never silently ignored.
 //
-// It imports nothing else of recollect, so every layer can read its section.
+// It imports nothing else of recollect but the leaf store/regfile (a
+// config.json that is a FIFO is refused, never waited on), so every layer
+// can read its section.
 package config
 
 import (
@@ -19,6 +21,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // FileName is the config file inside a data directory.
@@ -248,9 +252,12 @@ func Parse(r io.Reader) (Config, error) {
 
 // Load reads dir/config.json; a missing file yields the defaults.
 func Load(dir string) (Config, error) {
-	f, err := os.Open(filepath.Join(dir, FileName))
+	f, _, err := regfile.Open(filepath.Join(dir, FileName))
 	if errors.Is(err, os.ErrNotExist) {
 		return Default(), nil
+	}
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return Config{}, fmt.Errorf("open config: %s: %w; replace it with a regular file or remove it", filepath.Join(dir, FileName), err)
 	}
 	if err != nil {
 		return Config{}, fmt.Errorf("open config: %w", err)

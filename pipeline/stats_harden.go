@@ -1,0 +1,52 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+)
+
+// NotReadStats is what the copier could not read, from source_problems:
+// transcripts that are not regular files, copies that failed (retried
+// with backoff), source folders that cannot be listed.
+type NotReadStats struct {
+	// ByProblem counts paths per problem (not_regular_file, copy_failed,
+	// unreadable_folder).
+	ByProblem map[string]int `json:"by_problem"`
+	// Paths lists up to maxNotRead of them, most recent first.
+	Paths []NotReadPath `json:"paths"`
+}
+
+// NotReadPath is one path the copier could not read and why.
+type NotReadPath struct {
+	Path     string `json:"path"`
+	Problem  string `json:"problem"`
+	Detail   string `json:"detail"`
+	Failures int    `json:"failures"`
+	Since    string `json:"since"`
+	Last     string `json:"last"`
+}
+
+// maxNotRead bounds the paths stats lists; ByProblem counts them all.
+const maxNotRead = 20
+
+func (p *Pipeline) notReadStats(ctx context.Context, st *Stats) error {
+	st.NotRead = NotReadStats{ByProblem: map[string]int{}, Paths: []NotReadPath{}}
+	if err := eachRow(ctx, p.DB, `SELECT problem, count(*) FROM source_problems GROUP BY problem`, func(scan scanFunc) error {
+		var k string
+		var n int
+		err := scan(&k, &n)
+		st.NotRead.ByProblem[k] = n
+		return err
+	}); err != nil {
+		return err
+	}
+	return eachRow(ctx, p.DB, fmt.Sprintf(`SELECT path, problem, detail, failures, first_at, last_at FROM source_problems
+		ORDER BY last_at DESC, path LIMIT %d`, maxNotRead), func(scan scanFunc) error {
+		var r NotReadPath
+		if err := scan(&r.Path, &r.Problem, &r.Detail, &r.Failures, &r.Since, &r.Last); err != nil {
+			return err
+		}
+		st.NotRead.Paths = append(st.NotRead.Paths, r)
+		return nil
+	})
+}
