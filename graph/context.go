@@ -222,7 +222,7 @@ func RenderContext(w io.Writer, a ContextAnswer) {
 	fmt.Fprintf(w, "Context for %q: %d facts (search arms: %s; then up to %d hops over the entity graph, %d entities reached)\n",
 		oneLine(a.Topic), len(a.Facts), strings.Join(arms, ", "), MaxHops, len(a.Entities))
 	for i, f := range a.Facts {
-		fmt.Fprintf(w, "%d. [fact %d] %s\n", i+1, f.ID, oneLine(f.Content))
+		fmt.Fprintf(w, "%d. [fact %d] %s\n", i+1, f.ID, quoted(f.Content))
 		fmt.Fprintf(w, "   reached by: %s\n", strings.Join(f.Path, " → "))
 		renderFactMeta(w, f.Hit)
 	}

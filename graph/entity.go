@@ -294,7 +294,7 @@ func RenderEntity(w io.Writer, a EntityAnswer) {
 		if f.EntityID == 0 {
 			part = "wording only, not linked"
 		}
-		fmt.Fprintf(w, "%d. [fact %d] %s (%s; role %s)\n", i+1, f.ID, oneLine(f.Content), part, f.Role)
+		fmt.Fprintf(w, "%d. [fact %d] %s (%s; role %s)\n", i+1, f.ID, quoted(f.Content), part, f.Role)
 		renderFactMeta(w, f.Hit)
 	}
 	if len(a.Connected) > 0 {

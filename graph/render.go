@@ -5,12 +5,14 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 )
 
 // Block renders hits as the exact text a prompt embeds: one line per fact,
-// "[fact ID] DATE CONTENT", with a marker on superseded history. Only
-// stored values go in, so the same facts give the same bytes.
+// "[fact ID] DATE "CONTENT"", the content quoted as data (see Quote), with a
+// marker on superseded history. Only stored values go in, so the same facts
+// give the same bytes.
 func Block(hits []Hit) string {
 	var b strings.Builder
 	for _, h := range hits {
@@ -18,7 +20,7 @@ func Block(hits []Hit) string {
 		if d := day(h.Time()); d != "" {
 			b.WriteString(" " + d)
 		}
-		b.WriteString(" " + oneLine(h.Content))
+		b.WriteString(" " + quoted(h.Content))
 		if h.Status != "active" && h.SupersededBy != 0 {
 			fmt.Fprintf(&b, " (superseded by fact %d)", h.SupersededBy)
 		}
@@ -43,6 +45,10 @@ func day(t string) string {
 func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
+
+// quoted renders stored text for an agent as one quoted line, whole: data
+// that no newline, heading or fence inside it can break out of.
+func quoted(s string) string { return strconv.Quote(oneLine(s)) }
 
 // ProducerLabel says how a fact was produced, in words: heuristic facts say
 // no model was involved.
@@ -137,7 +143,7 @@ func RenderAnswer(w io.Writer, a Answer) {
 	if len(a.Pending) > 0 {
 		fmt.Fprintln(w, "Pending (captured, not yet integrated; unverified, keyword match only):")
 		for _, p := range a.Pending {
-			fmt.Fprintf(w, "  - [pending %d] %s (%s, session %s)\n", p.ID, oneLine(p.Content), ProducerLabel(p.Producer), p.SessionID)
+			fmt.Fprintf(w, "  - [pending %d] %s (%s, session %s)\n", p.ID, quoted(p.Content), ProducerLabel(p.Producer), p.SessionID)
 		}
 	}
 	if len(a.Episodes) > 0 {
@@ -145,7 +151,7 @@ func RenderAnswer(w io.Writer, a Answer) {
 		for _, ep := range a.Episodes {
 			fmt.Fprintf(w, "  session %s around event %d:\n", ep.SessionID, ep.HitSeq)
 			for _, ev := range ep.Events {
-				fmt.Fprintf(w, "    #%d %s/%s: %s\n", ev.Seq, ev.Role, ev.EventType, oneLine(ev.Content))
+				fmt.Fprintf(w, "    #%d %s/%s: %s\n", ev.Seq, ev.Role, ev.EventType, quoted(ev.Content))
 			}
 		}
 	}
@@ -160,7 +166,7 @@ func renderHit(w io.Writer, n int, h Hit) {
 		}
 		status += "; history, not current)"
 	}
-	fmt.Fprintf(w, "%d. [fact %d]%s %s\n", n, h.ID, status, oneLine(h.Content))
+	fmt.Fprintf(w, "%d. [fact %d]%s %s\n", n, h.ID, status, quoted(h.Content))
 	labels := make([]string, len(h.MatchedBy))
 	for i, m := range h.MatchedBy {
 		labels[i] = matchLabel(m)

@@ -135,7 +135,7 @@ func TestSupersessionBringsSuccessor(t *testing.T) {
 	if old == nil || old.Status != "superseded" || old.SupersededBy != porto {
 		t.Fatalf("--history: %+v", hist.Results)
 	}
-	if !strings.Contains(render(hist), "[fact 1] (SUPERSEDED by fact 2; history, not current) I live in Lisbon") {
+	if !strings.Contains(render(hist), `[fact 1] (SUPERSEDED by fact 2; history, not current) "I live in Lisbon"`) {
 		t.Errorf("history not marked:\n%s", render(hist))
 	}
 }
@@ -194,7 +194,7 @@ func TestPendingAndEpisodesStayApart(t *testing.T) {
 		t.Errorf("pending fact inside results")
 	}
 	text := render(ans)
-	if !strings.Contains(text, "Pending (captured, not yet integrated; unverified, keyword match only):\n  - [pending 1] The deploy moved to Thursdays") {
+	if !strings.Contains(text, "Pending (captured, not yet integrated; unverified, keyword match only):\n  - [pending 1] \"The deploy moved to Thursdays\"") {
 		t.Errorf("pending not labelled:\n%s", text)
 	}
 
@@ -306,8 +306,8 @@ func TestChronologicalDigestStable(t *testing.T) {
 	if got := ids(first.Results); !slices.Equal(got, []int64{a, b, b2, c}) {
 		t.Fatalf("order = %v, want time order with ties by id", got)
 	}
-	want := "[fact 2] 2026-03-02 Release notes: first\n[fact 3] 2026-03-05 Release notes: second tie\n" +
-		"[fact 4] 2026-03-05 Release notes: second tie again\n[fact 1] 2026-03-10 Release notes: third\n"
+	want := "[fact 2] 2026-03-02 \"Release notes: first\"\n[fact 3] 2026-03-05 \"Release notes: second tie\"\n" +
+		"[fact 4] 2026-03-05 \"Release notes: second tie again\"\n[fact 1] 2026-03-10 \"Release notes: third\"\n"
 	if first.Block != want || first.Digest != graph.Digest(want) || !strings.HasPrefix(first.Digest, "sha256:") {
 		t.Fatalf("block = %q digest %s", first.Block, first.Digest)
 	}

@@ -224,7 +224,7 @@ func TestDemoPrintsAtlasHit(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("demo: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"[fact 3] My colleague Robin at Acme is leading the Atlas migration to Postgres this quarter.", "cites events [3]", "facts        3 active, 3 total"} {
+	for _, want := range []string{`[fact 3] "My colleague Robin at Acme is leading the Atlas migration to Postgres this quarter."`, "cites events [3]", "facts        3 active, 3 total"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("demo output lacks %q:\n%s", want, out)
 		}

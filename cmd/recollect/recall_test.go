@@ -29,9 +29,9 @@ func TestRecallCommands(t *testing.T) {
 		want []string
 	}{
 		{"search follows supersession", []string{"search", "where do I live"},
-			[]string{"1. [fact 3] I moved to Porto.", `reached through supersession: it replaced [fact 1] "I live in Lisbon."`}},
+			[]string{`1. [fact 3] "I moved to Porto."`, `reached through supersession: it replaced [fact 1] "I live in Lisbon."`}},
 		{"search history", []string{"search", "--history", "where do I live"},
-			[]string{"(SUPERSEDED by fact 3; history, not current) I live in Lisbon."}},
+			[]string{`(SUPERSEDED by fact 3; history, not current) "I live in Lisbon."`}},
 		{"search chronological", []string{"search", "--order", "chronological", "Atlas"},
 			[]string{"facts in time order", "digest sha256:", "[fact 2] "}},
 		{"entity", []string{"entity", "Robin"}, []string{"Entity ", ": Robin (person)", "Atlas (project) — co_mention"}},

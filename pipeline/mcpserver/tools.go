@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -112,6 +113,7 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 		ans.Notes = append(ans.Notes, n)
 	}
 	var b bytes.Buffer
+	b.WriteString(graph.DataPreface)
 	graph.RenderAnswer(&b, ans)
 	return result(b.String(), ans), nil, nil
 }
@@ -125,6 +127,7 @@ func (s *Server) entity(ctx context.Context, _ *mcp.CallToolRequest, in entityIn
 		return nil, nil, err
 	}
 	var b bytes.Buffer
+	b.WriteString(graph.DataPreface)
 	graph.RenderEntity(&b, ans)
 	return result(b.String(), ans), nil, nil
 }
@@ -139,6 +142,7 @@ func (s *Server) context(ctx context.Context, _ *mcp.CallToolRequest, in context
 		return nil, nil, err
 	}
 	var b bytes.Buffer
+	b.WriteString(graph.DataPreface)
 	graph.RenderContext(&b, ans)
 	return result(b.String(), ans), nil, nil
 }
@@ -228,7 +232,7 @@ func (s *Server) sessionContext(ctx context.Context, _ *mcp.CallToolRequest, _ e
 		b.WriteString("None.\n")
 	}
 	for _, c := range captured {
-		fmt.Fprintf(&b, "- [pending %d] %s\n", c.ID, strings.Join(strings.Fields(c.Content), " "))
+		fmt.Fprintf(&b, "- [pending %d] %s\n", c.ID, strconv.Quote(strings.Join(strings.Fields(c.Content), " ")))
 	}
 	if n := s.staleNote(); n != "" {
 		b.WriteString("\nNote: " + n + ".\n")
