@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/pipeline"
@@ -40,7 +39,9 @@ func mcpCommand(env Env) *cli.Command {
 					done <- err
 				}()
 			}
-			t := &mcp.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+			// A malformed line is answered and skipped, never the end of the
+			// session (the SDK's IOTransport ends it).
+			t := &mcpserver.LineTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
 			err = srv.Run(ctx, t)
 			cancel()
 			return errors.Join(err, <-done)
