@@ -43,25 +43,41 @@ type InstallResult struct {
 	// Backup is the copy written before the change, "" when the file was
 	// new or left unchanged.
 	Backup string
+	// Actions is each entry's action, in the order they were given.
+	Actions []string
 }
 
-// Install merges the PreCompact notify hook into the settings file at path,
-// keeping every other key and hook in their order. Run twice it changes
-// nothing; an earlier recollect notify entry (another binary or data
-// directory) is replaced in place. The original is copied to a timestamped
-// backup before it is rewritten. now names the backup.
+// Install merges the PreCompact notify hook alone into the settings file at
+// path (see InstallEntries).
 func Install(path, binary, dataDir string, now time.Time) (InstallResult, error) {
+	return InstallEntries(path, []SettingsEntry{preCompactEntry(binary, dataDir)}, now)
+}
+
+// InstallEntries merges entries into the settings file at path, keeping
+// every other key and hook in their order and bytes. Run twice it changes
+// nothing; an earlier recollect entry (another binary or data directory)
+// is replaced in place. The original is copied to a timestamped backup
+// before it is rewritten. now names the backup. The result's Action is
+// "unchanged" when no entry changed, "installed" when one was added, else
+// "updated"; Actions has each entry's.
+func InstallEntries(path string, entries []SettingsEntry, now time.Time) (InstallResult, error) {
 	res := InstallResult{Path: path}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("read %s: %w", path, err)
 	}
-	merged, action, err := MergeSettings(old, binary, dataDir)
+	merged, actions, err := MergeEntries(old, entries)
 	if err != nil {
 		return res, fmt.Errorf("%s: %w; fix the file or paste the entry from `recollect hooks print` by hand", path, err)
 	}
-	res.Action = action
-	if action == "unchanged" {
+	res.Actions = actions
+	res.Action = "unchanged"
+	for _, a := range actions {
+		if a == "installed" || a == "updated" && res.Action == "unchanged" {
+			res.Action = a
+		}
+	}
+	if res.Action == "unchanged" {
 		return res, nil
 	}
 	mode := os.FileMode(0o644)
@@ -89,15 +105,77 @@ func Install(path, binary, dataDir string, now time.Time) (InstallResult, error)
 }
 
 // MergeSettings returns settings (the bytes of a settings.json, empty for
-// none) with the notify hook merged in, and the action taken. It splices
-// the entry into the original bytes: every other key, entry, escape and
-// line keeps its bytes and order, and the new entry follows the
-// surrounding layout (one line in a one-line list, indented otherwise).
+// none) with the PreCompact notify hook merged in, and the action taken
+// (see MergeEntry).
 func MergeSettings(settings []byte, binary, dataDir string) ([]byte, string, error) {
+	return MergeEntry(settings, preCompactEntry(binary, dataDir))
+}
+
+// SettingsEntry is one hook recollect writes into Claude Code's settings:
+// the event, the matcher group it goes in and its command, and how to
+// recognise an entry an earlier install wrote (another binary or data
+// directory), which this one replaces in place.
+type SettingsEntry struct {
+	Event   string
+	Matcher string
+	Command string
+	Timeout int
+	ours    func(cmd string) bool
+}
+
+// SettingsEntries are the hooks `hooks install` writes for the recollect
+// binary at recollect and the hook binary at notify (recollect-notify, or
+// recollect itself): PreCompact notify, SessionStart context, and — only
+// with prompt — the UserPromptSubmit context hook, in the order of Hooks.
+func SettingsEntries(recollect, notify, dataDir string, prompt bool) []SettingsEntry {
+	var out []SettingsEntry
+	for _, h := range Hooks {
+		if h.OptIn && !prompt {
+			continue
+		}
+		e := SettingsEntry{Event: h.Event, Matcher: h.Matcher, Timeout: h.Timeout}
+		if h.Event == EventPreCompact {
+			out = append(out, preCompactEntry(notify, dataDir))
+			continue
+		}
+		verb := h.Verb
+		e.Command = ContextCommand(recollect, verb, dataDir)
+		e.ours = func(cmd string) bool { return isContextCommand(cmd, verb) }
+		out = append(out, e)
+	}
+	return out
+}
+
+// preCompactEntry is PreCompactEntry as a SettingsEntry.
+func preCompactEntry(binary, dataDir string) SettingsEntry {
+	return SettingsEntry{Event: EventPreCompact, Command: NotifyCommand(binary, dataDir), Timeout: HookTimeoutSeconds,
+		ours: func(cmd string) bool { return isNotifyCommand(cmd, filepath.Base(binary)) }}
+}
+
+// MergeEntries merges every entry in turn and returns the settings with
+// the action taken for each, in the order of entries.
+func MergeEntries(settings []byte, entries []SettingsEntry) ([]byte, []string, error) {
+	actions := make([]string, len(entries))
+	for i, e := range entries {
+		var err error
+		if settings, actions[i], err = MergeEntry(settings, e); err != nil {
+			return nil, nil, err
+		}
+	}
+	return settings, actions, nil
+}
+
+// MergeEntry returns settings (the bytes of a settings.json, empty for
+// none) with e merged in, and the action taken: "installed", "updated" (an
+// earlier recollect entry was replaced in place) or "unchanged". It
+// splices the entry into the original bytes: every other key, entry,
+// escape and line keeps its bytes and order, and the new entry follows the
+// surrounding layout (one line in a one-line list, indented otherwise).
+func MergeEntry(settings []byte, e SettingsEntry) ([]byte, string, error) {
 	if len(bytes.TrimSpace(settings)) == 0 {
 		settings = []byte("{}\n")
 	}
-	want := preCompactGroup(binary, dataDir)
+	want := group{Matcher: e.Matcher, Hooks: []command{{Type: "command", Command: e.Command, Timeout: e.Timeout}}}
 	top, err := scanContainer(settings, firstNonSpace(settings), '{', "settings")
 	if err != nil {
 		return nil, "", err
@@ -107,24 +185,25 @@ func MergeSettings(settings []byte, binary, dataDir string) ([]byte, string, err
 	}
 	hooksM, ok := top.find("hooks")
 	if !ok {
-		return insertElement(settings, top, "hooks", map[string]any{"PreCompact": []any{want}}), "installed", nil
+		return insertElement(settings, top, "hooks", map[string]any{e.Event: []any{want}}), "installed", nil
 	}
 	hooksObj, err := scanContainer(settings, hooksM.start, '{', "hooks")
 	if err != nil {
 		return nil, "", err
 	}
-	preM, ok := hooksObj.find("PreCompact")
+	eventM, ok := hooksObj.find(e.Event)
 	if !ok {
-		return insertElement(settings, hooksObj, "PreCompact", []any{want}), "installed", nil
+		return insertElement(settings, hooksObj, e.Event, []any{want}), "installed", nil
 	}
-	groups, err := scanContainer(settings, preM.start, '[', "hooks.PreCompact")
+	path := "hooks." + e.Event
+	groups, err := scanContainer(settings, eventM.start, '[', path)
 	if err != nil {
-		return nil, "", errors.New("hooks.PreCompact is not a list of matcher groups")
+		return nil, "", fmt.Errorf("%s is not a list of matcher groups", path)
 	}
 	for gi, g := range groups.elems {
-		group, err := scanContainer(settings, g.start, '{', fmt.Sprintf("hooks.PreCompact[%d]", gi))
+		group, err := scanContainer(settings, g.start, '{', fmt.Sprintf("%s[%d]", path, gi))
 		if err != nil {
-			return nil, "", fmt.Errorf("hooks.PreCompact[%d] is not an object", gi)
+			return nil, "", fmt.Errorf("%s[%d] is not an object", path, gi)
 		}
 		listM, ok := group.find("hooks")
 		if !ok {
@@ -140,10 +219,10 @@ func MergeSettings(settings []byte, binary, dataDir string) ([]byte, string, err
 				Command string  `json:"command"`
 				Timeout float64 `json:"timeout"`
 			}
-			if json.Unmarshal(settings[h.start:h.end], &hook) != nil || !isNotifyCommand(hook.Command, filepath.Base(binary)) {
+			if json.Unmarshal(settings[h.start:h.end], &hook) != nil || !e.ours(hook.Command) {
 				continue
 			}
-			if hook.Command == want.Hooks[0].Command && int(hook.Timeout) == HookTimeoutSeconds && hook.Type == "command" {
+			if hook.Command == e.Command && int(hook.Timeout) == e.Timeout && hook.Type == "command" {
 				return settings, "unchanged", nil
 			}
 			return splice(settings, h.start, h.end, encodeLike(settings, list, h.start, want.Hooks[0])), "updated", nil
@@ -152,9 +231,13 @@ func MergeSettings(settings []byte, binary, dataDir string) ([]byte, string, err
 	return insertElement(settings, groups, "", want), "installed", nil
 }
 
-// preCompactGroup is PreCompactEntry in the key order people read it in.
-func preCompactGroup(binary, dataDir string) group {
-	return group{Hooks: []command{{Type: "command", Command: NotifyCommand(binary, dataDir), Timeout: HookTimeoutSeconds}}}
+// isContextCommand reports whether cmd runs some recollect's `hooks verb`
+// (session-start or user-prompt), whatever the binary path or data
+// directory.
+func isContextCommand(cmd, verb string) bool {
+	bin, rest := firstWord(strings.TrimSpace(cmd))
+	fields := strings.Fields(rest)
+	return strings.HasPrefix(filepath.Base(bin), "recollect") && len(fields) >= 2 && fields[0] == "hooks" && fields[1] == verb
 }
 
 // isNotifyCommand reports whether cmd runs some recollect's notify
@@ -357,36 +440,4 @@ func splice(data []byte, from, to int, text string) []byte {
 	out = append(out, data[:from]...)
 	out = append(out, text...)
 	return append(out, data[to:]...)
-}
-
-// object is a JSON object that keeps its keys in the order they were set.
-type object struct {
-	keys []string
-	vals map[string]json.RawMessage
-}
-
-func (o *object) set(k string, v json.RawMessage) {
-	if o.vals == nil {
-		o.vals = map[string]json.RawMessage{}
-	}
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-func (o *object) encode() json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		kb, _ := json.Marshal(k)
-		b.Write(kb)
-		b.WriteByte(':')
-		b.Write(o.vals[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
 }

@@ -50,10 +50,45 @@ func PreCompactEntry(binary, dataDir string) []any {
 	}}
 }
 
-// HookSnippet is the settings.json fragment with the PreCompact hook.
+// HookSnippet is the settings.json fragment with the hooks `hooks install`
+// writes by default for the hook binary at binary (recollect-notify, or
+// recollect): PreCompact notify and the SessionStart context hook, which
+// the recollect beside binary runs.
 func HookSnippet(binary, dataDir string) string {
-	b, _ := json.MarshalIndent(map[string]any{"hooks": map[string]any{"PreCompact": PreCompactEntry(binary, dataDir)}}, "", "  ")
-	return string(b)
+	return SettingsSnippet(SettingsEntries(RecollectBeside(binary), binary, dataDir, false))
+}
+
+// SettingsSnippet is the settings.json fragment holding entries.
+func SettingsSnippet(entries []SettingsEntry) string {
+	var events bytes.Buffer
+	events.WriteByte('{')
+	for i, e := range entries {
+		if i > 0 {
+			events.WriteByte(',')
+		}
+		key, _ := json.Marshal(e.Event)
+		list, _ := json.Marshal([]group{{Matcher: e.Matcher, Hooks: []command{{Type: "command", Command: e.Command, Timeout: e.Timeout}}}})
+		events.Write(key)
+		events.WriteByte(':')
+		events.Write(list)
+	}
+	events.WriteByte('}')
+	top, _ := json.Marshal(struct {
+		Hooks json.RawMessage `json:"hooks"`
+	}{events.Bytes()})
+	var b bytes.Buffer
+	json.Indent(&b, top, "", "  ")
+	return b.String()
+}
+
+// RecollectBeside is the recollect binary that goes with the hook binary
+// at binary: recollect in the same directory when binary is
+// recollect-notify, else binary itself.
+func RecollectBeside(binary string) string {
+	if filepath.Base(binary) == NotifyBinaryName {
+		return filepath.Join(filepath.Dir(binary), "recollect")
+	}
+	return binary
 }
 
 // MCPSnippet is the MCP client configuration that starts recollect's server.

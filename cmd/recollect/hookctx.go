@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -146,4 +147,39 @@ func waitConsolidation(ctx context.Context, dir, wait string) hookctx.Consolidat
 		return hookctx.Consolidation{State: hookctx.StillRunning, Waited: waited}
 	}
 	return hookctx.Consolidation{State: hookctx.Settled, Waited: waited}
+}
+
+// promptFlag asks for the opt-in UserPromptSubmit hook too.
+var promptFlag = &cli.BoolFlag{Name: "prompt", Usage: "include the UserPromptSubmit hook (facts relevant to each prompt; it adds nothing until context.prompt is true in config.json)"}
+
+// wantPromptHook reports whether the UserPromptSubmit hook is wanted: asked
+// for with --prompt, or already turned on in the store's config. Asked for
+// while off, it says how to turn it on.
+func wantPromptHook(c *cli.Context, env Env, dir string) bool {
+	cfg, err := config.Load(dir)
+	on := err == nil && cfg.Context.Prompt
+	if c.Bool("prompt") && !on {
+		fmt.Fprintf(env.Stderr, "recollect: note: the UserPromptSubmit hook adds nothing until \"context\": {\"prompt\": true} is set in %s\n", filepath.Join(dir, config.FileName))
+	}
+	return on || c.Bool("prompt")
+}
+
+// printSettingsHooks prints the settings.json entries hooks install writes.
+func printSettingsHooks(c *cli.Context, env Env) error {
+	bin, dir, err := hookBinaryAndData(c, env)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(env.Stdout, hooks.SettingsSnippet(hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir))))
+	return nil
+}
+
+// entryActions says what became of each entry: "PreCompact installed,
+// SessionStart unchanged".
+func entryActions(entries []hooks.SettingsEntry, actions []string) string {
+	parts := make([]string, len(entries))
+	for i, e := range entries {
+		parts[i] = e.Event + " " + actions[i]
+	}
+	return strings.Join(parts, ", ")
 }

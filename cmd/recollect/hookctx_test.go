@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/hooks"
 )
 
 // additional decodes a context hook's stdout: "" when it printed nothing.
@@ -121,5 +123,75 @@ func setConfig(t *testing.T, dir, member string) {
 	s = strings.TrimSuffix(s, "}") + ", " + member + "}"
 	if err := os.WriteFile(path, []byte(s), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestHooksInstallContext: hooks install writes the SessionStart context
+// hook beside PreCompact, the UserPromptSubmit hook only when asked for
+// (saying it is off until context.prompt), and hooks print shows them.
+func TestHooksInstallContext(t *testing.T) {
+	proj, data := t.TempDir(), t.TempDir()
+	settings := filepath.Join(proj, ".claude", "settings.json")
+	out, errOut, code := runApp(t, nil, "hooks", "install", "--project", proj, "--data", data, "--prompt")
+	if code != 0 || out != "recollect hooks in "+settings+": PreCompact installed, SessionStart installed, UserPromptSubmit installed (new file)\n" ||
+		!strings.Contains(errOut, `the UserPromptSubmit hook adds nothing until "context": {"prompt": true} is set in `+filepath.Join(data, "config.json")) {
+		t.Fatalf("install --prompt: exit %d, %q, %q", code, out, errOut)
+	}
+	var got struct {
+		Hooks map[string][]struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
+				Command string `json:"command"`
+				Timeout int    `json:"timeout"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	b, _ := os.ReadFile(settings)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	start := got.Hooks["SessionStart"][0]
+	if start.Matcher != "startup|resume|clear|compact" || start.Hooks[0].Command != hooks.ContextCommand(thisBinary(t), "session-start", data) || start.Hooks[0].Timeout != 15 {
+		t.Errorf("SessionStart entry %+v", start)
+	}
+	if p := got.Hooks["UserPromptSubmit"][0].Hooks[0]; p.Command != hooks.ContextCommand(thisBinary(t), "user-prompt", data) {
+		t.Errorf("UserPromptSubmit entry %+v", p)
+	}
+	out, _, _ = runApp(t, nil, "hooks", "install", "--project", proj, "--data", data, "--prompt")
+	if !strings.HasSuffix(out, "UserPromptSubmit unchanged; nothing changed\n") {
+		t.Errorf("second install: %q", out)
+	}
+	out, _, _ = runApp(t, nil, "hooks", "print", "--data", data)
+	if !strings.Contains(out, `"SessionStart"`) || strings.Contains(out, `"UserPromptSubmit"`) {
+		t.Errorf("hooks print without --prompt:\n%s", out)
+	}
+}
+
+// TestHooksInstallCursor: --cursor merges the stop hook into the project's
+// .cursor/hooks.json and prints the mcp.json entry.
+func TestHooksInstallCursor(t *testing.T) {
+	proj, data := t.TempDir(), t.TempDir()
+	path := filepath.Join(proj, ".cursor", "hooks.json")
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	os.WriteFile(path, []byte(`{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}`), 0o600)
+	out, errOut, code := runApp(t, nil, "hooks", "install", "--cursor", "--project", proj, "--data", data)
+	if code != 0 || !strings.HasPrefix(out, "installed the Cursor stop hook (notify threshold) in "+path+" (backup: ") ||
+		!strings.Contains(out, "add the MCP server to .cursor/mcp.json") || !strings.Contains(out, `"mcpServers"`) {
+		t.Fatalf("install --cursor: exit %d, %q, %q", code, out, errOut)
+	}
+	var got struct {
+		Version int                                   `json:"version"`
+		Hooks   map[string][]struct{ Command string } `json:"hooks"`
+	}
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Version != 1 || got.Hooks["afterFileEdit"][0].Command != "./fmt.sh" ||
+		got.Hooks["stop"][0].Command != hooks.ThresholdCommand(thisBinary(t), data) {
+		t.Fatalf("merged hooks.json: %s", b)
+	}
+	if _, errOut, code := runApp(t, nil, "hooks", "install", "--cursor", "--data", data); code != 2 || !strings.Contains(errOut, "say where") {
+		t.Errorf("--cursor without a place: exit %d, %q", code, errOut)
 	}
 }

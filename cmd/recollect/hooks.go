@@ -15,26 +15,30 @@ import (
 func hooksCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "the Claude Code PreCompact hook that runs notify: print it, or install it into a settings file",
+		Usage: "the Claude Code hooks (PreCompact notify, SessionStart and opt-in UserPromptSubmit context) and Cursor's stop hook: print them, install them, or run the context hooks",
 		Subcommands: append([]*cli.Command{
 			{
 				Name:  "print",
-				Usage: "print the .claude/settings.json entry (absolute binary path, --data, timeout in seconds)",
+				Usage: "print the .claude/settings.json entries (absolute binary paths, --data, timeouts in seconds)",
+				Flags: []cli.Flag{
+					&cli.BoolFlag{Name: "cursor", Usage: "print Cursor's hooks.json entry (stop → notify threshold) and its mcp.json entry instead"},
+					promptFlag,
+				},
 				Action: func(c *cli.Context) error {
-					bin, dir, err := hookBinaryAndData(c, env)
-					if err != nil {
-						return err
+					if c.Bool("cursor") {
+						return printCursorHooks(c, env)
 					}
-					fmt.Fprintln(env.Stdout, hooks.HookSnippet(bin, dir))
-					return nil
+					return printSettingsHooks(c, env)
 				},
 			},
 			{
 				Name:  "install",
-				Usage: "merge the entry into a settings file, keeping every other key and hook; writes a backup first",
+				Usage: "merge the entries into a settings file, keeping every other key and hook; writes a backup first",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "project", Usage: "install into `DIR`/.claude/settings.json"},
 					&cli.BoolFlag{Name: "user", Usage: "install into ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR/settings.json)"},
+					&cli.BoolFlag{Name: "cursor", Usage: "install Cursor's stop hook (notify threshold) into DIR/.cursor/hooks.json or ~/.cursor/hooks.json, and print the mcp.json entry"},
+					promptFlag,
 				},
 				Action: func(c *cli.Context) error { return installHook(c, env) },
 			},
@@ -43,6 +47,9 @@ func hooksCommand(env Env) *cli.Command {
 }
 
 func installHook(c *cli.Context, env Env) error {
+	if c.Bool("cursor") {
+		return installCursorHook(c, env)
+	}
 	var path string
 	switch {
 	case c.IsSet("project") && c.Bool("user"):
@@ -69,21 +76,19 @@ func installHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := hooks.Install(path, bin, dir, time.Now())
+	entries := hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir))
+	res, err := hooks.InstallEntries(path, entries, time.Now())
 	if err != nil {
 		return err
 	}
-	switch res.Action {
-	case "unchanged":
-		fmt.Fprintf(env.Stdout, "PreCompact hook already installed in %s; nothing changed\n", res.Path)
-	case "updated":
-		fmt.Fprintf(env.Stdout, "updated the recollect PreCompact hook in %s (backup: %s)\n", res.Path, res.Backup)
+	fmt.Fprintf(env.Stdout, "recollect hooks in %s: %s", res.Path, entryActions(entries, res.Actions))
+	switch {
+	case res.Action == "unchanged":
+		fmt.Fprintln(env.Stdout, "; nothing changed")
+	case res.Backup != "":
+		fmt.Fprintf(env.Stdout, " (backup: %s)\n", res.Backup)
 	default:
-		if res.Backup != "" {
-			fmt.Fprintf(env.Stdout, "installed the PreCompact hook in %s (backup: %s)\n", res.Path, res.Backup)
-		} else {
-			fmt.Fprintf(env.Stdout, "installed the PreCompact hook in %s (new file)\n", res.Path)
-		}
+		fmt.Fprintln(env.Stdout, " (new file)")
 	}
 	return nil
 }

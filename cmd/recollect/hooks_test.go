@@ -68,11 +68,11 @@ func TestHooksInstall(t *testing.T) {
 	proj, data := t.TempDir(), t.TempDir()
 	settings := filepath.Join(proj, ".claude", "settings.json")
 	out, stderr, code := runApp(t, nil, "hooks", "install", "--project", proj, "--data", data)
-	if code != 0 || out != "installed the PreCompact hook in "+settings+" (new file)\n" {
+	if code != 0 || out != "recollect hooks in "+settings+": PreCompact installed, SessionStart installed (new file)\n" {
 		t.Fatalf("first install: exit %d, %q %q", code, out, stderr)
 	}
 	out, _, code = runApp(t, nil, "hooks", "install", "--project", proj, "--data", data)
-	if code != 0 || out != "PreCompact hook already installed in "+settings+"; nothing changed\n" {
+	if code != 0 || out != "recollect hooks in "+settings+": PreCompact unchanged, SessionStart unchanged; nothing changed\n" {
 		t.Fatalf("second install: exit %d, %q", code, out)
 	}
 	home := t.TempDir()

@@ -1,0 +1,58 @@
+package hooks_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/recollect/recollect/hooks"
+)
+
+// TestMergeContextEntries: every entry hooks install writes, merged into
+// settings that hold other hooks and an older recollect SessionStart
+// entry, which is replaced in place; a second merge changes nothing.
+func TestMergeContextEntries(t *testing.T) {
+	entries := hooks.SettingsEntries(bin, "/opt/bin/recollect-notify", data, true)
+	for _, c := range []struct {
+		name string
+		want []string
+	}{
+		{"empty", []string{"installed", "installed", "installed"}},
+		{"others", []string{"installed", "installed", "installed"}},
+		{"context-older", []string{"installed", "updated", "installed"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			in, err := os.ReadFile(filepath.Join("testdata", "settings", c.name+".json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out, actions, err := hooks.MergeEntries(in, entries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(actions) != len(c.want) {
+				t.Fatalf("actions %q, want %q", actions, c.want)
+			}
+			for i := range actions {
+				if actions[i] != c.want[i] {
+					t.Fatalf("actions %q, want %q", actions, c.want)
+				}
+			}
+			golden := filepath.Join("testdata", "settings", c.name+".context.golden")
+			if *update {
+				os.WriteFile(golden, out, 0o644)
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(out) != string(want) {
+				t.Errorf("merged:\n%s\nwant:\n%s", out, want)
+			}
+			again, actions, err := hooks.MergeEntries(out, entries)
+			if err != nil || string(again) != string(out) || actions[0] != "unchanged" || actions[1] != "unchanged" || actions[2] != "unchanged" {
+				t.Errorf("second merge: %q, %v", actions, err)
+			}
+		})
+	}
+}
