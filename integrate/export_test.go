@@ -1,6 +1,9 @@
 package integrate
 
-import "strings"
+import (
+	"context"
+	"strings"
+)
 
 // PigeonholeWords exposes pigeonholeWords to the tests.
 var PigeonholeWords = pigeonholeWords
@@ -15,3 +18,7 @@ func StageOfSystemPrompt(sys string) string {
 	}
 	return ""
 }
+
+// Claim exposes claim to the tests: it claims the pending facts and
+// returns the token.
+func (in *Integrator) Claim(ctx context.Context) (string, int, error) { return in.claim(ctx) }

@@ -172,8 +172,9 @@ func (in *Integrator) actor() string {
 	return "integrate/heuristic"
 }
 
-// claim takes every pending fact, and every fact whose claim outlived the
-// lease (its run died), under a fresh token. The token starts with the claim
+// claim takes every pending fact, every fact whose claim outlived the
+// lease, and every fact claimed by a process on this host that is gone (its
+// run died), under a fresh token that names this process (claimer.go). The token starts with the claim
 // time in the store's fixed-width layout, so comparing tokens as text
 // compares claim times.
 func (in *Integrator) claim(ctx context.Context) (token string, n int, err error) {
@@ -182,7 +183,7 @@ func (in *Integrator) claim(ctx context.Context) (token string, n int, err error
 		return "", 0, fmt.Errorf("claim token: %w", err)
 	}
 	now := in.now()
-	token = store.FormatTime(now) + "/" + hex.EncodeToString(b)
+	token = store.FormatTime(now) + "/" + hex.EncodeToString(b) + claimerSuffix()
 	lease := in.Lease
 	if lease <= 0 {
 		lease = time.Hour
@@ -196,6 +197,21 @@ func (in *Integrator) claim(ctx context.Context) (token string, n int, err error
 		}
 		c, _ := res.RowsAffected()
 		n = int(c)
+		// Claims whose process is gone (killed during integrate) are taken
+		// over now rather than after the lease.
+		orphans, err := orphanedTokens(ctx, tx)
+		if err != nil {
+			return err
+		}
+		for _, old := range orphans {
+			res, err := tx.ExecContext(ctx, `UPDATE session_facts SET claim_token = ? WHERE status = 'claimed' AND claim_token = ?`, token, old)
+			if err != nil {
+				return fmt.Errorf("take over the claim of a process that is gone: %w", err)
+			}
+			c, _ := res.RowsAffected()
+			n += int(c)
+			in.logger().Info("took over facts claimed by a process that is gone", "facts", c, "claim", old)
+		}
 		return nil
 	})
 	return token, n, err

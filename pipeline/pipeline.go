@@ -89,6 +89,8 @@ type Summary struct {
 	Extract   *extract.Report   `json:"extract,omitempty"`
 	Integrate *integrate.Report `json:"integrate,omitempty"`
 	Elapsed   string            `json:"elapsed"`
+	// Error is why the run stopped early; "" when every step finished.
+	Error string `json:"error,omitempty"`
 }
 
 // CopyReport says what the copy step did.
@@ -100,7 +102,9 @@ type CopyReport struct {
 	Detail *sources.Report `json:"detail,omitempty"`
 }
 
-// Run performs the selected steps in order: copy, extract, integrate.
+// Run performs the selected steps in order: copy, extract, integrate. Every
+// run it starts is finished in the runs table, a failed one with its error,
+// so no run stays "in progress" after it returned.
 func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	start := time.Now()
 	if !opts.Copy && !opts.Steps.Extract && !opts.Integrate {
@@ -115,44 +119,48 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
 	sum.RunID, _ = res.LastInsertId()
+	err = p.runSteps(ctx, opts, &sum)
+	sum.Elapsed = time.Since(start).Round(time.Millisecond).String()
+	if err != nil {
+		sum.Error = err.Error()
+	}
+	return sum, errors.Join(err, p.finishRun(ctx, sum))
+}
+
+// runSteps runs the selected steps into sum, stopping at the first that
+// fails.
+func (p *Pipeline) runSteps(ctx context.Context, opts RunOptions, sum *Summary) error {
 	router, err := p.Router()
 	if err != nil {
-		return sum, err
+		return err
 	}
 	router.SetRunID(sum.RunID)
-	defer func() {
-		sum.Elapsed = time.Since(start).Round(time.Millisecond).String()
-	}()
 	if opts.Copy {
 		rep, err := p.Copy(ctx)
 		if err != nil {
-			return sum, fmt.Errorf("copy: %w", err)
+			return fmt.Errorf("copy: %w", err)
 		}
 		sum.Copy = &rep
 	}
 	if opts.Steps.Extract {
 		rep, err := p.extractStage(router).Run(ctx, opts.Extract)
 		if err != nil {
-			return sum, fmt.Errorf("extract: %w", err)
+			return fmt.Errorf("extract: %w", err)
 		}
 		sum.Extract = &rep
 	}
 	if opts.Integrate {
 		in, err := p.integrator(router)
 		if err != nil {
-			return sum, err
+			return err
 		}
 		rep, err := in.Run(ctx)
 		if err != nil {
-			return sum, fmt.Errorf("integrate: %w", err)
+			return fmt.Errorf("integrate: %w", err)
 		}
 		sum.Integrate = &rep
 	}
-	sum.Elapsed = time.Since(start).Round(time.Millisecond).String()
-	if err := p.finishRun(ctx, sum); err != nil {
-		return sum, err
-	}
-	return sum, nil
+	return nil
 }
 
 func (p *Pipeline) finishRun(ctx context.Context, sum Summary) error {

@@ -26,7 +26,9 @@ type Stats struct {
 	Skipped       map[string]int `json:"skipped_records"`
 	Redactions    map[string]int `json:"redactions"`
 	// NotRead is what the copier could not read, and why.
-	NotRead       NotReadStats     `json:"not_read"`
+	NotRead NotReadStats `json:"not_read"`
+	// Claims is the pending facts an integrate run holds, by claimer.
+	Claims        []ClaimStats     `json:"claims"`
 	Provider      string           `json:"provider"`
 	LastRun       *json.RawMessage `json:"last_run,omitempty"`
 	BinaryVersion string           `json:"binary_version"`
@@ -86,7 +88,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	if st.Unextracted, err = stage.Remaining(ctx); err != nil {
 		return st, err
 	}
-	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats, p.modelStats, p.notReadStats} {
+	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats, p.modelStats, p.notReadStats, p.claimStats} {
 		if err := step(ctx, &st); err != nil {
 			return st, err
 		}

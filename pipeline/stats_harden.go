@@ -3,6 +3,9 @@ package pipeline
 import (
 	"context"
 	"fmt"
+
+	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/store"
 )
 
 // NotReadStats is what the copier could not read, from source_problems:
@@ -47,6 +50,40 @@ func (p *Pipeline) notReadStats(ctx context.Context, st *Stats) error {
 			return err
 		}
 		st.NotRead.Paths = append(st.NotRead.Paths, r)
+		return nil
+	})
+}
+
+// ClaimStats is facts an integrate run holds: who claimed them and when,
+// so claimed facts never read as pending with no reason.
+type ClaimStats struct {
+	Facts int    `json:"facts"`
+	Since string `json:"since"`
+	// By names the claimer ("pid N on host", or an older recollect's
+	// unnamed claim); Host and PID are empty for an unnamed one.
+	By   string `json:"by"`
+	Host string `json:"host,omitempty"`
+	PID  int    `json:"pid,omitempty"`
+	// Gone is true when the claimer no longer runs: the next integrate
+	// run takes the facts over.
+	Gone bool `json:"gone"`
+}
+
+func (p *Pipeline) claimStats(ctx context.Context, st *Stats) error {
+	st.Claims = []ClaimStats{}
+	return eachRow(ctx, p.DB, `SELECT claim_token, count(*) FROM session_facts WHERE status = 'claimed' AND claim_token IS NOT NULL
+		GROUP BY claim_token ORDER BY claim_token`, func(scan scanFunc) error {
+		var tok string
+		var n int
+		if err := scan(&tok, &n); err != nil {
+			return err
+		}
+		c, err := integrate.ParseClaim(tok)
+		if err != nil {
+			st.Claims = append(st.Claims, ClaimStats{Facts: n, By: "unknown: " + err.Error()})
+			return nil
+		}
+		st.Claims = append(st.Claims, ClaimStats{Facts: n, Since: store.FormatTime(c.At), By: c.String(), Host: c.Host, PID: c.PID, Gone: !c.Alive()})
 		return nil
 	})
 }

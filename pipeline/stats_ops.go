@@ -28,11 +28,13 @@ type SpendTotal struct {
 
 // RunSpend is one consolidation run with what its model calls cost.
 type RunSpend struct {
-	ID         int64      `json:"id"`
-	Trigger    string     `json:"trigger"`
-	StartedAt  string     `json:"started_at"`
-	FinishedAt string     `json:"finished_at,omitempty"`
-	Spend      SpendTotal `json:"spend"`
+	ID         int64  `json:"id"`
+	Trigger    string `json:"trigger"`
+	StartedAt  string `json:"started_at"`
+	FinishedAt string `json:"finished_at,omitempty"`
+	// Error is why the run stopped early; "" when it finished every step.
+	Error string     `json:"error,omitempty"`
+	Spend SpendTotal `json:"spend"`
 }
 
 // SpendStats is intelligence spend from the spend table.
@@ -131,14 +133,15 @@ func (p *Pipeline) spendStats(ctx context.Context, st *Stats) error {
 			g.into[k] = v
 		}
 	}
-	rows, err := p.DB.QueryContext(ctx, `SELECT id, trigger, started_at, COALESCE(finished_at, '') FROM runs ORDER BY id DESC LIMIT 10`)
+	rows, err := p.DB.QueryContext(ctx, `SELECT id, trigger, started_at, COALESCE(finished_at, ''),
+		CASE WHEN json_valid(summary) THEN COALESCE(json_extract(summary, '$.error'), '') ELSE '' END FROM runs ORDER BY id DESC LIMIT 10`)
 	if err != nil {
 		return fmt.Errorf("stats: read runs: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r RunSpend
-		if err := rows.Scan(&r.ID, &r.Trigger, &r.StartedAt, &r.FinishedAt); err != nil {
+		if err := rows.Scan(&r.ID, &r.Trigger, &r.StartedAt, &r.FinishedAt, &r.Error); err != nil {
 			return fmt.Errorf("stats: read runs: %w", err)
 		}
 		sp.LastRuns = append(sp.LastRuns, r)

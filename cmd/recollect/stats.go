@@ -52,6 +52,7 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	fmt.Fprintf(w, "unextracted  %d events\n", st.Unextracted)
 	fmt.Fprintf(w, "pending      %d facts\n", st.Pending)
 	printCounts(w, "  by source", st.PendingBy)
+	printClaims(w, st.Claims)
 	printCounts(w, "extracted by", st.Produced)
 	printCounts(w, "skipped", st.Skipped)
 	printCounts(w, "redactions", st.Redactions)
@@ -64,6 +65,18 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printDaemon(w, st.Daemon)
 	for _, k := range sortedKeys(st.Unknown) {
 		fmt.Fprintf(w, "%-12s unknown: %s\n", k, st.Unknown[k])
+	}
+}
+
+// printClaims says which pending facts an integrate run holds, who and
+// since when.
+func printClaims(w io.Writer, claims []pipeline.ClaimStats) {
+	for _, c := range claims {
+		note := "integrating"
+		if c.Gone {
+			note = "that process is gone; the next integrate run takes them over"
+		}
+		fmt.Fprintf(w, "  claimed    %d by %s (%s)\n", c.Facts, c.By, note)
 	}
 }
 
@@ -120,6 +133,9 @@ func printSpend(w io.Writer, sp pipeline.SpendStats) {
 		}
 	}
 	for _, r := range sp.LastRuns {
+		if r.Error != "" {
+			fmt.Fprintf(w, "  run %-8d %s %s: failed: %s\n", r.ID, r.Trigger, r.StartedAt, r.Error)
+		}
 		if r.Spend.Calls == 0 {
 			continue
 		}

@@ -1,0 +1,104 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	osexec "os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/store"
+)
+
+// A run whose stage fails is still finished in the runs table, with its
+// error, so stats never shows it in progress forever.
+func TestFailedRunIsFinishedWithItsError(t *testing.T) {
+	p := openTest(t)
+	say(t, p, "s1", "I moved to Lisbon in March and work at Initech.")
+	// The integrate stage cannot be built: the run fails after extract.
+	p.Config.Embedding.Provider = "nonexistent"
+	sum, err := p.Run(context.Background(), RunOptions{Steps: Steps{Extract: true, Integrate: true}, Extract: extract.Options{All: true}})
+	if err == nil || !strings.Contains(err.Error(), "unknown provider") {
+		t.Fatalf("run with a broken integrate stage: %v; want its error", err)
+	}
+	var finished, summary string
+	if err := p.DB.QueryRow(`SELECT COALESCE(finished_at, ''), COALESCE(summary, '') FROM runs WHERE id = ?`, sum.RunID).Scan(&finished, &summary); err != nil {
+		t.Fatal(err)
+	}
+	var got Summary
+	if finished == "" || json.Unmarshal([]byte(summary), &got) != nil || !strings.Contains(got.Error, "unknown provider") || got.Extract == nil || got.Elapsed == "" {
+		t.Fatalf("failed run %d: finished_at %q, summary %s; want it finished with the error, the extract report and the time taken", sum.RunID, finished, summary)
+	}
+	st, err := p.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Spend.LastRuns) != 1 || st.Spend.LastRuns[0].FinishedAt == "" || !strings.Contains(st.Spend.LastRuns[0].Error, "unknown provider") {
+		t.Fatalf("stats runs = %+v; want the failed run finished with its error", st.Spend.LastRuns)
+	}
+}
+
+// stats says who holds claimed facts and whether that process still runs.
+func TestStatsNamesClaimers(t *testing.T) {
+	p := openTest(t)
+	say(t, p, "s1", "I moved to Lisbon in March and work at Initech.", "My sister Ana is a nurse in Porto.")
+	if _, err := p.Run(context.Background(), RunOptions{Steps: Steps{Extract: true}, Extract: extract.Options{All: true}}); err != nil {
+		t.Fatal(err)
+	}
+	dead := osexec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	host, _ := os.Hostname()
+	at := store.FormatTime(time.Now().Add(-time.Minute))
+	tokens := []string{
+		at + "/a/" + host + "/" + strconv.Itoa(os.Getpid()) + "/" + selfStartTime(),
+		at + "/b/" + host + "/" + strconv.Itoa(dead.Process.Pid) + "/1",
+	}
+	ids := []int64{}
+	rows, err := p.DB.Query(`SELECT id FROM session_facts ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var id int64
+		rows.Scan(&id)
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if len(ids) < 2 {
+		t.Fatalf("extract made %d session facts, want 2", len(ids))
+	}
+	for i, tok := range tokens {
+		if _, err := p.DB.Exec(`UPDATE session_facts SET status = 'claimed', claim_token = ? WHERE id = ?`, tok, ids[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := p.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Claims) != 2 {
+		t.Fatalf("stats claims = %+v; want 2", st.Claims)
+	}
+	live, gone := st.Claims[0], st.Claims[1]
+	if live.PID != os.Getpid() || live.Gone || live.Since != at || !strings.Contains(live.By, "pid "+strconv.Itoa(os.Getpid())+" on "+host) {
+		t.Errorf("live claim = %+v", live)
+	}
+	if gone.PID != dead.Process.Pid || !gone.Gone {
+		t.Errorf("claim of an exited process = %+v; want gone", gone)
+	}
+}
+
+func selfStartTime() string {
+	data, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return ""
+	}
+	s := string(data)
+	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[19]
+}
