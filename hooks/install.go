@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/recollect/recollect/jsonedit"
 )
 
 // SettingsFile is Claude Code's settings file name.
@@ -176,59 +178,59 @@ func MergeEntry(settings []byte, e SettingsEntry) ([]byte, string, error) {
 		settings = []byte("{}\n")
 	}
 	want := group{Matcher: e.Matcher, Hooks: []command{{Type: "command", Command: e.Command, Timeout: e.Timeout}}}
-	top, err := scanContainer(settings, firstNonSpace(settings), '{', "settings")
+	top, err := jsonedit.Scan(settings, jsonedit.FirstNonSpace(settings), '{', "settings")
 	if err != nil {
 		return nil, "", err
 	}
-	if err := trailingData(settings, top.close, "settings"); err != nil {
+	if err := jsonedit.TrailingData(settings, top.Close, "settings"); err != nil {
 		return nil, "", err
 	}
-	hooksM, ok := top.find("hooks")
+	hooksM, ok := top.Find("hooks")
 	if !ok {
-		return insertElement(settings, top, "hooks", map[string]any{e.Event: []any{want}}), "installed", nil
+		return jsonedit.Insert(settings, top, "hooks", map[string]any{e.Event: []any{want}}), "installed", nil
 	}
-	hooksObj, err := scanContainer(settings, hooksM.start, '{', "hooks")
+	hooksObj, err := jsonedit.Scan(settings, hooksM.Start, '{', "hooks")
 	if err != nil {
 		return nil, "", err
 	}
-	eventM, ok := hooksObj.find(e.Event)
+	eventM, ok := hooksObj.Find(e.Event)
 	if !ok {
-		return insertElement(settings, hooksObj, e.Event, []any{want}), "installed", nil
+		return jsonedit.Insert(settings, hooksObj, e.Event, []any{want}), "installed", nil
 	}
 	path := "hooks." + e.Event
-	groups, err := scanContainer(settings, eventM.start, '[', path)
+	groups, err := jsonedit.Scan(settings, eventM.Start, '[', path)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s is not a list of matcher groups", path)
 	}
-	for gi, g := range groups.elems {
-		group, err := scanContainer(settings, g.start, '{', fmt.Sprintf("%s[%d]", path, gi))
+	for gi, g := range groups.Elems {
+		group, err := jsonedit.Scan(settings, g.Start, '{', fmt.Sprintf("%s[%d]", path, gi))
 		if err != nil {
 			return nil, "", fmt.Errorf("%s[%d] is not an object", path, gi)
 		}
-		listM, ok := group.find("hooks")
+		listM, ok := group.Find("hooks")
 		if !ok {
 			continue
 		}
-		list, err := scanContainer(settings, listM.start, '[', "hooks")
+		list, err := jsonedit.Scan(settings, listM.Start, '[', "hooks")
 		if err != nil {
 			continue
 		}
-		for _, h := range list.elems {
+		for _, h := range list.Elems {
 			var hook struct {
 				Type    string  `json:"type"`
 				Command string  `json:"command"`
 				Timeout float64 `json:"timeout"`
 			}
-			if json.Unmarshal(settings[h.start:h.end], &hook) != nil || !e.ours(hook.Command) {
+			if json.Unmarshal(settings[h.Start:h.End], &hook) != nil || !e.ours(hook.Command) {
 				continue
 			}
 			if hook.Command == e.Command && int(hook.Timeout) == e.Timeout && hook.Type == "command" {
 				return settings, "unchanged", nil
 			}
-			return splice(settings, h.start, h.end, encodeLike(settings, list, h.start, want.Hooks[0])), "updated", nil
+			return jsonedit.Replace(settings, list, h, want.Hooks[0]), "updated", nil
 		}
 	}
-	return insertElement(settings, groups, "", want), "installed", nil
+	return jsonedit.Insert(settings, groups, "", want), "installed", nil
 }
 
 // isContextCommand reports whether cmd runs some recollect's `hooks verb`
@@ -264,180 +266,4 @@ func firstWord(cmd string) (word, rest string) {
 	}
 	word, rest, _ = strings.Cut(cmd, " ")
 	return word, rest
-}
-
-// container is one JSON object or array inside a document, by offsets.
-type container struct {
-	open, close int       // offsets of the brackets
-	elems       []element // members or elements, in order
-}
-
-// element is one member (with its key) or array element.
-type element struct {
-	key        string
-	start, end int // the value's bytes
-}
-
-func (c container) find(key string) (element, bool) {
-	for _, e := range c.elems {
-		if e.key == key {
-			return e, true
-		}
-	}
-	return element{}, false
-}
-
-// scanContainer reads the object ('{') or array ('[') that starts at
-// offset at of data, keeping every value's offsets.
-func scanContainer(data []byte, at int, kind json.Delim, what string) (container, error) {
-	c := container{open: at}
-	if at < 0 || at >= len(data) {
-		return c, fmt.Errorf("%s is not valid JSON: unexpected EOF", what)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data[at:]))
-	tok, err := dec.Token()
-	if err != nil {
-		return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != kind {
-		if kind == '[' {
-			return c, fmt.Errorf("%s is not a JSON list", what)
-		}
-		return c, fmt.Errorf("%s is not a JSON object", what)
-	}
-	for dec.More() {
-		var key string
-		if kind == '{' {
-			tok, err := dec.Token()
-			if err != nil {
-				return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
-			}
-			key = tok.(string)
-		}
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			if kind == '{' {
-				return c, fmt.Errorf("%s.%s is not valid JSON: %w", what, key, err)
-			}
-			return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
-		}
-		end := at + int(dec.InputOffset())
-		c.elems = append(c.elems, element{key: key, start: end - len(val), end: end})
-	}
-	if _, err := dec.Token(); err != nil {
-		return c, fmt.Errorf("%s is not valid JSON: %w", what, err)
-	}
-	c.close = at + int(dec.InputOffset()) - 1
-	return c, nil
-}
-
-func firstNonSpace(data []byte) int {
-	return len(data) - len(bytes.TrimLeft(data, " \t\r\n"))
-}
-
-func trailingData(data []byte, close int, what string) error {
-	if len(bytes.TrimSpace(data[close+1:])) != 0 {
-		return fmt.Errorf("%s has data after its closing brace", what)
-	}
-	return nil
-}
-
-// insertElement adds key: v (an array element when key is "") as c's last
-// entry, after the current last one, in c's layout.
-func insertElement(data []byte, c container, key string, v any) []byte {
-	oneLine := !bytes.ContainsRune(data[c.open:c.close], '\n') && len(c.elems) > 0
-	unit := indentUnit(data, c)
-	entry := func(indent string) string {
-		val := encodeJSON(v, indent, unit, !oneLine)
-		if key == "" {
-			return val
-		}
-		return encodeJSON(key, "", "", false) + ": " + val
-	}
-	if len(c.elems) > 0 {
-		last := c.elems[len(c.elems)-1]
-		if oneLine {
-			return splice(data, last.end, last.end, ", "+entry(""))
-		}
-		indent := lineIndent(data, last.start)
-		return splice(data, last.end, last.end, ",\n"+indent+entry(indent))
-	}
-	open, close := string(data[c.open]), string(data[c.close])
-	outer := lineIndent(data, c.open)
-	indent := outer + unit
-	return splice(data, c.open, c.close+1, open+"\n"+indent+entry(indent)+"\n"+outer+close)
-}
-
-// encodeLike encodes v to replace the element at pos of c, in c's layout.
-func encodeLike(data []byte, c container, pos int, v any) string {
-	multi := bytes.ContainsRune(data[c.open:c.close], '\n')
-	return encodeJSON(v, lineIndent(data, pos), indentUnit(data, c), multi)
-}
-
-// indentUnit is the file's indentation step as c shows it (its entries'
-// indent past its own line's), two spaces when it shows none.
-func indentUnit(data []byte, c container) string {
-	if len(c.elems) > 0 {
-		outer, inner := lineIndent(data, c.open), lineIndent(data, c.elems[0].start)
-		if len(inner) > len(outer) && strings.HasPrefix(inner, outer) {
-			return inner[len(outer):]
-		}
-	}
-	return "  "
-}
-
-// encodeJSON writes v without HTML escaping (a settings file is no web
-// page: ">>" stays ">>"), indented by unit past indent when multi.
-func encodeJSON(v any, indent, unit string, multi bool) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if multi {
-		enc.SetIndent(indent, unit)
-	}
-	_ = enc.Encode(v) // only recollect's own strings and structs
-	out := strings.TrimSuffix(b.String(), "\n")
-	if !multi {
-		out = spaced(out)
-	}
-	return out
-}
-
-// spaced puts a space after each colon and comma of compact JSON, outside
-// strings, as people write one-line JSON.
-func spaced(compact string) string {
-	var b strings.Builder
-	inString, escaped := false, false
-	for i := 0; i < len(compact); i++ {
-		ch := compact[i]
-		b.WriteByte(ch)
-		switch {
-		case escaped:
-			escaped = false
-		case inString && ch == '\\':
-			escaped = true
-		case ch == '"':
-			inString = !inString
-		case !inString && (ch == ':' || ch == ','):
-			b.WriteByte(' ')
-		}
-	}
-	return b.String()
-}
-
-// lineIndent is the run of spaces and tabs that starts pos's line.
-func lineIndent(data []byte, pos int) string {
-	start := bytes.LastIndexByte(data[:pos], '\n') + 1
-	end := start
-	for end < len(data) && (data[end] == ' ' || data[end] == '\t') {
-		end++
-	}
-	return string(data[start:end])
-}
-
-func splice(data []byte, from, to int, text string) []byte {
-	out := make([]byte, 0, len(data)+len(text))
-	out = append(out, data[:from]...)
-	out = append(out, text...)
-	return append(out, data[to:]...)
 }

@@ -141,6 +141,7 @@ func commands(env Env) []*cli.Command {
 		briefingCommand(env),
 		mcpCommand(env),
 		statsCommand(env),
+		settingsCommand(env),
 		pruneCommand(env),
 		forgetCommand(env),
 		inspectCommand(env),

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/store/config"
+)
+
+func settingsCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "settings",
+		Usage: "show every knob of config.json with the value in effect; get or set one by its dotted key",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the config in effect as JSON"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("settings: unexpected %q; use recollect settings get KEY or recollect settings set KEY VALUE", c.Args().First())
+			}
+			cfg, _, err := loadSettings(c, env)
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(env.Stdout, cfg)
+			}
+			printSettings(env.Stdout, config.Settings(cfg))
+			return nil
+		},
+		Subcommands: []*cli.Command{
+			{
+				Name:      "get",
+				Usage:     "print one knob (or a whole section, e.g. intelligence.http)",
+				ArgsUsage: "KEY",
+				Flags:     []cli.Flag{&cli.BoolFlag{Name: "json", Usage: "print the value as JSON"}},
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 1 {
+						return usagef("settings get: give one key, e.g. recollect settings get intelligence.provider")
+					}
+					cfg, _, err := loadSettings(c, env)
+					if err != nil {
+						return err
+					}
+					v, err := config.Get(cfg, c.Args().First())
+					if err != nil {
+						return err
+					}
+					if s, ok := v.(string); ok && !c.Bool("json") {
+						fmt.Fprintln(env.Stdout, s)
+						return nil
+					}
+					return printJSON(env.Stdout, v)
+				},
+			},
+			{
+				Name:      "set",
+				Usage:     "change one knob in config.json, checked as loading the file checks it; every other line stays as it is",
+				ArgsUsage: "KEY VALUE",
+				Action: func(c *cli.Context) error {
+					if c.NArg() != 2 {
+						return usagef("settings set: give a key and a value, e.g. recollect settings set intelligence.provider ollama")
+					}
+					_, dir, err := loadSettings(c, env)
+					if err != nil {
+						return err
+					}
+					key, value := c.Args().Get(0), c.Args().Get(1)
+					cfg, err := config.Set(dir, key, value)
+					if err != nil {
+						return err
+					}
+					v, _ := config.Get(cfg, key)
+					b, _ := json.Marshal(v)
+					fmt.Fprintf(env.Stdout, "%s = %s in %s; a running daemon reads it when restarted\n", key, b, filepath.Join(dir, config.FileName))
+					return nil
+				},
+			},
+		},
+	}
+}
+
+// loadSettings reads the data directory's config.json, refusing when there
+// is none: the defaults alone are no settings to show or change.
+func loadSettings(c *cli.Context, env Env) (config.Config, string, error) {
+	dir, err := dataDir(c, env)
+	if err != nil {
+		return config.Config{}, "", err
+	}
+	if _, err := os.Stat(filepath.Join(dir, config.FileName)); errors.Is(err, os.ErrNotExist) {
+		return config.Config{}, "", fmt.Errorf("%w in %s; create one with: recollect init %s", config.ErrNoConfig, dir, dir)
+	}
+	cfg, err := config.Load(dir)
+	return cfg, dir, err
+}
+
+// printSettings writes one knob a line: its key and its value (text as it
+// is, "" when empty, anything else as JSON).
+func printSettings(w io.Writer, list []config.Setting) {
+	width := 0
+	for _, s := range list {
+		width = max(width, len(s.Key))
+	}
+	for _, s := range list {
+		val := ""
+		if str, ok := s.Value.(string); ok && str != "" {
+			val = str
+		} else {
+			b, _ := json.Marshal(s.Value)
+			val = string(b)
+		}
+		fmt.Fprintf(w, "%-*s  %s\n", width, s.Key, strings.TrimSpace(val))
+	}
+}
