@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/store/config"
 )
 
 // additional decodes a context hook's stdout: "" when it printed nothing.
@@ -193,5 +195,22 @@ func TestHooksInstallCursor(t *testing.T) {
 	}
 	if _, errOut, code := runApp(t, nil, "hooks", "install", "--cursor", "--data", data); code != 2 || !strings.Contains(errOut, "say where") {
 		t.Errorf("--cursor without a place: exit %d, %q", code, errOut)
+	}
+}
+
+// TestInitOffersPromptHook: the walk-through asks for the prompt hook (off
+// unless answered yes), and init prints the hooks it would install.
+func TestInitOffersPromptHook(t *testing.T) {
+	for answers, want := range map[string]bool{"record\nn\ny\n": true, "record\nn\n\n": false, "record\nn\nno\n": false} {
+		var out bytes.Buffer
+		cfg, err := walkThrough(Env{Stdin: strings.NewReader(answers), Stdout: &out, Getenv: func(string) string { return "" }}, config.Default())
+		if err != nil || cfg.Context.Prompt != want || !strings.Contains(out.String(), "UserPromptSubmit hook") {
+			t.Errorf("answers %q: prompt %v (%v), want %v; asked:\n%s", answers, cfg.Context.Prompt, err, want, out.String())
+		}
+	}
+	data := filepath.Join(t.TempDir(), "data")
+	code, out, _ := run(t, "", "init", "--yes", data)
+	if code != 0 || !strings.Contains(out, `"SessionStart"`) || !strings.Contains(out, `"PreCompact"`) || strings.Contains(out, `"UserPromptSubmit"`) {
+		t.Fatalf("init: exit %d\n%s", code, out)
 	}
 }

@@ -111,7 +111,12 @@ func printSnippets(w io.Writer, dir string) error {
 	}
 	fmt.Fprintf(w, "\nMCP server (add to your client's MCP configuration):\n%s\n", hooks.MCPSnippet(bin, dir))
 	hookBin, _ := hooks.HookBinary(bin)
-	fmt.Fprintf(w, "\nPreCompact hook (merge into .claude/settings.json, or run recollect hooks install):\n%s\n", hooks.HookSnippet(hookBin, dir))
+	prompt := false
+	if cfg, err := config.Load(dir); err == nil {
+		prompt = cfg.Context.Prompt
+	}
+	entries := hooks.SettingsEntries(hooks.RecollectBeside(hookBin), hookBin, dir, prompt)
+	fmt.Fprintf(w, "\nHooks (merge into .claude/settings.json, or run recollect hooks install):\n%s\n", hooks.SettingsSnippet(entries))
 	if strings.Contains(bin, "go-build") {
 		fmt.Fprintln(w, "\nnote: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/...) and run init again for lasting paths")
 	}
@@ -174,6 +179,11 @@ func walkThrough(env Env, cfg config.Config) (config.Config, error) {
 		cfg.Embedding.Model = "nomic-embed-text"
 		cfg.Embedding.BaseURL = "http://localhost:11434"
 	}
+	prompt, err := ask("Add the few remembered facts relevant to each prompt to the agent's context (UserPromptSubmit hook, context.prompt) (y/n)?", "n")
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Context.Prompt = strings.HasPrefix(strings.ToLower(prompt), "y")
 	return cfg, nil
 }
 
