@@ -148,8 +148,15 @@ func (m *ModelExtractor) Extract(ctx context.Context, g Group) ([]Candidate, err
 	if err := json.Unmarshal([]byte(resp.Text), &ans); err != nil {
 		return nil, fmt.Errorf("read extract answer: %w", err)
 	}
-	out := make([]Candidate, 0, len(ans.Facts))
-	for _, f := range ans.Facts {
+	facts, cut := bound(ans.Facts)
+	if len(cut) > 0 {
+		m.note(fmt.Sprintf("conversation %s: the answer went over its bounds; cut %v", g.SessionID, cut))
+		if err := CountCuts(ctx, m.DB, "extract", cut); err != nil {
+			return nil, err
+		}
+	}
+	out := make([]Candidate, 0, len(facts))
+	for _, f := range facts {
 		out = append(out, f.candidate(resp))
 	}
 	return out, nil

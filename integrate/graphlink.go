@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/store"
 )
 
@@ -112,6 +113,10 @@ func isFirstPerson(name string) bool {
 // fact names (its speaker is not named by it) and adds the explicit
 // relations as directed edges (from → to).
 func linkEntities(ctx context.Context, tx *sql.Tx, factID int64, ms []Mention, rels []Relation) (int, error) {
+	ms, rels, cut := boundLinks(ms, rels)
+	if err := extract.CountCuts(ctx, tx, "integrate", cut); err != nil {
+		return 0, err
+	}
 	ids := map[string]int64{}
 	var order []int64
 	for _, m := range ms {
@@ -156,6 +161,33 @@ func linkEntities(ctx context.Context, tx *sql.Tx, factID int64, ms []Mention, r
 		}
 	}
 	return len(order), nil
+}
+
+// boundLinks keeps the speaker and the first extract.MaxEntitiesPerFact
+// entities a fact names, and as many explicit relations as the edge budget
+// (extract.MaxEdgesPerFact) leaves after their co-mentions, counting what
+// it cut: one fact naming 1,000 entities made 499,500 edges.
+func boundLinks(ms []Mention, rels []Relation) ([]Mention, []Relation, map[string]int64) {
+	cut := map[string]int64{}
+	names := map[string]bool{}
+	kept := ms[:0:0]
+	for _, m := range ms {
+		f := Fold(m.Name)
+		if strings.TrimSpace(m.Role) != "speaker" && !names[f] {
+			if len(names) == extract.MaxEntitiesPerFact {
+				cut[extract.CutEntitiesOverCap]++
+				continue
+			}
+			names[f] = true
+		}
+		kept = append(kept, m)
+	}
+	n := len(names)
+	if budget := extract.MaxEdgesPerFact - n*(n-1)/2; len(rels) > budget {
+		cut[extract.CutEdgesOverCap] += int64(len(rels) - budget)
+		rels = rels[:budget]
+	}
+	return kept, rels, cut
 }
 
 // addEdge adds an edge or strengthens it by one.

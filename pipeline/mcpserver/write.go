@@ -17,7 +17,7 @@ import (
 )
 
 // MaxCaptureBytes caps a captured fact: one or two sentences.
-const MaxCaptureBytes = 2000
+const MaxCaptureBytes = extract.MaxFactBytes
 
 // Defaults of a captured fact: the agent heard it said, so it is more
 // certain than a heuristic guess.

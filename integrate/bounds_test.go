@@ -1,0 +1,33 @@
+package integrate_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/extract"
+)
+
+// A fact naming hundreds of entities (a runaway entities stage or an old
+// session fact) is linked to the first extract.MaxEntitiesPerFact of them,
+// with at most extract.MaxEdgesPerFact edges, and the cut is counted.
+func TestFactEntitiesAndEdgesAreBounded(t *testing.T) {
+	db := openStore(t)
+	var ents []map[string]any
+	for i := range 300 {
+		ents = append(ents, map[string]any{"name": fmt.Sprintf("Entity%d", i), "type": "thing", "role": "mention"})
+	}
+	raw, _ := json.Marshal(ents)
+	say(t, db, statement{text: "The migration touched a great many services at once", day: 1, entities: string(raw)})
+	run(t, newIntegrator(db, time.Now()))
+	if n := count(t, db, `SELECT count(*) FROM fact_entities WHERE role != 'speaker'`); n != extract.MaxEntitiesPerFact {
+		t.Errorf("fact linked to %d entities, want %d", n, extract.MaxEntitiesPerFact)
+	}
+	if n := count(t, db, `SELECT count(*) FROM entity_edges`); n > extract.MaxEdgesPerFact {
+		t.Errorf("one fact made %d edges, want at most %d", n, extract.MaxEdgesPerFact)
+	}
+	if n := count(t, db, `SELECT count FROM skipped_records WHERE source = 'integrate' AND record_type = ?`, extract.CutEntitiesOverCap); n != 300-extract.MaxEntitiesPerFact {
+		t.Errorf("counted %d entities cut, want %d", n, 300-extract.MaxEntitiesPerFact)
+	}
+}
