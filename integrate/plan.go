@@ -57,28 +57,32 @@ func (in *Integrator) plan(ctx context.Context, pf PendingFact, st *runState, re
 			return p, nil
 		}
 	}
-	subject, err := in.subjectEntity(ctx, p.mentions)
+	ents, err := in.knownEntities(ctx, p.mentions)
 	if err != nil {
 		return p, err
 	}
-	if p.supersedes, err = in.decideSupersession(ctx, pf, p.domain, subject, st, rep); err != nil {
+	if p.supersedes, err = in.decideSupersession(ctx, pf, ents, st, rep); err != nil {
 		return p, fmt.Errorf("decide supersession: %w", err)
 	}
 	return p, nil
 }
 
-// subjectEntity is the stored entity the fact is about, or 0 when it names
-// none that exists yet.
-func (in *Integrator) subjectEntity(ctx context.Context, ms []Mention) (int64, error) {
+// knownEntities are the stored entities the fact names, its speaker
+// aside (a speaker is on most of their facts and says nothing of the
+// topic).
+func (in *Integrator) knownEntities(ctx context.Context, ms []Mention) ([]int64, error) {
+	var out []int64
 	for _, m := range ms {
-		if !m.IsSubject {
+		if m.Role == "speaker" {
 			continue
 		}
 		id, ok, err := findEntity(ctx, in.DB, m.Name, m.Type)
-		if err != nil || !ok {
-			return 0, err
+		if err != nil {
+			return nil, err
 		}
-		return id, nil
+		if ok {
+			out = append(out, id)
+		}
 	}
-	return 0, nil
+	return out, nil
 }

@@ -3,9 +3,11 @@ package integrate
 import (
 	"context"
 	"fmt"
-	"regexp"
+	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/recollect/recollect/graph"
 )
 
 // supersession is one decision: the newer fact replaces the older. Zero
@@ -15,70 +17,29 @@ type supersession struct {
 	reason, actor string
 }
 
-// ChangeMarker finds the explicit words of change the heuristic needs
-// before it lets a newer statement replace an older one.
-var ChangeMarker = regexp.MustCompile(`(?i)\b(moved to|no longer|now prefers?|switched to|instead)\b`)
-
-// slotFamilies name what a statement is about, so "I moved to Porto" meets
-// "I live in Lisbon" (where one lives) but not "I like Lisbon".
-var slotFamilies = []struct {
-	name string
-	re   *regexp.Regexp
-}{
-	{"residence", regexp.MustCompile(`(?i)\b(live|lives|living|lived|reside|resides|residing|based in|(moved|moving|relocated|relocating) to|home is)\b`)},
-	{"work", regexp.MustCompile(`(?i)\b(work|works|working|worked|employed|employer|job|joined|hired)\b`)},
-	{"preference", regexp.MustCompile(`(?i)\b(prefer|prefers|preferred|favou?rite|like|likes|love|loves)\b`)},
-	{"tooling", regexp.MustCompile(`(?i)\b(use|uses|using|switched to|editor|ide|shell|stack)\b`)},
-}
-
-var noLonger = regexp.MustCompile(`(?i)\bno longer\s+(\p{L}+)`)
-
-// slots are the families a statement touches, plus the verb of a "no
-// longer <verb>" clause.
-func slots(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, f := range slotFamilies {
-		if f.re.MatchString(s) {
-			out[f.name] = true
-		}
-	}
-	return out
-}
-
-// sameSlot reports whether newer, which carries a change marker, speaks of
-// the same thing as older.
-func sameSlot(newer, older string) bool {
-	a, b := slots(newer), slots(older)
-	for k := range a {
-		if b[k] {
-			return true
-		}
-	}
-	if m := noLonger.FindStringSubmatch(newer); m != nil {
-		verb := strings.ToLower(m[1])
-		for w := range contentWords(older) {
-			if w == verb || strings.TrimSuffix(w, "s") == verb {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// HeuristicSupersedes reports whether the newer statement replaces the
-// older one about the same subject: both speak of one slot and the newer
-// says explicitly that something changed.
-func HeuristicSupersedes(newer, older string) bool {
-	return ChangeMarker.MatchString(newer) && sameSlot(newer, older) && Overlap(newer, older) < 1
-}
-
 // laterThan reports whether a was said after b; an unknown time is not.
 func laterThan(a, b string) bool { return a != "" && b != "" && a > b }
 
-// supersedeCandidates lists facts sharing the subject entity (when known)
-// or, for the model, the domain: active ones and those this run superseded,
-// newest first.
-func (in *Integrator) supersedeCandidates(ctx context.Context, subject int64, domain string, withDomain bool, st *runState) ([]candidate, error) {
+// speakerOf is who "I" is in a fact: its named speaker, else its channel.
+func speakerOf(speaker, role string) string {
+	if speaker != "" {
+		return speaker
+	}
+	if role == "" {
+		return "user"
+	}
+	return role
+}
+
+// supersedeCandidates lists the stored facts a fact could replace: those
+// naming one of its entities (the thing or person it is about) and those
+// sharing its distinctive words (its subject, values and the values it
+// says it replaces) — active ones and those this run superseded. A fact
+// that reads as claiming nothing has no candidates.
+func (in *Integrator) supersedeCandidates(ctx context.Context, entities []int64, r reading, st *runState) ([]storedFact, error) {
+	if !r.claimsSomething() {
+		return nil, nil
+	}
 	var runIDs []string
 	for old := range st.supersededBy {
 		runIDs = append(runIDs, strconv.FormatInt(old, 10))
@@ -87,47 +48,128 @@ func (in *Integrator) supersedeCandidates(ctx context.Context, subject int64, do
 	if len(runIDs) > 0 {
 		statusClause = "(f.status = 'active' OR f.id IN (" + strings.Join(runIDs, ",") + "))"
 	}
-	var ors []string
-	var args []any
-	if subject != 0 {
-		ors = append(ors, "f.id IN (SELECT fact_id FROM fact_entities WHERE entity_id = ? AND is_subject = 1)")
-		args = append(args, subject)
-	}
-	if withDomain {
-		ors = append(ors, "f.domain = ?")
-		args = append(args, domain)
-	}
-	if len(ors) == 0 {
-		return nil, nil
-	}
-	rows, err := in.DB.QueryContext(ctx, `SELECT f.id, f.content, COALESCE(f.said_at,''), f.status FROM facts f
-		WHERE `+statusClause+` AND (`+strings.Join(ors, " OR ")+`) ORDER BY f.id DESC LIMIT 30`, args...)
-	if err != nil {
-		return nil, fmt.Errorf("find supersession candidates: %w", err)
-	}
-	defer rows.Close()
-	var out []candidate
-	for rows.Next() {
-		var c candidate
-		if err := rows.Scan(&c.ID, &c.Content, &c.SaidAt, &c.Status); err != nil {
-			return nil, fmt.Errorf("find supersession candidates: %w", err)
+	const cols = `SELECT f.id, f.content, COALESCE(f.said_at,''), f.status, COALESCE(f.speaker,''), COALESCE(f.speaker_role,'') FROM facts f`
+	seen := map[int64]bool{}
+	var out []storedFact
+	collect := func(query string, args ...any) error {
+		rows, err := in.DB.QueryContext(ctx, query, args...)
+		if err != nil {
+			return fmt.Errorf("find supersession candidates: %w", err)
 		}
-		out = append(out, c)
+		defer rows.Close()
+		for rows.Next() {
+			var c storedFact
+			if err := rows.Scan(&c.ID, &c.Content, &c.SaidAt, &c.Status, &c.Speaker, &c.Role); err != nil {
+				return fmt.Errorf("find supersession candidates: %w", err)
+			}
+			if !seen[c.ID] {
+				seen[c.ID] = true
+				out = append(out, c)
+			}
+		}
+		return rows.Err()
 	}
-	return out, rows.Err()
+	if len(entities) > 0 {
+		marks := strings.TrimSuffix(strings.Repeat("?,", len(entities)), ",")
+		args := make([]any, len(entities))
+		for i, id := range entities {
+			args[i] = id
+		}
+		if err := collect(cols+` WHERE `+statusClause+` AND f.id IN (SELECT fact_id FROM fact_entities WHERE entity_id IN (`+marks+`))
+			ORDER BY f.id DESC LIMIT 200`, args...); err != nil {
+			return nil, err
+		}
+	}
+	if match := graph.Sanitize(strings.Join(r.distinctive(), " ")); match != "" {
+		if err := collect(cols+` JOIN facts_fts ON facts_fts.rowid = f.id WHERE facts_fts MATCH ? AND `+statusClause+`
+			ORDER BY bm25(facts_fts) LIMIT 100`, match); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// storedFact is a supersession candidate with who "I" is in it.
+type storedFact struct {
+	candidate
+	Speaker, Role string
+}
+
+// distinctive are the words a fact it replaces would share with it: its
+// subject, its values and the values it names as replaced.
+func (r reading) distinctive() []string {
+	ws := map[string]bool{}
+	for _, c := range r {
+		for w := range c.subject {
+			ws[w] = true
+		}
+		if c.self != "" && c.speaker != "user" && c.speaker != "assistant" {
+			for w := range wordSet(c.speaker) {
+				ws[w] = true
+			}
+		}
+		for _, cl := range c.claims {
+			kind, _, _ := strings.Cut(cl.slot, ":")
+			for _, w := range slotWords[kind] {
+				ws[w] = true
+			}
+			for w := range cl.val.words {
+				ws[w] = true
+			}
+			for w := range cl.owner {
+				ws[w] = true
+			}
+		}
+		for _, v := range c.replaced {
+			for w := range v.words {
+				ws[w] = true
+			}
+		}
+	}
+	out := make([]string, 0, len(ws))
+	for w := range ws {
+		if !strings.Contains(w, ":") {
+			out = append(out, w)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 const supersedeSystem = `You keep a user's memory current. Given a new fact and stored facts, list the stored facts the new fact makes no longer true (the user moved, changed a preference, switched a tool, a plan changed). Do not list facts that are merely related or still true alongside the new one. Give a short reason for each. Answer only with the JSON object; an empty list is a fine answer.`
 
 const supersedeSchema = `{"type":"object","properties":{"supersedes":{"type":"array","items":{"type":"object","properties":{"id":{"type":"string"},"reason":{"type":"string"}},"required":["id","reason"],"additionalProperties":false}}},"required":["supersedes"],"additionalProperties":false}`
 
-// decideSupersession asks the supersede stage which candidates the fact
-// replaces; on the heuristic it needs the same subject, the same slot and
-// an explicit change marker in the later statement.
-func (in *Integrator) decideSupersession(ctx context.Context, pf PendingFact, domain string, subject int64, st *runState, rep *Report) ([]supersession, error) {
-	cands, err := in.supersedeCandidates(ctx, subject, domain, in.Model != nil, st)
-	if err != nil || len(cands) == 0 {
+// decideSupersession decides which stored facts the fact replaces. Only
+// candidates the heuristic's rule accepts (same subject, same attribute;
+// see supersedesReading) go further: on the heuristic they are the answer;
+// with a model, the supersede stage chooses among them, so a model can
+// never replace a fact about something else.
+func (in *Integrator) decideSupersession(ctx context.Context, pf PendingFact, entities []int64, st *runState, rep *Report) ([]supersession, error) {
+	mine := readStatement(pf.Content, speakerOf(pf.Speaker, pf.SpeakerRole))
+	all, err := in.supersedeCandidates(ctx, entities, mine, st)
+	if err != nil || len(all) == 0 {
 		return nil, err
+	}
+	// cands go to the model; the heuristic's answer is the subset with a
+	// reason.
+	var cands []candidate
+	reasons := map[int64]string{}
+	for _, c := range all {
+		theirs := readStatement(c.Content, speakerOf(c.Speaker, c.Role))
+		newer, older := mine, theirs
+		if laterThan(c.SaidAt, pf.SaidAt) {
+			newer, older = theirs, mine
+		}
+		if ok, why := supersedesReading(newer, older); ok {
+			reasons[c.ID] = why
+		} else if in.Model == nil || !mayReplace(newer, older) {
+			continue
+		}
+		cands = append(cands, c.candidate)
+	}
+	if len(cands) == 0 {
+		return nil, nil
 	}
 	var ans struct {
 		Supersedes []struct {
@@ -173,16 +215,8 @@ func (in *Integrator) decideSupersession(ctx context.Context, pf PendingFact, do
 		return out, nil
 	}
 	for _, c := range cands {
-		if c.Status != "active" {
-			continue
-		}
-		newer, older := pf.Content, c.Content
-		if laterThan(c.SaidAt, pf.SaidAt) {
-			newer, older = older, newer
-		}
-		if HeuristicSupersedes(newer, older) {
-			m := ChangeMarker.FindString(newer)
-			out = append(out, orient(pf, cands, c.ID, fmt.Sprintf("same subject and slot; the later statement says %q", strings.ToLower(m)), in.actor()))
+		if c.Status == "active" && reasons[c.ID] != "" {
+			out = append(out, orient(pf, cands, c.ID, reasons[c.ID], in.actor()))
 		}
 	}
 	return out, nil

@@ -31,7 +31,7 @@ func TestWhyWalksTheChainBothWays(t *testing.T) {
 	if len(ex.ReplacedBy) != 2 || ex.ReplacedBy[0].ID != berlin.ID || ex.ReplacedBy[1].ID != madrid.ID {
 		t.Fatalf("replaced by = %+v, want Berlin then Madrid", ex.ReplacedBy)
 	}
-	if !strings.Contains(ex.ReplacedBy[0].Reason, `"moved to"`) || ex.ReplacedBy[0].Actor != "integrate/heuristic" {
+	if ex.ReplacedBy[0].Reason != `same subject and residence: "Berlin" replaces "Paris"` || ex.ReplacedBy[0].Actor != "integrate/heuristic" {
 		t.Errorf("step reason = %q by %q", ex.ReplacedBy[0].Reason, ex.ReplacedBy[0].Actor)
 	}
 	ops := []string{}
