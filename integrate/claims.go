@@ -105,8 +105,12 @@ var frames = []frame{
 	{"owner", true, regexp.MustCompile(`(?i)\b(?:owned|maintained|managed|led)\s+by\s+(.+)`)},
 	{"use", false, regexp.MustCompile(`(?i)\b(?:use|uses|using|used)\s+(.+)`)},
 	{"use", false, regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|changed|changing|moved|moving)\s+(?:over\s+|back\s+)?(?:from\s+.+?\s+)?to\s+(.+)`)},
-	{"preference", false, regexp.MustCompile(`(?i)\b(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys)\s+(.+)`)},
 }
+
+// preferenceRe reads a preference; it counts only as the clause's own verb
+// ("I now prefer tea"), not as a noun or a comparison ("love and support",
+// "options like coconut"), and not as a wish ("I'd love to").
+var preferenceRe = regexp.MustCompile(`(?i)^(?:(?:now|really|still|actually|just|totally|absolutely|truly|genuinely|definitely|always|no longer|do not|don't|does not|doesn't|never)\s+)*(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys)\s+(.+)`)
 
 // ownsRe reads "Alice owns the billing service": the object is what the
 // ownership is about, the subject is the value.
@@ -137,7 +141,9 @@ var firstPersonWords = map[string]string{"i": "i", "i'm": "i", "i've": "i", "i'd
 
 // pronouns name a subject only through context the heuristic lacks.
 var pronouns = set("it", "it's", "its", "this", "that", "these", "those", "he", "she", "they", "he's", "she's", "they're",
-	"you", "you're", "there", "here", "what", "which", "who", "everyone", "someone", "something", "nobody", "people")
+	"you", "you're", "there", "here", "what", "which", "who", "everyone", "someone", "something", "nobody", "people",
+	// an elliptical "(It) sounds like…" has no subject
+	"sounds", "looks", "seems", "feels", "smells")
 
 var determiners = set("the", "a", "an", "this", "that", "these", "those", "your", "their", "his", "her", "its", "some",
 	"many", "most", "all", "every", "each", "any", "our", "my")
@@ -264,7 +270,7 @@ func readClause(text, speaker string, prev *clause) (clause, bool) {
 		from = start + 1
 	}
 	pred := text[toks[from][0]:]
-	c.claims = readClaims(pred, text[toks[i][0]:], len(possessed) > 0)
+	c.claims = readClaims(pred, text[toks[i][0]:], len(possessed) > 0, w == "i'd" || w == "we'd")
 	// "My flat is in Berlin" says where I live.
 	if len(possessed) > 0 && subset(c.subject, homeWords) {
 		c.subject = nil
@@ -290,7 +296,7 @@ func readClause(text, speaker string, prev *clause) (clause, bool) {
 }
 
 // readClaims applies the frames to a clause's predicate.
-func readClaims(pred, verbPhrase string, possessed bool) []claim {
+func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 	var out []claim
 	seen := map[string]bool{}
 	at := 0
@@ -339,6 +345,17 @@ func readClaims(pred, verbPhrase string, possessed bool) []claim {
 			v = valuePhrase(groups[0])
 		}
 		add(claim{slot: slot, single: f.single, val: v})
+	}
+	if m := preferenceRe.FindStringSubmatchIndex(verbPhrase); m != nil && !wish {
+		rest := verbPhrase[m[2]:m[3]]
+		if f := strings.ToLower(firstWord(rest)); f != "to" && f != "it" && f != "that" && f != "this" {
+			at = 0
+			cl := claim{slot: "preference", val: valuePhrase(rest)}
+			if len(cl.val.words) > 0 {
+				cl.negated = negatedAt(verbPhrase, m[2])
+				out = append(out, cl)
+			}
+		}
 	}
 	if m := ownsRe.FindStringSubmatchIndex(pred); m != nil {
 		if obj := valuePhrase(pred[m[2]:m[3]]); len(obj.words) > 0 {
@@ -418,7 +435,7 @@ func valuePhrase(s string) value {
 		}
 		t := s[loc[0]:loc[1]]
 		low := strings.ToLower(t)
-		if len(kept) > 0 && stopValue[low] {
+		if len(kept) > 0 && (stopValue[low] || firstPersonWords[low] != "" || pronouns[low]) {
 			break
 		}
 		if stopValue[low] || determiners[low] {
