@@ -44,7 +44,7 @@ func TestWhyExplainsSupersession(t *testing.T) {
 		"fact 1 [superseded] I live in Paris",
 		"  superseded: the current successor is fact 2",
 		"event 1 (user): I live in Paris",
-		"replaced by:\n  fact 2 [active] I moved to Berlin\n    because: same subject and slot; the later statement says \"moved to\" (integrate/heuristic)",
+		"replaced by:\n  fact 2 [active] I moved to Berlin\n    because: same subject and residence: \"Berlin\" replaces \"Paris\" (integrate/heuristic)",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("why 1 lacks %q:\n%s", want, out)
