@@ -132,7 +132,7 @@ var (
 var calendarWords = set("january", "february", "march", "april", "may", "june", "july", "august", "september",
 	"october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
 	"dec", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "week", "day", "year",
-	"month", "page", "chapter", "season", "episode", "part", "room", "level", "grade", "floor", "step", "phase", "round")
+	"month", "today", "tomorrow", "yesterday", "tonight", "page", "chapter", "season", "episode", "part", "room", "level", "grade", "floor", "step", "phase", "round")
 
 var homeWords = set("flat", "apartment", "house", "home", "place")
 
