@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/recollect/recollect/jsonedit"
 )
 
 // CursorHooksFile is Cursor's hooks file name, in a project's .cursor/ or
@@ -106,73 +108,78 @@ func replaceFile(path string, old, data []byte, now time.Time, res *InstallResul
 
 // MergeCursorHooks returns Cursor's hooks file (its bytes, empty for none)
 // with the stop hook merged in, and the action taken: "installed",
-// "updated" or "unchanged". A file without a version gets version 1, the
+// "updated" or "unchanged". Like MergeEntry it splices into the original
+// bytes, so every other key, hook and line stays as it was; an earlier
+// recollect threshold entry keeps its other keys (timeout, loop_limit) and
+// gets the new command. A file without a version gets version 1, the
 // format's only one.
 func MergeCursorHooks(data []byte, binary, dataDir string) ([]byte, string, error) {
 	if len(bytes.TrimSpace(data)) == 0 {
-		data = []byte("{}")
+		data = []byte("{\n  \"version\": 1\n}\n")
 	}
-	top, err := readOrdered(data, "")
+	want := ThresholdCommand(binary, dataDir)
+	top, err := jsonedit.Scan(data, jsonedit.FirstNonSpace(data), '{', "hooks.json")
 	if err != nil {
 		return nil, "", err
 	}
-	if raw, ok := top.get("version"); ok {
-		var v float64
-		if json.Unmarshal(raw, &v) != nil || v != 1 {
-			return nil, "", fmt.Errorf("version is %s; recollect writes Cursor's hooks format version 1", raw)
-		}
-	} else {
-		top.setFirst("version", json.RawMessage("1"))
+	if err := jsonedit.TrailingData(data, top.Close, "hooks.json"); err != nil {
+		return nil, "", err
 	}
-	events := ordered{}
-	if raw, ok := top.get("hooks"); ok {
-		if events, err = readOrdered(raw, "hooks"); err != nil {
+	if v, ok := top.Find("version"); ok {
+		var n float64
+		if json.Unmarshal(data[v.Start:v.End], &n) != nil || n != 1 {
+			return nil, "", fmt.Errorf("version is %s; recollect writes Cursor's hooks format version 1", data[v.Start:v.End])
+		}
+	}
+	merged, action, err := mergeStop(data, top, want)
+	if err != nil || action == "unchanged" {
+		return merged, action, err
+	}
+	if _, ok := top.Find("version"); !ok {
+		if top, err = jsonedit.Scan(merged, jsonedit.FirstNonSpace(merged), '{', "hooks.json"); err != nil {
 			return nil, "", err
 		}
+		merged = jsonedit.Insert(merged, top, "version", 1)
 	}
-	var stop []json.RawMessage
-	if raw, ok := events.get(CursorStopEvent); ok {
-		if err := json.Unmarshal(raw, &stop); err != nil {
-			return nil, "", errors.New("hooks.stop is not a list of hooks")
-		}
+	return merged, action, nil
+}
+
+// mergeStop puts the threshold command want into the stop hooks of the
+// file data, whose top object is top.
+func mergeStop(data []byte, top jsonedit.Container, want string) ([]byte, string, error) {
+	entry := map[string]string{"command": want}
+	hooksM, ok := top.Find("hooks")
+	if !ok {
+		return jsonedit.Insert(data, top, "hooks", map[string]any{CursorStopEvent: []any{entry}}), "installed", nil
 	}
-	want := ThresholdCommand(binary, dataDir)
-	action := "installed"
-	found := false
-	for i, raw := range stop {
-		var h map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &h); err != nil {
+	events, err := jsonedit.Scan(data, hooksM.Start, '{', "hooks")
+	if err != nil {
+		return nil, "", err
+	}
+	stopM, ok := events.Find(CursorStopEvent)
+	if !ok {
+		return jsonedit.Insert(data, events, CursorStopEvent, []any{entry}), "installed", nil
+	}
+	list, err := jsonedit.Scan(data, stopM.Start, '[', "hooks.stop")
+	if err != nil {
+		return nil, "", errors.New("hooks.stop is not a list of hooks")
+	}
+	for i, el := range list.Elems {
+		h, err := jsonedit.Scan(data, el.Start, '{', fmt.Sprintf("hooks.stop[%d]", i))
+		if err != nil {
 			return nil, "", fmt.Errorf("hooks.stop[%d] is not an object", i)
 		}
+		cmdM, ok := h.Find("command")
 		var cmd string
-		json.Unmarshal(h["command"], &cmd)
-		if !isThresholdCommand(cmd) {
+		if !ok || json.Unmarshal(data[cmdM.Start:cmdM.End], &cmd) != nil || !isThresholdCommand(cmd) {
 			continue
 		}
-		found = true
 		if cmd == want {
 			return data, "unchanged", nil
 		}
-		entry, err := readOrdered(raw, fmt.Sprintf("hooks.stop[%d]", i))
-		if err != nil {
-			return nil, "", err
-		}
-		entry.set("command", mustJSON(want))
-		stop[i] = entry.encode()
-		action = "updated"
-		break
+		return jsonedit.Replace(data, h, cmdM, want), "updated", nil
 	}
-	if !found {
-		stop = append(stop, mustJSON(map[string]string{"command": want}))
-	}
-	events.set(CursorStopEvent, mustJSON(stop))
-	top.set("hooks", events.encode())
-	var out bytes.Buffer
-	if err := json.Indent(&out, top.encode(), "", "  "); err != nil {
-		return nil, "", fmt.Errorf("format hooks file: %w", err)
-	}
-	out.WriteByte('\n')
-	return out.Bytes(), action, nil
+	return jsonedit.Insert(data, list, "", entry), "installed", nil
 }
 
 // isThresholdCommand reports whether cmd runs some recollect's notify
@@ -185,97 +192,4 @@ func isThresholdCommand(cmd string) bool {
 		return len(fields) >= 1 && fields[0] == "threshold"
 	}
 	return strings.HasPrefix(base, "recollect") && len(fields) >= 2 && fields[0] == "notify" && fields[1] == "threshold"
-}
-
-// mustJSON encodes values that always encode (strings, maps of strings,
-// raw messages) without HTML escaping, so a command's & and > stay as
-// typed.
-func mustJSON(v any) json.RawMessage {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.Encode(v)
-	return bytes.TrimRight(b.Bytes(), "\n")
-}
-
-// ordered is a JSON object that keeps its members in their original order.
-type ordered struct {
-	keys []string
-	vals map[string]json.RawMessage
-}
-
-// readOrdered reads the object at path what ("" for the whole file).
-func readOrdered(data []byte, what string) (ordered, error) {
-	o := ordered{vals: map[string]json.RawMessage{}}
-	prefix := ""
-	if what != "" {
-		prefix = what + "."
-	}
-	member := func(key string) string { return prefix + key }
-	if what == "" {
-		what = "the file"
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return o, fmt.Errorf("%s is not valid JSON: %w", what, err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return o, fmt.Errorf("%s is not a JSON object", what)
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return o, fmt.Errorf("%s is not valid JSON: %w", what, err)
-		}
-		key := tok.(string)
-		var val json.RawMessage
-		if err := dec.Decode(&val); err != nil {
-			return o, fmt.Errorf("%s is not valid JSON: %w", member(key), err)
-		}
-		o.set(key, val)
-	}
-	if _, err := dec.Token(); err != nil {
-		return o, fmt.Errorf("%s is not valid JSON: %w", what, err)
-	}
-	if _, err := dec.Token(); err == nil {
-		return o, fmt.Errorf("%s has data after its closing brace", what)
-	}
-	return o, nil
-}
-
-func (o *ordered) get(k string) (json.RawMessage, bool) {
-	v, ok := o.vals[k]
-	return v, ok
-}
-
-func (o *ordered) set(k string, v json.RawMessage) {
-	if o.vals == nil {
-		o.vals = map[string]json.RawMessage{}
-	}
-	if _, ok := o.vals[k]; !ok {
-		o.keys = append(o.keys, k)
-	}
-	o.vals[k] = v
-}
-
-// setFirst adds k as the first member.
-func (o *ordered) setFirst(k string, v json.RawMessage) {
-	o.set(k, v)
-	o.keys = append([]string{k}, o.keys[:len(o.keys)-1]...)
-}
-
-func (o *ordered) encode() json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range o.keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(mustJSON(k))
-		b.WriteByte(':')
-		b.Write(o.vals[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
 }
