@@ -294,3 +294,26 @@ func TestOutput(t *testing.T) {
 		t.Fatalf("output is not one line: %q", out)
 	}
 }
+
+// TestOpenConflicts: an unresolved conflict is listed with the command
+// that settles it; a resolved one is not.
+func TestOpenConflicts(t *testing.T) {
+	m := newMemory(t)
+	m.say(t, "s1", "We use Postgres 16 as the database for the Atlas project.", "The nightly backup of Atlas runs at three in the morning.")
+	a, _ := m.factID(t, "Postgres")
+	b, _ := m.factID(t, "nightly backup")
+	for _, resolved := range []any{nil, store.Now()} {
+		if _, err := m.p.DB.Exec(`INSERT INTO conflicts(fact_id, other_id, target_id, reason, created_at, resolved_at) VALUES (?,?,?,?,?,?)`,
+			b, b, a, "both replace it", store.Now(), resolved); err != nil {
+			t.Fatal(err)
+		}
+	}
+	text, err := hookctx.SessionStart(context.Background(), m.reader(t), hookctx.SessionInput{Source: hookctx.SourceStartup, Budget: 1500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("## Open conflicts\n\n- conflict 1: facts %d and %d both claim to replace fact %d (recollect conflicts resolve)\n", b, b, a)
+	if !strings.Contains(text, want) || strings.Contains(text, "conflict 2:") {
+		t.Fatalf("want %q, and not the resolved conflict, in:\n%s", want, text)
+	}
+}

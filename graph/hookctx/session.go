@@ -119,10 +119,10 @@ func SessionStart(ctx context.Context, db *store.DB, in SessionInput) (string, e
 		return "", fmt.Errorf("session-start budget %d tokens cannot hold the framing lines", in.Budget)
 	}
 	shown := map[int64]bool{}
-	section := func(title string, fs []fact, max int) {
+	section := func(title string, fs []fact, limit int) {
 		n := 0
 		for _, f := range fs {
-			if shown[f.id] || n == max {
+			if shown[f.id] || n == limit {
 				continue
 			}
 			line := factLine(f.id, f.when, f.content)
@@ -144,10 +144,13 @@ func SessionStart(ctx context.Context, db *store.DB, in SessionInput) (string, e
 		section("Learned in this session before the compaction", fromSession, SessionFacts)
 	}
 	section("Key facts", key, KeyFacts)
-	if len(conflicts) > 0 {
-		t.add("\n## Open conflicts\n\n", footerReserve)
-		for _, c := range conflicts {
-			t.add(c, footerReserve)
+	for i, c := range conflicts {
+		if i == 0 {
+			c = "\n## Open conflicts\n\n" + c
+		}
+		if !t.add(c, footerReserve) && i == 0 {
+			t.omitted += len(conflicts) - 1 // no heading, so none of them
+			break
 		}
 	}
 	section("Recent knowledge", recent, RecentFacts)
