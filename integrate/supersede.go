@@ -239,3 +239,183 @@ func orUnknown(s string) string {
 	}
 	return s
 }
+
+// sameSubject: both first person of one speaker, or both name the same
+// thing — one subject's words hold all of the other's ("the dev server",
+// "our local dev server").
+func sameSubject(a, b clause) bool {
+	if a.self != b.self {
+		return false
+	}
+	if a.self != "" && len(a.subject) == 0 && len(b.subject) == 0 {
+		return true
+	}
+	return subset(a.subject, b.subject) || subset(b.subject, a.subject)
+}
+
+func subset(a, b map[string]bool) bool {
+	if len(a) == 0 {
+		return false
+	}
+	for w := range a {
+		if !b[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameValue: one value's words hold all of the other's ("Acme" and "Acme
+// Corp"; not "payments team" and "platform team").
+func sameValue(a, b value) bool { return subset(a.words, b.words) || subset(b.words, a.words) }
+
+func overlaps(a, b map[string]bool) bool {
+	for w := range a {
+		if b[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// supersedesReading decides whether newer replaces older and says why, in
+// a sentence a user can check. It is the heuristic's whole rule:
+//   - the same subject (the same speaker's "I", or the same named thing), and
+//   - either the later statement names the older one's value as replaced
+//     ("instead of 4001", "from Fly.io to Render"), or it says the same
+//     attribute no longer holds, or it gives the same attribute a different
+//     value — for attributes with one value at a time (where one lives,
+//     works, a port, a version, a host, an owner) plainly, for the others
+//     (preferences, tools for a purpose) only with a word of change.
+func supersedesReading(newer, older reading) (bool, string) {
+	for _, n := range newer {
+		for _, o := range older {
+			if ok, why := supersedesClause(n, o); ok {
+				return true, why
+			}
+		}
+	}
+	return false, ""
+}
+
+func supersedesClause(n, o clause) (bool, string) {
+	same := sameSubject(n, o)
+	for _, nc := range n.claims {
+		for _, oc := range o.claims {
+			if !slotsMatch(nc.slot, oc.slot) || !sameAbout(n, nc, o, oc, same) {
+				continue
+			}
+			name := slotName(nc.slot)
+			switch {
+			case nc.negated && !oc.negated && sameValue(nc.val, oc.val):
+				return true, fmt.Sprintf("same subject and %s; the later statement says it no longer holds", name)
+			case nc.negated || oc.negated || n.additive || len(nc.val.words) == 0 || sameValue(nc.val, oc.val):
+				continue
+			case nc.single:
+				return true, fmt.Sprintf("same subject and %s: %q replaces %q", name, nc.val.text, oc.val.text)
+			case n.marker != "" && (usePurposeKnown(nc.slot) || usePurposeKnown(oc.slot)):
+				return true, fmt.Sprintf("same subject and %s, and the later statement says %q: %q replaces %q", name, n.marker, nc.val.text, oc.val.text)
+			}
+		}
+	}
+	if !same {
+		return false, ""
+	}
+	for _, r := range n.replaced {
+		if subset(r.words, o.words) && !replacedToo(o, r) {
+			return true, fmt.Sprintf("same subject; the later statement replaces %q", r.text)
+		}
+	}
+	return false, ""
+}
+
+// mayReplace is the looser test a model's answer is held to: the same
+// subject and the same kind of attribute ("use" whatever the purpose), or
+// the strict rule. A model may judge that "I switched to Neovim" replaces
+// "I use VS Code"; it is never offered a fact about something else.
+func mayReplace(newer, older reading) bool {
+	if ok, _ := supersedesReading(newer, older); ok {
+		return true
+	}
+	for _, n := range newer {
+		for _, o := range older {
+			same := sameSubject(n, o)
+			for _, nc := range n.claims {
+				for _, oc := range o.claims {
+					nk, _, _ := strings.Cut(nc.slot, ":")
+					ok, _, _ := strings.Cut(oc.slot, ":")
+					if nk == ok && sameAbout(n, nc, o, oc, same) {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sameAbout: two claims are about one thing — for ownership the thing
+// owned, for the rest the clauses' subject.
+func sameAbout(n clause, nc claim, o clause, oc claim, same bool) bool {
+	if nc.owner == nil && oc.owner == nil {
+		return same
+	}
+	a, b := nc.owner, oc.owner
+	if a == nil {
+		a = n.subject
+	}
+	if b == nil {
+		b = o.subject
+	}
+	return subset(a, b) || subset(b, a)
+}
+
+// slotsMatch: the same attribute; a tool "for everything" is the tool for
+// any purpose, so a new tool with no purpose given can replace it.
+func slotsMatch(a, b string) bool {
+	if a == b {
+		return true
+	}
+	qa, okA := strings.CutPrefix(a, "use:")
+	qb, okB := strings.CutPrefix(b, "use:")
+	return okA && okB && (qa == "" && universal[qb] || qb == "" && universal[qa])
+}
+
+var universal = set("everything", "all", "anything")
+
+// usePurposeKnown: a tool replaces another only for a stated purpose; "we
+// now use Docker" says nothing about "we use MySQL".
+func usePurposeKnown(slot string) bool {
+	return !strings.HasPrefix(slot, "use:") || strings.TrimPrefix(slot, "use:") != ""
+}
+
+func replacedToo(o clause, r value) bool {
+	for _, x := range o.replaced {
+		if overlaps(x.words, r.words) {
+			return true
+		}
+	}
+	return false
+}
+
+// slotName is a slot in words for a reason.
+func slotName(slot string) string {
+	kind, qual, _ := strings.Cut(slot, ":")
+	switch kind {
+	case "is":
+		return "attribute"
+	case "use":
+		if qual != "" {
+			return "tool for " + qual
+		}
+		return "tool"
+	case "host":
+		return "deploy target"
+	case "version":
+		if qual != "" {
+			return qual + " version"
+		}
+		return "version"
+	}
+	return kind
+}
