@@ -62,6 +62,9 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
 	}
+	if err := privateDir(dir); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(dir, DBFile)
 	db, err := OpenFile(ctx, path)
 	if err != nil {
@@ -71,8 +74,13 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 	return db, nil
 }
 
-// OpenFile opens the database at path without touching its directory.
+// OpenFile opens the database at path without touching its directory. The
+// file (and so its -wal and -shm) is its owner's alone: created 0600, or
+// tightened to it.
 func OpenFile(ctx context.Context, path string) (*DB, error) {
+	if err := privateDB(path); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on"
 	sqlDB, err := sql.Open("sqlite3", dsn)
 	if err != nil {

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/fixtures/testbin"
+)
+
+// umaskRun runs the real binary under umask 000, the loosest a user can
+// have, so every mode the store ends up with is one recollect chose.
+func umaskRun(t *testing.T, home string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `umask 000; exec "$0" "$@"`, testbin.Binary(t)}, args...)...)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "RECOLLECT_PROVIDER=heuristic"}
+	cmd.Dir = home
+	return cmd
+}
+
+func umaskMust(t *testing.T, home string, args ...string) {
+	t.Helper()
+	if out, err := umaskRun(t, home, args...).CombinedOutput(); err != nil {
+		t.Fatalf("recollect %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+}
+
+// Every file of a store is its owner's alone (0600, the socket too) in a
+// 0700 directory, whoever creates it: init, record, the daemon (lock, log,
+// socket, database, -wal, -shm) and inspect (the page).
+func TestStoreFilesArePrivateUnderLooseUmask(t *testing.T) {
+	home, err := os.MkdirTemp("", "rclm") // short: Unix socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(home) })
+	dir := filepath.Join(home, "store")
+	umaskMust(t, home, "init", "--yes", dir)
+	umaskMust(t, home, "record", "--data", dir, "--content", "I keep my notes in Obsidian on every machine.")
+
+	daemon := umaskRun(t, home, "daemon", "--data", dir)
+	var derr bytes.Buffer
+	daemon.Stderr = &derr
+	if err := daemon.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sock := filepath.Join(dir, "recollect.sock")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if fi, err := os.Lstat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 && fi.Mode().Perm() == 0o600 {
+			break
+		}
+		if time.Now().After(deadline) {
+			daemon.Process.Kill()
+			daemon.Wait()
+			t.Fatalf("daemon made no 0600 socket within 60 s:\n%s", derr.String())
+		}
+		time.Sleep(20 * time.Millisecond) // polling for the socket, not waiting blind
+	}
+	umaskMust(t, home, "record", "--data", dir, "--content", "I deploy the Atlas service on Fridays.")
+	umaskMust(t, home, "inspect", "--data", dir)
+	modes := map[string]os.FileMode{}
+	walk := func() {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			fi, err := os.Lstat(filepath.Join(dir, e.Name()))
+			if err != nil {
+				continue // a file that went away between the listing and the stat
+			}
+			modes[e.Name()] = fi.Mode()
+		}
+	}
+	walk() // while the daemon runs: socket, lock, -wal and -shm exist
+	daemon.Process.Signal(syscall.SIGTERM)
+	if err := daemon.Wait(); err != nil {
+		t.Errorf("daemon: %v\n%s", err, derr.String())
+	}
+	walk()
+	for _, want := range []string{"memory.db", "memory.db-wal", "memory.db-shm", "config.json", "daemon.lock", "daemon.log", "recollect.sock", "inspect.html"} {
+		if _, ok := modes[want]; !ok {
+			t.Errorf("%s was never seen in %s (saw %v)", want, dir, modes)
+		}
+	}
+	for name, m := range modes {
+		if m.Perm() != 0o600 {
+			t.Errorf("%s has mode %v, want 0600", name, m.Perm())
+		}
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("data directory mode %v (%v), want 0700", fi.Mode().Perm(), err)
+	}
+}
+
+// A store an older binary left readable by others is tightened the next
+// time any command opens it.
+func TestLooseStoreIsTightenedOnOpen(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "store")
+	umaskMust(t, home, "init", "--yes", dir)
+	umaskMust(t, home, "record", "--data", dir, "--content", "I keep my notes in Obsidian on every machine.")
+	os.Chmod(dir, 0o755)
+	for _, f := range []string{"memory.db", "memory.db-wal", "memory.db-shm"} {
+		os.Chmod(filepath.Join(dir, f), 0o644)
+	}
+	umaskMust(t, home, "stats", "--data", dir)
+	for _, f := range []string{"memory.db", "memory.db-wal", "memory.db-shm"} {
+		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.Mode().Perm() != 0o600 {
+			t.Errorf("%s still has mode %v after stats", f, fi.Mode().Perm())
+		}
+	}
+	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
+		t.Errorf("data directory still has mode %v", fi.Mode().Perm())
+	}
+}

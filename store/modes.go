@@ -1,0 +1,62 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// A store holds what people said to their agents: its directory is the
+// owner's alone (0700) and every file in it is created 0600, whoever
+// creates it and whatever the umask. SQLite gives the -wal and -shm files
+// the database file's mode, so creating memory.db 0600 before SQLite
+// opens it is what keeps all three private.
+
+// privateDir restricts dir, a data directory, to its owner when its mode
+// lets anyone else in.
+func privateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("stat data directory: %w", err)
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 700 %s", dir, fi.Mode().Perm(), err, dir)
+	}
+	return nil
+}
+
+// privateDB creates the database file at path with mode 0600 when it does
+// not exist, and takes group and other access away from it and from its
+// -wal and -shm files when an older binary or a loose umask left them
+// readable.
+func privateDB(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+	case !errors.Is(err, os.ErrExist):
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", p, err)
+		}
+		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, filepath.Base(p))
+		}
+	}
+	return nil
+}
