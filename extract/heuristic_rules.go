@@ -26,6 +26,7 @@ const (
 	ReasonTransient   = "transient state or a one-off report"
 	ReasonToAgent     = "addressed to the agent"
 	ReasonNoStatement = "states no preference, fact, rule or decision"
+	ReasonTentative   = "a guess or an open question, not a settled statement"
 )
 
 // injectionRe matches text that speaks to the model or the system rather
@@ -120,6 +121,11 @@ func judge(u unit) (keep bool, reason string) {
 	if strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") || enumCutRe.MatchString(s) {
 		return false, ReasonCutOff
 	}
+	// "Note that …", "FYI, …": a lead-in that hands the agent a fact; the
+	// rules judge what follows it (the fact keeps its whole text).
+	if loc := leadInRe.FindStringIndex(s); loc != nil && loc[1] < len(s) {
+		s = strings.TrimSpace(s[loc[1]:])
+	}
 	words := strings.Fields(s)
 	first := strings.ToLower(strings.Trim(words[0], ",.!;:\"'()*_"))
 	if chatter[first] || chatterRe.MatchString(s) {
@@ -152,6 +158,9 @@ func judge(u unit) (keep bool, reason string) {
 	if transientRe.MatchString(s) {
 		return false, ReasonTransient
 	}
+	if tentativeRe.MatchString(s) {
+		return false, ReasonTentative
+	}
 	if !durableRe.MatchString(s) {
 		return false, ReasonNoStatement
 	}
@@ -159,6 +168,8 @@ func judge(u unit) (keep bool, reason string) {
 }
 
 var (
+	leadInRe    = regexp.MustCompile(`(?i)^(note that|please note that|remember that|keep in mind that|for the record,?|fyi,?|just so you know,?|btw,?|by the way,?)\s+`)
+	tentativeRe = regexp.MustCompile(`(?i)\b(maybe|perhaps|probably|might|i think|i guess|i suppose|not sure|wondering|i wonder|curious whether|curious if)\b`)
 	// "I need to know: 1." — a numbered list begun and cut off.
 	enumCutRe = regexp.MustCompile(`(:|\b(are|is|include|includes|following))\s*\(?\d{1,2}[.)]?$`)
 	chatterRe = regexp.MustCompile(`(?i)^(thank you|thanks|that'?s (great|perfect|it|all)|looks (good|great|right|fine)|sounds (good|great)|makes sense|well done|good job|nice work|no worries)\b`)

@@ -39,6 +39,11 @@ func TestHeuristicFacts(t *testing.T) {
 			[]string{"We switched from Jest to Vitest because Jest was too slow on the monorepo."}},
 		{"list item keeps its words", "Notes:\n- Production secrets live in 1Password, not in the .env files.",
 			[]string{"Production secrets live in 1Password, not in the .env files."}},
+		{"lead-in handing over a fact", "Note that the staging API is rate limited to 100 requests a second.",
+			[]string{"Note that the staging API is rate limited to 100 requests a second."}},
+		{"lead-in before a command", "FYI, run the linter before you push.", nil},
+		{"a guess", "I think the cache is probably the problem here.", nil},
+		{"an open question without a question mark", "Not sure whether we should move the queue to Redis.", nil},
 		{"ellipsis inside a sentence", "The generated migration uses `ALTER TABLE ... modify` which SQLite doesn't support.",
 			[]string{"The generated migration uses `ALTER TABLE ... modify` which SQLite doesn't support."}},
 	}
