@@ -37,6 +37,21 @@ func (b Budget) agesOutText() string {
 	return "the oldest usage ages out at " + b.AgesOutAt.Local().Format("2006-01-02 15:04")
 }
 
+// MaxCallTokens is the most tokens (input or output) one model call may
+// report. A count outside 0..MaxCallTokens (a broken host said 2^62) is
+// stored as unknown, with a logged reason, and reads as unknown from the
+// spend_counted view, so sums over spend cannot overflow.
+const MaxCallTokens = 1 << 30
+
+// saneTokens returns n when it is a count a call can have, else nil and
+// why not.
+func saneTokens(n *int64) (*int64, string) {
+	if n == nil || (*n >= 0 && *n <= MaxCallTokens) {
+		return n, ""
+	}
+	return nil, fmt.Sprintf("absurd token count %d (outside 0..%d); stored as unknown", *n, MaxCallTokens)
+}
+
 // windowOrder lists budget windows shortest first.
 var windowOrder = []string{"hour", "day", "week", "month"}
 
@@ -85,7 +100,7 @@ func budgetsFor(ctx context.Context, db *store.DB, provider string, windows map[
 		err = db.QueryRowContext(ctx, `SELECT COALESCE(sum(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0),
 				min(CASE WHEN input_tokens IS NOT NULL OR output_tokens IS NOT NULL THEN created_at END),
 				count(*) - count(CASE WHEN input_tokens IS NOT NULL OR output_tokens IS NOT NULL THEN 1 END)
-			FROM spend WHERE provider = ? AND created_at >= ?`, provider, since).Scan(&b.Used, &oldest, &b.UnreportedCalls)
+			FROM spend_counted WHERE provider = ? AND created_at >= ?`, provider, since).Scan(&b.Used, &oldest, &b.UnreportedCalls)
 		if err != nil {
 			return nil, fmt.Errorf("read token usage of %s: %w", provider, err)
 		}

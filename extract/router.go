@@ -239,8 +239,15 @@ func (r *Router) book(ctx context.Context, stage, provider string, resp Response
 		if id := r.runID.Load(); id > 0 {
 			run = id
 		}
+		in, whyIn := saneTokens(resp.InputTokens)
+		out, whyOut := saneTokens(resp.OutputTokens)
+		for _, why := range []string{whyIn, whyOut} {
+			if why != "" {
+				r.log.Warn("model host reported an "+why, "stage", stage, "provider", provider)
+			}
+		}
 		_, err := r.db.ExecContext(ctx, `INSERT INTO spend(run_id, stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
-			VALUES (?,?,?,?,?,?,?,?,?)`, run, stage, provider, nullIfEmpty(resp.Model), nullableInt(resp.InputTokens), nullableInt(resp.OutputTokens),
+			VALUES (?,?,?,?,?,?,?,?,?)`, run, stage, provider, nullIfEmpty(resp.Model), nullableInt(in), nullableInt(out),
 			resp.Elapsed.Milliseconds(), callErr == nil, now)
 		if err != nil {
 			return fmt.Errorf("record spend: %w", err)
@@ -309,7 +316,7 @@ func (r *Router) checkBudgetable(ctx context.Context) error {
 // unbudgetableNote says why provider's budget cannot be enforced, or "".
 func unbudgetableNote(ctx context.Context, db *store.DB, provider string) (string, error) {
 	var calls, reported int
-	err := db.QueryRowContext(ctx, `SELECT count(*), count(input_tokens) + count(output_tokens) FROM spend WHERE provider = ? AND ok = 1`, provider).Scan(&calls, &reported)
+	err := db.QueryRowContext(ctx, `SELECT count(*), count(input_tokens) + count(output_tokens) FROM spend_counted WHERE provider = ? AND ok = 1`, provider).Scan(&calls, &reported)
 	if err != nil {
 		return "", fmt.Errorf("read spend: %w", err)
 	}

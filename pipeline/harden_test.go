@@ -102,3 +102,23 @@ func selfStartTime() string {
 	s := string(data)
 	return strings.Fields(s[strings.LastIndexByte(s, ')')+1:])[19]
 }
+
+// Spend rows with token counts near 2^62 (stored by an older recollect)
+// never break stats: they read as unreported.
+func TestStatsSurviveAbsurdTokenCounts(t *testing.T) {
+	p := openTest(t)
+	now := time.Now()
+	for _, n := range []int64{1 << 62, 1 << 62, 40} {
+		if _, err := p.DB.Exec(`INSERT INTO spend(stage, provider, input_tokens, output_tokens, elapsed_ms, ok, created_at) VALUES ('extract','http',?,?,1,1,?)`,
+			n, n, store.FormatTime(now.Add(-time.Minute))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, err := p.Stats(context.Background())
+	if err != nil {
+		t.Fatalf("stats over absurd spend rows: %v", err)
+	}
+	if got := st.Spend.AllTime; got.Calls != 3 || got.InputTokens != 40 || got.OutputTokens != 40 || got.UnreportedCalls != 2 {
+		t.Fatalf("all-time spend = %+v; want 3 calls, 40+40 tokens, 2 unreported", got)
+	}
+}

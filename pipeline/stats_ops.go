@@ -166,7 +166,7 @@ func spendTotals(ctx context.Context, q queryer, key, where string, args ...any)
 	rows, err := q.QueryContext(ctx, `SELECT `+key+`, count(*), count(*) - sum(ok),
 		COALESCE(sum(input_tokens), 0), COALESCE(sum(output_tokens), 0),
 		sum(CASE WHEN input_tokens IS NULL AND output_tokens IS NULL THEN 1 ELSE 0 END), COALESCE(sum(elapsed_ms), 0)
-		FROM spend WHERE `+where+` GROUP BY 1`, args...)
+		FROM spend_counted WHERE `+where+` GROUP BY 1`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("stats: read spend: %w", err)
 	}

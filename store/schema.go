@@ -412,6 +412,19 @@ CREATE TABLE source_problems (
 	last_at  TEXT NOT NULL
 );
 `,
+	// v13 — spend as counted: a token count no call can have (negative, or
+	// over a billion, as a broken host reported near 2^62) reads as
+	// unknown, so one such row never overflows the sums that stats and the
+	// token budgets read. New rows are refused at the door; this covers
+	// rows stored before.
+	`
+CREATE VIEW spend_counted AS SELECT id, run_id, stage, provider, model,
+	CASE WHEN input_tokens BETWEEN 0 AND 1073741824 THEN input_tokens END AS input_tokens,
+	CASE WHEN output_tokens BETWEEN 0 AND 1073741824 THEN output_tokens END AS output_tokens,
+	CASE WHEN elapsed_ms BETWEEN 0 AND 31536000000 THEN elapsed_ms ELSE 0 END AS elapsed_ms,
+	ok, created_at
+FROM spend;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
