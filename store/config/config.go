@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"regexp/syntax"
 	"sort"
 	"strings"
 	"time"
@@ -306,6 +307,9 @@ func (c Config) Validate() error {
 		if _, err := regexp.Compile(p.Regex); err != nil {
 			return &Error{Path: fmt.Sprintf("redaction.patterns[%d].regex", i), Msg: fmt.Sprintf("does not compile (%v); write a Go RE2 expression", err)}
 		}
+		if matchesEmpty(p.Regex) {
+			return &Error{Path: fmt.Sprintf("redaction.patterns[%d].regex", i), Msg: fmt.Sprintf("%q matches the empty string, so it would redact between every character; make it match at least one character", p.Regex)}
+		}
 	}
 	in := c.Intelligence
 	if !contains(Providers, in.Provider) {
@@ -342,6 +346,9 @@ func (c Config) Validate() error {
 		if t.v <= 0 {
 			return &Error{Path: t.path, Msg: "must be a positive number"}
 		}
+		if strings.HasSuffix(t.path, "timeout_ms") && t.v > MaxTimeoutMS {
+			return &Error{Path: t.path, Msg: fmt.Sprintf("%d is more than a day; write at most %d", t.v, MaxTimeoutMS)}
+		}
 	}
 	if c.Embedding.Provider != "" && c.Embedding.Provider != "ollama" && c.Embedding.Provider != "http" {
 		return &Error{Path: "embedding.provider", Msg: fmt.Sprintf("unknown provider %q; use ollama, http, or \"\" for off", c.Embedding.Provider)}
@@ -373,6 +380,48 @@ func (c Config) Validate() error {
 		return &Error{Path: "scheduler.extract_cap", Msg: "must be a positive number of events per run"}
 	}
 	return c.Context.validate()
+}
+
+// MaxTimeoutMS is the longest model-call timeout, one day: more overflows
+// a duration (2^62 ms timed out at once) and is no timeout anyone means.
+const MaxTimeoutMS = 24 * 60 * 60 * 1000
+
+// matchesEmpty reports whether a (compiling) pattern can match the empty
+// string anywhere — a*, (x)?, a|, \b — which redaction would turn into a
+// marker between every two characters.
+func matchesEmpty(pattern string) bool {
+	re, err := syntax.Parse(pattern, syntax.Perl)
+	if err != nil {
+		return false
+	}
+	return nullable(re.Simplify())
+}
+
+func nullable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpStar, syntax.OpQuest, syntax.OpBeginLine, syntax.OpEndLine,
+		syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	case syntax.OpCapture, syntax.OpPlus:
+		return nullable(re.Sub[0])
+	case syntax.OpRepeat:
+		return re.Min == 0 || nullable(re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			if !nullable(s) {
+				return false
+			}
+		}
+		return true
+	case syntax.OpAlternate:
+		for _, s := range re.Sub {
+			if nullable(s) {
+				return true
+			}
+		}
+		return false
+	}
+	return false
 }
 
 // MinContextBudget is the smallest context budget: the framing lines and

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -34,5 +35,9 @@ func parseScaled(s string, units map[string]int64, want string) (int64, error) {
 	if err != nil || f < 0 {
 		return 0, fmt.Errorf("%q is not %s", s, want)
 	}
-	return int64(f * float64(mult)), nil
+	v := f * float64(mult)
+	if v >= math.MaxInt64 || math.IsNaN(v) {
+		return 0, fmt.Errorf("%q is too large", s)
+	}
+	return int64(v), nil
 }
