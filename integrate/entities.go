@@ -77,11 +77,11 @@ func HeuristicMentions(content string) []Mention {
 		name := text[m[2]:m[3]]
 		body = text[m[1]:]
 		sp := Mention{Name: name, Type: "person", Role: "speaker"}
-		if firstPerson.MatchString(body) {
+		if firstPerson.MatchString(leadIn.ReplaceAllString(body, "")) {
 			sp.Role, sp.IsSubject = "subject", true
 		}
 		add(sp, -1)
-	} else if firstPerson.MatchString(strings.TrimSpace(text)) {
+	} else if firstPerson.MatchString(leadIn.ReplaceAllString(text, "")) {
 		add(Mention{Name: "I", Type: "person", Role: "subject", IsSubject: true}, -1)
 	}
 	// Structured names first; their text is blanked so their parts are not
@@ -157,6 +157,7 @@ func HeuristicMentions(content string) []Mention {
 var (
 	capRun      = regexp.MustCompile(`\b[A-Z][\p{L}0-9]*(?:['’]s)?(?:[ -][A-Z][\p{L}0-9]*(?:['’]s)?)*\b`)
 	mentionDate = regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`)
+	leadIn      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|yesterday|today|recently|lately|these days|nowadays|so|well|also|actually|btw|anyway|honestly|now)[,\s]+)*`)
 	firstPerson = regexp.MustCompile(`(?i)^(i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our)\b`)
 	personCue   = regexp.MustCompile(`(?i)\b(colleague|friend|manager|boss|wife|husband|partner|sister|brother|mother|father|mom|mum|dad|son|daughter|teammate|coworker|co-worker|named|called|mr\.?|mrs\.?|ms\.?|dr\.?|uncle|aunt|cousin|grandma|grandpa|neighbou?r|mentor|girlfriend|boyfriend)\s+$`)
 	greetingCue = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(hey|hi|hello|thanks|thank you|dear|congrats|congratulations|bye|sorry|cheers|welcome)[,!]?\s+$`)

@@ -134,3 +134,32 @@ func TestModelCannotSupersedeUnrelated(t *testing.T) {
 		t.Errorf("the editor fact is %s, want superseded by the model's answer", got.Status)
 	}
 }
+
+// TestSupersessionFindsOldFactsByTopic buries "I live in Lisbon" under 300
+// later statements of the same speaker: the candidates come by what the
+// new fact is about, not by recency, so the move still replaces it and
+// touches nothing else.
+func TestSupersessionFindsOldFactsByTopic(t *testing.T) {
+	db := openStore(t)
+	say(t, db, statement{text: "I live in Lisbon", day: 1})
+	say(t, db, statement{text: "Dana: I work at the city library.", day: 1})
+	for i := 0; i < 300; i++ {
+		say(t, db, statement{session: fmt.Sprintf("s%d", i%20), text: fmt.Sprintf("I keep notebook %d on shelf %d", i, i%17), day: 2})
+	}
+	run(t, pipelineIntegrator(t, db, 2))
+	say(t, db, statement{session: "late", text: "I moved to Porto", day: 9})
+	say(t, db, statement{session: "late", text: "Dana: I work for a bakery downtown now.", day: 9})
+	rep := run(t, pipelineIntegrator(t, db, 9))
+	if rep.Superseded != 2 {
+		t.Fatalf("report = %+v, want 2 superseded", rep)
+	}
+	if f := factNamed(t, db, "I live in Lisbon"); f.Status != "superseded" {
+		t.Errorf("Lisbon is %s", f.Status)
+	}
+	if f := factNamed(t, db, "Dana: I work at the city library."); f.Status != "superseded" {
+		t.Errorf("the library job is %s", f.Status)
+	}
+	if n := count(t, db, `SELECT count(*) FROM facts WHERE status = 'active'`); n != 302 {
+		t.Errorf("%d active facts, want 302", n)
+	}
+}
