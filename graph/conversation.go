@@ -20,8 +20,16 @@ const (
 	// names: "what did Caroline research" is about what Caroline said.
 	SpeakerBoost = 0.5
 	// NeighborShare is the share of a hit's score that the fact said just
-	// before or after it in the same conversation inherits.
+	// before or after it in the same conversation inherits. A fact that
+	// does not itself match inherits only from a hit that asks a question
+	// (its text holds a "?"): the answer to "Where did you go?" is the
+	// turn after it, while the turns around a statement are about
+	// something else ("search Atlas" must not bring the allergy said
+	// before the Atlas sentence).
 	NeighborShare = 0.7
+	// ContextFloor is the least share of the best hit's own score a fact
+	// found only as context must inherit to be listed at all.
+	ContextFloor = 0.25
 	// SessionShare is the share of the best score in a conversation that
 	// every candidate from that conversation inherits: a conversation that
 	// is about the query lifts all of its candidates.
@@ -197,16 +205,27 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	for id := range seeds {
 		ids = append(ids, id)
 	}
-	// One statement: each seed's neighbours in its session's event order
-	// (two seeks on fact_provenance(session_id, event_seq, fact_id)), and
+	// One statement: each seed's neighbours in its session's order — the
+	// order of its events (two seeks on fact_provenance(session_id,
+	// event_seq, fact_id)), or for a fact captured without an event the
+	// order of capture (session facts are numbered as they arrive) — and
 	// those neighbours' speakers, kept to the facts cond allows.
 	rows, err := db.QueryContext(ctx, `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
-			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
-				ORDER BY q.event_seq DESC LIMIT 1) AS prev,
-			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
-				ORDER BY q.event_seq LIMIT 1) AS next
-		FROM fact_provenance p WHERE p.fact_id IN (`+marks(len(ids))+`) AND p.event_seq IS NOT NULL)
-		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, '') FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
+			CASE WHEN p.event_seq IS NOT NULL THEN
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
+					ORDER BY q.event_seq DESC LIMIT 1)
+			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+					AND q.session_fact_id < p.session_fact_id ORDER BY q.session_fact_id DESC LIMIT 1) END AS prev,
+			CASE WHEN p.event_seq IS NOT NULL THEN
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
+					ORDER BY q.event_seq LIMIT 1)
+			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next
+		FROM fact_provenance p WHERE p.fact_id IN (`+marks(len(ids))+`) AND p.session_id IS NOT NULL
+			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
+		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''),
+			COALESCE((SELECT instr(s.content, '?') > 0 FROM facts s WHERE s.id = a.seed), 0)
+		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
 		WHERE f.id != a.seed AND `+cond, append(ids, args...)...)
 	if err != nil {
 		return fmt.Errorf("conversation context: %w", err)
@@ -215,7 +234,8 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	for rows.Next() {
 		var id, n int64
 		var session, sp string
-		if err := rows.Scan(&id, &session, &n, &sp); err != nil {
+		var asks bool
+		if err := rows.Scan(&id, &session, &n, &sp, &asks); err != nil {
 			return fmt.Errorf("conversation context: %w", err)
 		}
 		seed := seeds[id]
@@ -223,6 +243,9 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 			continue
 		}
 		got := cands[n]
+		if got == nil && !asks {
+			continue // only a question's exchange is context for words it lacks
+		}
 		if got == nil {
 			got = &candidate{id: n, session: seed.session, speaker: sp}
 			cands[n] = got
@@ -240,8 +263,10 @@ func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",
 // contextOrder adds the session share and sorts.
 func contextOrder(cands map[int64]*candidate, speakers map[string]bool, depth int) []int64 {
 	best := map[string]float64{}
+	top := 0.0
 	for _, c := range cands {
 		best[c.session] = max(best[c.session], c.own)
+		top = max(top, c.own)
 	}
 	type scored struct {
 		id    int64
@@ -249,6 +274,9 @@ func contextOrder(cands map[int64]*candidate, speakers map[string]bool, depth in
 	}
 	all := make([]scored, 0, len(cands))
 	for id, c := range cands {
+		if !c.matched && c.lent < ContextFloor*top {
+			continue
+		}
 		s := c.own + c.lent
 		if c.session != "" && (len(speakers) == 0 || speakers[c.speaker]) {
 			s += SessionShare * best[c.session]
@@ -388,18 +416,22 @@ func withoutSpeakers(terms []string, speakers map[string]bool) []string {
 // nothing of the query's other words; at a quarter of a keyword vote its
 // first hit (0.25/61) sits below the keyword arm's sixtieth (1/120), so it
 // lifts keyword hits that name the entity and adds facts only where the
-// words found few. Measured on LoCoMo (first three conversations,
-// recall@10): weight 1 gives 0.62, 0.25 gives 0.76, no entity arm 0.76.
+// words found few. Each fact's vote is scaled again by its entity weight
+// (see entityWeights): an entity named by half the store votes nothing.
+// Chosen when the arm listed every fact of every matched entity: on LoCoMo
+// (first three conversations, recall@10) weight 1 gave 0.62, 0.25 gave
+// 0.76, no entity arm 0.76.
 const EntityWeight = 0.25
 
-// addWeighted is add with the arm's contribution scaled by w.
-func (f *fusion) addWeighted(arm Arm, ids []int64, detail func(int64) string, w float64) {
+// addWeighted is add with the arm's contribution to each fact scaled by
+// w(id).
+func (f *fusion) addWeighted(arm Arm, ids []int64, detail func(int64) string, w func(int64) float64) {
 	before := map[int64]float64{}
 	for _, id := range ids {
 		before[id] = f.score[id]
 	}
 	f.add(arm, ids, detail)
 	for _, id := range ids {
-		f.score[id] = before[id] + w*(f.score[id]-before[id])
+		f.score[id] = before[id] + w(id)*(f.score[id]-before[id])
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strconv"
@@ -179,8 +180,11 @@ func successors(ctx context.Context, db *store.DB, sc scope, ids []int64) (map[i
 }
 
 // resolve turns fused ids into hits: a hit on a fact no longer believed
-// passes its score and matches to its current successor (labelled with
-// Via), and appears itself only with history. Scores are adjusted and
+// passes its matches to its current successor (labelled with Via), and
+// appears itself only with history. The successor ranks where the best of
+// itself and its predecessors ranked — the maximum of their scores, never
+// the sum — so it takes its predecessor's place but never rises above a
+// stronger direct hit by collecting several predecessors' matches. Scores are adjusted and
 // ranked from the light columns links reads; only the best want facts (all
 // when want is 0) are loaded in full.
 func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bool, want int) ([]*Hit, error) {
@@ -194,12 +198,12 @@ func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bo
 	var keep []int64
 	for _, id := range f.order {
 		if known[id].live || history {
-			score[id] += f.score[id]
+			score[id] = max(score[id], f.score[id])
 			matches[id] = append(matches[id], f.matches[id]...)
 			keep = append(keep, id)
 		}
 		if s := succ[id]; !known[id].live && s != 0 {
-			score[s] += f.score[id]
+			score[s] = max(score[s], f.score[id])
 			for _, m := range f.matches[id] {
 				m.Via = id
 				matches[s] = append(matches[s], m)
@@ -209,8 +213,8 @@ func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bo
 		}
 	}
 	keep = rankAdjusted(dedupe(keep), score, known)
-	if want > 0 && len(keep) > want {
-		keep = keep[:want]
+	if want > 0 {
+		keep = roomForDirect(keep, matches, want)
 	}
 	load := append([]int64(nil), keep...)
 	for _, id := range keep {
@@ -235,6 +239,36 @@ func (f *fusion) resolve(ctx context.Context, db *store.DB, sc scope, history bo
 		out = append(out, h)
 	}
 	return out, nil
+}
+
+// roomForDirect picks the first want of ranked ids, where hits found only
+// as conversation context take at most half the places while direct hits
+// remain to fill the rest: context never crowds out what matched.
+func roomForDirect(ranked []int64, matches map[int64][]Match, want int) []int64 {
+	onlyContext := func(id int64) bool { return Hit{MatchedBy: matches[id]}.OnlyContext() }
+	direct := 0
+	for _, id := range ranked {
+		if !onlyContext(id) {
+			direct++
+		}
+	}
+	out := make([]int64, 0, want)
+	context := 0
+	for _, id := range ranked {
+		if len(out) == want {
+			break
+		}
+		if onlyContext(id) {
+			if context >= want/2 && direct > 0 {
+				continue
+			}
+			context++
+		} else {
+			direct--
+		}
+		out = append(out, id)
+	}
+	return out
 }
 
 // rankAdjusted applies Adjust to the scores of ids, with ages measured from
@@ -404,6 +438,9 @@ func semanticArm(ctx context.Context, db *store.DB, sc scope, vec []float32, spa
 type entityHits struct {
 	ids    []int64
 	detail func(int64) string
+	// weight is each fact's entity weight (see entityWeights), summed over
+	// the entities of the query it names, at most 1.
+	weight map[int64]float64
 }
 
 // entityArm matches query words (and runs of two or three words) against
@@ -435,8 +472,54 @@ func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, dept
 	if len(names) == 0 {
 		return entityHits{}, nil
 	}
-	return entityFacts(ctx, db, sc, names, depth)
+	weights, err := entityWeights(ctx, db, names)
+	if err != nil {
+		return entityHits{}, err
+	}
+	if len(names) == 0 {
+		return entityHits{}, nil
+	}
+	return entityFacts(ctx, db, sc, names, weights, depth)
 }
+
+// entityWeights gives each entity a weight that falls with how many facts
+// name it, like a word's inverse document frequency: 1 for an entity one
+// fact names, 0 for one named by half the store or more — a name on every
+// other fact (the person talking) says nothing about which fact is meant.
+// With n facts in the store and d naming the entity, the weight is
+// log(n/2d) / log(n/2), at least 0. Entities of weight 0 are dropped from
+// names. The count stops at EntityCountCap, so an entity past it is
+// weighed as if it had that many facts.
+func entityWeights(ctx context.Context, db *store.DB, names map[int64]string) (map[int64]float64, error) {
+	var n float64
+	// The highest fact id stands for the store's size: one seek, where
+	// counting the active facts reads them all.
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM facts`).Scan(&n); err != nil {
+		return nil, fmt.Errorf("entity weights: %w", err)
+	}
+	out := map[int64]float64{}
+	half := n / 2
+	for id := range names {
+		var d float64
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT ?)`,
+			id, min(int64(half)+1, EntityCountCap)).Scan(&d); err != nil {
+			return nil, fmt.Errorf("entity weights: %w", err)
+		}
+		w := 0.0
+		if half > 1 && d > 0 && d < half {
+			w = math.Log(half/d) / math.Log(half)
+		}
+		if w <= 0 {
+			delete(names, id)
+			continue
+		}
+		out[id] = w
+	}
+	return out, nil
+}
+
+// EntityCountCap bounds how many facts of one entity entityWeights counts.
+const EntityCountCap = 20000
 
 // EntityFactCap is how many facts of one entity the entity arm reads: the
 // ones whose subject it is first, then the newest. An entity named by
@@ -445,7 +528,7 @@ func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, dept
 // few hundred are the ones worth lending a vote.
 const EntityFactCap = 256
 
-func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]string, depth int) (entityHits, error) {
+func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]string, weights map[int64]float64, depth int) (entityHits, error) {
 	var ents []int64
 	for id := range names {
 		ents = append(ents, id)
@@ -455,31 +538,32 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	var parts []string
 	var args []any
 	for _, e := range ents {
-		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance
+		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, ? AS w
 			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
 			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?)`)
-		args = append(append(append(args, e), cargs...), EntityFactCap)
+		args = append(append(append(args, weights[e], e), cargs...), EntityFactCap)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT fact_id, count(DISTINCT entity_id) n, max(is_subject) s, max(importance) imp,
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, sum(w) ws, max(is_subject) s, max(importance) imp,
 		group_concat(DISTINCT entity_id)
 		FROM (`+strings.Join(parts, " UNION ALL ")+`)
-		GROUP BY fact_id ORDER BY n DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
+		GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
 		append(args, depth)...)
 	if err != nil {
 		return entityHits{}, fmt.Errorf("entity facts: %w", err)
 	}
 	defer rows.Close()
 	detail := map[int64]string{}
-	var out entityHits
+	out := entityHits{weight: map[int64]float64{}}
 	for rows.Next() {
 		var id int64
-		var n, subj int
-		var imp float64
+		var subj int
+		var ws, imp float64
 		var list string
-		if err := rows.Scan(&id, &n, &subj, &imp, &list); err != nil {
+		if err := rows.Scan(&id, &ws, &subj, &imp, &list); err != nil {
 			return entityHits{}, fmt.Errorf("entity facts: %w", err)
 		}
 		out.ids = append(out.ids, id)
+		out.weight[id] = min(ws, 1)
 		var ns []string
 		for _, s := range strings.Split(list, ",") {
 			if eid, err := strconv.ParseInt(s, 10, 64); err == nil && !contains(ns, names[eid]) {

@@ -87,15 +87,41 @@ func Sanitize(text string) string {
 }
 
 // Match is the FTS5 MATCH expression for the analysis (see Sanitize).
+// Each term is matched as the index stems it, and also by its stem read as
+// a word when that word stems elsewhere (see Variant).
 func (a Analysis) Match() string {
-	parts := make([]string, 0, len(a.Phrases)+len(a.Terms))
+	parts := make([]string, 0, len(a.Phrases)+2*len(a.Terms))
 	for _, p := range a.Phrases {
 		parts = append(parts, `"`+p+`"`)
 	}
+	seen := map[string]bool{}
 	for _, t := range a.Terms {
 		parts = append(parts, `"`+t+`"`)
+		seen[Stem(t)] = true
+	}
+	for _, t := range a.Terms {
+		if v := Variant(t); v != "" && !seen[Stem(v)] {
+			seen[Stem(v)] = true
+			parts = append(parts, `"`+v+`"`)
+		}
 	}
 	return strings.Join(parts, " OR ")
+}
+
+// Variant is the second word a query term is searched by, or "". Porter
+// turns a final "y" into "i" before it strips "-ment", "-er" or "-able",
+// so "deployment" stems to "deploy" while "deploy", "deploys" and
+// "deployed" are indexed as "deploi" (likewise "employer", "enjoyable").
+// For a term whose stem ends in that "y", the variant is the stem read as
+// a word: searching "deploy" as well finds them. FTS5's porter tokenizer
+// stems query and index exactly as Stem does; this only bridges the gap
+// Porter itself leaves between a word and its derivations.
+func Variant(term string) string {
+	s := Stem(term)
+	if s == term || !strings.HasSuffix(s, "y") || Stem(s) != s[:len(s)-1]+"i" {
+		return ""
+	}
+	return s
 }
 
 // Terms splits text into its content words: lowercase tokens of letters

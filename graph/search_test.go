@@ -26,6 +26,9 @@ func TestSearchArmLabels(t *testing.T) {
 	both := addFact(t, db, fact{content: "The Atlas migration is scheduled for March", entities: []ent{{name: "Atlas", typ: "project", subject: true, role: "subject"}}})
 	entOnly := addFact(t, db, fact{content: "Sarah leads the migration team", entities: []ent{{name: "Sarah", typ: "person", subject: true}, atlas}})
 	kwOnly := addFact(t, db, fact{content: "Coffee from the cafe near the office is good"})
+	for _, c := range []string{"The build runs on every push", "Robin reviews the schema changes", "Tests must pass before merging"} {
+		addFact(t, db, fact{content: c})
+	}
 
 	ans := search(t, db, graph.Query{Text: "Atlas"})
 	if !slices.Equal(ans.Arms, []graph.Arm{graph.ArmKeyword, graph.ArmEntity}) {
@@ -105,7 +108,7 @@ func TestSemanticArm(t *testing.T) {
 func TestSupersessionBringsSuccessor(t *testing.T) {
 	db := newDB(t)
 	lisbon := addFact(t, db, fact{content: "I live in Lisbon", said: dayN(1), recorded: dayN(1), events: []int64{1}})
-	porto := addFact(t, db, fact{content: "I moved to Porto", said: dayN(5), recorded: dayN(5), events: []int64{7}})
+	porto := addFact(t, db, fact{content: "I moved to Porto and live there now", said: dayN(5), recorded: dayN(5), events: []int64{7}})
 	addFact(t, db, fact{content: "Lisbon has lovely trams"})
 	supersede(t, db, lisbon, porto)
 
@@ -408,6 +411,9 @@ func TestEntityArmReadsACommonEntitysNewest(t *testing.T) {
 	var mentions []int64
 	for i := 0; i < graph.EntityFactCap+20; i++ {
 		mentions = append(mentions, addFact(t, db, fact{content: fmt.Sprintf("rollout note %d", i), entities: []ent{orion}}))
+	}
+	for i := 0; i < 2*(graph.EntityFactCap+21); i++ {
+		addFact(t, db, fact{content: fmt.Sprintf("unrelated note %d", i)}) // Orion on less than half the store
 	}
 	ans := search(t, db, graph.Query{Text: "Orion", Limit: 2 * graph.EntityFactCap})
 	got := ids(ans.Results)

@@ -91,3 +91,32 @@ func FuzzStem(f *testing.F) {
 		}
 	})
 }
+
+// TestVariantBridgesPorterGap: Porter stems "deployment" to "deploy" but
+// "deploy" to "deploi"; the query also searches the variant, so a search
+// for "deployment" finds facts saying deploy, deploys or deployed — checked
+// against a real FTS5 porter index, both for the stems and for the match.
+func TestVariantBridgesPorterGap(t *testing.T) {
+	cases := map[string]string{"deployment": "deploy", "employer": "employ", "enjoyable": "enjoy",
+		"deploy": "", "deployed": "", "please": "", "running": "", "agreed": "", "happiness": ""}
+	for term, want := range cases {
+		if got := Variant(term); got != want {
+			t.Errorf("Variant(%q) = %q, want %q", term, got, want)
+		}
+	}
+	p := newStemProbe(t)
+	got := p.stems(t, []string{"deployment", "deploy", "deployed", "deploys"})
+	if got[0] != Stem("deployment") || got[1] != Stem("deploy") || got[0] == got[1] || got[2] != got[1] || got[3] != got[1] {
+		t.Fatalf("FTS5 porter stems %v; Stem says %s, %s", got, Stem("deployment"), Stem("deploy"))
+	}
+	if m := Sanitize("deployment"); m != `"deployment" OR "deploy"` {
+		t.Fatalf("Sanitize(deployment) = %s", m)
+	}
+	var n int
+	if _, err := p.db.Exec(`DELETE FROM stem_probe; INSERT INTO stem_probe(rowid, x) VALUES (1, 'We deploy on Fridays'), (2, 'It was deployed'), (3, 'The deployment plan'), (4, 'Lunch')`); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.db.QueryRow(`SELECT count(*) FROM stem_probe WHERE stem_probe MATCH ?`, Sanitize("deployment")).Scan(&n); err != nil || n != 3 {
+		t.Fatalf("search deployment matched %d of the three deploy facts (%v)", n, err)
+	}
+}
