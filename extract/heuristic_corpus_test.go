@@ -206,6 +206,9 @@ func TestHeuristicLabelledCorpus(t *testing.T) {
 			continue
 		}
 		used[key] = true
+		if l.Role != c.role {
+			t.Errorf("%s: %q is labelled as said by %s, but the extractor sees it from %s", c.file, cut(c.text, 80), l.Role, c.role)
+		}
 		real.add(l.Label == "keep", c.kept)
 		if (l.Label == "keep") != c.kept {
 			t.Logf("disagrees (label %s, %s): %s: %q", l.Label, l.Why, c.role, cut(c.text, 160))
