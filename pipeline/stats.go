@@ -21,10 +21,13 @@ type Stats struct {
 	Domains       map[string]int `json:"domains"`
 	Events        EventCounts    `json:"events"`
 	Unextracted   int            `json:"unextracted_events"`
-	Pending       int            `json:"pending_facts"`
-	PendingBy     map[string]int `json:"pending_by_producer"`
-	Skipped       map[string]int `json:"skipped_records"`
-	Redactions    map[string]int `json:"redactions"`
+	// Backlog is how the unextracted events are worked through and how
+	// long that will take.
+	Backlog    BacklogStats   `json:"backlog"`
+	Pending    int            `json:"pending_facts"`
+	PendingBy  map[string]int `json:"pending_by_producer"`
+	Skipped    map[string]int `json:"skipped_records"`
+	Redactions map[string]int `json:"redactions"`
 	// NotRead is what the copier could not read, and why.
 	NotRead NotReadStats `json:"not_read"`
 	// Claims is the pending facts an integrate run holds, by claimer.
@@ -88,7 +91,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	if st.Unextracted, err = stage.Remaining(ctx); err != nil {
 		return st, err
 	}
-	for _, step := range []func(context.Context, *Stats) error{p.spendStats, p.diskStats, p.embeddingStats, p.modelStats, p.notReadStats, p.claimStats} {
+	for _, step := range []func(context.Context, *Stats) error{p.backlogStats, p.spendStats, p.diskStats, p.embeddingStats, p.modelStats, p.notReadStats, p.claimStats} {
 		if err := step(ctx, &st); err != nil {
 			return st, err
 		}

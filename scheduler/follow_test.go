@@ -135,6 +135,7 @@ func TestFollowerFiresThreshold(t *testing.T) {
 	}
 	defer p.Close()
 	p.Config.Scheduler.ThresholdEvents = 3
+	p.Config.Scheduler.Backlog = "gated"
 	r := startScheduler(t, p, scheduler.Options{})
 	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	transcript := filepath.Join(folder, "s-threshold.jsonl")

@@ -15,13 +15,22 @@ type Plan struct {
 
 // Moments is the scheduler's table: what each moment runs. Extraction is
 // always capped at scheduler.extract_cap events; thresholds are
-// scheduler.threshold_events and scheduler.threshold_interval.
+// scheduler.threshold_events and scheduler.threshold_interval, and apply
+// only while the backlog policy gates (pipeline.BacklogPolicy). What a
+// gated run extracts it also integrates, so it is searchable at once.
 var Moments = map[hooks.Moment]Plan{
 	hooks.MomentStart:      {Copy: true, Extract: true, Integrate: true},
 	hooks.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
-	hooks.MomentThreshold:  {Extract: true, Gated: true},
+	hooks.MomentThreshold:  {Extract: true, Integrate: true, Gated: true},
 	hooks.MomentShutdown:   {Integrate: true},
 }
+
+// MomentBacklog names the runs of a draining backlog: one batch of at most
+// scheduler.extract_cap events, extracted and integrated, after a pause.
+const MomentBacklog hooks.Moment = "backlog"
+
+// drainPlan is what one backlog batch runs.
+var drainPlan = Plan{Extract: true, Integrate: true}
 
 // precedence orders moments when notifications coalesce into one run: the
 // run is named after the strongest moment in it.

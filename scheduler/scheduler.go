@@ -46,6 +46,9 @@ type Scheduler struct {
 	log  *slog.Logger
 	wake chan struct{}
 
+	// policy is how the backlog is worked through, decided at Run.
+	policy pipeline.BacklogPolicy
+
 	mu      sync.Mutex
 	pending batch
 	running bool
@@ -54,6 +57,9 @@ type Scheduler struct {
 	settled   chan struct{}
 	lastGated time.Time
 	status    hooks.Status
+	// backlog is the unexamined events the last extracting run left; a
+	// draining policy runs batches while it is above zero.
+	backlog int
 }
 
 // batch is the notifications waiting for the next run.
@@ -122,6 +128,9 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if s.policy, err = s.p.BacklogPolicy(); err != nil {
+		s.log.Warn("backlog policy unknown; the cap and the gate apply", "err", err)
+	}
 	s.mu.Lock()
 	s.status.Started = s.opts.Now().UTC()
 	s.mu.Unlock()
@@ -148,7 +157,8 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	wg.Add(2)
 	go func() { defer wg.Done(); s.work(inner, followed, fol) }()
 	go func() { defer wg.Done(); srv.serve(inner) }()
-	s.log.Info("daemon started", "data", dir, "pid", os.Getpid(), "socket", hooks.SocketPath(dir), "mode", s.p.Config.Mode)
+	s.log.Info("daemon started", "data", dir, "pid", os.Getpid(), "socket", hooks.SocketPath(dir), "mode", s.p.Config.Mode,
+		"backlog", s.policy.Name(), "why", s.policy.Why)
 
 	var followErr error
 	select {
@@ -283,7 +293,11 @@ func (s *Scheduler) done() {
 }
 
 // work runs queued batches one at a time until ctx ends, starting once
-// followed is closed.
+// followed is closed. Under a draining policy, while events wait it runs
+// backlog batches DrainPause apart; a notification that arrives in the
+// pause runs first, and cancelling ctx stops the drain between batches
+// or inside one (the batch's watermarks stay where its last commit left
+// them).
 func (s *Scheduler) work(ctx context.Context, followed <-chan struct{}, fol *follower) {
 	select {
 	case <-ctx.Done():
@@ -291,10 +305,22 @@ func (s *Scheduler) work(ctx context.Context, followed <-chan struct{}, fol *fol
 	case <-followed:
 	}
 	for {
+		var drain <-chan time.Time
+		var timer *time.Timer
+		if s.draining() {
+			timer = time.NewTimer(pipeline.DrainPause)
+			drain = timer.C
+		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-s.wake:
+		case <-drain:
+			s.drainBatch(ctx)
+			continue
+		}
+		if timer != nil {
+			timer.Stop()
 		}
 		b := s.take()
 		if b.count == 0 {
@@ -305,6 +331,39 @@ func (s *Scheduler) work(ctx context.Context, followed <-chan struct{}, fol *fol
 	}
 }
 
+// drainBatch runs one backlog batch. A batch that fails or examines
+// nothing (every waiting conversation held) ends the drain until the next
+// notification, so a broken provider is not retried back to back.
+func (s *Scheduler) drainBatch(ctx context.Context) {
+	s.mu.Lock()
+	s.running = true
+	s.mu.Unlock()
+	defer s.done()
+	sum, err := s.runPlan(ctx, drainPlan, MomentBacklog)
+	switch {
+	case err != nil && ctx.Err() == nil:
+		s.fail(fmt.Errorf("%s run: %w", MomentBacklog, err))
+		s.setBacklog(0)
+	case err == nil && sum.Extract != nil && sum.Extract.EventsExamined == 0:
+		s.log.Warn("backlog drain paused: a batch examined nothing", "remaining", sum.Extract.EventsRemaining, "held", len(sum.Extract.Held))
+		s.setBacklog(0)
+	}
+}
+
+// draining reports whether a backlog batch is due: the policy drains and
+// the last extracting run left events unexamined.
+func (s *Scheduler) draining() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.policy.Drain && s.backlog > 0
+}
+
+func (s *Scheduler) setBacklog(n int) {
+	s.mu.Lock()
+	s.backlog = n
+	s.mu.Unlock()
+}
+
 // runBatch performs one run for every moment in b: the transcripts the
 // notifications named are copied first, then the merged plan runs.
 func (s *Scheduler) runBatch(ctx context.Context, b batch, fol *follower) {
@@ -312,7 +371,7 @@ func (s *Scheduler) runBatch(ctx context.Context, b batch, fol *follower) {
 	if plan.Copy && fol != nil && len(b.paths) > 0 {
 		s.copyPaths(ctx, fol, b.paths)
 	}
-	if plan.Gated {
+	if plan.Gated && !s.policy.Drain {
 		due, why, err := s.due(ctx)
 		if err != nil {
 			s.fail(fmt.Errorf("check threshold: %w", err))
@@ -345,6 +404,9 @@ func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment hooks.Moment)
 		return sum, err
 	}
 	s.mu.Lock()
+	if sum.Extract != nil {
+		s.backlog = sum.Extract.EventsRemaining
+	}
 	s.status.Runs[string(moment)]++
 	recovered := s.status.LastError != ""
 	s.status.LastError = ""

@@ -23,7 +23,7 @@ func TestMomentsTable(t *testing.T) {
 	want := map[hooks.Moment]scheduler.Plan{
 		hooks.MomentStart:      {Copy: true, Extract: true, Integrate: true},
 		hooks.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
-		hooks.MomentThreshold:  {Extract: true, Gated: true},
+		hooks.MomentThreshold:  {Extract: true, Integrate: true, Gated: true},
 		hooks.MomentShutdown:   {Integrate: true},
 	}
 	if !reflect.DeepEqual(scheduler.Moments, want) {
@@ -36,6 +36,7 @@ func TestMomentsTable(t *testing.T) {
 func TestMomentsRunTheirSteps(t *testing.T) {
 	p := openPipeline(t)
 	p.Config.Scheduler.ExtractCap = 7
+	p.Config.Scheduler.Backlog = "gated"
 	recordEvents(t, p, "s1", 20)
 	r := startScheduler(t, p, scheduler.Options{})
 	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
@@ -100,6 +101,7 @@ func TestThresholdGate(t *testing.T) {
 	p := openPipeline(t)
 	p.Config.Scheduler.ThresholdEvents = 10
 	p.Config.Scheduler.ThresholdInterval = "2m"
+	p.Config.Scheduler.Backlog = "gated"
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -52,6 +53,7 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	fmt.Fprintf(w, "unextracted  %d events\n", st.Unextracted)
 	fmt.Fprintf(w, "pending      %d facts\n", st.Pending)
 	printCounts(w, "  by source", st.PendingBy)
+	printBacklog(w, st.Backlog)
 	printClaims(w, st.Claims)
 	printCounts(w, "extracted by", st.Produced)
 	printCounts(w, "skipped", st.Skipped)
@@ -87,6 +89,19 @@ func printNotRead(w io.Writer, nr pipeline.NotReadStats) {
 	for _, r := range nr.Paths {
 		fmt.Fprintf(w, "  %-24s %s: %s (%s since %s)\n", r.Problem, r.Path, r.Detail, plural(r.Failures, "failure", "failures"), r.Since)
 	}
+}
+
+// printBacklog says how the backlog is worked through and when it will
+// be done; without a projection the unknown line below says why.
+func printBacklog(w io.Writer, b pipeline.BacklogStats) {
+	eta := "done in an unknown time (see backlog.eta below)"
+	if b.ETASeconds != nil {
+		eta = "done in about " + (time.Duration(*b.ETASeconds * float64(time.Second))).Round(time.Second).String() + ": " + b.Basis
+		if *b.ETASeconds == 0 {
+			eta = b.Basis
+		}
+	}
+	fmt.Fprintf(w, "backlog      %s, %d events a batch (%s); %s\n", b.Policy, b.EventsPerBatch, b.Why, eta)
 }
 
 func printEmbeddings(w io.Writer, es pipeline.EmbeddingStats) {

@@ -19,6 +19,7 @@ import (
 	"reflect"
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -151,6 +152,11 @@ type Scheduler struct {
 	ThresholdEvents   int    `json:"threshold_events"`
 	ThresholdInterval string `json:"threshold_interval"`
 	ExtractCap        int    `json:"extract_cap"`
+	// Backlog is how unexamined events are worked through: "auto" drains
+	// them continuously when no model route is charged per call (the
+	// heuristic, ollama, an http host on this machine) and gates them
+	// otherwise; "gated" always caps and gates; "drain" always drains.
+	Backlog string `json:"backlog"`
 }
 
 // Context sizes what agent hooks add to the agent's context by themselves.
@@ -171,6 +177,9 @@ type Context struct {
 // MaxCompactWait bounds context.compact_wait: a session start is never held
 // longer, whatever the config says.
 const MaxCompactWait = 10 * time.Second
+
+// BacklogModes are the values of scheduler.backlog.
+var BacklogModes = []string{"auto", "gated", "drain"}
 
 // Default returns a config with every default spelled out: a record store
 // on the heuristic provider.
@@ -199,7 +208,7 @@ func Default() Config {
 		Embedding: Embedding{BatchSize: 32},
 		Temporal:  Temporal{Mode: "valid"},
 		Retention: Retention{DiskBudget: ""},
-		Scheduler: Scheduler{ThresholdEvents: 10, ThresholdInterval: "2m", ExtractCap: 50},
+		Scheduler: Scheduler{ThresholdEvents: 10, ThresholdInterval: "2m", ExtractCap: 50, Backlog: "auto"},
 		Context:   Context{SessionBudget: 1500, CompactWait: "3s", Prompt: false, PromptBudget: 400},
 	}
 }
@@ -378,6 +387,9 @@ func (c Config) Validate() error {
 	}
 	if c.Scheduler.ExtractCap <= 0 {
 		return &Error{Path: "scheduler.extract_cap", Msg: "must be a positive number of events per run"}
+	}
+	if !slices.Contains(BacklogModes, c.Scheduler.Backlog) {
+		return &Error{Path: "scheduler.backlog", Msg: fmt.Sprintf("unknown policy %q; use %s", c.Scheduler.Backlog, strings.Join(BacklogModes, ", "))}
 	}
 	return c.Context.validate()
 }

@@ -41,6 +41,7 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"compact wait", `{"context": {"compact_wait": "3 seconds"}}`, "context.compact_wait", `write e.g. "3s"`},
 		{"compact wait too long", `{"context": {"compact_wait": "1m"}}`, "context.compact_wait", "between 0s and 10s"},
 		{"prompt not a bool", `{"context": {"prompt": "yes"}}`, "context.prompt", "want true or false"},
+		{"unknown backlog policy", `{"scheduler": {"backlog": "fast"}}`, "scheduler.backlog", "auto, gated, drain"},
 		{"bad redaction regex", `{"redaction": {"patterns": [{"kind": "x", "regex": "("}]}}`, "redaction.patterns[0].regex", "Go RE2"},
 	}
 	for _, c := range cases {

@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/store/config"
+)
+
+// TestBacklogPolicy pins which routes let a backlog drain: only those
+// that cost nothing per call, unless scheduler.backlog says otherwise.
+func TestBacklogPolicy(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func(c *config.Config)
+		env   string
+		drain bool
+		why   string
+	}{
+		{"heuristic", func(c *config.Config) {}, "", true, "every model route runs on this machine"},
+		{"ollama", func(c *config.Config) { c.Intelligence.Provider = "ollama" }, "", true, "every model route runs on this machine"},
+		{"http on loopback", func(c *config.Config) {
+			c.Intelligence.Provider, c.Intelligence.HTTP.BaseURL = "http", "http://127.0.0.1:8080/v1"
+		}, "", true, "every model route runs on this machine"},
+		{"http elsewhere", func(c *config.Config) {
+			c.Intelligence.Provider, c.Intelligence.HTTP.BaseURL = "http", "https://api.example.com/v1"
+		}, "", false, "stage extract runs on http at https://api.example.com/v1 (not this machine)"},
+		{"cli", func(c *config.Config) { c.Intelligence.Provider = "cli" }, "", false, "stage extract runs on cli (claude, billed per call)"},
+		{"one stage on cli", func(c *config.Config) {
+			c.Intelligence.Stages = map[string]config.StageRoute{"supersede": {Provider: "cli"}}
+		}, "", false, "stage supersede runs on cli"},
+		{"on_fail on cli", func(c *config.Config) {
+			c.Intelligence.Provider = "ollama"
+			c.Intelligence.Stages = map[string]config.StageRoute{"extract": {OnFail: "cli"}}
+		}, "", false, "stage extract runs on cli"},
+		{"kill-switch", func(c *config.Config) { c.Intelligence.Provider = "cli" }, "heuristic", true, "every model route runs on this machine"},
+		{"remote embeddings", func(c *config.Config) {
+			c.Embedding = config.Embedding{Provider: "http", Model: "m", BaseURL: "https://api.example.com/v1", BatchSize: 8}
+		}, "", false, "embeddings come from https://api.example.com/v1"},
+		{"gated by config", func(c *config.Config) { c.Scheduler.Backlog = "gated" }, "", false, "scheduler.backlog is gated"},
+		{"drain by config", func(c *config.Config) { c.Intelligence.Provider = "cli"; c.Scheduler.Backlog = "drain" }, "", true, "scheduler.backlog is drain"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := openTest(t)
+			tc.edit(&p.Config)
+			p.Getenv = func(k string) string {
+				if k == extract.EnvProvider {
+					return tc.env
+				}
+				return ""
+			}
+			pol, err := p.BacklogPolicy()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if pol.Drain != tc.drain || !strings.Contains(pol.Why, tc.why) {
+				t.Fatalf("policy = %+v, want drain=%v and why containing %q", pol, tc.drain, tc.why)
+			}
+		})
+	}
+}
+
+// TestBacklogETA: stats projects the backlog's end from the policy — the
+// gate's interval for a gated one, the measured rate for a draining one —
+// and says unknown, with the reason, before any run has been timed.
+func TestBacklogETA(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	lines := make([]string, 120)
+	for i := range lines {
+		lines[i] = fmt.Sprintf("We decided to keep build cache number %d under /var/cache", i)
+	}
+	say(t, p, "s1", lines...)
+
+	st, err := p.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Backlog.Policy != "drain" || st.Backlog.ETASeconds != nil || !strings.Contains(st.Unknown["backlog.eta"], "no finished run has examined events") {
+		t.Fatalf("before any run: backlog %+v, unknown %q", st.Backlog, st.Unknown["backlog.eta"])
+	}
+
+	p.Config.Scheduler.Backlog = "gated"
+	st, err = p.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 120 events, 50 a run, one run per 2m: three runs, six minutes.
+	if st.Backlog.ETASeconds == nil || *st.Backlog.ETASeconds != 360 || !strings.Contains(st.Backlog.Basis, "at least 3 gated runs of at most 50 events, one per 2m0s") {
+		t.Fatalf("gated: backlog %+v", st.Backlog)
+	}
+
+	p.Config.Scheduler.Backlog = "auto"
+	if _, err := p.Run(ctx, RunOptions{Steps: Steps{Extract: true, Integrate: true}, Extract: extract.Options{Limit: 50}}); err != nil {
+		t.Fatal(err)
+	}
+	st, err = p.Stats(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Unextracted != 70 || st.Backlog.ETASeconds == nil || *st.Backlog.ETASeconds <= 0 || !strings.Contains(st.Backlog.Basis, "2 batches of 50 events at") || st.Unknown["backlog.eta"] != "" {
+		t.Fatalf("after a timed run: unextracted %d, backlog %+v, unknown %v", st.Unextracted, st.Backlog, st.Unknown)
+	}
+}

@@ -1,0 +1,105 @@
+package scheduler_test
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/store"
+)
+
+// recordStatements stores n user messages the heuristic extracts facts from.
+func recordStatements(tb testing.TB, p *pipeline.Pipeline, session string, n int) {
+	tb.Helper()
+	evs := make([]store.Event, n)
+	for i := range evs {
+		evs[i] = store.Event{SessionID: session, Source: "record", Role: "user", EventType: "message", ContentType: "text",
+			Content: fmt.Sprintf("My colleague Robin%d at Acme is leading the Atlas%d migration to Postgres this quarter.", i, i)}
+	}
+	if _, err := p.Record(context.Background(), evs); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestBacklogDrains: with the heuristic (no spend) a backlog larger than
+// the cap is worked through in capped batches until nothing waits, each
+// batch extracted and integrated, without any notification.
+func TestBacklogDrains(t *testing.T) {
+	p := openPipeline(t)
+	p.Config.Scheduler.ExtractCap = 7
+	recordStatements(t, p, "s1", 25)
+	recordStatements(t, p, "s2", 15)
+	r := startScheduler(t, p, scheduler.Options{})
+	idle := func() bool {
+		st := r.s.Status()
+		return st.Runs["daemon-start"] == 1 && st.Runs[string(scheduler.MomentBacklog)] > 0 && !st.Running && !st.Pending
+	}
+	waitFor(t, "the backlog drained", func() bool {
+		if !idle() {
+			return false
+		}
+		st, err := p.Stats(context.Background())
+		return err == nil && st.Unextracted == 0 && st.Pending == 0
+	})
+	if err := r.stop(t); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Facts.Active == 0 || st.Backlog.Policy != "drain" {
+		t.Fatalf("after the drain: %d active facts, policy %q", st.Facts.Active, st.Backlog.Policy)
+	}
+	var examined []int
+	rows, err := p.DB.Query(`SELECT json_extract(summary, '$.extract.events_examined'), json_extract(summary, '$.integrate') IS NOT NULL FROM runs WHERE trigger IN ('daemon-start', 'backlog') ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var n int
+		var integrated bool
+		if err := rows.Scan(&n, &integrated); err != nil {
+			t.Fatal(err)
+		}
+		if !integrated {
+			t.Errorf("a batch did not integrate")
+		}
+		examined = append(examined, n)
+	}
+	// 40 events, 7 a batch: the start run and five backlog batches.
+	if want := []int{7, 7, 7, 7, 7, 5}; !reflect.DeepEqual(examined, want) {
+		t.Fatalf("events examined per run = %v, want %v", examined, want)
+	}
+}
+
+// TestGatedRunIntegrates: what a due threshold run extracts is integrated
+// in the same run, so it is searchable without waiting for another moment.
+func TestGatedRunIntegrates(t *testing.T) {
+	p := openPipeline(t)
+	p.Config.Scheduler.Backlog = "gated"
+	p.Config.Scheduler.ThresholdEvents = 3
+	r := startScheduler(t, p, scheduler.Options{})
+	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 && !r.s.Status().Running })
+	recordStatements(t, p, "s-gated", 3)
+	if resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentThreshold}); !resp.OK {
+		t.Fatalf("notify: %+v", resp)
+	}
+	waitFor(t, "a threshold run", func() bool { st := r.s.Status(); return st.Runs["threshold"] == 1 && !st.Running })
+	st, err := p.Stats(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Unextracted != 0 || st.Pending != 0 || st.Facts.Active == 0 {
+		t.Fatalf("after the threshold run: %d unextracted, %d pending, %d active", st.Unextracted, st.Pending, st.Facts.Active)
+	}
+	if !strings.Contains(st.Backlog.Why, "scheduler.backlog is gated") {
+		t.Fatalf("backlog why = %q", st.Backlog.Why)
+	}
+}
