@@ -151,11 +151,15 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 // extraction that never comes, and prune could never reclaim them.
 func (s *Stage) sweepIneligible(ctx context.Context) error {
 	where, args := s.eligibleWhere()
+	// The eligibility test runs once per conversation, not once per
+	// unexamined event: per event it walked the conversation from its
+	// watermark each time, quadratic in a long conversation's backlog.
 	q := `INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, updated_at)
-		SELECT x.session_id, max(x.seq), 0, ? FROM session_events x
-		WHERE x.seq > COALESCE((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = x.session_id), 0)
-		  AND NOT EXISTS (SELECT 1 FROM session_events e WHERE e.session_id = x.session_id AND ` + where + `)
-		GROUP BY x.session_id
+		SELECT s.session_id, s.last, 0, ? FROM (
+			SELECT x.session_id, max(x.seq) AS last FROM session_events x
+			WHERE x.seq > COALESCE((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = x.session_id), 0)
+			GROUP BY x.session_id) s
+		WHERE NOT EXISTS (SELECT 1 FROM session_events e WHERE e.session_id = s.session_id AND ` + where + `)
 		ON CONFLICT(session_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq), updated_at = excluded.updated_at`
 	if _, err := s.DB.ExecContext(ctx, q, append([]any{store.Now()}, args...)...); err != nil {
 		return fmt.Errorf("mark conversations without extractable events: %w", err)
