@@ -17,6 +17,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/recollect/recollect/store"
 )
 
@@ -161,13 +163,18 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 	}
 	// Pending facts are searched on a second connection while the fused
 	// candidates are resolved.
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	pending := async(func() ([]PendingHit, error) {
 		if match == "" || sc.asOf != "" {
 			return []PendingHit{}, nil
 		}
-		return searchPending(ctx, db, match, min(q.Limit, 10))
+		return searchPending(pctx, db, match, min(q.Limit, 10))
 	})
 	hits, err := f.resolve(ctx, db, sc, q.History, want)
+	if err != nil {
+		cancel() // the answer failed: the pending search need not finish
+	}
 	var perr error
 	ans.Pending, perr = pending()
 	if err := errors.Join(err, perr); err != nil {
@@ -187,53 +194,61 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 	return ans, nil
 }
 
-// runArms runs every arm that applies and feeds its list to f.
+// runArms runs every arm that applies and feeds its list to f. The arms
+// run in one errgroup on a derived context: the first to fail cancels the
+// others, and runArms returns only once every one has returned, so no
+// query outlives the search.
 func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
+	g, gctx := errgroup.WithContext(ctx)
 	// The semantic arm reads only its own tables, so it runs on a
 	// connection of its own beside the others.
-	type semanticHits struct {
-		ids    []int64
-		detail func(int64) string
-		note   string
-	}
-	var semantic func() (semanticHits, error)
+	var (
+		semIDs    []int64
+		semDetail func(int64) string
+		semNote   string
+	)
 	if len(q.Vector) > 0 {
-		semantic = async(func() (semanticHits, error) {
-			ids, detail, note, err := semanticArm(ctx, db, sc, q.Vector, q.Space, depth)
-			return semanticHits{ids, detail, note}, err
+		g.Go(func() (err error) {
+			semIDs, semDetail, semNote, err = semanticArm(gctx, db, sc, q.Vector, q.Space, depth)
+			return err
 		})
 	}
+	var (
+		kr   KeywordRanking
+		ents entityHits
+	)
 	if match != "" {
 		a := Analyze(q.Text)
-		speakers, err := knownSpeakers(ctx, db, a.Names)
-		if err != nil {
+		g.Go(func() error {
+			speakers, err := knownSpeakers(gctx, db, a.Names)
+			if err != nil {
+				return err
+			}
+			// The entity arm needs only the speakers, so it runs on a
+			// second connection while the keyword arm runs.
+			g.Go(func() (err error) {
+				ents, err = entityArm(gctx, db, sc, withoutSpeakers(terms, speakers), depth)
+				return err
+			})
+			cond, args := sc.candidate()
+			kr, err = rankKeyword(gctx, db, a, speakers, cond, args, depth)
 			return err
-		}
-		// The entity arm needs only the speakers, so it runs on a second
-		// connection while the keyword arm runs.
-		entities := async(func() (entityHits, error) {
-			return entityArm(ctx, db, sc, withoutSpeakers(terms, speakers), depth)
 		})
-		cond, args := sc.candidate()
-		kr, kerr := rankKeyword(ctx, db, a, speakers, cond, args, depth)
-		ents, eerr := entities()
-		if err := errors.Join(kerr, eerr); err != nil {
-			return err
-		}
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if match != "" {
 		ans.Arms = append(ans.Arms, ArmKeyword, ArmEntity)
 		f.addKeyword(kr)
 		f.addWeighted(ArmEntity, ents.ids, ents.detail, func(id int64) float64 { return EntityWeight * ents.weight[id] })
 	}
-	if semantic != nil {
-		sem, err := semantic()
-		if err != nil {
-			return err
-		}
-		if sem.note != "" {
-			ans.Notes = append(ans.Notes, sem.note)
+	if len(q.Vector) > 0 {
+		if semNote != "" {
+			ans.Notes = append(ans.Notes, semNote)
 		} else {
 			ans.Arms = append(ans.Arms, ArmSemantic)
-			f.add(ArmSemantic, sem.ids, sem.detail)
+			f.add(ArmSemantic, semIDs, semDetail)
 		}
 	}
 	if q.Domain != "" {
