@@ -144,3 +144,24 @@ func TestPrintSystems(t *testing.T) {
 		}
 	}
 }
+
+// TestBenchHooksSmall runs the context-hook rows against the built binary
+// on a small store: every round timed, the session-start context printed,
+// and the prompts (sentences of the store) adding facts.
+func TestBenchHooksSmall(t *testing.T) {
+	r, err := BenchHooks(context.Background(), testbin.Binary(t), t.TempDir(), fixturesPath(t), 2000, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Facts != 2000 || r.SessionStart.N != 4 || r.Prompt.N != 4 || r.True.N != 4 || r.SessionBytes == 0 || r.PromptAdded == 0 {
+		t.Fatalf("hooks result %+v", r)
+	}
+	if r.Node.N == 0 && r.NodeMissing == "" {
+		t.Fatalf("node neither timed nor said missing: %+v", r)
+	}
+	var out bytes.Buffer
+	PrintSystems(&out, SystemsReport{Hooks: []HookResult{r}})
+	if !strings.Contains(out.String(), "start 2k") || !strings.Contains(out.String(), "prompt 2k") {
+		t.Fatalf("table:\n%s", out.String())
+	}
+}
