@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
@@ -239,7 +241,10 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 			o.Content, o.Truncated = cutUTF8(o.Content, MaxEventChars)+" …", true
 		}
 		evs = append(evs, o)
-		fmt.Fprintf(&text, "#%d [%s] %s/%s: %s\n", o.Seq, o.SessionID, o.Role, o.EventType, strings.Join(strings.Fields(o.Content), " "))
+		if text.Len() == 0 {
+			text.WriteString(graph.DataPreface)
+		}
+		fmt.Fprintf(&text, "#%d [%s] %s/%s: %s\n", o.Seq, o.SessionID, o.Role, o.EventType, strconv.Quote(strings.Join(strings.Fields(o.Content), " ")))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("read events: %w", err)
