@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -208,9 +209,18 @@ func pluginCommand(t *testing.T, event string) string {
 // with CLAUDE_PLUGIN_ROOT set, the payload on stdin, in the project's cwd.
 func runHook(t *testing.T, command, payload, cwd string, env []string) (stdout, stderr string, code int) {
 	t.Helper()
-	root, err := filepath.Abs(pluginRoot)
+	stdout, stderr, code, err := execHook(command, payload, cwd, env)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return stdout, stderr, code
+}
+
+// execHook is runHook without a *testing.T, for goroutines.
+func execHook(command, payload, cwd string, env []string) (stdout, stderr string, code int, err error) {
+	root, err := filepath.Abs(pluginRoot)
+	if err != nil {
+		return "", "", 0, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -222,11 +232,12 @@ func runHook(t *testing.T, command, payload, cwd string, env []string) (stdout, 
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err = cmd.Run()
 	if ee, ok := err.(*exec.ExitError); ok {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("run %s: %v", command, err)
+		return out.String(), errb.String(), ee.ExitCode(), nil
 	}
-	return out.String(), errb.String(), code
+	if err != nil {
+		return "", "", 0, fmt.Errorf("run %s: %w", command, err)
+	}
+	return out.String(), errb.String(), 0, nil
 }
 
 // contextOf decodes a context hook's stdout.
@@ -340,17 +351,19 @@ func TestPluginHooksRun(t *testing.T) {
 	type result struct {
 		out, errOut string
 		code        int
+		err         error
 	}
 	done := make(chan result, 1)
+	startCmd := pluginCommand(t, "SessionStart")
 	go func() {
-		out, errOut, code := runHook(t, pluginCommand(t, "SessionStart"), start, project, env)
-		done <- result{out, errOut, code}
+		out, errOut, code, err := execHook(startCmd, start, project, env)
+		done <- result{out, errOut, code, err}
 	}()
 	time.Sleep(300 * time.Millisecond) // let the hook start waiting; if it is late it still finds the run over
 	lock.Rollback()
 	r := <-done
-	if r.code != 0 || r.errOut != "" {
-		t.Fatalf("SessionStart: exit %d, stderr %q", r.code, r.errOut)
+	if r.err != nil || r.code != 0 || r.errOut != "" {
+		t.Fatalf("SessionStart: %v, exit %d, stderr %q", r.err, r.code, r.errOut)
 	}
 	text := contextOf(t, r.out)
 	learned, _, _ := strings.Cut(text, "## Key facts")
