@@ -222,6 +222,7 @@ func TestConsolidationNotes(t *testing.T) {
 		want string
 	}{
 		{"settled", hookctx.Consolidation{State: hookctx.Settled}, ""},
+		{"settled, nothing kept", hookctx.Consolidation{State: hookctx.Settled}, "Note: the part just compacted has been consolidated, and no fact rests on this session's conversation"},
 		{"running", hookctx.Consolidation{State: hookctx.StillRunning, Waited: 3 * time.Second},
 			"Note: knowledge from the part just compacted is still being consolidated (waited 3s)"},
 		{"no daemon", hookctx.Consolidation{State: hookctx.NoDaemon},
@@ -230,7 +231,11 @@ func TestConsolidationNotes(t *testing.T) {
 			"Note: whether the part just compacted has been consolidated is unknown (dial: permission denied)"},
 	}
 	for _, tc := range cases {
-		text, err := hookctx.SessionStart(context.Background(), db, hookctx.SessionInput{Source: hookctx.SourceCompact, SessionID: "s1", Budget: 1500, Consolidation: tc.c})
+		session := "s1"
+		if tc.name == "settled, nothing kept" {
+			session = "s2" // a session nothing was learned from
+		}
+		text, err := hookctx.SessionStart(context.Background(), db, hookctx.SessionInput{Source: hookctx.SourceCompact, SessionID: session, Budget: 1500, Consolidation: tc.c})
 		if err != nil {
 			t.Fatal(err)
 		}

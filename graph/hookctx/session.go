@@ -108,6 +108,9 @@ func SessionStart(ctx context.Context, db *store.DB, in SessionInput) (string, e
 	note := ""
 	if compact {
 		note = consolidationNote(in.Consolidation)
+		if note == "" && len(fromSession) == 0 && in.SessionID != "" {
+			note = "Note: the part just compacted has been consolidated, and no fact rests on this session's conversation: nothing in it was kept as knowledge."
+		}
 	}
 	if len(key) == 0 && len(fromSession) == 0 && note == "" {
 		return "", nil
