@@ -41,6 +41,9 @@ type DB struct {
 	Room func(ctx context.Context) error
 
 	memo sync.Map
+	// files notices the database or its WAL deleted or replaced under
+	// this handle (files.go); nil for a reader.
+	files *fileWatch
 }
 
 // Memo returns the value this handle keeps under key, made by mk the first
@@ -92,6 +95,10 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 		return nil, err
 	}
 	if err := db.Migrate(ctx, SchemaVersion); err != nil {
+		sqlDB.Close()
+		return nil, err
+	}
+	if err := db.watchFiles(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err
 	}
@@ -153,13 +160,22 @@ func (db *DB) migrateStep(ctx context.Context, from int) error {
 }
 
 // Tx runs fn in one write transaction (BEGIN IMMEDIATE), committing when fn
-// returns nil and rolling back otherwise.
+// returns nil and rolling back otherwise. It refuses (ErrFilesChanged) once
+// the database or its WAL was deleted or replaced under this handle.
 func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	if err := db.checkFiles(); err != nil {
+		return err
+	}
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
 	if err := fn(tx); err != nil {
+		return errors.Join(err, rollback(tx))
+	}
+	// Checked again under the write lock, right before the commit is
+	// acknowledged: a write into a deleted WAL would be lost at close.
+	if err := db.checkFiles(); err != nil {
 		return errors.Join(err, rollback(tx))
 	}
 	if err := tx.Commit(); err != nil {

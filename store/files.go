@@ -1,0 +1,102 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+)
+
+// ErrFilesChanged means the database file or its write-ahead log is no
+// longer the one this handle opened: deleted (rm memory.db-wal under a
+// running daemon) or replaced. A write committed now would land in a file
+// nobody will read again, so the handle stops writing: every write
+// transaction fails with this error until the process restarts.
+var ErrFilesChanged = errors.New("the store's files changed under this process")
+
+// fileWatch holds what the handle opened, to notice a vanished WAL or a
+// replaced database before acknowledging a write. One connection stays
+// open for the handle's life (pin), so SQLite never deletes the WAL
+// itself while this process runs: a WAL that is gone, or has another
+// inode, was removed by someone else.
+type fileWatch struct {
+	pin       *sql.Conn
+	db, wal   fileIdentity
+	mu        sync.Mutex
+	broken    error
+	unchecked bool // the platform has no inode, or the files were not found at open
+}
+
+type fileIdentity struct{ dev, ino uint64 }
+
+// watchFiles pins a connection and notes the files it opened.
+func (db *DB) watchFiles(ctx context.Context) error {
+	pin, err := db.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", db.Path, err)
+	}
+	// A read makes SQLite open the database and its WAL on this connection.
+	var v int
+	if err := pin.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		pin.Close()
+		return fmt.Errorf("open %s: %w", db.Path, err)
+	}
+	w := &fileWatch{pin: pin}
+	var okDB, okWAL bool
+	w.db, okDB = identityOf(db.Path)
+	w.wal, okWAL = identityOf(db.Path + "-wal")
+	w.unchecked = !okDB || !okWAL
+	db.files = w
+	return nil
+}
+
+// checkFiles returns ErrFilesChanged (wrapped with what changed) when the
+// database or WAL at the path is not the one opened; once it has, it
+// keeps returning it.
+func (db *DB) checkFiles() error {
+	w := db.files
+	if w == nil {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.broken != nil || w.unchecked {
+		return w.broken
+	}
+	what := ""
+	if id, ok := identityOf(db.Path); !ok {
+		what = db.Path + " was deleted"
+	} else if id != w.db {
+		what = db.Path + " was replaced by another file"
+	} else if id, ok := identityOf(db.Path + "-wal"); !ok {
+		what = db.Path + "-wal was deleted"
+	} else if id != w.wal {
+		what = db.Path + "-wal was replaced by another file"
+	}
+	if what != "" {
+		w.broken = fmt.Errorf("%w: %s; nothing more is written by this process (writes since the change may be lost); stop it and start it again", ErrFilesChanged, what)
+	}
+	return w.broken
+}
+
+// Close closes the pinned connection and the pool.
+func (db *DB) Close() error {
+	var err error
+	if db.files != nil && db.files.pin != nil {
+		err = db.files.pin.Close()
+	}
+	return errors.Join(err, db.DB.Close())
+}
+
+// identityOf is path's device and inode; ok is false when it does not
+// exist or the platform has none.
+func identityOf(path string) (fileIdentity, bool) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileIdentity{}, false
+	}
+	dev, ino, ok := inode(fi)
+	return fileIdentity{dev, ino}, ok
+}

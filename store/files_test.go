@@ -1,0 +1,94 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func setMeta(db *DB, key string) error {
+	return db.Tx(context.Background(), func(tx *sql.Tx) error { return SetMeta(context.Background(), tx, key, "v") })
+}
+
+// Deleting memory.db-wal (or replacing memory.db) under a running process
+// lost acknowledged writes silently: now every write transaction after
+// the change fails with ErrFilesChanged naming what changed.
+func TestWritesStopWhenStoreFilesChange(t *testing.T) {
+	for _, tc := range []struct {
+		name, says string
+		change     func(t *testing.T, path string)
+	}{
+		{"wal deleted", "-wal was deleted", func(t *testing.T, path string) {
+			if err := os.Remove(path + "-wal"); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"database replaced", "memory.db was replaced", func(t *testing.T, path string) {
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			tmp := path + ".new"
+			if err := os.WriteFile(tmp, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Rename(tmp, path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			db, err := Open(context.Background(), dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			if err := setMeta(db, "before"); err != nil {
+				t.Fatal(err)
+			}
+			tc.change(t, filepath.Join(dir, DBFile))
+			for i := range 2 {
+				err := setMeta(db, "after")
+				if !errors.Is(err, ErrFilesChanged) || !strings.Contains(err.Error(), tc.says) {
+					t.Fatalf("write %d after the change: %v; want ErrFilesChanged saying %q", i, err, tc.says)
+				}
+			}
+		})
+	}
+}
+
+// Reopening (a restart) writes again, and a handle kept open across its
+// own checkpoints never trips the check.
+func TestFilesCheckQuietOnHealthyStore(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		if err := setMeta(db, "k"); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		if i%10 == 0 {
+			if _, err := db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	other, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := setMeta(db, "after another process came and went"); err != nil {
+		t.Fatalf("write after a second handle closed: %v", err)
+	}
+	db.Close()
+}
