@@ -133,6 +133,7 @@ func addDataFlag(cmd *cli.Command, parent string) {
 func commands(env Env) []*cli.Command {
 	return []*cli.Command{
 		initCommand(env),
+		trustCommand(env),
 		recordCommand(env),
 		consolidateCommand(env),
 		searchCommand(env),
@@ -175,11 +176,42 @@ func dataDir(c *cli.Context, env Env) (string, error) {
 	return dir, nil
 }
 
+// resolveDataDir is dataDir with the rule that chose the directory.
+func resolveDataDir(c *cli.Context, env Env) (string, datadir.Source, error) {
+	flag := ""
+	for _, cc := range c.Lineage() {
+		if cc.IsSet("data") {
+			flag = cc.String("data")
+			break
+		}
+	}
+	cwd, _ := os.Getwd()
+	return datadir.Resolve(flag, cwd, env.Getenv)
+}
+
+// trustedDataDir is dataDir for commands that act on the store's config
+// (read sources, call a provider): a data directory found by walking up
+// from the current directory must hold no config.json the user has not
+// approved with recollect trust (see config.CheckProject). One named by
+// --data or $RECOLLECT_DATA, or ~/.recollect, is the user's own choice.
+func trustedDataDir(c *cli.Context, env Env) (string, error) {
+	dir, from, err := resolveDataDir(c, env)
+	if err != nil {
+		return "", err
+	}
+	if from == datadir.FromProject {
+		if err := config.CheckProject(dir, env.Getenv); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
+}
+
 // openPipeline opens the existing store of c's data directory. Reading
 // commands (and those that change what is stored) use it: on a directory
 // without a store they say so and create nothing.
 func openPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
-	dir, err := dataDir(c, env)
+	dir, err := trustedDataDir(c, env)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +225,7 @@ func openPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
 // there is none: for record and mcp, where an event or an MCP snippet alone
 // must be enough to start.
 func createPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
-	dir, err := dataDir(c, env)
+	dir, err := trustedDataDir(c, env)
 	if err != nil {
 		return nil, err
 	}

@@ -19,7 +19,7 @@ func daemonCommand(env Env) *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("daemon takes no arguments (got %q)", c.Args().First())
 			}
-			dir, err := dataDir(c, env)
+			dir, err := trustedDataDir(c, env)
 			if err != nil {
 				return err
 			}

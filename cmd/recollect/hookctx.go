@@ -113,7 +113,7 @@ func contextFor(c *cli.Context, env Env, event string) (string, error) {
 // in), else from this process's.
 func hookDataDir(c *cli.Context, env Env, payloadCwd string) (string, error) {
 	if payloadCwd == "" || !filepath.IsAbs(payloadCwd) {
-		return dataDir(c, env)
+		return trustedDataDir(c, env)
 	}
 	flag := ""
 	for _, cc := range c.Lineage() {
@@ -122,7 +122,10 @@ func hookDataDir(c *cli.Context, env Env, payloadCwd string) (string, error) {
 			break
 		}
 	}
-	dir, _, err := datadir.Resolve(flag, payloadCwd, env.Getenv)
+	dir, from, err := datadir.Resolve(flag, payloadCwd, env.Getenv)
+	if err == nil && from == datadir.FromProject {
+		err = config.CheckProject(dir, env.Getenv)
+	}
 	return dir, err
 }
 

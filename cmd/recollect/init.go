@@ -92,6 +92,11 @@ func runInit(ctx context.Context, env Env, dir string, yes, force bool) error {
 	if err := config.Write(dir, cfg); err != nil {
 		return err
 	}
+	// The user made this config: it needs no recollect trust, even in a
+	// project's .recollect/.
+	if err := config.ApproveDir(dir, env.Getenv); err != nil {
+		return err
+	}
 	verb := "created"
 	if exists {
 		verb = "replaced config of"

@@ -70,9 +70,15 @@ func settingsCommand(env Env) *cli.Command {
 					if err != nil {
 						return err
 					}
+					if _, err := trustedDataDir(c, env); err != nil {
+						return err // one knob set is no approval of the rest of a project's config
+					}
 					key, value := c.Args().Get(0), c.Args().Get(1)
 					cfg, err := config.Set(dir, key, value)
 					if err != nil {
+						return err
+					}
+					if err := approveEdited(c, env); err != nil {
 						return err
 					}
 					v, _ := config.Get(cfg, key)

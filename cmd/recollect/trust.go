@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/datadir"
+)
+
+func trustCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:      "trust",
+		Usage:     "show what this directory's config.json would read and where it would send it, and approve it",
+		ArgsUsage: " ",
+		Description: "A .recollect/config.json found by walking up from the current directory may have come with a\n" +
+			"cloned repository. Until you approve its exact bytes here, every command that would act on it refuses.\n" +
+			"Approvals live in $XDG_CONFIG_HOME/recollect/approved.json (else ~/.config/recollect), never in the\n" +
+			"project; a changed file needs approving again.",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve without asking (for scripts)"}},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("trust takes no arguments (got %q); run it inside the project, or pass --data DIR", c.Args().First())
+			}
+			dir, err := dataDir(c, env)
+			if err != nil {
+				return err
+			}
+			return runTrust(env, dir, c.Bool("yes"))
+		},
+	}
+}
+
+func runTrust(env Env, dir string, yes bool) error {
+	pc, err := config.ReadProject(dir)
+	if err != nil {
+		return err
+	}
+	if !pc.Exists {
+		fmt.Fprintf(env.Stdout, "no config.json in %s: the defaults read nothing but what is recorded and send nothing; nothing to approve\n", dir)
+		return nil
+	}
+	if pc.ParseErr != nil {
+		return fmt.Errorf("%s cannot be approved: %w", pc.Path, pc.ParseErr)
+	}
+	fmt.Fprintf(env.Stdout, "%s (sha256 %s)\n", pc.Path, pc.Digest[:16])
+	for _, line := range config.Describe(pc.Config) {
+		fmt.Fprintln(env.Stdout, "  "+line)
+	}
+	if config.Harmless(pc.Config) {
+		fmt.Fprintln(env.Stdout, "it reads nothing beyond what is recorded and sends nothing: no approval is needed, recording it anyway")
+	}
+	if !yes {
+		if !isTerminal(env.Stdin) {
+			return usagef("approve %s: not asked on a non-terminal; pass --yes to approve it as shown", pc.Path)
+		}
+		fmt.Fprint(env.Stdout, "approve this config? [y/N] ")
+		answer, _ := bufio.NewReader(env.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
+			fmt.Fprintln(env.Stdout, "not approved; commands in this project keep refusing it")
+			return nil
+		}
+	}
+	// What is recorded is the digest of the bytes shown above: a file
+	// changed since is not approved by this.
+	if err := config.Approve(pc, env.Getenv); err != nil {
+		return err
+	}
+	where, _ := config.ApprovalsPath(env.Getenv)
+	fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", pc.Path, where)
+	return nil
+}
+
+// approveEdited records a project config the user just changed (settings
+// set) as approved: it was approved, or harmless, before the change.
+func approveEdited(c *cli.Context, env Env) error {
+	dir, from, err := resolveDataDir(c, env)
+	if err != nil || from != datadir.FromProject {
+		return err
+	}
+	return config.ApproveDir(dir, env.Getenv)
+}

@@ -1,0 +1,284 @@
+package config
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// A config.json found by walking up from the current directory may have
+// come with a cloned repository. Such a config can widen what recollect
+// reads (copy mode over ~/.claude) and where it sends it (a model or
+// embedding host), so it is used only once the user has approved its
+// exact bytes, the way direnv allow and git's safe.directory work. The
+// approvals live in the user's own state, never in the project.
+
+// ApprovalsFile is the file, under the user's config directory, that
+// records approved project configs.
+const ApprovalsFile = "approved.json"
+
+// maxConfigBytes bounds what a trust check reads of a config file.
+const maxConfigBytes = 1 << 20
+
+// Approval is one approved config: its absolute path and the SHA-256 of
+// the bytes the user saw.
+type Approval struct {
+	Path       string `json:"path"`
+	SHA256     string `json:"sha256"`
+	ApprovedAt string `json:"approved_at"`
+}
+
+// UntrustedError refuses a project config the user has not approved, or
+// one that changed since.
+type UntrustedError struct {
+	Path    string
+	Changed bool
+}
+
+func (e *UntrustedError) Error() string {
+	what := "is a project's config you have not approved"
+	if e.Changed {
+		what = "changed since you approved it"
+	}
+	return fmt.Sprintf("%s %s (a project config can read your transcripts and send them to a model host); review and approve it with: recollect trust", e.Path, what)
+}
+
+// ApprovalsPath is where approvals are kept: $XDG_CONFIG_HOME/recollect,
+// else ~/.config/recollect.
+func ApprovalsPath(getenv func(string) string) (string, error) {
+	base := getenv("XDG_CONFIG_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home := getenv("HOME")
+		if home == "" {
+			h, err := os.UserHomeDir()
+			if err != nil {
+				return "", fmt.Errorf("find the approvals file: %w; set HOME or XDG_CONFIG_HOME", err)
+			}
+			home = h
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "recollect", ApprovalsFile), nil
+}
+
+// ProjectConfig is a data directory's config.json as a trust check sees it.
+type ProjectConfig struct {
+	// Path is the config file's absolute path; Exists is false when there
+	// is none (the defaults, which need no approval).
+	Path   string
+	Exists bool
+	// Digest is the SHA-256 of its bytes, hex.
+	Digest string
+	// Config is the parsed config; ParseErr is set when it does not parse
+	// (loading reports that with the field path).
+	Config   Config
+	ParseErr error
+}
+
+// ReadProject reads dir's config.json for a trust check. Anything but a
+// regular file (a FIFO, a device) is refused before it is opened.
+func ReadProject(dir string) (ProjectConfig, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return ProjectConfig{}, fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	pc := ProjectConfig{Path: filepath.Join(abs, FileName)}
+	fi, err := os.Stat(pc.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return pc, nil
+	}
+	if err != nil {
+		return pc, fmt.Errorf("stat %s: %w", pc.Path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return pc, fmt.Errorf("%s is not a regular file (%s); move it away", pc.Path, fi.Mode().Type())
+	}
+	f, err := os.Open(pc.Path)
+	if err != nil {
+		return pc, fmt.Errorf("open %s: %w", pc.Path, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
+	if err != nil {
+		return pc, fmt.Errorf("read %s: %w", pc.Path, err)
+	}
+	if len(data) > maxConfigBytes {
+		return pc, fmt.Errorf("%s is larger than %d bytes; a config is a few kilobytes", pc.Path, maxConfigBytes)
+	}
+	sum := sha256.Sum256(data)
+	pc.Exists, pc.Digest = true, hex.EncodeToString(sum[:])
+	pc.Config, pc.ParseErr = Parse(bytes.NewReader(data))
+	return pc, nil
+}
+
+// Harmless reports whether cfg reads nothing but what is recorded into the
+// store and sends nothing anywhere: record mode with no sources, the
+// heuristic provider for every stage, no embeddings, redaction on. Such a
+// config needs no approval; any other does.
+func Harmless(cfg Config) bool {
+	if cfg.Mode != "record" || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled {
+		return false
+	}
+	return slices.Equal(usedProviders(cfg), []string{"heuristic"})
+}
+
+// usedProviders lists the providers cfg can call, sorted.
+func usedProviders(cfg Config) []string {
+	set := []string{cfg.Intelligence.Provider}
+	for _, r := range cfg.Intelligence.Stages {
+		for _, p := range []string{r.Provider, r.OnFail} {
+			if p != "" && p != "none" {
+				set = append(set, p)
+			}
+		}
+	}
+	slices.Sort(set)
+	return slices.Compact(set)
+}
+
+// Describe says, one line each, what cfg would read and where it would
+// send what it reads: the lines a person approves.
+func Describe(cfg Config) []string {
+	var out []string
+	switch {
+	case cfg.Mode == "copy":
+		out = append(out, "reads: copies transcripts from:")
+		for _, s := range cfg.Sources {
+			home := s.Home
+			if home == "" {
+				home = "the default home (~/.claude or ~/.cursor)"
+			}
+			cwd := "EVERY project (no cwd)"
+			if s.Cwd != "" {
+				cwd = "the project " + s.Cwd
+			}
+			sub := ""
+			if s.IncludeSubagents {
+				sub = ", subagents included"
+			}
+			out = append(out, fmt.Sprintf("  %s transcripts in %s, of %s%s", s.Kind, home, cwd, sub))
+		}
+	default:
+		out = append(out, "reads: only what record, hooks and the log_event tool store (record mode)")
+	}
+	for _, p := range usedProviders(cfg) {
+		switch p {
+		case "heuristic":
+			out = append(out, "sends: nothing for the heuristic provider (it runs in this process)")
+		case "http":
+			out = append(out, fmt.Sprintf("sends: conversation text to %s (http provider, model %q, key from $%s)", cfg.Intelligence.HTTP.BaseURL, cfg.Intelligence.HTTP.Model, cfg.Intelligence.HTTP.APIKeyEnv))
+		case "ollama":
+			out = append(out, fmt.Sprintf("sends: conversation text to %s (ollama provider, model %q)", cfg.Intelligence.Ollama.Host, cfg.Intelligence.Ollama.Model))
+		case "cli":
+			out = append(out, fmt.Sprintf("runs: the command %q with conversation text (cli provider, model %q)", cfg.Intelligence.CLI.Command, cfg.Intelligence.CLI.Model))
+		}
+	}
+	if e := cfg.Embedding; e.Provider != "" {
+		host := e.BaseURL
+		if host == "" {
+			host = "the " + e.Provider + " default host"
+		}
+		out = append(out, fmt.Sprintf("sends: facts and queries to %s for embeddings (%s, model %q)", host, e.Provider, e.Model))
+	}
+	if !cfg.Redaction.Enabled {
+		out = append(out, "stores: secrets as written (redaction.enabled is false)")
+	}
+	return out
+}
+
+// CheckProject refuses dir's config.json unless it is missing, harmless,
+// does not parse (loading reports why) or its path and digest are
+// approved. It is for a data directory found by walking up from the
+// current directory; one named by --data, $RECOLLECT_DATA or the user's
+// own ~/.recollect is the user's choice.
+func CheckProject(dir string, getenv func(string) string) error {
+	pc, err := ReadProject(dir)
+	if err != nil || !pc.Exists || pc.ParseErr != nil || Harmless(pc.Config) {
+		return err
+	}
+	approvals, err := readApprovals(getenv)
+	if err != nil {
+		return err
+	}
+	for _, a := range approvals {
+		if a.Path == pc.Path {
+			if a.SHA256 == pc.Digest {
+				return nil
+			}
+			return &UntrustedError{Path: pc.Path, Changed: true}
+		}
+	}
+	return &UntrustedError{Path: pc.Path}
+}
+
+// Approve records pc (its path and the digest of the bytes read) as
+// approved, replacing an older approval of the same path.
+func Approve(pc ProjectConfig, getenv func(string) string) error {
+	if !pc.Exists {
+		return nil
+	}
+	path, err := ApprovalsPath(getenv)
+	if err != nil {
+		return err
+	}
+	approvals, err := readApprovals(getenv)
+	if err != nil {
+		return err
+	}
+	approvals = slices.DeleteFunc(approvals, func(a Approval) bool { return a.Path == pc.Path })
+	approvals = append(approvals, Approval{Path: pc.Path, SHA256: pc.Digest, ApprovedAt: time.Now().UTC().Format(time.RFC3339)})
+	data, err := json.MarshalIndent(map[string]any{"approved": approvals}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode approvals: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("record approval: %w", err)
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(data, '\n'), 0o600); err != nil {
+		return fmt.Errorf("record approval: %w", err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("record approval: %w", err)
+	}
+	return nil
+}
+
+// ApproveDir approves dir's config.json as it is now: for a config the
+// user just wrote (init, settings set).
+func ApproveDir(dir string, getenv func(string) string) error {
+	pc, err := ReadProject(dir)
+	if err != nil {
+		return err
+	}
+	return Approve(pc, getenv)
+}
+
+func readApprovals(getenv func(string) string) ([]Approval, error) {
+	path, err := ApprovalsPath(getenv)
+	if err != nil {
+		return nil, err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read approvals %s: %w", path, err)
+	}
+	var f struct {
+		Approved []Approval `json:"approved"`
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return nil, fmt.Errorf("read approvals %s: %w; fix or delete the file (approvals are then asked again)", path, err)
+	}
+	return f.Approved, nil
+}

@@ -1,0 +1,83 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+func TestHarmless(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		json string
+		want bool
+	}{
+		{"defaults", `{}`, true},
+		{"record heuristic", `{"mode":"record","intelligence":{"provider":"heuristic"}}`, true},
+		{"copy mode", `{"mode":"copy","sources":[{"kind":"claude-code"}]}`, false},
+		{"sources in record mode", `{"mode":"record","sources":[{"kind":"cursor"}]}`, false},
+		{"http provider", `{"intelligence":{"provider":"http"}}`, false},
+		{"one stage on ollama", `{"intelligence":{"stages":{"summarise":{"provider":"ollama"}}}}`, false},
+		{"cli as fallback", `{"intelligence":{"stages":{"extract":{"on_fail":"cli"}}}}`, false},
+		{"hold on failure", `{"intelligence":{"stages":{"extract":{"on_fail":"none"}}}}`, true},
+		{"embedding host", `{"embedding":{"provider":"ollama","model":"m"}}`, false},
+		{"redaction off", `{"redaction":{"enabled":false}}`, false},
+	} {
+		cfg, err := Parse(strings.NewReader(tc.json))
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if got := Harmless(cfg); got != tc.want {
+			t.Errorf("%s: Harmless = %v, want %v (%v)", tc.name, got, tc.want, Describe(cfg))
+		}
+	}
+}
+
+func TestCheckProjectApprovesExactBytes(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	write := func(s string) {
+		if err := os.WriteFile(filepath.Join(dir, FileName), []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(`{"intelligence":{"provider":"ollama"}}`)
+	var ue *UntrustedError
+	if err := CheckProject(dir, getenv); !errors.As(err, &ue) || ue.Changed {
+		t.Fatalf("unapproved: %v", err)
+	}
+	if err := ApproveDir(dir, getenv); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckProject(dir, getenv); err != nil {
+		t.Fatalf("approved: %v", err)
+	}
+	write(`{"intelligence":{"provider":"ollama"} }`)
+	if err := CheckProject(dir, getenv); !errors.As(err, &ue) || !ue.Changed {
+		t.Fatalf("changed by one byte: %v", err)
+	}
+	// XDG_CONFIG_HOME wins over HOME: the approval above is not found there.
+	xdg := t.TempDir()
+	if err := CheckProject(dir, func(k string) string { return map[string]string{"HOME": home, "XDG_CONFIG_HOME": xdg}[k] }); !errors.As(err, &ue) {
+		t.Fatalf("approval read from the wrong place: %v", err)
+	}
+}
+
+func TestCheckProjectRefusesAFIFO(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, FileName), 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	err := CheckProject(dir, func(string) string { return t.TempDir() })
+	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Fatalf("FIFO config: %v", err)
+	}
+}
