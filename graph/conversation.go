@@ -205,28 +205,7 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	for id := range seeds {
 		ids = append(ids, id)
 	}
-	// One statement: each seed's neighbours in its session's order — the
-	// order of its events (two seeks on fact_provenance(session_id,
-	// event_seq, fact_id)), or for a fact captured without an event the
-	// order of capture (session facts are numbered as they arrive) — and
-	// those neighbours' speakers, kept to the facts cond allows.
-	rows, err := db.QueryContext(ctx, `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
-			CASE WHEN p.event_seq IS NOT NULL THEN
-				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
-					ORDER BY q.event_seq DESC LIMIT 1)
-			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-					AND q.session_fact_id < p.session_fact_id ORDER BY q.session_fact_id DESC LIMIT 1) END AS prev,
-			CASE WHEN p.event_seq IS NOT NULL THEN
-				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
-					ORDER BY q.event_seq LIMIT 1)
-			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next
-		FROM fact_provenance p WHERE p.fact_id IN (`+marks(len(ids))+`) AND p.session_id IS NOT NULL
-			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
-		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''),
-			COALESCE((SELECT instr(s.content, '?') > 0 FROM facts s WHERE s.id = a.seed), 0)
-		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
-		WHERE f.id != a.seed AND `+cond, append(ids, args...)...)
+	rows, err := db.QueryContext(ctx, neighborQuery(len(ids), cond), append(ids, args...)...)
 	if err != nil {
 		return fmt.Errorf("conversation context: %w", err)
 	}
@@ -256,6 +235,32 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 		return fmt.Errorf("conversation context: %w", err)
 	}
 	return nil
+}
+
+// neighborQuery reads each of seeds facts' neighbours in its session's
+// order — the order of its events (two seeks on fact_provenance(session_id,
+// event_seq, fact_id)), or for a fact captured without an event the order
+// of capture (two seeks on the partial index
+// fact_provenance_session_capture) — with the neighbour's speaker and
+// whether the seed asks a question, kept to the facts cond allows.
+func neighborQuery(seeds int, cond string) string {
+	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
+			CASE WHEN p.event_seq IS NOT NULL THEN
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
+					ORDER BY q.event_seq DESC LIMIT 1)
+			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+					AND q.session_fact_id < p.session_fact_id ORDER BY q.session_fact_id DESC LIMIT 1) END AS prev,
+			CASE WHEN p.event_seq IS NOT NULL THEN
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
+					ORDER BY q.event_seq LIMIT 1)
+			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next
+		FROM fact_provenance p WHERE p.fact_id IN (` + marks(seeds) + `) AND p.session_id IS NOT NULL
+			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
+		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''),
+			COALESCE((SELECT instr(s.content, '?') > 0 FROM facts s WHERE s.id = a.seed), 0)
+		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
+		WHERE f.id != a.seed AND ` + cond
 }
 
 func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,5 +160,31 @@ func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
 	}
 	if want := n - keywordPool/2; len(kr.IDs) != want {
 		t.Fatalf("ranked %d facts, want all %d that pass the condition", len(kr.IDs), want)
+	}
+}
+
+// TestNeighborQueryReadsByIndex: a captured hit's neighbours are found
+// with a seek on the capture-order index, never by sorting its session's
+// facts, so a session of thousands of captures costs a search no more.
+func TestNeighborQueryReadsByIndex(t *testing.T) {
+	db := openTestStore(t)
+	rows, err := db.Query(`EXPLAIN QUERY PLAN `+neighborQuery(2, "f.status != 'rejected'"), 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	text := strings.Join(plan, "\n")
+	t.Logf("plan:\n%s", text)
+	if strings.Count(text, "fact_provenance_session_capture") < 2 || strings.Contains(text, "TEMP B-TREE") {
+		t.Fatalf("neighbour query plan:\n%s\nwant two seeks on fact_provenance_session_capture and no sort", text)
 	}
 }

@@ -425,6 +425,13 @@ CREATE VIEW spend_counted AS SELECT id, run_id, stage, provider, model,
 	ok, created_at
 FROM spend;
 `,
+	// v14 — a conversation's captured facts in capture order: facts
+	// captured without an event (capture_fact) are neighbours in the order
+	// their session facts were stored, and search reads a hit's neighbours
+	// with one seek each, however long the session.
+	`
+CREATE INDEX fact_provenance_session_capture ON fact_provenance(session_id, session_fact_id, fact_id) WHERE event_seq IS NULL;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
