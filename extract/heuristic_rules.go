@@ -34,15 +34,16 @@ const (
 // "you are now …", "as an AI …". Such text is never knowledge, whoever
 // typed it.
 var injectionRe = regexp.MustCompile(`(?i)` +
-	`\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,40}\b(previous|prior|above|earlier|preceding|all|any|your|the)\b[^.!?\n]{0,30}\b(instructions?|prompts?|rules|directions|guidelines|context|messages?)\b` +
-	`|^\W*(system|assistant|developer|admin|root)\s*(prompt|message|override)?\s*[:>\]]` +
+	`\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,30}\b(previous|prior|above|earlier|preceding|your|system|original)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules|directions|guidelines|context|messages?)\b` +
+	`|\b(ignore|disregard|forget)\s+(all|any|everything)\s+(instructions?|you('ve| have) been told)\b` +
+	`|^\W*(system|assistant)\s*(prompt|message|override)?\s*[:>\]]` +
 	`|\[/?(system|inst|instructions?)\]|<\|?/?(system|im_start|im_end)\|?>` +
-	`|\byou are now\b|\byou're now\b|\bfrom now on,? you\b|\bact as (an?|the|my)\b|\bpretend (to be|you are|you're)\b` +
+	`|\byou are now\b|\byou're now\b|\bfrom now on,? you\b|\b(you|please) act as\b|^act as\b|\bpretend (to be|you are|you're)\b` +
 	`|\bas an ai\b|\b(you are|you're) (an? )?(ai|assistant|language model|llm|chatbot)\b` +
-	`|\b(admin|developer|god|jailbreak|dan|unrestricted) mode\b|\bjailbreak\b` +
-	`|\bnew (system )?instructions?\b|\byour (system )?prompt\b` +
+	`|\b(you are|you're) (now )?in [a-z]+ mode\b|\b(enter|activate|enable) (admin|developer|god|jailbreak|dan|unrestricted) mode\b|\bjailbreak\b` +
+	`|\bnew system (prompt|instructions?)\b|\bnew instructions?\s*:|\byour (system )?prompt\b` +
 	`|\b(store|save|remember|record) (this|the following|that)\s*:` +
-	`|\b(respond|reply|answer|output) (only )?with\b`)
+	`|\b(respond|reply|answer|output) only (with|in)\b|\byou (must|will|shall) (respond|reply|answer)\b`)
 
 // Words that open a command or request rather than a statement.
 var imperative = map[string]bool{

@@ -94,3 +94,23 @@ func TestHeuristicNeverKeepsInjectedInstructions(t *testing.T) {
 		t.Errorf("reason %q, want %q", reason, ReasonInjection)
 	}
 }
+
+// Statements about software that only sound like the injection phrases
+// are not taken for injected instructions.
+func TestHeuristicInjectionRulesSpareOrdinaryStatements(t *testing.T) {
+	for _, in := range []string{
+		"We ignore all the lint rules in vendor/ because that code is generated.",
+		"The CLI must respond with exit status 2 on bad input.",
+		"Chrome's developer mode has to be on to load the unpacked extension.",
+		"The nginx proxy can act as a cache for the image service.",
+		"Admin accounts are managed in Okta, not in the app.",
+	} {
+		u := units(in)
+		if len(u) != 1 {
+			t.Fatalf("units(%q) = %+v", in, u)
+		}
+		if _, reason := judge(u[0]); reason == ReasonInjection {
+			t.Errorf("%q read as an injected instruction", in)
+		}
+	}
+}
