@@ -48,13 +48,11 @@ func ThresholdCommand(binary, dataDir string) string {
 }
 
 // CursorSnippet is Cursor's hooks.json with the stop hook alone, for
-// people who edit the file by hand.
+// people who edit the file by hand: what InstallCursor writes into a new
+// file.
 func CursorSnippet(binary, dataDir string) string {
-	b, _ := json.MarshalIndent(map[string]any{
-		"version": 1,
-		"hooks":   map[string]any{CursorStopEvent: []any{map[string]any{"command": ThresholdCommand(binary, dataDir)}}},
-	}, "", "  ")
-	return string(b)
+	b, _, _ := MergeCursorHooks(nil, binary, dataDir)
+	return strings.TrimSuffix(string(b), "\n")
 }
 
 // InstallCursor merges the stop hook into Cursor's hooks file at path, as

@@ -193,6 +193,11 @@ func TestHooksInstallCursor(t *testing.T) {
 		got.Hooks["stop"][0].Command != hooks.ThresholdCommand(thisBinary(t), data) {
 		t.Fatalf("merged hooks.json: %s", b)
 	}
+	out, _, code = runApp(t, nil, "hooks", "print", "--cursor", "--data", data)
+	if code != 0 || !strings.Contains(out, "{\n  \"version\": 1,\n  \"hooks\": {\n    \"stop\": [") ||
+		!strings.Contains(out, hooks.ThresholdCommand(thisBinary(t), data)) || !strings.Contains(out, `"mcpServers"`) {
+		t.Errorf("print --cursor: exit %d\n%s", code, out)
+	}
 	if _, errOut, code := runApp(t, nil, "hooks", "install", "--cursor", "--data", data); code != 2 || !strings.Contains(errOut, "say where") {
 		t.Errorf("--cursor without a place: exit %d, %q", code, errOut)
 	}
