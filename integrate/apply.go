@@ -94,6 +94,9 @@ func (in *Integrator) insertFact(ctx context.Context, tx *sql.Tx, pf PendingFact
 	if err := addProvenance(ctx, tx, id, pf); err != nil {
 		return 0, err
 	}
+	if err := signFact(ctx, tx, id, pf.Content); err != nil {
+		return 0, err
+	}
 	n, err := linkEntities(ctx, tx, id, p.mentions, p.relations)
 	if err != nil {
 		return 0, err

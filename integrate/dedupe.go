@@ -55,7 +55,11 @@ func negated(s string) bool {
 
 // Overlap is the Jaccard similarity of two facts' content words.
 func Overlap(a, b string) float64 {
-	wa, wb := contentWords(a), contentWords(b)
+	return jaccard(contentWords(a), contentWords(b))
+}
+
+// jaccard is the Jaccard similarity of two word sets.
+func jaccard(wa, wb map[string]bool) float64 {
 	if len(wa) == 0 || len(wb) == 0 {
 		return 0
 	}
@@ -92,35 +96,14 @@ func activeByDigest(ctx context.Context, q querier, digest string) (int64, bool,
 
 // nearDuplicates lists active facts of the domain whose content words
 // overlap content's by at least NearThreshold, best first, at most five.
+// The candidates come from the signature index (signatures.go), so the
+// cost does not grow with the store.
 func nearDuplicates(ctx context.Context, q querier, content, domain string) ([]candidate, error) {
-	match := graph.Sanitize(strings.Join(pigeonholeWords(content), " "))
-	if match == "" {
-		return nil, nil
-	}
-	rows, err := q.QueryContext(ctx, `SELECT f.id, f.content, COALESCE(f.said_at,'') FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND f.status = 'active' AND f.domain = ? ORDER BY bm25(facts_fts) LIMIT 20`, match, domain)
+	cands, err := signatureCandidates(ctx, q, content, domain)
 	if err != nil {
-		return nil, fmt.Errorf("find near duplicates: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	var out []candidate
-	for rows.Next() {
-		c := candidate{Status: "active"}
-		if err := rows.Scan(&c.ID, &c.Content, &c.SaidAt); err != nil {
-			return nil, fmt.Errorf("find near duplicates: %w", err)
-		}
-		if c.Score = Overlap(content, c.Content); c.Score >= NearThreshold {
-			out = append(out, c)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("find near duplicates: %w", err)
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
-	if len(out) > 5 {
-		out = out[:5]
-	}
-	return out, nil
+	return bestNear(content, cands), nil
 }
 
 const reconcileSystem = `You keep a user's memory free of duplicates. Given a new fact and stored facts that resemble it, answer "merge" with the stored fact's id when the new fact says the same thing, "noop" with the id when the stored fact already covers it and the new one adds nothing, or "add" when it says something the stored facts do not. Answer only with the JSON object.`
@@ -178,6 +161,11 @@ func (in *Integrator) reconcile(ctx context.Context, content string, near []cand
 	}
 	return actAdd, 0, fmt.Sprintf("near duplicate of fact %d (overlap %.2f) but not the same words; kept both", best.ID, best.Score), in.actor(), nil
 }
+
+// SignatureWords are the words of content a near duplicate must share at
+// least one of (see pigeonholeWords); exported for benchmarks that time
+// lookups by them.
+func SignatureWords(content string) []string { return pigeonholeWords(content) }
 
 // pigeonholeWords is the fewest of content's words a near duplicate must
 // contain at least one of: overlap ≥ NearThreshold needs at least k of the

@@ -100,6 +100,9 @@ type PendingFact struct {
 // puts its unfinished facts back to pending.
 func (in *Integrator) Run(ctx context.Context) (Report, error) {
 	rep := Report{StageFailures: map[string]int{}}
+	if err := in.signBackfill(ctx); err != nil {
+		return rep, err
+	}
 	token, n, err := in.claim(ctx)
 	if err != nil {
 		return rep, err

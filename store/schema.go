@@ -432,6 +432,21 @@ FROM spend;
 	`
 CREATE INDEX fact_provenance_session_capture ON fact_provenance(session_id, session_fact_id, fact_id) WHERE event_seq IS NULL;
 `,
+	// v15 — near-duplicate signatures: a few hashed content words per fact
+	// (integrate/signatures.go) with the fact's size, so dedupe looks up a
+	// new fact's words instead of an OR query over the whole store. Facts
+	// stored before are signed by the next integrate run (up to upto).
+	`
+CREATE TABLE fact_signatures (
+	token   INTEGER NOT NULL,
+	fact_id INTEGER NOT NULL REFERENCES facts(id) ON DELETE CASCADE,
+	size    INTEGER NOT NULL,
+	PRIMARY KEY (token, fact_id)
+) WITHOUT ROWID;
+CREATE INDEX fact_signatures_fact ON fact_signatures(fact_id);
+CREATE TABLE fact_signature_backfill (upto INTEGER NOT NULL);
+INSERT INTO fact_signature_backfill SELECT max(id) FROM facts WHERE id IS NOT NULL HAVING count(*) > 0;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

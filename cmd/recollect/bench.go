@@ -25,6 +25,7 @@ func benchCommand(env Env) *cli.Command {
 			&cli.DurationFlag{Name: "idle", Value: def.Idle, Usage: "how long to watch the idle daemon"},
 			&cli.IntFlag{Name: "copy-lines", Value: def.CopyLines, Usage: "lines in the copied transcript"},
 			&cli.StringFlag{Name: "search-sizes", Value: "10000,100000", Usage: "store sizes (facts) to search, comma-separated"},
+			&cli.StringFlag{Name: "integrate-sizes", Value: "1000,100000", Usage: "store sizes (facts) to integrate new facts into, comma-separated; the first is the baseline (add 1000000 for the 1M row)"},
 			&cli.IntFlag{Name: "notify-runs", Value: def.NotifyRuns, Usage: "runs of each process for the notify medians"},
 			&cli.IntFlag{Name: "follow", Value: def.FollowAppends, Usage: "appends timed by the follow benchmark"},
 		},
@@ -57,13 +58,12 @@ func systemsOptions(c *cli.Context) (bench.SystemsOptions, error) {
 	if c.NArg() > 0 {
 		return opts, usagef("bench: unknown part %q; the parts are %s (use --only), or run bench locomo PATH", c.Args().First(), strings.Join(bench.Parts, ", "))
 	}
-	opts.SearchSizes = nil
-	for _, s := range strings.Split(c.String("search-sizes"), ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || n <= 0 {
-			return opts, usagef("bench: --search-sizes %q: give positive fact counts, e.g. 10000,100000", c.String("search-sizes"))
-		}
-		opts.SearchSizes = append(opts.SearchSizes, n)
+	var err error
+	if opts.SearchSizes, err = factCounts(c, "search-sizes"); err != nil {
+		return opts, err
+	}
+	if opts.IntegrateSizes, err = factCounts(c, "integrate-sizes"); err != nil {
+		return opts, err
 	}
 	if o := c.String("only"); o != "" {
 		for _, p := range strings.Split(o, ",") {
@@ -83,6 +83,19 @@ func systemsOptions(c *cli.Context) (bench.SystemsOptions, error) {
 	}
 	opts.Binary = bin
 	return opts, nil
+}
+
+// factCounts parses a comma-separated list of store sizes.
+func factCounts(c *cli.Context, flag string) ([]int, error) {
+	var out []int
+	for _, s := range strings.Split(c.String(flag), ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || n <= 0 {
+			return nil, usagef("bench: --%s %q: give positive fact counts, e.g. 10000,100000", flag, c.String(flag))
+		}
+		out = append(out, n)
+	}
+	return out, nil
 }
 
 func contains(list []string, v string) bool {

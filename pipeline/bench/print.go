@@ -80,7 +80,10 @@ const (
 	FollowP95Max   = time.Second
 	SearchP50Max   = 20 * time.Millisecond
 	SearchMaxRatio = 3.0
-	IdleRSSMaxKB   = 40 << 10
+	// IntegrateMaxRatio bounds integrate's cost per fact in a big store
+	// against the smallest one measured.
+	IntegrateMaxRatio = 2.0
+	IdleRSSMaxKB      = 40 << 10
 	// SessionHookP50Max and PromptHookP50Max bound the context hooks'
 	// whole-process medians.
 	SessionHookP50Max = 60 * time.Millisecond
@@ -138,6 +141,21 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 			"the same", ofNode(h.Prompt.P50), "p50 ≤ 80 ms", h.Prompt.P50 <= PromptHookP50Max)
 		fmt.Fprintf(w, "%-12s session-start context %d bytes; %d of %d prompts added facts, the rest nothing\n", "", h.SessionBytes, h.PromptAdded, h.Runs)
 	}
+	for _, in := range r.Integrate {
+		first := r.Integrate[0]
+		ratio := func(d, base time.Duration) (string, bool) {
+			if in.Facts == first.Facts || base <= 0 {
+				return "(the baseline)", true
+			}
+			x := float64(d) / float64(base)
+			return fmt.Sprintf("%.2f× %s", x, sizeName(first.Facts)), x <= IntegrateMaxRatio
+		}
+		x, ok := ratio(in.Lookup, first.Lookup)
+		row("dedupe "+sizeName(in.Facts), fmt.Sprintf("%s per fact (%d facts)", fmtDur(in.Lookup), in.New),
+			fmt.Sprintf("store-wide OR query %s", fmtDur(in.OR)), x, "≤ 2× the smallest store", ok)
+		x, ok = ratio(in.PerFact, first.PerFact)
+		row("integrate "+sizeName(in.Facts), fmt.Sprintf("%s per fact", fmtDur(in.PerFact)), "", x, "≤ 2× the smallest store", ok)
+	}
 	if c := r.Copy; c != nil {
 		row("copy", fmt.Sprintf("%.0f lines/s (%dk lines)", c.CopyRate, c.Lines/1000), fmt.Sprintf("raw batched insert %.0f lines/s", c.RawRate),
 			fmt.Sprintf("%.2f of raw", c.CopyToRaw), "≥ 0.50 of raw", c.CopyToRaw >= CopyMinRatio)
@@ -178,4 +196,15 @@ func yesNo(ok bool) string {
 		return "yes"
 	}
 	return "NO"
+}
+
+// sizeName is a store size as 1k, 100k, 1M.
+func sizeName(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1000 && n%1000 == 0:
+		return fmt.Sprintf("%dk", n/1000)
+	}
+	return fmt.Sprint(n)
 }

@@ -13,7 +13,7 @@ import (
 )
 
 // Parts of the systems table, in the order they run.
-var Parts = []string{"copy", "search", "notify", "hooks", "follow", "idle"}
+var Parts = []string{"copy", "search", "integrate", "notify", "hooks", "follow", "idle"}
 
 // SystemsOptions configure the systems table. Zero values take the
 // issue's sizes (DefaultSystems).
@@ -28,8 +28,11 @@ type SystemsOptions struct {
 	CopyLines     int
 	FollowAppends int
 	SearchSizes   []int
-	SearchQueries int
-	Idle          time.Duration
+	// IntegrateSizes are the stores new facts are integrated into; the
+	// first is the baseline of the others.
+	IntegrateSizes []int
+	SearchQueries  int
+	Idle           time.Duration
 	// Only runs these parts (all when empty).
 	Only []string
 	// Progress, when set, receives a line as each part starts.
@@ -39,20 +42,22 @@ type SystemsOptions struct {
 // DefaultSystems returns the sizes the targets are stated for.
 func DefaultSystems() SystemsOptions {
 	return SystemsOptions{Fixtures: FixturesDefaultPath, NotifyRuns: 30, CopyLines: 200_000, FollowAppends: 200,
-		SearchSizes: []int{10_000, 100_000}, SearchQueries: 200, Idle: 60 * time.Second}
+		SearchSizes: []int{10_000, 100_000}, IntegrateSizes: []int{1000, 100_000}, SearchQueries: 200, Idle: 60 * time.Second}
 }
 
 // SystemsReport holds what was measured; a part that could not be measured
 // is absent and its reason is in Failed.
 type SystemsReport struct {
-	Machine Machine           `json:"machine"`
-	Copy    *CopyResult       `json:"copy,omitempty"`
-	Search  []SearchResult    `json:"search,omitempty"`
-	Notify  *NotifyResult     `json:"notify,omitempty"`
-	Hooks   []HookResult      `json:"hooks,omitempty"`
-	Follow  *FollowResult     `json:"follow,omitempty"`
-	Idle    *IdleResult       `json:"idle,omitempty"`
-	Failed  map[string]string `json:"not_measured,omitempty"`
+	Machine Machine        `json:"machine"`
+	Copy    *CopyResult    `json:"copy,omitempty"`
+	Search  []SearchResult `json:"search,omitempty"`
+	// Integrate is one row per store size, smallest first.
+	Integrate []IntegrateResult `json:"integrate,omitempty"`
+	Notify    *NotifyResult     `json:"notify,omitempty"`
+	Hooks     []HookResult      `json:"hooks,omitempty"`
+	Follow    *FollowResult     `json:"follow,omitempty"`
+	Idle      *IdleResult       `json:"idle,omitempty"`
+	Failed    map[string]string `json:"not_measured,omitempty"`
 }
 
 // Machine says where the figures were measured.
@@ -123,6 +128,18 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 			rep.Search = append(rep.Search, r)
 		}
 		os.RemoveAll(filepath.Join(work, "search"))
+	}
+	if want("integrate") {
+		for _, n := range opts.IntegrateSizes {
+			say(fmt.Sprintf("integrate: %d new messages into %d facts", IntegrateBatch, n))
+			r, err := BenchIntegrate(ctx, filepath.Join(work, "integrate"), opts.Fixtures, n, IntegrateBatch)
+			if err != nil {
+				rep.Failed[fmt.Sprintf("integrate %d", n)] = err.Error()
+				continue
+			}
+			rep.Integrate = append(rep.Integrate, r)
+			os.RemoveAll(filepath.Join(work, "integrate"))
+		}
 	}
 	if want("notify") {
 		say(fmt.Sprintf("notify: %d rounds of notify, node -e 0, true", opts.NotifyRuns))

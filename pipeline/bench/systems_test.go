@@ -57,6 +57,16 @@ func TestBenchSearchSmall(t *testing.T) {
 	}
 }
 
+func TestBenchIntegrateSmall(t *testing.T) {
+	r, err := BenchIntegrate(context.Background(), t.TempDir(), fixturesPath(t), 1000, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Facts != 1000 || r.New == 0 || r.PerFact <= 0 || r.Lookup <= 0 || r.OR <= 0 {
+		t.Fatalf("integrate result %+v: every figure must be measured", r)
+	}
+}
+
 func TestProcStat(t *testing.T) {
 	cpu, rss, err := procStat(os.Getpid())
 	if err != nil || rss <= 0 || cpu < 0 {

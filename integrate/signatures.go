@@ -1,0 +1,215 @@
+package integrate
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/recollect/recollect/store"
+)
+
+// Near duplicates are found through fact_signatures, a prefix-filter index
+// (the all-pairs similarity-join technique): a fact's content words are
+// ordered by one fixed rule — longest first, then alphabetically — and the
+// first n−⌈0.6·n⌉+1 of its n words are its signature. Two facts whose
+// word overlap (Jaccard) is at least NearThreshold always share a
+// signature word, and their sizes are within a factor NearThreshold of
+// each other, so a new fact looks up only its own few signature words in
+// a size band. The cost per fact follows how many facts share its rarest
+// words, not the size of the store.
+
+// PostingCap bounds the facts read per signature word: a word in the
+// signature of thousands of facts of similar size (boilerplate) yields
+// its newest PostingCap, so one fact's lookup stays bounded whatever the
+// store holds. A near duplicate shares every word it has in common with
+// the new fact; it is missed only if each of them is that common.
+const PostingCap = 32
+
+// signature is a fact's signature words, hashed, and its size in content
+// words.
+func signature(content string) (tokens []int64, size int) {
+	words := pigeonholeWords(content)
+	size = len(contentWords(content))
+	tokens = make([]int64, len(words))
+	for i, w := range words {
+		tokens[i] = wordHash(w)
+	}
+	return tokens, size
+}
+
+// wordHash is a word's 64-bit FNV-1a hash.
+func wordHash(w string) int64 {
+	h := fnv.New64a()
+	h.Write([]byte(w))
+	return int64(h.Sum64())
+}
+
+// sizeBand is the range of sizes a near duplicate of an n-word fact has.
+func sizeBand(n int) (lo, hi int) {
+	return int(math.Ceil(NearThreshold * float64(n))), int(math.Floor(float64(n) / NearThreshold))
+}
+
+// execer writes: a *sql.Tx or a *store.DB.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// signFact stores fact id's signature.
+func signFact(ctx context.Context, x execer, id int64, content string) error {
+	tokens, size := signature(content)
+	if len(tokens) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString(`INSERT OR IGNORE INTO fact_signatures(token, fact_id, size) VALUES `)
+	args := make([]any, 0, 3*len(tokens))
+	for i, t := range tokens {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString("(?,?,?)")
+		args = append(args, t, id, size)
+	}
+	if _, err := x.ExecContext(ctx, b.String(), args...); err != nil {
+		return fmt.Errorf("sign fact %d: %w", id, err)
+	}
+	return nil
+}
+
+// SignFacts stores the signatures of the active facts with ids from..to
+// (inclusive) in tx, and returns how many facts it signed. A store built
+// by inserting facts directly (a benchmark's) calls it once after.
+func SignFacts(ctx context.Context, tx *sql.Tx, from, to int64) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, content FROM facts WHERE id BETWEEN ? AND ? AND status = 'active'`, from, to)
+	if err != nil {
+		return 0, fmt.Errorf("sign facts: %w", err)
+	}
+	type fact struct {
+		id      int64
+		content string
+	}
+	var facts []fact
+	for rows.Next() {
+		var f fact
+		if err := rows.Scan(&f.id, &f.content); err != nil {
+			rows.Close()
+			return 0, fmt.Errorf("sign facts: %w", err)
+		}
+		facts = append(facts, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, fmt.Errorf("sign facts: %w", err)
+	}
+	for _, f := range facts {
+		if err := signFact(ctx, tx, f.id, f.content); err != nil {
+			return 0, err
+		}
+	}
+	return len(facts), nil
+}
+
+// signBackfill signs the facts a store held before it had signatures
+// (fact_signature_backfill names the newest), a batch per transaction,
+// then drops the marker.
+func (in *Integrator) signBackfill(ctx context.Context) error {
+	var upto int64
+	err := in.DB.QueryRowContext(ctx, `SELECT upto FROM fact_signature_backfill`).Scan(&upto)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("sign stored facts: %w", err)
+	}
+	const batch = 5000
+	for from := int64(1); from <= upto; from += batch {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		err := in.DB.Tx(ctx, func(tx *sql.Tx) error {
+			_, err := SignFacts(ctx, tx, from, min(from+batch-1, upto))
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if _, err := in.DB.ExecContext(ctx, `DELETE FROM fact_signature_backfill`); err != nil {
+		return fmt.Errorf("sign stored facts: %w", err)
+	}
+	return nil
+}
+
+// signatureCandidates lists the active facts of domain that share a
+// signature word with content and lie in its size band, each word's
+// newest PostingCap at most, with their contents.
+func signatureCandidates(ctx context.Context, q querier, content, domain string) ([]candidate, error) {
+	tokens, size := signature(content)
+	if len(tokens) == 0 {
+		return nil, nil
+	}
+	lo, hi := sizeBand(size)
+	var b strings.Builder
+	args := make([]any, 0, 4*len(tokens)+1)
+	b.WriteString(`SELECT f.id, f.content, COALESCE(f.said_at,'') FROM facts f WHERE f.id IN (`)
+	for i, t := range tokens {
+		if i > 0 {
+			b.WriteString(" UNION ")
+		}
+		b.WriteString(`SELECT * FROM (SELECT fact_id FROM fact_signatures WHERE token = ? AND size BETWEEN ? AND ? ORDER BY fact_id DESC LIMIT ?)`)
+		args = append(args, t, lo, hi, PostingCap)
+	}
+	b.WriteString(`) AND f.status = 'active' AND f.domain = ? ORDER BY f.id`)
+	args = append(args, domain)
+	rows, err := q.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return nil, fmt.Errorf("find near duplicates: %w", err)
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		c := candidate{Status: "active"}
+		if err := rows.Scan(&c.ID, &c.Content, &c.SaidAt); err != nil {
+			return nil, fmt.Errorf("find near duplicates: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find near duplicates: %w", err)
+	}
+	return out, nil
+}
+
+// bestNear keeps the candidates whose overlap with content reaches
+// NearThreshold, best first (ties oldest first), at most five.
+func bestNear(content string, cands []candidate) []candidate {
+	mine := contentWords(content)
+	var out []candidate
+	for _, c := range cands {
+		if c.Score = jaccard(mine, contentWords(c.Content)); c.Score >= NearThreshold {
+			out = append(out, c)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Score > out[j].Score })
+	if len(out) > 5 {
+		out = out[:5]
+	}
+	return out
+}
+
+// NearDuplicateIDs lists the active facts of domain that are near
+// duplicates of content (overlap ≥ NearThreshold), best first, at most
+// five, as integrate finds them; for benchmarks and diagnostics.
+func NearDuplicateIDs(ctx context.Context, db *store.DB, content, domain string) ([]int64, error) {
+	near, err := nearDuplicates(ctx, db, content, domain)
+	ids := make([]int64, len(near))
+	for i, c := range near {
+		ids[i] = c.ID
+	}
+	return ids, err
+}

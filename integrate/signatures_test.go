@@ -1,0 +1,46 @@
+package integrate_test
+
+import (
+	"testing"
+)
+
+// TestSignaturesKeptInStep: a new fact is signed in the transaction that
+// stores it, its signature goes with it when it is deleted, and facts a
+// store held before it had signatures are signed by the next run, so a
+// near duplicate of one of them is found and merged.
+func TestSignaturesKeptInStep(t *testing.T) {
+	db := openStore(t)
+	say(t, db, statement{text: "The staging database runs Postgres 16 on the blue cluster", day: 1})
+	run(t, newIntegrator(db, day(1)))
+	first := factNamed(t, db, "The staging database runs Postgres 16 on the blue cluster")
+	if n := count(t, db, `SELECT count(*) FROM fact_signatures WHERE fact_id = ?`, first.ID); n == 0 {
+		t.Fatal("a new fact has no signature")
+	}
+
+	// A store from before signatures: its facts carry none, and the
+	// migration left the marker of what to sign.
+	if _, err := db.Exec(`DELETE FROM fact_signatures`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`INSERT INTO fact_signature_backfill VALUES (?)`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	say(t, db, statement{session: "s2", text: "Postgres 16 runs the staging database on the blue cluster", day: 2})
+	rep := run(t, newIntegrator(db, day(2)))
+	if rep.Merged != 1 || rep.Integrated != 0 {
+		t.Fatalf("report = %+v, want the reworded fact merged into the stored one", rep)
+	}
+	if n := count(t, db, `SELECT count(*) FROM fact_signatures WHERE fact_id = ?`, first.ID); n == 0 {
+		t.Fatal("the stored fact was not signed by the run")
+	}
+	if n := count(t, db, `SELECT count(*) FROM fact_signature_backfill`); n != 0 {
+		t.Fatalf("the backfill marker is still there (%d rows)", n)
+	}
+
+	if _, err := db.Exec(`DELETE FROM facts WHERE id = ?`, first.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(t, db, `SELECT count(*) FROM fact_signatures`); n != 0 {
+		t.Fatalf("%d signature rows outlive their deleted fact", n)
+	}
+}

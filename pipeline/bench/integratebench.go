@@ -1,0 +1,156 @@
+package bench
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store"
+)
+
+// IntegrateBatch is how many user messages the integrate bench records
+// and extracts before timing their integration.
+const IntegrateBatch = 300
+
+// IntegrateResult is the cost of integrating new facts into a store that
+// already holds Facts, beside the store-wide keyword query near duplicates
+// used to come from (an FTS5 OR over the new fact's rarest words, ordered
+// by bm25), timed for the same facts on the same store.
+type IntegrateResult struct {
+	Facts   int           `json:"stored_facts"`
+	New     int           `json:"new_facts"`
+	Build   time.Duration `json:"build_ns"`
+	PerFact time.Duration `json:"integrate_per_fact_ns"`
+	// Lookup is the near-duplicate lookup through the signature index,
+	// OR the store-wide query it replaced, each per new fact.
+	Lookup time.Duration `json:"lookup_per_fact_ns"`
+	OR     time.Duration `json:"or_query_per_fact_ns"`
+}
+
+// BenchIntegrate builds a store of n facts (as the search bench does,
+// signed for near-duplicate lookup as integrate signs its own), records
+// batch user messages made of fixture sentences, extracts them with the
+// heuristic and times the integrate step, per integrated fact.
+func BenchIntegrate(ctx context.Context, work, fixtures string, n, batch int) (IntegrateResult, error) {
+	res := IntegrateResult{Facts: n}
+	start := time.Now()
+	dir := filepath.Join(work, fmt.Sprintf("integrate-%d", n))
+	db, sentences, err := buildSearchStore(ctx, dir, fixtures, n)
+	if err != nil {
+		return res, err
+	}
+	err = db.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := integrate.SignFacts(ctx, tx, 1, int64(n))
+		return err
+	})
+	if err == nil {
+		_, err = db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+	}
+	db.Close()
+	if err != nil {
+		return res, fmt.Errorf("sign the integrate store: %w", err)
+	}
+	res.Build = time.Since(start)
+
+	p, err := pipeline.Open(ctx, dir)
+	if err != nil {
+		return res, err
+	}
+	defer p.Close()
+	p.Getenv = func(k string) string {
+		if k == extract.EnvProvider {
+			return "heuristic"
+		}
+		return ""
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	evs := make([]store.Event, batch)
+	for i := range evs {
+		evs[i] = store.Event{SessionID: fmt.Sprintf("new-%d", i/20), Source: "record", Role: "user", EventType: "message", ContentType: "text",
+			Content: "We decided that " + sentences[rng.IntN(len(sentences))]}
+	}
+	if _, err := p.Record(ctx, evs); err != nil {
+		return res, err
+	}
+	if _, err := p.Run(ctx, pipeline.RunOptions{Steps: pipeline.Steps{Extract: true}, Extract: extract.Options{All: true}, Trigger: "bench"}); err != nil {
+		return res, err
+	}
+	pending, err := pendingContents(ctx, p.DB)
+	if err != nil {
+		return res, err
+	}
+	if len(pending) == 0 {
+		return res, fmt.Errorf("the heuristic extracted no fact from %d messages; nothing to time", batch)
+	}
+	// The lookups alone, before the new facts join the store: the index's
+	// and the old store-wide query's, alternating so load hits both.
+	var look, or time.Duration
+	for _, c := range pending {
+		t := time.Now()
+		if _, err := integrate.NearDuplicateIDs(ctx, p.DB, c, "general"); err != nil {
+			return res, err
+		}
+		look += time.Since(t)
+		t = time.Now()
+		if err := orQuery(ctx, p.DB, c); err != nil {
+			return res, err
+		}
+		or += time.Since(t)
+	}
+	res.Lookup, res.OR = look/time.Duration(len(pending)), or/time.Duration(len(pending))
+	t0 := time.Now()
+	sum, err := p.Run(ctx, pipeline.RunOptions{Steps: pipeline.Steps{Integrate: true}, Trigger: "bench"})
+	if err != nil {
+		return res, err
+	}
+	took := time.Since(t0)
+	if res.New = sum.Integrate.Claimed; res.New == 0 {
+		return res, fmt.Errorf("integrate claimed none of the %d pending facts", len(pending))
+	}
+	res.PerFact = took / time.Duration(res.New)
+	return res, nil
+}
+
+// pendingContents lists the pending facts' contents.
+func pendingContents(ctx context.Context, db *store.DB) ([]string, error) {
+	rows, err := db.QueryContext(ctx, `SELECT content FROM session_facts WHERE status = 'pending'`)
+	if err != nil {
+		return nil, fmt.Errorf("read pending facts: %w", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			return nil, fmt.Errorf("read pending facts: %w", err)
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// orQuery is the store-wide lookup near duplicates came from before the
+// signature index: any of the fact's signature words, best bm25 first.
+func orQuery(ctx context.Context, db *store.DB, content string) error {
+	match := graph.Sanitize(strings.Join(integrate.SignatureWords(content), " "))
+	if match == "" {
+		return nil
+	}
+	rows, err := db.QueryContext(ctx, `SELECT f.id, f.content FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
+		WHERE facts_fts MATCH ? AND f.status = 'active' AND f.domain = 'general' ORDER BY bm25(facts_fts) LIMIT 20`, match)
+	if err != nil {
+		return fmt.Errorf("or query: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+	}
+	return rows.Err()
+}
