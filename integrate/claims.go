@@ -48,6 +48,10 @@ type claim struct {
 	// negated is true when the clause says the attribute no longer holds
 	// ("no longer", "not", "used to", "stopped").
 	negated bool
+	// scope is the purpose or environment the value holds for ("Python 3.11
+	// for the API", "port 3000 in production"); two values for different
+	// scopes both hold.
+	scope string
 	// owner, when set, overrides the clause's subject: "Alice owns the
 	// billing service" is about the billing service.
 	owner map[string]bool
@@ -165,7 +169,8 @@ var predicateWords = set("is", "are", "was", "were", "be", "been", "am", "has", 
 	"go", "goes", "send", "sends", "write", "writes", "read", "reads", "store", "stores", "stored", "talk", "talks",
 	"manage", "manages", "managed", "play", "plays", "drive", "drives", "speak", "speaks", "learn", "learns", "learning",
 	"eat", "eats", "drink", "drinks", "make", "makes", "take", "takes", "sold", "bought", "upgraded", "happen", "happens",
-	"listened", "expose", "exposes", "sit", "sits", "belong", "belongs")
+	"listened", "expose", "exposes", "connect", "connects", "connected", "return", "returns", "handle", "handles",
+	"support", "supports", "include", "includes", "contain", "contains", "load", "loads", "fetch", "fetches", "sit", "sits", "belong", "belongs")
 
 // stopValue ends a value phrase.
 var stopValue = set("for", "in", "on", "at", "with", "since", "because", "and", "but", "instead", "now", "last", "this",
@@ -343,7 +348,18 @@ func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 		default:
 			v = valuePhrase(groups[0])
 		}
-		add(claim{slot: slot, single: f.single, val: v})
+		cl := claim{slot: slot, single: f.single, val: v}
+		if f.slot != "use" {
+			// The scope follows the value: "work for X" is no purpose.
+			from := m[0]
+			for g := 2; g+1 < len(m); g += 2 {
+				if m[g] >= 0 {
+					from = m[g]
+				}
+			}
+			cl.scope = scope(pred[from:])
+		}
+		add(cl)
 	}
 	if m := preferenceRe.FindStringSubmatchIndex(verbPhrase); m != nil && !wish {
 		rest := verbPhrase[m[2]:m[3]]
@@ -414,6 +430,17 @@ func negatedAt(pred string, i int) bool {
 var anymoreRe = regexp.MustCompile(`(?i)\b(anymore|any more|any longer)\b`)
 
 // purpose is what a tool is used for ("…for billing"), "" when unsaid.
+// scope is the purpose ("for the API") or environment ("in production")
+// a value is stated for, "" when unsaid.
+func scope(rest string) string {
+	if m := envRe.FindStringSubmatch(rest); m != nil {
+		return strings.ToLower(m[1])
+	}
+	return purpose(rest)
+}
+
+var envRe = regexp.MustCompile(`(?i)\b(?:in|on|for)\s+(?:the\s+)?(production|prod|staging|development|dev|tests?|testing|ci|local)\b`)
+
 func purpose(rest string) string {
 	low := strings.ToLower(rest)
 	for _, sep := range []string{" for ", " as "} {

@@ -302,7 +302,8 @@ func supersedesClause(n, o clause) (bool, string) {
 	same := sameSubject(n, o)
 	for _, nc := range n.claims {
 		for _, oc := range o.claims {
-			if !slotsMatch(nc.slot, oc.slot) || !sameAbout(n, nc, o, oc, same) {
+			if !slotsMatch(nc.slot, oc.slot) || !sameAbout(n, nc, o, oc, same) ||
+				nc.scope != "" && oc.scope != "" && nc.scope != oc.scope {
 				continue
 			}
 			name := slotName(nc.slot)
