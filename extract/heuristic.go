@@ -60,28 +60,36 @@ var (
 	// Envelopes the agent harness wraps around what it injects into a user
 	// turn: slash commands, shell escapes and their output, background task
 	// notices, reminders.
+	// The harness's own tags may run to the end of a cut message; words that
+	// are also HTML elements (summary) count only with their closing tag.
 	harnessRe = func() *regexp.Regexp {
-		tags := []string{"command-name", "command-message", "command-args", "command-contents", "local-command-stdout",
+		var alts []string
+		for _, t := range []string{"command-name", "command-message", "command-args", "command-contents", "local-command-stdout",
 			"local-command-stderr", "local-command-caveat", "bash-input", "bash-stdout", "bash-stderr", "task-notification",
-			"system-reminder", "user-prompt-submit-hook", "persisted-output", "analysis", "summary", "example"}
-		alts := make([]string, len(tags))
-		for i, t := range tags {
-			alts[i] = "<" + t + `>.*?(</` + t + ">|$)"
+			"system-reminder", "user-prompt-submit-hook", "persisted-output"} {
+			alts = append(alts, "<"+t+`>.*?(</`+t+">|$)")
+		}
+		for _, t := range []string{"analysis", "summary", "example"} {
+			alts = append(alts, "<"+t+`>.*?</`+t+">")
 		}
 		return regexp.MustCompile("(?s)" + strings.Join(alts, "|"))
 	}()
 	// A whole line in brackets is a harness notice ("[Request interrupted
 	// by user]"); a leading "[Image #1]" is an attachment marker.
-	noticeLineRe  = regexp.MustCompile(`^\s*\[[^\]]*\]\s*$`)
-	attachmentRe  = regexp.MustCompile(`^(\s*\[(Image|Pasted text|File) #?\d*[^\]]*\]\s*)+`)
-	itemMarker    = regexp.MustCompile(`^\s*([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?`)
-	headingRe     = regexp.MustCompile(`^\s*#{1,6}\s`)
-	tableRe       = regexp.MustCompile(`^\s*\|.*\|\s*$|^\s*[-:|]{3,}\s*$`)
-	outputLineRe  = regexp.MustCompile(`(?i)^\s*(\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
-	codeLineRe    = regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
-	inlineCodeRe  = regexp.MustCompile("`[^`]*`")
-	indentedBlock = func(line string) bool { return strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t") }
+	noticeLineRe = regexp.MustCompile(`^\s*\[[^\]]*\]\s*$`)
+	attachmentRe = regexp.MustCompile(`^(\s*\[(Image|Pasted text|File) #?\d*[^\]]*\]\s*)+`)
+	itemMarker   = regexp.MustCompile(`^\s*([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?`)
+	headingRe    = regexp.MustCompile(`^\s*#{1,6}\s`)
+	tableRe      = regexp.MustCompile(`^\s*\|.*\|\s*$|^\s*[-:|]{3,}\s*$`)
+	outputLineRe = regexp.MustCompile(`(?i)^\s*(\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
+	codeLineRe   = regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
+	inlineCodeRe = regexp.MustCompile("`[^`]*`")
 )
+
+// indentedBlock reports whether a line is indented as markdown code is.
+func indentedBlock(line string) bool {
+	return strings.HasPrefix(line, "    ") || strings.HasPrefix(line, "\t")
+}
 
 // units splits a message into the candidates the heuristic judges. Fenced
 // code and harness envelopes become one unit each; every other line is a
