@@ -199,10 +199,10 @@ func runLine(raw string) string {
 	}
 	var parts []string
 	if e := s.Extract; e != nil {
-		parts = append(parts, fmt.Sprintf("%d facts extracted", e.Extracted))
+		parts = append(parts, Plural(e.Extracted, "fact")+" extracted")
 	}
 	if i := s.Integrate; i != nil {
-		parts = append(parts, fmt.Sprintf("%d new facts, %d merged, %d superseded", i.Integrated, i.Merged, i.Superseded))
+		parts = append(parts, fmt.Sprintf("%d new %s, %d merged, %d superseded", i.Integrated, PluralNoun(i.Integrated, "fact"), i.Merged, i.Superseded))
 	}
 	if len(parts) == 0 {
 		return "no extract or integrate step ran"
@@ -341,11 +341,11 @@ func writeHousekeeping(b *strings.Builder, in BriefingInput) {
 	var parts []string
 	waiting := false
 	if in.Backlog.Known && in.Backlog.N > 0 {
-		parts = append(parts, fmt.Sprintf("%d raw events await extraction (consolidate)", in.Backlog.N))
+		parts = append(parts, fmt.Sprintf("%d raw %s extraction (consolidate)", in.Backlog.N, map[bool]string{true: "event awaits", false: "events await"}[in.Backlog.N == 1]))
 		waiting = true
 	}
 	if in.Reclaimable.Known && in.Reclaimable.N > 0 {
-		parts = append(parts, fmt.Sprintf("%d raw events are reclaimable (recollect prune)", in.Reclaimable.N))
+		parts = append(parts, fmt.Sprintf("%d raw %s reclaimable (recollect prune)", in.Reclaimable.N, map[bool]string{true: "event is", false: "events are"}[in.Reclaimable.N == 1]))
 		waiting = true
 	}
 	if !in.Backlog.Known {

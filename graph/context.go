@@ -219,8 +219,8 @@ func RenderContext(w io.Writer, a ContextAnswer) {
 	for i, arm := range a.Arms {
 		arms[i] = string(arm)
 	}
-	fmt.Fprintf(w, "Context for %q: %d facts (search arms: %s; then up to %d hops over the entity graph, %d entities reached)\n",
-		oneLine(a.Topic), len(a.Facts), strings.Join(arms, ", "), MaxHops, len(a.Entities))
+	fmt.Fprintf(w, "Context for %q: %s (search arms: %s; then up to %d hops over the entity graph, %s reached)\n",
+		oneLine(a.Topic), Plural(len(a.Facts), "fact"), strings.Join(arms, ", "), MaxHops, Plural(len(a.Entities), "entity"))
 	for i, f := range a.Facts {
 		fmt.Fprintf(w, "%d. [fact %d] %s\n", i+1, f.ID, quoted(f.Content))
 		fmt.Fprintf(w, "   reached by: %s\n", strings.Join(f.Path, " → "))

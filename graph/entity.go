@@ -272,7 +272,7 @@ func RenderEntity(w io.Writer, a EntityAnswer) {
 		if a.Type != "" {
 			fmt.Fprintf(w, " with type %s", a.Type)
 		}
-		fmt.Fprintf(w, ". %d facts mention the wording (none is linked to it as an entity):\n", len(a.Facts))
+		fmt.Fprintf(w, ". %s the wording (none is linked to it as an entity):\n", map[bool]string{true: Plural(len(a.Facts), "fact") + " mentions", false: Plural(len(a.Facts), "fact") + " mention"}[len(a.Facts) == 1])
 	} else {
 		for _, c := range a.Entities {
 			fmt.Fprintf(w, "Entity %d: %s (%s)", c.ID, c.Name, c.Type)
@@ -284,7 +284,7 @@ func RenderEntity(w io.Writer, a EntityAnswer) {
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%d facts, facts about it first:\n", len(a.Facts))
+		fmt.Fprintf(w, "%s, facts about it first:\n", Plural(len(a.Facts), "fact"))
 	}
 	for i, f := range a.Facts {
 		part := "mentioned"

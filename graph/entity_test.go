@@ -61,7 +61,7 @@ func TestEntityLookup(t *testing.T) {
 	}
 	var b bytes.Buffer
 	graph.RenderEntity(&b, none)
-	if !strings.Contains(b.String(), `No entity is named "pull requests". 1 facts mention the wording (none is linked to it as an entity)`) {
+	if !strings.Contains(b.String(), `No entity is named "pull requests". 1 fact mentions the wording (none is linked to it as an entity)`) {
 		t.Errorf("rendered:\n%s", b.String())
 	}
 	if _, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "?!"}); err == nil {

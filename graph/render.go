@@ -126,7 +126,7 @@ func RenderAnswer(w io.Writer, a Answer) {
 	case len(a.Results) == 0:
 		fmt.Fprintf(w, "No knowledge matches %q.\n", oneLine(a.Query))
 	case a.Order == string(OrderChronological):
-		fmt.Fprintf(w, "Knowledge, %d facts in time order (arms: %s; digest %s):\n%s", len(a.Results), strings.Join(arms, ", "), a.Digest, a.Block)
+		fmt.Fprintf(w, "Knowledge, %s in time order (arms: %s; digest %s):\n%s", Plural(len(a.Results), "fact"), strings.Join(arms, ", "), a.Digest, a.Block)
 	default:
 		noun := "results"
 		if len(a.Results) == 1 {
@@ -138,7 +138,7 @@ func RenderAnswer(w io.Writer, a Answer) {
 		}
 	}
 	if b := a.Budget; b != nil {
-		fmt.Fprintf(w, "budget: %d tokens, about %d used; %d more results did not fit and were skipped\n", b.Budget, b.Used, b.Skipped)
+		fmt.Fprintf(w, "budget: %s, about %d used; %d more %s not fit and %s skipped\n", Plural(b.Budget, "token"), b.Used, b.Skipped, map[bool]string{true: "result did", false: "results did"}[b.Skipped == 1], map[bool]string{true: "was", false: "were"}[b.Skipped == 1])
 	}
 	if len(a.Pending) > 0 {
 		fmt.Fprintln(w, "Pending (captured, not yet integrated; unverified, keyword match only):")

@@ -293,7 +293,7 @@ func TestBudgetSkipsWhatDoesNotFit(t *testing.T) {
 	if ans.Budget == nil || ans.Budget.Skipped != 1 || ans.Budget.Used > ans.Budget.Budget {
 		t.Errorf("budget report = %+v", ans.Budget)
 	}
-	if !strings.Contains(render(ans), "1 more results did not fit and were skipped") {
+	if !strings.Contains(render(ans), "1 more result did not fit and was skipped") {
 		t.Errorf("budget not reported:\n%s", render(ans))
 	}
 }

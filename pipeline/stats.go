@@ -76,30 +76,39 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	st := Stats{DataDir: p.DB.Dir, FactsBy: map[string]int{}, Domains: map[string]int{}, PendingBy: map[string]int{},
 		Skipped: map[string]int{}, Redactions: map[string]int{}, Events: EventCounts{ByKind: map[string]CountAndBytes{}},
 		Produced: map[string]int{}, Unknown: map[string]string{}, BinaryVersion: p.BinaryVersion()}
+	// A number that cannot be read is reported in Unknown with the reason;
+	// it never fails the whole report, which is most needed when a store
+	// is in trouble. Only a cancelled ctx ends it early.
+	unknown := func(key string, err error) bool {
+		if err == nil {
+			return false
+		}
+		st.Unknown[key] = "could not be read: " + err.Error()
+		return true
+	}
 	var err error
-	if st.SchemaVersion, err = p.DB.Version(ctx); err != nil {
-		return st, err
+	if st.SchemaVersion, err = p.DB.Version(ctx); unknown("schema_version", err) {
+		st.SchemaVersion = 0
 	}
 	st.Provider = p.ProviderName()
-	if err := p.countStats(ctx, &st); err != nil {
-		return st, err
-	}
+	p.countStats(ctx, &st, unknown)
 	stage, err := p.ExtractStage()
-	if err != nil {
-		return st, err
+	if !unknown("unextracted_events", err) {
+		st.Unextracted, err = stage.Remaining(ctx)
+		unknown("unextracted_events", err)
 	}
-	if st.Unextracted, err = stage.Remaining(ctx); err != nil {
-		return st, err
+	for _, step := range []struct {
+		key string
+		fn  func(context.Context, *Stats) error
+	}{{"backlog", p.backlogStats}, {"spend", p.spendStats}, {"disk", p.diskStats}, {"embeddings", p.embeddingStats}, {"model", p.modelStats}, {"not_read", p.notReadStats}, {"claims", p.claimStats}} {
+		unknown(step.key, step.fn(ctx, &st))
 	}
-	for _, step := range []func(context.Context, *Stats) error{p.backlogStats, p.spendStats, p.diskStats, p.embeddingStats, p.modelStats, p.notReadStats, p.claimStats} {
-		if err := step(ctx, &st); err != nil {
-			return st, err
-		}
-	}
-	st.Daemon = probeDaemon(ctx, p.DB.Dir)
-	if st.Budgets, err = extract.Budgets(ctx, p.DB, p.Config.Intelligence, time.Now()); err != nil {
+	if err := ctx.Err(); err != nil {
 		return st, fmt.Errorf("stats: %w", err)
 	}
+	st.Daemon = probeDaemon(ctx, p.DB.Dir)
+	st.Budgets, err = extract.Budgets(ctx, p.DB, p.Config.Intelligence, time.Now())
+	unknown("token_budgets", err)
 	if st.Budgets == nil {
 		st.Budgets = []extract.Budget{}
 	}
@@ -111,8 +120,9 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 
 type scanFunc = func(...any) error
 
-// countStats runs the store-wide counts, one query each.
-func (p *Pipeline) countStats(ctx context.Context, st *Stats) error {
+// countStats runs the store-wide counts, one query each; a count that
+// fails is handed to unknown under its key and the others still run.
+func (p *Pipeline) countStats(ctx context.Context, st *Stats, unknown func(string, error) bool) {
 	into := func(m map[string]int) func(scanFunc) error {
 		return func(scan scanFunc) error {
 			var k string
@@ -123,10 +133,11 @@ func (p *Pipeline) countStats(ctx context.Context, st *Stats) error {
 		}
 	}
 	steps := []struct {
+		key   string
 		query string
 		fn    func(scanFunc) error
 	}{
-		{`SELECT status, count(*) FROM facts GROUP BY status`, func(scan scanFunc) error {
+		{"facts", `SELECT status, count(*) FROM facts GROUP BY status`, func(scan scanFunc) error {
 			var s string
 			var n int
 			if err := scan(&s, &n); err != nil {
@@ -141,10 +152,10 @@ func (p *Pipeline) countStats(ctx context.Context, st *Stats) error {
 			}
 			return nil
 		}},
-		{`SELECT producer, count(*) FROM facts WHERE status = 'active' GROUP BY producer`, into(st.FactsBy)},
-		{`SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain`, into(st.Domains)},
-		{`SELECT count(*) FROM entities`, func(scan scanFunc) error { return scan(&st.Entities) }},
-		{`SELECT source, event_type, count(*), COALESCE(sum(length(CAST(content AS BLOB))), 0) FROM session_events GROUP BY source, event_type`, func(scan scanFunc) error {
+		{"facts_by_producer", `SELECT producer, count(*) FROM facts WHERE status = 'active' GROUP BY producer`, into(st.FactsBy)},
+		{"domains", `SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain`, into(st.Domains)},
+		{"entities", `SELECT count(*) FROM entities`, func(scan scanFunc) error { return scan(&st.Entities) }},
+		{"events", `SELECT source, event_type, count(*), COALESCE(sum(length(CAST(content AS BLOB))), 0) FROM session_events GROUP BY source, event_type`, func(scan scanFunc) error {
 			var src, typ string
 			var cb CountAndBytes
 			if err := scan(&src, &typ, &cb.Count, &cb.Bytes); err != nil {
@@ -155,11 +166,11 @@ func (p *Pipeline) countStats(ctx context.Context, st *Stats) error {
 			st.Events.Bytes += cb.Bytes
 			return nil
 		}},
-		{`SELECT producer, count(*) FROM session_facts WHERE status IN ('pending','claimed') GROUP BY producer`, into(st.PendingBy)},
-		{`SELECT source || '/' || record_type, count FROM skipped_records`, into(st.Skipped)},
-		{`SELECT kind, count FROM redactions`, into(st.Redactions)},
-		{`SELECT producer || COALESCE('/' || model, ''), count(*) FROM session_facts GROUP BY 1`, into(st.Produced)},
-		{`SELECT summary FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`, func(scan scanFunc) error {
+		{"pending_facts", `SELECT producer, count(*) FROM session_facts WHERE status IN ('pending','claimed') GROUP BY producer`, into(st.PendingBy)},
+		{"skipped_records", `SELECT source || '/' || record_type, count FROM skipped_records`, into(st.Skipped)},
+		{"redactions", `SELECT kind, count FROM redactions`, into(st.Redactions)},
+		{"session_facts_by_producer", `SELECT producer || COALESCE('/' || model, ''), count(*) FROM session_facts GROUP BY 1`, into(st.Produced)},
+		{"last_run", `SELECT summary FROM runs WHERE finished_at IS NOT NULL ORDER BY id DESC LIMIT 1`, func(scan scanFunc) error {
 			var s string
 			if err := scan(&s); err != nil {
 				return err
@@ -170,14 +181,11 @@ func (p *Pipeline) countStats(ctx context.Context, st *Stats) error {
 		}},
 	}
 	for _, s := range steps {
-		if err := eachRow(ctx, p.DB, s.query, s.fn); err != nil {
-			return err
-		}
+		unknown(s.key, eachRow(ctx, p.DB, s.query, s.fn))
 	}
 	for _, n := range st.PendingBy {
 		st.Pending += n
 	}
-	return nil
 }
 
 // eachRow runs query and hands every row's Scan to fn.

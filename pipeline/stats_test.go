@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -173,5 +174,27 @@ func TestStatsDisk(t *testing.T) {
 	}
 	if st.Disk.ReclaimableEvents != 0 || st.Disk.LastPruneEvents == nil || *st.Disk.LastPruneEvents != 3 || st.Disk.BudgetBytes == nil || *st.Disk.BudgetBytes != 2<<30 {
 		t.Fatalf("after prune: %+v", st.Disk)
+	}
+}
+
+// TestStatsUnreadableCountIsUnknown: a count whose table cannot be read
+// is reported in Unknown with the reason; every other number still comes.
+func TestStatsUnreadableCountIsUnknown(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	say(t, p, "s1", "My colleague Robin at Acme is leading the Atlas migration.")
+	consolidate(t, p)
+	if _, err := p.DB.ExecContext(ctx, `DROP TABLE redactions`); err != nil {
+		t.Fatal(err)
+	}
+	st, err := p.Stats(ctx)
+	if err != nil {
+		t.Fatalf("one unreadable count failed the whole report: %v", err)
+	}
+	if reason := st.Unknown["redactions"]; reason == "" || !strings.Contains(reason, "could not be read: stats: no such table: redactions") {
+		t.Errorf("unknown = %v", st.Unknown)
+	}
+	if st.Facts.Active == 0 || st.Events.Count == 0 {
+		t.Errorf("the readable counts are missing: facts %+v, events %+v", st.Facts, st.Events)
 	}
 }

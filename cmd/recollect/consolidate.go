@@ -7,6 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
 )
@@ -55,7 +56,7 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 		if s.Copy.Note != "" {
 			fmt.Fprintf(w, "  copy:      %s\n", s.Copy.Note)
 		} else {
-			fmt.Fprintf(w, "  copy:      %d events from %d files\n", s.Copy.Events, s.Copy.Files)
+			fmt.Fprintf(w, "  copy:      %s from %s\n", graph.Plural(s.Copy.Events, "event"), graph.Plural(s.Copy.Files, "file"))
 		}
 	}
 	if e := s.Extract; e != nil {
@@ -63,10 +64,10 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 		if e.Model != "" {
 			model += " / " + e.Model
 		}
-		fmt.Fprintf(w, "  extract:   %d events examined, %d facts extracted, %d events remaining (%s)\n",
-			e.EventsExamined, e.FactsExtracted, e.EventsRemaining, model)
+		fmt.Fprintf(w, "  extract:   %s examined, %s extracted, %s remaining (%s)\n",
+			graph.Plural(e.EventsExamined, "event"), graph.Plural(e.FactsExtracted, "fact"), graph.Plural(e.EventsRemaining, "event"), model)
 		if e.FactsDropped > 0 {
-			fmt.Fprintf(w, "             %d proposed facts dropped (cited no event of the batch)\n", e.FactsDropped)
+			fmt.Fprintf(w, "             %d proposed %s dropped (cited no event of the batch)\n", e.FactsDropped, graph.PluralNoun(e.FactsDropped, "fact"))
 		}
 		for _, h := range e.Held {
 			fmt.Fprintf(w, "             held: conversation %s (see stats for the error)\n", h)
@@ -76,8 +77,8 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 		}
 	}
 	if i := s.Integrate; i != nil {
-		fmt.Fprintf(w, "  integrate: %d claimed, %d new facts, %d merged into existing, %d superseded\n",
-			i.Claimed, i.Integrated, i.Merged, i.Superseded)
+		fmt.Fprintf(w, "  integrate: %d claimed, %d new %s, %d merged into existing, %d superseded\n",
+			i.Claimed, i.Integrated, graph.PluralNoun(i.Integrated, "fact"), i.Merged, i.Superseded)
 		printIntegrateDetail(w, i)
 	}
 }
@@ -89,15 +90,15 @@ func printIntegrateDetail(w io.Writer, i *integrate.Report) {
 		fmt.Fprintf(w, "             %d already known (nothing new to add)\n", i.Noop)
 	}
 	if i.Conflicts > 0 {
-		fmt.Fprintf(w, "             %d conflicts: two new facts replace the same old one (open threads in the briefing)\n", i.Conflicts)
+		fmt.Fprintf(w, "             %s: two new facts replace the same old one (open threads in the briefing)\n", graph.Plural(i.Conflicts, "conflict"))
 	}
 	safe := map[string]string{"classify": "the heuristic chose the domain", "entities": "the heuristic found the entities",
 		"reconcile": "kept as new facts", "supersede": "nothing superseded", "summarise": "the factual summary was written"}
 	for _, stage := range sortedKeys(i.StageFailures) {
-		fmt.Fprintf(w, "             %s stage failed %d times; %s (see stats)\n", stage, i.StageFailures[stage], safe[stage])
+		fmt.Fprintf(w, "             %s stage failed %s; %s (see stats)\n", stage, graph.Plural(i.StageFailures[stage], "time"), safe[stage])
 	}
 	if e := i.Embedding; e != nil {
-		fmt.Fprintf(w, "  embed:     %d facts embedded in %s, %d still without a vector\n", e.Embedded, e.Space, e.Missing)
+		fmt.Fprintf(w, "  embed:     %s embedded in %s, %d still without a vector\n", graph.Plural(e.Embedded, "fact"), e.Space, e.Missing)
 		if e.Error != "" {
 			fmt.Fprintf(w, "             error: %s\n", e.Error)
 		}

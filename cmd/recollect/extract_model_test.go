@@ -49,7 +49,7 @@ func TestConsolidateThroughAnHTTPModel(t *testing.T) {
 		t.Fatalf("consolidate: exit %d: %s", code, errs)
 	}
 	for _, want := range []string{
-		"extract:   2 events examined, 1 facts extracted, 1 events remaining (http / llama3.2:3b)",
+		"extract:   2 events examined, 1 fact extracted, 1 event remaining (http / llama3.2:3b)",
 		"held: conversation s-b (see stats for the error)",
 	} {
 		if !strings.Contains(out, want) {

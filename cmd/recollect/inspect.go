@@ -9,6 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/inspect"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
@@ -136,8 +137,8 @@ func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.D
 	if c.Bool("json") {
 		return json.NewEncoder(env.Stdout).Encode(map[string]any{"path": abs, "entities": len(d.Graph.Nodes), "drawn": d.Graph.Drawn, "edges": len(d.Graph.Edges)})
 	}
-	fmt.Fprintf(env.Stdout, "wrote %s (%d of %d entities drawn, %d fact edges); open it in a browser, it needs no network\n",
-		abs, d.Graph.Drawn, len(d.Graph.Nodes), len(d.Graph.Edges))
+	fmt.Fprintf(env.Stdout, "wrote %s (%d of %s drawn, %s); open it in a browser, it needs no network\n",
+		abs, d.Graph.Drawn, graph.Plural(len(d.Graph.Nodes), "entity"), graph.Plural(len(d.Graph.Edges), "fact edge"))
 	return nil
 }
 

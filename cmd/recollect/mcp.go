@@ -22,7 +22,7 @@ func mcpCommand(env Env) *cli.Command {
 		Action: func(c *cli.Context) error {
 			srv, p, err := newMCPServer(c.Context, c, env)
 			if err != nil {
-				return err
+				return serveUnavailable(c, env, err)
 			}
 			defer p.Close()
 			// A user who only pasted the MCP snippet still gets copying and
@@ -69,6 +69,25 @@ func newMCPServer(ctx context.Context, c *cli.Context, env Env) (*mcpserver.Serv
 		return nil, nil, err
 	}
 	return srv, p, nil
+}
+
+// serveUnavailable answers the MCP client with why the store cannot be
+// opened (a broken config.json, say) on every call, instead of exiting
+// before the handshake, which a client shows only as "Connection closed".
+// It returns cause once the client goes, for the exit status and stderr.
+func serveUnavailable(c *cli.Context, env Env, cause error) error {
+	dir, err := dataDir(c, env)
+	if err != nil {
+		return errors.Join(cause, err)
+	}
+	fmt.Fprintf(env.Stderr, "recollect: mcp: %s; answering every tool call with it\n", oneLine(cause.Error()))
+	srv := mcpserver.NewUnavailable(dir, cause, mcpserver.Options{Version: binaryVersion(), HomeDir: env.Getenv("HOME"),
+		Log: slog.New(slog.NewTextHandler(env.Stderr, nil))})
+	t := &mcpserver.LineTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}}
+	if err := srv.Run(c.Context, t); err != nil {
+		return errors.Join(cause, err)
+	}
+	return cause
 }
 
 // nopWriteCloser keeps stdout open when the transport closes.

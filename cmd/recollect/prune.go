@@ -6,6 +6,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -52,7 +53,7 @@ func printPrune(w io.Writer, rep pipeline.PruneReport) {
 	if rep.Applied {
 		verb = "pruned"
 	}
-	fmt.Fprintf(w, "%-12s %d events (%s) in %d seq ranges\n", verb, rep.Events, humanBytes(rep.Bytes), len(rep.Ranges))
+	fmt.Fprintf(w, "%-12s %s (%s) in %s\n", verb, graph.Plural(rep.Events, "event"), humanBytes(rep.Bytes), graph.Plural(len(rep.Ranges), "seq range"))
 	fmt.Fprintf(w, "kept         %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
 		rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)
 	if rep.FileBefore != nil && rep.FileAfter != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
@@ -40,18 +41,28 @@ func statsCommand(env Env) *cli.Command {
 func printStats(w io.Writer, st pipeline.Stats) {
 	fmt.Fprintf(w, "store        %s (schema %d, recollect %s)\n", st.DataDir, st.SchemaVersion, st.BinaryVersion)
 	fmt.Fprintf(w, "provider     %s\n", st.Provider)
-	fmt.Fprintf(w, "facts        %d active, %d total (%d superseded)\n", st.Facts.Active, st.Facts.Total, st.Facts.Superseded)
+	// A count that could not be read says so in its own line, never 0.
+	line := func(label, key string, text func() string) {
+		if reason, ok := st.Unknown[key]; ok {
+			fmt.Fprintf(w, "%-12s unknown: %s\n", label, reason)
+			return
+		}
+		fmt.Fprintf(w, "%-12s %s\n", label, text())
+	}
+	line("facts", "facts", func() string {
+		return fmt.Sprintf("%d active, %d total (%d superseded)", st.Facts.Active, st.Facts.Total, st.Facts.Superseded)
+	})
 	printCounts(w, "  by source", st.FactsBy)
-	fmt.Fprintf(w, "entities     %d\n", st.Entities)
+	line("entities", "entities", func() string { return fmt.Sprint(st.Entities) })
 	printCounts(w, "domains", st.Domains)
-	fmt.Fprintf(w, "events       %d (%s)\n", st.Events.Count, humanBytes(st.Events.Bytes))
+	line("events", "events", func() string { return fmt.Sprintf("%d (%s)", st.Events.Count, humanBytes(st.Events.Bytes)) })
 	keys := sortedKeys(st.Events.ByKind)
 	for _, k := range keys {
 		v := st.Events.ByKind[k]
 		fmt.Fprintf(w, "  %-24s %d (%s)\n", k, v.Count, humanBytes(v.Bytes))
 	}
-	fmt.Fprintf(w, "unextracted  %d events\n", st.Unextracted)
-	fmt.Fprintf(w, "pending      %d facts\n", st.Pending)
+	line("unextracted", "unextracted_events", func() string { return graph.Plural(st.Unextracted, "event") })
+	line("pending", "pending_facts", func() string { return graph.Plural(st.Pending, "fact") })
 	printCounts(w, "  by source", st.PendingBy)
 	printBacklog(w, st.Backlog)
 	printClaims(w, st.Claims)
@@ -65,8 +76,11 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printModel(w, st.Model)
 	printDisk(w, st.Disk)
 	printDaemon(w, st.Daemon)
+	shown := map[string]bool{"facts": true, "entities": true, "events": true, "unextracted_events": true, "pending_facts": true}
 	for _, k := range sortedKeys(st.Unknown) {
-		fmt.Fprintf(w, "%-12s unknown: %s\n", k, st.Unknown[k])
+		if !shown[k] {
+			fmt.Fprintf(w, "%-12s unknown: %s\n", k, st.Unknown[k])
+		}
 	}
 }
 
@@ -167,7 +181,7 @@ func printDisk(w io.Writer, d pipeline.DiskStats) {
 	}
 	fmt.Fprintf(w, "reclaimable  %s (%s); recollect prune --apply removes them\n", plural(d.ReclaimableEvents, "event", "events"), humanBytes(d.ReclaimableBytes))
 	if d.LastPruneAt != "" && d.LastPruneEvents != nil {
-		fmt.Fprintf(w, "  last prune %s: %d events\n", d.LastPruneAt, *d.LastPruneEvents)
+		fmt.Fprintf(w, "  last prune %s: %s\n", d.LastPruneAt, graph.Plural(*d.LastPruneEvents, "event"))
 	}
 	if r := d.LastRefusal; r != nil {
 		fmt.Fprintf(w, "refused      %s refused for the disk budget, last at %s: %s\n", plural(r.Count, "write", "writes"), r.At, r.Message)

@@ -84,7 +84,7 @@ func TestConsolidatePrintsIntegrateDetail(t *testing.T) {
 		Embedding: &integrate.EmbedReport{Space: "ollama/nomic-embed-text/768", Embedded: 4, Missing: 1, Error: "embed with ollama at http://localhost:11434/api/embed: connection refused"}})
 	want := `             1 already known (nothing new to add)
              2 conflicts: two new facts replace the same old one (open threads in the briefing)
-             classify stage failed 1 times; the heuristic chose the domain (see stats)
+             classify stage failed 1 time; the heuristic chose the domain (see stats)
              supersede stage failed 3 times; nothing superseded (see stats)
   embed:     4 facts embedded in ollama/nomic-embed-text/768, 1 still without a vector
              error: embed with ollama at http://localhost:11434/api/embed: connection refused

@@ -84,16 +84,16 @@ func TestCopyStoreCopiesBeforeToolCalls(t *testing.T) {
 	appendTurn(t, transcript, "sess-1", "I prefer tea over coffee in the morning.", 1)
 
 	slow := inProcess(t, must(mcpserver.New(p, mcpserver.Options{SessionID: "t1", CopyDebounce: time.Hour})))
-	_, evs := slow.ok("get_events", map[string]any{})
+	_, evs := slow.ok("get_events", map[string]any{"all_sessions": true})
 	if n := len(list(evs, "events")); n != 1 {
 		t.Fatalf("first tool call copied %d events, want 1", n)
 	}
 	appendTurn(t, transcript, "sess-1", "The shop deploys on Fridays.", 2)
-	if _, evs = slow.ok("get_events", map[string]any{}); len(list(evs, "events")) != 1 {
+	if _, evs = slow.ok("get_events", map[string]any{"all_sessions": true}); len(list(evs, "events")) != 1 {
 		t.Errorf("a second call inside the debounce interval copied again")
 	}
 	fast := inProcess(t, must(mcpserver.New(p, mcpserver.Options{SessionID: "t2", CopyDebounce: time.Nanosecond})))
-	if _, evs = fast.ok("get_events", map[string]any{}); len(list(evs, "events")) != 2 {
+	if _, evs = fast.ok("get_events", map[string]any{"all_sessions": true}); len(list(evs, "events")) != 2 {
 		t.Errorf("the grown transcript was not copied: %v", list(evs, "events"))
 	}
 }

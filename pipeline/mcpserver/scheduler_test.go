@@ -1,10 +1,14 @@
 package mcpserver_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -67,5 +71,25 @@ func TestLogEventWakesThresholdExtraction(t *testing.T) {
 			t.Fatal("log_event did not wake threshold extraction")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// A broken config.json reaches the MCP client as a readable error on
+// every call, not as a closed connection.
+func TestConfigErrorReachesTheClient(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "config.json"), []byte(`{"extraction": {"bach_size": 5}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := startArgs(t, []string{"mcp", "--data", dir}, dir)
+	for _, tool := range []string{"get_stats", "search_knowledge"} {
+		text, _, isErr := c.call(tool, map[string]any{"query": "x"})
+		want := "recollect cannot open its store in " + dir + `: config.json: extraction.bach_size: unknown key; did you mean "batch_size"?; fix that, then restart this MCP server`
+		if !isErr || text != want {
+			t.Errorf("%s: error %v, %q; want %q", tool, isErr, text, want)
+		}
+	}
+	if _, err := c.read(mcpserver.BriefingURI); err == nil || !strings.Contains(err.Error(), "bach_size") {
+		t.Errorf("briefing with a broken config: %v", err)
 	}
 }

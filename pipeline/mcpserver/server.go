@@ -12,6 +12,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -87,9 +88,43 @@ func New(p *pipeline.Pipeline, opts Options) (*Server, error) {
 	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName(p.DB.Dir, opts.HomeDir), Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
+	s.mcp.AddReceivingMiddleware(readableArguments)
 	s.addResources()
 	s.addTools()
 	return s, nil
+}
+
+// NewUnavailable is the server for a store that cannot be opened (a
+// broken config.json, a database that will not open): it answers the
+// handshake and lists the same tools and resources, and every call answers
+// with cause, so the client shows the reason instead of "Connection
+// closed".
+func NewUnavailable(dir string, cause error, opts Options) *Server {
+	s := &Server{session: "unavailable", log: opts.Log}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	version := opts.Version
+	if version == "" {
+		version = "(devel)"
+	}
+	msg := fmt.Sprintf("recollect cannot open its store in %s: %v; fix that, then restart this MCP server", dir, cause)
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName(dir, opts.HomeDir), Version: version},
+		&mcp.ServerOptions{Instructions: msg, Capabilities: &mcp.ServerCapabilities{}})
+	s.mcp.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			switch method {
+			case "tools/call":
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}, nil
+			case "resources/read":
+				return nil, errors.New(msg)
+			}
+			return next(ctx, method, req)
+		}
+	})
+	s.addResources()
+	s.addTools()
+	return s
 }
 
 // MCP is the underlying go-sdk server.

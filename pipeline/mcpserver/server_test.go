@@ -163,7 +163,7 @@ func TestRememberAndRecall(t *testing.T) {
 	}
 	c.ok("consolidate", map[string]any{"all": true})
 	text, _ = c.ok("get_schemas", map[string]any{})
-	if !strings.Contains(text, "tooling (1 active facts)") {
+	if !strings.Contains(text, "tooling (1 active fact)") {
 		t.Errorf("get_schemas: %s", text)
 	}
 	brief, err := c.read(mcpserver.BriefingURI)
@@ -183,11 +183,12 @@ func TestEventsEpisodesAndStats(t *testing.T) {
 	if got := list(evs, "events"); len(got) != 2 || field(got[0], "seq") != seqs[1] {
 		t.Errorf("get_events = %v", got)
 	}
-	text, _ := c.ok("get_events", map[string]any{"session_id": "no-such-session"})
-	if text != "No events after that sequence in session \"no-such-session\".\n" {
-		t.Errorf("empty get_events: %q", text)
+	text, _, isErr := c.call("get_events", map[string]any{"session_id": "no-such-session"})
+	if !isErr || text != `session_id: no session has id "no-such-session"; session ids are in get_events (all_sessions=true) and search results` {
+		t.Errorf("get_events of an unknown session: %v %q", isErr, text)
 	}
 	text, ans := c.ok("search_knowledge", map[string]any{"query": "kubernetes"})
+	_ = isErr
 	if len(list(ans, "results")) != 0 || len(list(ans, "episodes")) != 1 ||
 		!strings.Contains(text, "Episodes (raw conversation events, NOT knowledge; shown because no fact matched)") {
 		t.Errorf("episodes:\n%s", text)
@@ -200,7 +201,7 @@ func TestEventsEpisodesAndStats(t *testing.T) {
 		t.Errorf("stats lacks the extract backlog number: %v", st)
 	}
 	brief, _ := c.read(mcpserver.BriefingURI)
-	if !strings.Contains(brief, "Note: 1 raw events await extraction (consolidate)") {
+	if !strings.Contains(brief, "Note: 1 raw event awaits extraction (consolidate)") {
 		t.Errorf("briefing lacks the backlog note:\n%s", brief)
 	}
 }

@@ -43,7 +43,7 @@ const (
 	descLogEvent = `Record one raw conversation event in this session's log (role user|assistant|system|tool, event_type ` +
 		`message|tool_call|tool_result|artifact). Use only when your client does not record transcripts itself; ` +
 		`events are raw material for extraction, not knowledge.`
-	descGetEvents = `Raw events of the log in sequence order (all sessions unless session_id is given), each cut to ` +
+	descGetEvents = `Raw events of the log in sequence order (the current session unless session_id or all_sessions is given), each cut to ` +
 		`2000 bytes. Page with after_sequence. Raw events are what was said, not what is true now.`
 	descConsolidate = `Run copy → extract → integrate now instead of waiting for the scheduler. Returns events_remaining ` +
 		`(raw events still waiting for extraction), facts_extracted, facts_integrated, superseded, and the embedding step ` +
@@ -58,10 +58,13 @@ const (
 type emptyIn struct{}
 
 type searchIn struct {
-	Query  string `json:"query" jsonschema:"what to look for, in plain words; any text is safe"`
-	Domain string `json:"domain,omitempty" jsonschema:"rank facts of this domain higher (see get_schemas); it never filters"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many results, 1 to 100 (default 20)"`
-	Budget int    `json:"budget,omitempty" jsonschema:"instead of a count, fill about this many tokens, skipping results that do not fit"`
+	Query   string `json:"query" jsonschema:"what to look for, in plain words; any text is safe"`
+	Domain  string `json:"domain,omitempty" jsonschema:"rank facts of this domain higher (see get_schemas); it never filters"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many results, 1 to 100 (default 20)"`
+	Budget  int    `json:"budget,omitempty" jsonschema:"instead of a count, fill about this many tokens, skipping results that do not fit"`
+	AsOf    string `json:"as_of,omitempty" jsonschema:"answer what the store believed at this time: RFC 3339 (2026-03-03T12:00:00Z) or a date (2026-03-03, the end of that day)"`
+	History bool   `json:"history,omitempty" jsonschema:"include superseded facts themselves, marked as history"`
+	Order   string `json:"order,omitempty" jsonschema:"chronological: the chosen facts in time order, with a digest of the exact text; relevance when empty"`
 }
 
 type entityIn struct {
@@ -79,7 +82,8 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "search_knowledge", Description: descSearch, Annotations: ro}, s.search)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_entity", Description: descEntity, Annotations: ro}, s.entity)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_context", Description: descContext, Annotations: ro}, s.context)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "capture_fact", Description: descCapture}, s.capture)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "capture_fact", Description: descCapture,
+		InputSchema: numberSchema[captureIn]("confidence", "importance")}, s.capture)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "log_event", Description: descLogEvent}, s.logEvent)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_events", Description: descGetEvents, Annotations: ro}, s.getEvents)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "consolidate", Description: descConsolidate}, s.consolidate)
@@ -104,8 +108,16 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 	if in.Budget < 0 {
 		return nil, nil, fieldError("budget", "%d is negative; give a number of tokens, or leave it out", in.Budget)
 	}
+	q := graph.Query{Text: in.Query, Domain: in.Domain, Limit: in.Limit, Budget: in.Budget, History: in.History, Order: graph.Order(in.Order)}
+	if q.Order != graph.OrderRelevance && q.Order != graph.OrderChronological {
+		return nil, nil, fieldError("order", "%q is unknown; give chronological, or leave it out for relevance", in.Order)
+	}
+	var err error
+	if q.AsOf, err = parseAsOf(in.AsOf); err != nil {
+		return nil, nil, err
+	}
 	s.freshen(ctx)
-	ans, err := s.p.Search(ctx, graph.Query{Text: in.Query, Domain: in.Domain, Limit: in.Limit, Budget: in.Budget})
+	ans, err := s.p.Search(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -157,7 +169,7 @@ func (s *Server) schemas(ctx context.Context, _ *mcp.CallToolRequest, _ emptyIn)
 		b.WriteString("No domains yet: nothing has been integrated.\n")
 	}
 	for _, d := range doms {
-		fmt.Fprintf(&b, "- %s (%d active facts)", d.Name, d.Active)
+		fmt.Fprintf(&b, "- %s (%d active %s)", d.Name, d.Active, graph.PluralNoun(d.Active, "fact"))
 		for i, sd := range d.Subdomains {
 			if i == 0 {
 				b.WriteString(": ")
@@ -202,14 +214,24 @@ type capturedOut struct {
 	Importance float64 `json:"importance"`
 }
 
-func (s *Server) sessionContext(ctx context.Context, _ *mcp.CallToolRequest, _ emptyIn) (*mcp.CallToolResult, any, error) {
+type sessionContextIn struct {
+	SessionID string `json:"session_id,omitempty" jsonschema:"whose captures to list (default: the current session)"`
+}
+
+func (s *Server) sessionContext(ctx context.Context, _ *mcp.CallToolRequest, in sessionContextIn) (*mcp.CallToolResult, any, error) {
+	session := in.SessionID
+	if session == "" {
+		session = s.session
+	} else if err := s.knownSession(ctx, "session_id", session); err != nil {
+		return nil, nil, err
+	}
 	s.freshen(ctx)
 	brief, err := s.p.Briefing(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	rows, err := s.p.DB.QueryContext(ctx, `SELECT id, content, status, producer, importance FROM session_facts
-		WHERE session_id = ? AND status IN ('pending','claimed') ORDER BY id`, s.session)
+		WHERE session_id = ? AND status IN ('pending','claimed') ORDER BY id`, session)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read this session's captures: %w", err)
 	}
@@ -237,6 +259,6 @@ func (s *Server) sessionContext(ctx context.Context, _ *mcp.CallToolRequest, _ e
 	if n := s.staleNote(); n != "" {
 		b.WriteString("\nNote: " + n + ".\n")
 	}
-	out := map[string]any{"briefing": brief, "session_id": s.session, "captured": captured}
+	out := map[string]any{"briefing": brief, "session_id": session, "captured": captured}
 	return result(b.String(), out), nil, nil
 }

@@ -190,7 +190,8 @@ func (s *Server) logEvent(ctx context.Context, _ *mcp.CallToolRequest, in logEve
 }
 
 type getEventsIn struct {
-	SessionID     string `json:"session_id,omitempty" jsonschema:"only this conversation's events; all conversations when empty"`
+	SessionID     string `json:"session_id,omitempty" jsonschema:"this conversation's events (default: the current session, the one log_event writes to)"`
+	AllSessions   bool   `json:"all_sessions,omitempty" jsonschema:"every conversation's events instead of one session's"`
 	Limit         int    `json:"limit,omitempty" jsonschema:"at most this many events, 1 to 500 (default 50)"`
 	AfterSequence int64  `json:"after_sequence,omitempty" jsonschema:"only events with a larger seq; pass the last seq you saw to page"`
 }
@@ -219,9 +220,20 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 	if in.Limit == 0 {
 		in.Limit = 50
 	}
+	if in.AllSessions && in.SessionID != "" {
+		return nil, nil, fieldError("all_sessions", "goes without session_id; pass one or the other")
+	}
 	s.freshen(ctx)
+	session := in.SessionID
+	if !in.AllSessions {
+		if session == "" {
+			session = s.session
+		} else if err := s.knownSession(ctx, "session_id", session); err != nil {
+			return nil, nil, err
+		}
+	}
 	rows, err := s.p.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
-		WHERE seq > ? AND (? = '' OR session_id = ?) ORDER BY seq LIMIT ?`, in.AfterSequence, in.SessionID, in.SessionID, in.Limit)
+		WHERE seq > ? AND (? = '' OR session_id = ?) ORDER BY seq LIMIT ?`, in.AfterSequence, session, session, in.Limit)
 	if err != nil {
 		return nil, nil, fmt.Errorf("read events: %w", err)
 	}
@@ -250,13 +262,35 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 		return nil, nil, fmt.Errorf("read events: %w", err)
 	}
 	if len(evs) == 0 {
-		text.WriteString("No events after that sequence")
-		if in.SessionID != "" {
-			fmt.Fprintf(&text, " in session %q", in.SessionID)
+		switch {
+		case in.AllSessions:
+			text.WriteString("No events after that sequence.\n")
+		case in.SessionID == "":
+			fmt.Fprintf(&text, "No events after that sequence in the current session %q; pass all_sessions=true for every conversation, or a session_id.\n", session)
+		default:
+			fmt.Fprintf(&text, "No events after that sequence in session %q.\n", session)
 		}
-		text.WriteString(".\n")
 	}
-	return result(text.String(), map[string]any{"events": evs}), nil, nil
+	out := map[string]any{"events": evs}
+	if !in.AllSessions {
+		out["session_id"] = session
+	}
+	return result(text.String(), out), nil, nil
+}
+
+// knownSession refuses a session id that no event or captured fact
+// carries, so a mistyped id is not answered with a silent empty list.
+func (s *Server) knownSession(ctx context.Context, field, id string) error {
+	var n int
+	err := s.p.DB.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
+		OR EXISTS(SELECT 1 FROM session_facts WHERE session_id = ?)`, id, id).Scan(&n)
+	if err != nil {
+		return fmt.Errorf("look up session %q: %w", id, err)
+	}
+	if n == 0 && id != s.session {
+		return fieldError(field, "no session has id %q; session ids are in get_events (all_sessions=true) and search results", id)
+	}
+	return nil
 }
 
 func cutUTF8(s string, n int) string {
@@ -307,7 +341,7 @@ func (s *Server) consolidate(ctx context.Context, _ *mcp.CallToolRequest, in con
 	if c := sum.Copy; c != nil {
 		out.Copy = c.Note
 		if c.Note == "" {
-			out.Copy = fmt.Sprintf("%d events from %d files", c.Events, c.Files)
+			out.Copy = graph.Plural(c.Events, "event") + " from " + graph.Plural(c.Files, "file")
 		}
 	}
 	if e := sum.Extract; e != nil {
@@ -325,8 +359,12 @@ func (s *Server) consolidate(ctx context.Context, _ *mcp.CallToolRequest, in con
 			out.Embedding = embeddingOut{Configured: true, Note: "the embedding step did not report; counts unknown"}
 		}
 	}
-	text := fmt.Sprintf("run %d: %d facts extracted, %d integrated (%d merged, %d superseded, %d conflicts); %d raw events still wait for extraction",
-		out.RunID, out.FactsExtracted, out.FactsIntegrated, out.Merged, out.Superseded, out.Conflicts, out.EventsRemaining)
+	wait := "raw events still wait"
+	if out.EventsRemaining == 1 {
+		wait = "raw event still waits"
+	}
+	text := fmt.Sprintf("run %d: %s extracted, %d integrated (%d merged, %d superseded, %s); %d %s for extraction",
+		out.RunID, graph.Plural(out.FactsExtracted, "fact"), out.FactsIntegrated, out.Merged, out.Superseded, graph.Plural(out.Conflicts, "conflict"), out.EventsRemaining, wait)
 	if e := out.Embedding; e.Embedded != nil {
 		text += fmt.Sprintf("; embedded %d, %d still missing", *e.Embedded, *e.Missing)
 		if e.Error != "" {
