@@ -33,7 +33,7 @@ func TestRecallCommands(t *testing.T) {
 		{"search history", []string{"search", "--history", "where do I live"},
 			[]string{`(SUPERSEDED by fact 3; history, not current) "I live in Lisbon."`}},
 		{"search chronological", []string{"search", "--order", "chronological", "Atlas"},
-			[]string{"facts in time order", "digest sha256:", "[fact 2] "}},
+			[]string{" in time order (arms: ", "digest sha256:", "[fact 2] "}},
 		{"entity", []string{"entity", "Robin"}, []string{"Entity ", ": Robin (person)", "Atlas (project) — co_mention"}},
 		{"entity unknown", []string{"entity", "Lisbon trams"}, []string{`No entity is named "Lisbon trams"`}},
 		{"context", []string{"context", "Acme"}, []string{`Context for "Acme"`, "reached by: search: "}},
