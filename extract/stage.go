@@ -419,7 +419,7 @@ func truncateUTF8(s string, n int) string {
 // event. The agent's own text — narration, plans, reports, and the prompts
 // a parent agent writes for a subagent (role assistant) — and tool output
 // are never read as the user's word: on the labelled corpus, reading the
-// agent's text too cut precision from 1.00 to 0.20.
+// agent's text too cut precision from 1.00 to below 0.2.
 type Heuristic struct{}
 
 var _ Extractor = Heuristic{}
