@@ -30,6 +30,9 @@ type Stats struct {
 	Redactions map[string]int `json:"redactions"`
 	// NotRead is what the copier could not read, and why.
 	NotRead NotReadStats `json:"not_read"`
+	// Sources is what each configured source sees and what was copied
+	// from it.
+	Sources []SourceStats `json:"sources"`
 	// Claims is the pending facts an integrate run holds, by claimer.
 	Claims        []ClaimStats     `json:"claims"`
 	Provider      string           `json:"provider"`
@@ -100,7 +103,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	for _, step := range []struct {
 		key string
 		fn  func(context.Context, *Stats) error
-	}{{"backlog", p.backlogStats}, {"spend", p.spendStats}, {"disk", p.diskStats}, {"embeddings", p.embeddingStats}, {"model", p.modelStats}, {"not_read", p.notReadStats}, {"claims", p.claimStats}} {
+	}{{"backlog", p.backlogStats}, {"spend", p.spendStats}, {"disk", p.diskStats}, {"embeddings", p.embeddingStats}, {"model", p.modelStats}, {"not_read", p.notReadStats}, {"sources", p.sourceStats}, {"claims", p.claimStats}} {
 		unknown(step.key, step.fn(ctx, &st))
 	}
 	if err := ctx.Err(); err != nil {

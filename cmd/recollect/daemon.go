@@ -38,6 +38,7 @@ func daemonCommand(env Env) *cli.Command {
 				return err
 			}
 			p.Getenv, p.Log = env.Getenv, log
+			p.LogSources()
 			runErr := scheduler.New(p, scheduler.Options{Log: log}).Run(c.Context)
 			if runErr != nil {
 				log.Error("daemon stopped with an error", "err", runErr)

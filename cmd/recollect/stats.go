@@ -70,6 +70,7 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printCounts(w, "skipped", st.Skipped)
 	printCounts(w, "redactions", st.Redactions)
 	printNotRead(w, st.NotRead)
+	printSources(w, st.Sources)
 	printEmbeddings(w, st.Embeddings)
 	printSpend(w, st.Spend)
 	printBudgets(w, st.Budgets)
@@ -81,6 +82,19 @@ func printStats(w io.Writer, st pipeline.Stats) {
 		if !shown[k] {
 			fmt.Fprintf(w, "%-12s unknown: %s\n", k, st.Unknown[k])
 		}
+	}
+}
+
+// printSources gives each configured source one line: home found or
+// not, project folders, transcripts matched and skipped and why, and the
+// last copy.
+func printSources(w io.Writer, srcs []pipeline.SourceStats) {
+	for _, s := range srcs {
+		last := "never copied"
+		if s.LastCopy != "" {
+			last = fmt.Sprintf("%s copied, last at %s", graph.Plural(s.FilesCopied, "file"), s.LastCopy)
+		}
+		fmt.Fprintf(w, "source       %s; %s\n", pipeline.SourceSummary(s.SourceReport), last)
 	}
 }
 

@@ -1,0 +1,114 @@
+package pipeline
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"path/filepath"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/sources"
+)
+
+// SourceStats is one configured source: what it sees on disk now
+// (sources.Diagnose) and what the store copied from it.
+type SourceStats struct {
+	sources.SourceReport
+	// FilesCopied counts the transcripts the store has offsets for under
+	// this source's home; LastCopy is when one of them last advanced, ""
+	// when none has.
+	FilesCopied int    `json:"files_copied"`
+	LastCopy    string `json:"last_copy,omitempty"`
+}
+
+// sourceStats reports every configured source, so a copy store that
+// matches nothing says which part is wrong.
+func (p *Pipeline) sourceStats(ctx context.Context, st *Stats) error {
+	st.Sources = []SourceStats{}
+	if len(p.Config.Sources) == 0 {
+		return nil
+	}
+	reps, err := sources.Diagnose(p.Config.Sources, p.getenv)
+	if err != nil {
+		return err
+	}
+	for _, r := range reps {
+		s := SourceStats{SourceReport: r}
+		prefix := filepath.Join(r.Home, "projects") + string(filepath.Separator)
+		var last sql.NullString
+		err := p.DB.QueryRowContext(ctx, `SELECT count(*), max(updated_at) FROM source_files
+			WHERE kind = ? AND substr(path, 1, length(?)) = ?`, r.Kind, prefix, prefix).Scan(&s.FilesCopied, &last)
+		if err != nil {
+			return fmt.Errorf("read copied files of %s: %w", r.Home, err)
+		}
+		s.LastCopy = last.String
+		st.Sources = append(st.Sources, s)
+	}
+	return nil
+}
+
+// SourceSummary is one line about a source for a log or a terminal: home
+// found or not, project folders, matched, skipped and why.
+func SourceSummary(r sources.SourceReport) string {
+	switch {
+	case !r.HomeFound:
+		return fmt.Sprintf("%s source: home %s not found; fix sources[].home in config.json", r.Kind, r.Home)
+	case !r.ProjectsFound:
+		return fmt.Sprintf("%s source: home %s has no projects folder yet (no conversation recorded there)", r.Kind, r.Home)
+	}
+	line := fmt.Sprintf("%s source %s: %s seen; %s matched", r.Kind, r.Home, plural(r.ProjectFolders, "project folder"), plural(r.Matched, "transcript"))
+	if r.Cwd != "" {
+		line += " (cwd " + r.Cwd + ")"
+	}
+	var skipped []string
+	if r.SkippedOtherCwd > 0 {
+		s := fmt.Sprintf("%d of another project", r.SkippedOtherCwd)
+		if len(r.OtherCwds) > 0 {
+			s += fmt.Sprintf(" (e.g. %s)", r.OtherCwds[0])
+		}
+		skipped = append(skipped, s)
+	}
+	if r.SkippedSubagent > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d subagent (include_subagents is off)", r.SkippedSubagent))
+	}
+	if r.SkippedNoCwd > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d recording no cwd yet", r.SkippedNoCwd))
+	}
+	if r.Unreadable > 0 {
+		skipped = append(skipped, plural(r.Unreadable, "unreadable folder"))
+	}
+	for i, s := range skipped {
+		if i == 0 {
+			line += "; skipped " + s
+		} else {
+			line += ", " + s
+		}
+	}
+	if r.Matched == 0 && r.Cwd != "" && r.SkippedOtherCwd > 0 {
+		line += "; nothing matches: check sources[].cwd in config.json"
+	}
+	return line
+}
+
+func plural(n int, noun string) string { return graph.Plural(n, noun) }
+
+// LogSources logs one line per configured source of a copy store (a
+// warning when it matches nothing), as the daemon does once at start, so
+// a wrong cwd or a typo in home is in the log, not only in stats.
+func (p *Pipeline) LogSources() {
+	if p.Config.Mode != "copy" {
+		return
+	}
+	reps, err := sources.Diagnose(p.Config.Sources, p.getenv)
+	if err != nil {
+		p.logger().Warn("sources: cannot walk them", "err", err)
+		return
+	}
+	for _, r := range reps {
+		if r.Matched == 0 {
+			p.logger().Warn(SourceSummary(r))
+		} else {
+			p.logger().Info(SourceSummary(r))
+		}
+	}
+}
