@@ -29,6 +29,8 @@ type rule struct {
 	group int
 	// skip, when set, keeps a matched value that is not a secret.
 	skip func(string) bool
+	// pre, when set, replaces triggers: a test on the lowercased text.
+	pre func(lower string) bool
 }
 
 // secretName is a key name that announces a secret: DB_PASSWORD,
@@ -37,9 +39,35 @@ type rule struct {
 // (max_tokens is a count).
 const secretName = `[a-z0-9_.-]*(?:password|passwd|secret|token|api_?key)(?:[_.-][a-z0-9]+)*`
 
-// secretTriggers are the lowercase literals one of which occurs in every
-// text a name=value or name: value rule can match.
-var secretTriggers = []string{"password", "passwd", "secret", "token", "api_key", "apikey"}
+// secretWords are the words a secret's name holds.
+var secretWords = []string{"password", "passwd", "secret", "token", "api_key", "apikey", "api-key"}
+
+// secretNameBefore reports whether some sep in lower directly follows a
+// name holding a secret word (the name's rest, a closing quote and
+// blanks allowed between): the cheap test before the name=value, JSON and
+// YAML regexps, which cost far more on long tool output than this scan.
+func secretNameBefore(lower string, sep byte) bool {
+	for _, w := range secretWords {
+		for off := 0; ; {
+			k := strings.Index(lower[off:], w)
+			if k < 0 {
+				break
+			}
+			j := off + k + len(w)
+			for j < len(lower) && strings.IndexByte("abcdefghijklmnopqrstuvwxyz0123456789_.-", lower[j]) >= 0 {
+				j++
+			}
+			for j < len(lower) && strings.IndexByte("\"' \t", lower[j]) >= 0 {
+				j++
+			}
+			if j < len(lower) && lower[j] == sep {
+				return true
+			}
+			off = j
+		}
+	}
+	return false
+}
 
 // notSecret reports values that sit where a secret would but are not one:
 // numbers (max_token_count=4096) and type or placeholder words
@@ -103,18 +131,18 @@ var builtinRules = sync.OnceValue(func() []rule {
 		// lines); "token = f()" in code is deliberately not matched. A value
 		// starting with $ or < is a reference or a placeholder, not a secret.
 		{kind: "assignment", group: 2, skip: notSecret,
-			re:       regexp.MustCompile(`(?i)\b(` + secretName + `=)([^\s"'\\,;&<>$][^\s"'\\,;&<>]{3,})`),
-			triggers: secretTriggers, fold: true},
+			re:  regexp.MustCompile(`(?i)\b(` + secretName + `=)([^\s"'\\,;&<>$][^\s"'\\,;&<>]{3,})`),
+			pre: func(lower string) bool { return secretNameBefore(lower, '=') }},
 		// The same in JSON: "password": "value".
 		{kind: "assignment", group: 2, skip: notSecret,
-			re:       regexp.MustCompile(`(?i)("` + secretName + `"\s*:\s*")([^"\\$<][^"\\]{3,})`),
-			triggers: secretTriggers, fold: true},
+			re:  regexp.MustCompile(`(?i)("` + secretName + `"\s*:\s*")([^"\\$<][^"\\]{3,})`),
+			pre: func(lower string) bool { return secretNameBefore(lower, ':') }},
 		// The same in YAML and config files: a line "password: value" (one
 		// value, nothing after it), so "password: string;" in a type and
 		// prose that mentions a password stay.
 		{kind: "assignment", group: 2, skip: notSecret,
-			re:       regexp.MustCompile(`(?im)^([ \t]*(?:- )?` + secretName + `[ \t]*:[ \t]+["']?)([^\s"'#$<{\[][^\s"'#]{3,})["']?[ \t]*\r?$`),
-			triggers: secretTriggers, fold: true},
+			re:  regexp.MustCompile(`(?im)^([ \t]*(?:- )?` + secretName + `[ \t]*:[ \t]+["']?)([^\s"'#$<{\[][^\s"'#]{3,})["']?[ \t]*\r?$`),
+			pre: func(lower string) bool { return secretNameBefore(lower, ':') }},
 		{kind: "connection_string", group: 2,
 			re:       regexp.MustCompile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@"'\\]+:)([^\s@/"'\\]+)@`),
 			triggers: []string{"://"}},
@@ -156,17 +184,10 @@ func (r *Redactor) Redact(s string, counts map[string]int64) string {
 	}
 	s = r.redactRaw(s, counts)
 	if strings.Contains(s, `\`) && strings.Contains(s, `"`) {
-		s = r.redactLiterals(s, jsonString(), counts)
+		s = r.redactEscaped(s, counts)
 	}
 	return s
 }
-
-// jsonString matches one JSON string literal holding at least one escape.
-// Outside string literals JSON has no backslash, so a match cannot start
-// at a closing quote.
-var jsonString = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`"(?:[^"\\]*\\.)+[^"\\]*"`)
-})
 
 // anyJSONString matches every JSON string literal; only for text known
 // to be JSON.
@@ -174,26 +195,91 @@ var anyJSONString = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`"(?:[^"\\]|\\.)*"`)
 })
 
+// redactEscaped is redactLiterals over the string literals of s that hold
+// an escape, found by a scan instead of a regexp: most tool calls hold
+// such literals (\n), and this runs on every one of them.
+func (r *Redactor) redactEscaped(s string, counts map[string]int64) string {
+	// First all escaped literals decoded and joined, redacted once: in the
+	// usual case nothing in them is a secret and s is done.
+	var joined strings.Builder
+	forEscaped(s, func(i, end int) {
+		var dec string
+		if json.Unmarshal([]byte(s[i:end+1]), &dec) == nil {
+			joined.WriteString(dec)
+			joined.WriteByte('\n')
+		}
+	})
+	if all := joined.String(); all == "" || r.redactRaw(all, nil) == all {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	forEscaped(s, func(i, end int) {
+		if red, ok := r.redactLiteral(s[i:end+1], counts); ok {
+			b.WriteString(s[last:i])
+			b.WriteString(red)
+			last = end + 1
+		}
+	})
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// forEscaped calls fn with the span [i, end] of each string literal in s
+// that holds an escape.
+func forEscaped(s string, fn func(i, end int)) {
+	for i := 0; i < len(s); i++ {
+		if s[i] != '"' {
+			continue
+		}
+		end, escaped := i+1, false
+		for end < len(s) && s[end] != '"' {
+			if s[end] == '\\' {
+				escaped = true
+				end++
+			}
+			end++
+		}
+		if end >= len(s) {
+			break
+		}
+		if escaped {
+			fn(i, end)
+		}
+		i = end
+	}
+}
+
+// redactLiteral redacts the decoded text of one JSON string literal and
+// returns its re-encoding, or false when nothing in it changed.
+func (r *Redactor) redactLiteral(lit string, counts map[string]int64) (string, bool) {
+	var dec string
+	if json.Unmarshal([]byte(lit), &dec) != nil {
+		return lit, false
+	}
+	red := r.redactRaw(dec, counts)
+	if red == dec {
+		return lit, false
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(red) != nil {
+		return lit, false
+	}
+	return strings.TrimSuffix(b.String(), "\n"), true
+}
+
 // redactLiterals redacts the decoded text of each JSON string literal re
 // finds in s; a literal whose decoded text changes is replaced by the
 // JSON encoding of the redacted text.
 func (r *Redactor) redactLiterals(s string, re *regexp.Regexp, counts map[string]int64) string {
 	return re.ReplaceAllStringFunc(s, func(lit string) string {
-		var dec string
-		if json.Unmarshal([]byte(lit), &dec) != nil {
-			return lit
-		}
-		red := r.redactRaw(dec, counts)
-		if red == dec {
-			return lit
-		}
-		var b bytes.Buffer
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		if enc.Encode(red) != nil {
-			return lit
-		}
-		return strings.TrimSuffix(b.String(), "\n")
+		red, _ := r.redactLiteral(lit, counts)
+		return red
 	})
 }
 
@@ -235,6 +321,12 @@ func (r *Redactor) redactRaw(s string, counts map[string]int64) string {
 }
 
 func (ru *rule) triggered(s string, lower *string) bool {
+	if ru.pre != nil {
+		if *lower == "" {
+			*lower = strings.ToLower(s)
+		}
+		return ru.pre(*lower)
+	}
 	if len(ru.triggers) == 0 {
 		return true
 	}
