@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // A FIFO named like a transcript in a followed folder is skipped (not
@@ -111,4 +113,31 @@ func TestDaemonRetriesCopyAfterFullDisk(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	d.stop(t)
+}
+
+// A FIFO where daemon.log or the lock file goes is refused at once, never
+// waited on.
+func TestLogAndLockFIFOsDoNotBlock(t *testing.T) {
+	dir := t.TempDir()
+	logPath := filepath.Join(dir, "daemon.log")
+	if err := syscall.Mkfifo(logPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(filepath.Join(dir, scheduler.LockName), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := scheduler.OpenLogFile(logPath, 1<<20, 2)
+		scheduler.HolderPID(dir)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, regfile.ErrNotRegular) {
+			t.Fatalf("OpenLogFile on a FIFO: %v; want ErrNotRegular", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("opening a FIFO daemon.log or lock file hung")
+	}
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // LockName is the lock file inside a data directory. Whoever holds an
@@ -94,7 +95,7 @@ func RunIfFree(ctx context.Context, p *pipeline.Pipeline, opts Options) (deferre
 
 // HolderPID returns the pid recorded by the lock's holder, 0 if none.
 func HolderPID(dir string) int {
-	data, err := os.ReadFile(filepath.Join(dir, LockName))
+	data, err := regfile.ReadFile(filepath.Join(dir, LockName))
 	if err != nil {
 		return 0
 	}

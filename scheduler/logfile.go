@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
+
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // The daemon's log file and its rotation: daemon.log plus daemon.log.1 and
@@ -44,7 +47,12 @@ func OpenLogFile(path string, maxBytes int64, keep int) (*LogFile, error) {
 }
 
 func (l *LogFile) open() error {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	// A FIFO in the log's place would block the open until a reader came:
+	// it is refused, and the open itself never waits.
+	if fi, err := os.Lstat(l.path); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("open log %s: %w (%s); remove it", l.path, regfile.ErrNotRegular, fi.Mode().Type())
+	}
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return fmt.Errorf("open log %s: %w", l.path, err)
 	}
@@ -52,6 +60,10 @@ func (l *LogFile) open() error {
 	if err != nil {
 		f.Close()
 		return fmt.Errorf("stat log %s: %w", l.path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("open log %s: %w", l.path, regfile.ErrNotRegular)
 	}
 	l.f, l.size = f, fi.Size()
 	return nil

@@ -29,3 +29,21 @@ func TestLoadRefusesFIFOConfig(t *testing.T) {
 		t.Fatal("Load of a FIFO config.json hung")
 	}
 }
+
+// settings set reads config.json too: a FIFO there is refused, not waited on.
+func TestSetRefusesFIFOConfig(t *testing.T) {
+	dir := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(dir, FileName), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := Set(dir, "mode", "copy"); done <- err }()
+	select {
+	case err := <-done:
+		if !errors.Is(err, regfile.ErrNotRegular) {
+			t.Fatalf("Set on a FIFO config: %v; want ErrNotRegular", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("Set on a FIFO config.json hung")
+	}
+}

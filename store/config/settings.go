@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/recollect/recollect/jsonedit"
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // ErrNoConfig means a data directory has no config.json to change.
@@ -109,7 +110,7 @@ func Get(cfg Config, key string) (any, error) {
 // every other key, value and line of the file stays as it was.
 func Set(dir, key, value string) (Config, error) {
 	path := filepath.Join(dir, FileName)
-	old, err := os.ReadFile(path)
+	old, err := regfile.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return Config{}, fmt.Errorf("%w in %s; create one with: recollect init %s", ErrNoConfig, dir, dir)
 	}

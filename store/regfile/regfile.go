@@ -9,6 +9,7 @@ package regfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -66,4 +67,15 @@ func describe(m os.FileMode) string {
 		return "a folder"
 	}
 	return "type " + m.Type().String()
+}
+
+// ReadFile reads the whole of path like os.ReadFile, refusing what is not
+// a regular file (ErrNotRegular) instead of blocking on it.
+func ReadFile(path string) ([]byte, error) {
+	f, _, err := Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
 }
