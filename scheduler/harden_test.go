@@ -141,3 +141,37 @@ func TestLogAndLockFIFOsDoNotBlock(t *testing.T) {
 		t.Fatal("opening a FIFO daemon.log or lock file hung")
 	}
 }
+
+// Deleting memory.db-wal under a running daemon stops its writes with a
+// clear error (status and log) instead of acknowledging copies that the
+// next start would not find.
+func TestDaemonStopsWritingWhenWALIsDeleted(t *testing.T) {
+	bin := testbin.Binary(t)
+	root := t.TempDir()
+	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
+	folder := copyStore(t, data, home, cwd)
+	transcript := filepath.Join(folder, "s1.jsonl")
+	appendTo(t, transcript, userLine("s1", cwd, "u0", "copied before the WAL went"))
+	d := startDaemon(t, bin, data)
+	db := openStore(t, data)
+	waitFor(t, "the first line", func() bool { return countContent(t, db, "copied before the WAL went") == 1 })
+	if err := os.Remove(filepath.Join(data, "memory.db-wal")); err != nil {
+		t.Fatal(err)
+	}
+	appendTo(t, transcript, userLine("s1", cwd, "u1", "appended after the WAL went"))
+	waitFor(t, "the daemon to report the changed files", func() bool {
+		st, err := status(data)
+		return err == nil && strings.Contains(st.LastError, "memory.db-wal was deleted")
+	})
+	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-d.exited:
+	case <-time.After(time.Minute):
+		t.Fatal("daemon did not stop after SIGTERM")
+	}
+	if !strings.Contains(d.stderr.String(), "the store's files changed under this process") {
+		t.Errorf("daemon log does not say the files changed:\n%s", d.stderr)
+	}
+}
