@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -438,5 +439,30 @@ func (f *fusion) addWeighted(arm Arm, ids []int64, detail func(int64) string, w 
 	f.add(arm, ids, detail)
 	for _, id := range ids {
 		f.score[id] = before[id] + w(id)*(f.score[id]-before[id])
+	}
+}
+
+// keepFirst keeps the keyword arm's first hit first against the entity
+// arm: naming an entity of the query never lifts another keyword hit above
+// the best keyword match (a hit found by the keyword arm below it scores
+// at most just under it). It runs after the keyword and entity lists are
+// added, before any other arm.
+func (f *fusion) keepFirst(kr KeywordRanking) {
+	var first int64
+	for _, id := range kr.IDs {
+		if !kr.Context[id] {
+			first = id
+			break
+		}
+	}
+	if first == 0 {
+		return
+	}
+	top := f.score[first]
+	for i, id := range kr.IDs {
+		if id != first && f.score[id] >= top {
+			// keep the keyword arm's own order below the first
+			f.score[id] = math.Nextafter(top, 0) - float64(i)*1e-12
+		}
 	}
 }

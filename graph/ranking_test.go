@@ -117,3 +117,24 @@ func TestContextOnlyHitsNeedAQuestionAndLeaveRoom(t *testing.T) {
 		t.Fatalf("limit 3: results %v with %d context-only hits; want the question first, at most one context-only hit, and the weak direct hit kept", ids(top.Results), context)
 	}
 }
+
+// TestEntityNeverLiftsAHitOverKeywordFirst: even a rare entity, whose vote
+// counts in full, does not lift the keyword arm's second hit above its
+// first; the hit still says the entity arm found it.
+func TestEntityNeverLiftsAHitOverKeywordFirst(t *testing.T) {
+	db := newDB(t)
+	orion := ent{name: "Orion", typ: "project"}
+	first := addFact(t, db, fact{content: "The Orion rollout starts on Monday", session: "a"})
+	second := addFact(t, db, fact{content: "Orion owners meet every week", session: "b", entities: []ent{orion}})
+	for i := 0; i < 10; i++ {
+		addFact(t, db, fact{content: fmt.Sprintf("unrelated note %d", i), session: fmt.Sprintf("x%d", i)})
+	}
+	ans := search(t, db, graph.Query{Text: "Orion rollout"})
+	got := ids(ans.Results)
+	if len(got) < 2 || got[0] != first || got[1] != second {
+		t.Fatalf("results %v, want keyword #1 %d first, then %d", got, first, second)
+	}
+	if !slices.ContainsFunc(ans.Results[1].MatchedBy, func(m graph.Match) bool { return m.Arm == graph.ArmEntity }) {
+		t.Fatalf("matched_by %+v: the entity arm's find must still be shown", ans.Results[1].MatchedBy)
+	}
+}

@@ -242,6 +242,7 @@ func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string,
 		ans.Arms = append(ans.Arms, ArmKeyword, ArmEntity)
 		f.addKeyword(kr)
 		f.addWeighted(ArmEntity, ents.ids, ents.detail, func(id int64) float64 { return EntityWeight * ents.weight[id] })
+		f.keepFirst(kr)
 	}
 	if len(q.Vector) > 0 {
 		if semNote != "" {
