@@ -175,6 +175,9 @@ func (c *Copier) CopyAll(ctx context.Context) (Report, error) {
 	if err := c.markMissing(ctx); err != nil {
 		return rep, err
 	}
+	if err := c.clearGone(ctx); err != nil {
+		return rep, err
+	}
 	return rep, nil
 }
 

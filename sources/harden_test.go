@@ -84,6 +84,19 @@ func TestCopySkipsFIFONamedLikeATranscript(t *testing.T) {
 	if got := problems(t, c); got[fifo] != ProblemNotRegular {
 		t.Fatalf("source_problems = %v; want the FIFO recorded as %s", got, ProblemNotRegular)
 	}
+	// A FIFO that is removed drops out of the problems.
+	other := filepath.Join(dir, "d.jsonl")
+	if err := syscall.Mkfifo(other, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	copyWithin(t, c)
+	if err := os.Remove(other); err != nil {
+		t.Fatal(err)
+	}
+	copyWithin(t, c)
+	if got := problems(t, c); len(got) != 1 || got[fifo] != ProblemNotRegular {
+		t.Fatalf("source_problems after removing a FIFO = %v; want only %s", got, fifo)
+	}
 	// The hook path (one file) refuses it without blocking too.
 	done := make(chan error, 1)
 	go func() { _, err := c.CopyFile(context.Background(), fifo); done <- err }()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/recollect/recollect/store"
@@ -133,4 +134,35 @@ func (c *Copier) RecordFolders(ctx context.Context, unreadable []FileError) erro
 		}
 		return nil
 	})
+}
+
+// clearGone forgets the problems of files that no longer exist (a FIFO
+// removed, a transcript deleted after its copy failed): nothing is left
+// to read there.
+func (c *Copier) clearGone(ctx context.Context) error {
+	rows, err := c.DB.QueryContext(ctx, `SELECT path FROM source_problems WHERE problem <> ?`, ProblemUnreadableFolder)
+	if err != nil {
+		return fmt.Errorf("list copy problems: %w", err)
+	}
+	var gone []string
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			rows.Close()
+			return fmt.Errorf("list copy problems: %w", err)
+		}
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			gone = append(gone, p)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("list copy problems: %w", err)
+	}
+	for _, p := range gone {
+		if _, err := c.DB.ExecContext(ctx, `DELETE FROM source_problems WHERE path = ?`, p); err != nil {
+			return fmt.Errorf("clear copy problem of %s: %w", p, err)
+		}
+	}
+	return nil
 }
