@@ -425,7 +425,7 @@ func TestConcurrentCopiersNeverDouble(t *testing.T) {
 func TestUnknownKindRefused(t *testing.T) {
 	c, _ := newCopier(t, openDB(t), config.Source{Kind: "vim"})
 	_, err := c.CopyAll(context.Background())
-	if err == nil || !strings.Contains(err.Error(), "known kinds: claude-code, cursor") {
+	if err == nil || !strings.Contains(err.Error(), "known kinds: claude-code, cursor, codex") {
 		t.Errorf("unknown kind: %v", err)
 	}
 }

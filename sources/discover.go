@@ -24,16 +24,19 @@ var ErrNotSelected = errors.New("not a transcript of any configured source")
 // EnvClaudeConfigDir is Claude Code's own override of ~/.claude.
 const EnvClaudeConfigDir = "CLAUDE_CONFIG_DIR"
 
+// EnvCodexHome is Codex CLI's own override of ~/.codex.
+const EnvCodexHome = "CODEX_HOME"
+
 // source is a configured source with its home resolved.
 type source struct {
 	config.Source
 	home     string // absolute
-	projects string // <home>/projects
+	projects string // <home>/projects (<home>/sessions for Codex)
 }
 
 // resolve expands each configured source's home: the configured one (with
-// ~ expanded), else $CLAUDE_CONFIG_DIR or ~/.claude for Claude Code, and
-// ~/.cursor for Cursor.
+// ~ expanded), else $CLAUDE_CONFIG_DIR or ~/.claude for Claude Code,
+// ~/.cursor for Cursor, and $CODEX_HOME or ~/.codex for Codex.
 func resolve(srcs []config.Source, getenv func(string) string) ([]source, error) {
 	out := make([]source, 0, len(srcs))
 	for i, s := range srcs {
@@ -47,6 +50,11 @@ func resolve(srcs []config.Source, getenv func(string) string) ([]source, error)
 				}
 			case Cursor:
 				home = "~/.cursor"
+			case Codex:
+				home = getenv(EnvCodexHome)
+				if home == "" {
+					home = "~/.codex"
+				}
 			default:
 				return nil, fmt.Errorf("config.json: sources[%d].kind: unknown kind %q; known kinds: %s", i, s.Kind, strings.Join(config.SourceKinds, ", "))
 			}
@@ -65,7 +73,11 @@ func resolve(srcs []config.Source, getenv func(string) string) ([]source, error)
 		if err != nil {
 			return nil, fmt.Errorf("sources[%d].home: %w", i, err)
 		}
-		out = append(out, source{Source: s, home: abs, projects: filepath.Join(abs, "projects")})
+		projects := filepath.Join(abs, "projects")
+		if s.Kind == Codex {
+			projects = filepath.Join(abs, "sessions")
+		}
+		out = append(out, source{Source: s, home: abs, projects: projects})
 	}
 	return out, nil
 }
@@ -216,7 +228,8 @@ func (s *selector) cwdOf(path string) string {
 	return c
 }
 
-// firstCwd scans the first lines of a transcript for a cwd field.
+// firstCwd scans the first lines of a transcript for a cwd field: at the
+// top level (Claude Code) or in the payload (Codex's session_meta).
 func firstCwd(path string) string {
 	f, _, err := regfile.Open(path)
 	if err != nil {
@@ -228,10 +241,16 @@ func firstCwd(path string) string {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			var rec struct {
-				Cwd string `json:"cwd"`
+				Cwd     string `json:"cwd"`
+				Payload struct {
+					Cwd string `json:"cwd"`
+				} `json:"payload"`
 			}
 			if json.Unmarshal(line, &rec) == nil && rec.Cwd != "" {
 				return rec.Cwd
+			}
+			if rec.Payload.Cwd != "" {
+				return rec.Payload.Cwd
 			}
 		}
 		if err != nil {
@@ -310,6 +329,8 @@ func (src source) structural(path string) bool {
 		case 5: // <slug>/agent-transcripts/<uuid>/subagents/<uuid>.jsonl
 			return parts[3] == "subagents" && src.IncludeSubagents
 		}
+	case Codex: // sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl
+		return len(parts) == 4 && strings.HasPrefix(name, "rollout-")
 	}
 	return false
 }
@@ -349,6 +370,11 @@ func (src source) dirs(l *listing) []string {
 		}
 		out = append(out, proj)
 		switch src.Kind {
+		case Codex: // year → month → day folders
+			for _, month := range subdirs(l, proj) {
+				out = append(out, month)
+				out = append(out, subdirs(l, month)...)
+			}
 		case ClaudeCode:
 			if !src.IncludeSubagents {
 				continue

@@ -19,6 +19,7 @@ import (
 const (
 	ClaudeCode = "claude-code"
 	Cursor     = "cursor"
+	Codex      = "codex"
 )
 
 // ParentAgent is the speaker of text a parent agent wrote for a subagent:
@@ -93,10 +94,13 @@ var droppedTypes = map[string]bool{
 }
 
 // Map turns one transcript line of the given kind into events. The same
-// function serves Claude Code and Cursor; kind only switches on Cursor's
-// text clean-up. path names the file (session id fallback, source_file).
+// function serves Claude Code and Cursor (kind only switches on Cursor's
+// text clean-up) and Codex CLI, whose envelope it reads in codex.go. path names the file (session id fallback, source_file).
 // A line that is not a JSON object returns an error wrapping ErrMalformed.
 func Map(kind, path string, line []byte) (Mapped, error) {
+	if kind == Codex {
+		return mapCodex(path, line)
+	}
 	var rec record
 	if err := json.Unmarshal(line, &rec); err != nil {
 		return Mapped{}, fmt.Errorf("%w: %w", ErrMalformed, err)

@@ -19,7 +19,7 @@ func FuzzMap(f *testing.F) {
 		sc := bufio.NewScanner(file)
 		sc.Buffer(make([]byte, 1<<20), MaxLineBytes)
 		for n := 0; sc.Scan() && n < 30; n++ {
-			f.Add(ClaudeCode, append([]byte(nil), sc.Bytes()...))
+			f.Add(kindOf(path[len(fixtureRoot)+1:]), append([]byte(nil), sc.Bytes()...))
 		}
 		file.Close()
 	}
@@ -28,9 +28,12 @@ func FuzzMap(f *testing.F) {
 		`not json`, `[]`, `{"type":"summary","summary":"x","leafUuid":"u"}`, "{\"type\":\"user\",\"message\":{\"content\":\"\xff\"}}"} {
 		f.Add(ClaudeCode, []byte(s))
 		f.Add(Cursor, []byte(s))
+		f.Add(Codex, []byte(s))
 	}
+	f.Add(Codex, []byte(`{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{","call_id":"c"}}`))
+	f.Add(Codex, []byte(`{"type":"compacted","payload":{"message":7}}`))
 	f.Fuzz(func(t *testing.T, kind string, line []byte) {
-		if kind != ClaudeCode && kind != Cursor {
+		if kind != ClaudeCode && kind != Cursor && kind != Codex {
 			kind = ClaudeCode
 		}
 		m, err := Map(kind, "/fuzz/session.jsonl", line)

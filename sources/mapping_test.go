@@ -73,6 +73,9 @@ func kindOf(rel string) string {
 	if strings.HasPrefix(rel, "cursor/") {
 		return Cursor
 	}
+	if strings.HasPrefix(rel, "codex/") {
+		return Codex
+	}
 	return ClaudeCode
 }
 
@@ -198,6 +201,30 @@ func TestMapShapes(t *testing.T) {
 		{"cursor redacted mid-sentence kept", Cursor, `{"role":"assistant","message":{"content":[{"type":"text","text":"the key is [REDACTED] here"}]}}`,
 			want{"assistant/message/text=the key is [REDACTED] here", ""}},
 		{"cursor turn marker", Cursor, `{"type":"turn_ended","status":"success"}`, want{"", "turn_ended"}},
+		{"codex typed prompt", Codex, `{"timestamp":"2025-09-16T04:47:48.362Z","type":"event_msg","payload":{"type":"user_message","message":"check the design","kind":"plain"}}`,
+			want{"user/message/text=check the design", ""}},
+		{"codex IDE prompt unwrapped", Codex, `{"type":"event_msg","payload":{"type":"user_message","message":"# Context from my IDE setup:\n\n## Open tabs:\n- a.go\n\n## My request for Codex:\nfix the build"}}`,
+			want{"user/message/text=fix the build", ""}},
+		{"codex user item restates the prompt", Codex, `{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"check the design"}]}}`,
+			want{"", "response_item/message:user"}},
+		{"codex assistant message", Codex, `{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"Done."}],"phase":"final_answer"}}`,
+			want{"assistant/message/text=Done.", ""}},
+		{"codex agent_message is a duplicate", Codex, `{"type":"event_msg","payload":{"type":"agent_message","message":"Done."}}`,
+			want{"", "event_msg/agent_message"}},
+		{"codex function call", Codex, `{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"ls\"]}","call_id":"c1"}}`,
+			want{`assistant/tool_call/json={"id":"c1","input":{"command":["ls"]},"name":"shell"}`, ""}},
+		{"codex function output JSON", Codex, `{"type":"response_item","payload":{"type":"function_call_output","call_id":"c1","output":"{\"output\":\"a.go\\n\",\"metadata\":{\"exit_code\":0}}"}}`,
+			want{`tool/tool_result/json={"output":"a.go\n","metadata":{"exit_code":0}}`, ""}},
+		{"codex custom tool call", Codex, `{"type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","input":"*** Begin Patch","call_id":"c2"}}`,
+			want{`assistant/tool_call/json={"id":"c2","input":"*** Begin Patch","name":"apply_patch"}`, ""}},
+		{"codex reasoning dropped", Codex, `{"type":"response_item","payload":{"type":"reasoning","summary":[],"encrypted_content":"gAAA"}}`,
+			want{"", "response_item/reasoning"}},
+		{"codex remote compaction", Codex, `{"type":"compacted","payload":{"message":"","replacement_history":[{"type":"compaction","encrypted_content":"x"}]}}`,
+			want{"system/message/text=Conversation compacted", ""}},
+		{"codex local compaction summary", Codex, `{"type":"compacted","payload":{"message":"We moved the API to port 8080."}}`,
+			want{"system/message/text=Conversation compacted;user/artifact/text=We moved the API to port 8080.", ""}},
+		{"codex session meta", Codex, `{"type":"session_meta","payload":{"id":"x","cwd":"/w/p"}}`, want{"", "session_meta"}},
+		{"codex unknown type counted", Codex, `{"type":"world_state","payload":{}}`, want{"", "unknown:world_state"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m, err := Map(tc.kind, "/x/f1.jsonl", []byte(tc.line))

@@ -62,6 +62,10 @@ type passState struct {
 	occ         map[[32]byte]int64
 	logged      int
 	bad         int64
+	// cwd is the project the lines read so far name, for kinds whose
+	// event lines carry none (Codex names it in session_meta and
+	// turn_context).
+	cwd string
 }
 
 // pass copies the file's new complete lines in batches.
@@ -77,6 +81,9 @@ func (c *Copier) pass(ctx context.Context, f selected, rep *Report) error {
 	}
 	st := &passState{f: f, file: file, size: fi.Size(), stored: pr, lineNo: pr.lines, rereadUntil: pr.rereadUntil}
 	st.dev, st.ino, st.hasID = fileID(fi)
+	if f.kind == Codex {
+		st.cwd = c.sel.cwdOf(f.path)
+	}
 	start := pr.offset
 	if pr.exists && pr.offset > 0 {
 		reason := ""
@@ -206,6 +213,11 @@ func (c *Copier) mapLine(st *passState, ln line) mappedLine {
 			reason = "malformed_json"
 		} else {
 			ml.events, ml.skipped, ml.cwd = m.Events, m.Skipped, m.Cwd
+			if ml.cwd != "" {
+				st.cwd = ml.cwd
+			} else if st.f.kind == Codex {
+				ml.cwd = st.cwd
+			}
 		}
 	}
 	if reason != "" {

@@ -447,6 +447,57 @@ CREATE INDEX fact_signatures_fact ON fact_signatures(fact_id);
 CREATE TABLE fact_signature_backfill (upto INTEGER NOT NULL);
 INSERT INTO fact_signature_backfill SELECT max(id) FROM facts WHERE id IS NOT NULL HAVING count(*) > 0;
 `,
+	// v16 — events from Codex CLI and Gemini CLI transcripts: the source
+	// CHECK widens. SQLite cannot alter a CHECK, so the table is rebuilt
+	// with the same rows, seqs (and AUTOINCREMENT high-water mark), indexes
+	// and full-text triggers; events_fts keeps its rows, keyed by seq.
+	`
+CREATE TABLE session_events_v16 (
+	seq           INTEGER PRIMARY KEY AUTOINCREMENT,
+	session_id    TEXT NOT NULL REFERENCES sessions(id),
+	source        TEXT NOT NULL CHECK (source IN ('claude-code','cursor','codex','gemini','record','mcp')),
+	source_file   TEXT,
+	source_offset INTEGER,
+	role          TEXT NOT NULL CHECK (role IN ('user','assistant','system','tool')),
+	speaker       TEXT,
+	event_type    TEXT NOT NULL CHECK (event_type IN ('message','tool_call','tool_result','artifact')),
+	content_type  TEXT NOT NULL CHECK (content_type IN ('text','json','image','audio','binary')),
+	content       TEXT NOT NULL,
+	content_ref   TEXT,
+	metadata      TEXT,
+	occurred_at   TEXT,
+	recorded_at   TEXT NOT NULL,
+	dedupe_key    TEXT UNIQUE
+);
+INSERT INTO session_events_v16 (seq, session_id, source, source_file, source_offset, role, speaker, event_type,
+	content_type, content, content_ref, metadata, occurred_at, recorded_at, dedupe_key)
+	SELECT seq, session_id, source, source_file, source_offset, role, speaker, event_type,
+	content_type, content, content_ref, metadata, occurred_at, recorded_at, dedupe_key FROM session_events ORDER BY seq;
+CREATE TABLE session_events_seq_v16 AS SELECT seq FROM sqlite_sequence WHERE name = 'session_events';
+DROP TRIGGER session_events_ai;
+DROP TRIGGER session_events_ad;
+DROP TRIGGER session_events_au;
+DROP TABLE session_events;
+ALTER TABLE session_events_v16 RENAME TO session_events;
+DELETE FROM sqlite_sequence WHERE name = 'session_events_v16';
+DELETE FROM sqlite_sequence WHERE name = 'session_events';
+INSERT INTO sqlite_sequence(name, seq)
+	SELECT 'session_events', max(s) FROM (SELECT seq AS s FROM session_events_seq_v16 UNION ALL SELECT max(seq) FROM session_events)
+	HAVING max(s) IS NOT NULL;
+DROP TABLE session_events_seq_v16;
+CREATE INDEX session_events_session ON session_events(session_id, seq);
+CREATE INDEX session_events_file ON session_events(source_file, source_offset);
+CREATE TRIGGER session_events_ai AFTER INSERT ON session_events BEGIN
+	INSERT INTO events_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+CREATE TRIGGER session_events_ad AFTER DELETE ON session_events BEGIN
+	INSERT INTO events_fts(events_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+END;
+CREATE TRIGGER session_events_au AFTER UPDATE OF content ON session_events BEGIN
+	INSERT INTO events_fts(events_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+	INSERT INTO events_fts(rowid, content) VALUES (new.seq, new.content);
+END;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

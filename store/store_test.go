@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -180,5 +181,78 @@ func TestTimeFormatOrdersAsText(t *testing.T) {
 	got, err := ParseTime(a)
 	if err != nil || FormatTime(got) != a {
 		t.Fatalf("round trip %s -> %v, %v", a, got, err)
+	}
+}
+
+// TestMigrateWidensEventSources checks the v16 rebuild of session_events:
+// codex and gemini events are accepted, rows keep their seq, a pruned
+// seq is never handed out again, and full-text search follows inserts
+// and deletes.
+func TestMigrateWidensEventSources(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), DBFile)
+	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on")
+	if err != nil {
+		t.Fatal(err)
+	}
+	db := &DB{DB: raw, Path: path}
+	if err := db.Migrate(ctx, 15); err != nil {
+		t.Fatal(err)
+	}
+	ins := `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at) VALUES ('s1', ?, 'user', 'message', 'text', ?, ?)`
+	if _, err := raw.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', ?)`, Now()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := raw.ExecContext(ctx, ins, "codex", "refused before v16", Now()); err == nil {
+		t.Fatal("v15 accepted a codex event; the test no longer tests the widening")
+	}
+	for _, c := range []string{"first kept", "second pruned"} {
+		if _, err := raw.ExecContext(ctx, ins, "claude-code", c, Now()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := raw.ExecContext(ctx, `DELETE FROM session_events WHERE seq = 2`); err != nil {
+		t.Fatal(err)
+	}
+	raw.Close()
+	s, err := OpenFile(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for _, src := range []string{"codex", "gemini"} {
+		if _, err := s.ExecContext(ctx, ins, src, "from "+src+" zebra", Now()); err != nil {
+			t.Fatalf("insert %s event after migration: %v", src, err)
+		}
+	}
+	var seqs []int
+	rows, err := s.QueryContext(ctx, `SELECT seq FROM session_events ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var n int
+		_ = rows.Scan(&n)
+		seqs = append(seqs, n)
+	}
+	rows.Close()
+	if fmt.Sprint(seqs) != "[1 3 4]" {
+		t.Fatalf("seqs after migration = %v, want [1 3 4] (kept row keeps 1, pruned 2 never reused)", seqs)
+	}
+	count := func(q string) int {
+		var n int
+		if err := s.QueryRowContext(ctx, `SELECT count(*) FROM events_fts WHERE events_fts MATCH ?`, q).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if count("zebra") != 2 || count("kept") != 1 {
+		t.Fatalf("full-text after migration: zebra %d (want 2), kept %d (want 1)", count("zebra"), count("kept"))
+	}
+	if _, err := s.ExecContext(ctx, `DELETE FROM session_events WHERE source = 'gemini'`); err != nil {
+		t.Fatal(err)
+	}
+	if count("zebra") != 1 {
+		t.Fatalf("full-text keeps a deleted event: zebra %d, want 1", count("zebra"))
 	}
 }

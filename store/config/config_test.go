@@ -28,7 +28,8 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"unknown top key", `{"colour": "blue"}`, "colour", "unknown key"},
 		{"wrong type", `{"extraction": {"batch_size": "ten"}}`, "extraction.batch_size", "want a number"},
 		{"wrong type in list", `{"sources": [{"kind": 3}]}`, "sources.kind", "want a string"},
-		{"unknown source kind", `{"mode": "copy", "sources": [{"kind": "vscode"}]}`, "sources[0].kind", "claude-code, cursor"},
+		{"unknown source kind", `{"mode": "copy", "sources": [{"kind": "vscode"}]}`, "sources[0].kind", "claude-code, cursor, codex"},
+		{"relative codex cwd", `{"mode": "copy", "sources": [{"kind": "codex", "cwd": "~/app"}]}`, "sources[0].cwd", "absolute"},
 		{"unknown provider", `{"intelligence": {"provider": "gpt"}}`, "intelligence.provider", "heuristic, http, ollama, cli"},
 		{"bad budget", `{"intelligence": {"token_budget": {"http": {"day": "lots"}}}}`, "intelligence.token_budget.http.day", "token count"},
 		{"relative cwd", `{"mode": "copy", "sources": [{"kind": "cursor", "cwd": "app"}]}`, "sources[0].cwd", "absolute"},
@@ -58,6 +59,18 @@ func TestParseErrorsNameTheField(t *testing.T) {
 				t.Fatalf("error spans lines: %q", ce.Error())
 			}
 		})
+	}
+}
+
+func TestParseAcceptsEveryKind(t *testing.T) {
+	for _, kind := range SourceKinds {
+		cfg, err := Parse(strings.NewReader(`{"mode": "copy", "sources": [{"kind": "` + kind + `", "cwd": "/w/app"}]}`))
+		if err != nil || cfg.Sources[0].Kind != kind {
+			t.Errorf("kind %s: %v", kind, err)
+		}
+	}
+	if len(SourceKinds) < 3 || SourceKinds[2] != "codex" {
+		t.Errorf("SourceKinds = %v, want codex among them", SourceKinds)
 	}
 }
 

@@ -1,0 +1,140 @@
+package sources
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/store/config"
+)
+
+const (
+	cpolarFirst  = "codex/cpolar-connect/sessions/2025/09/16/rollout-2025-09-16T12-47-48-9cd28a74-da7e-4458-a91a-fffec2be9d7a.jsonl"
+	cpolarResume = "codex/cpolar-connect/sessions/2025/09/16/rollout-2025-09-16T14-12-31-613a9a68-8816-40b2-a2d4-041ade599da6.jsonl"
+	daziSession  = "codex/dazi-skill/sessions/2026/04/28/rollout-2026-04-28T18-05-46-019dd38d-4dfb-77b0-af6a-af358709d507.jsonl"
+	cpolarCwd    = "/Users/home/Downloads/CpolarAutoUpdater"
+)
+
+// codexHome lays out a Codex home with real rollouts in their date
+// folders, plus files the source must not follow.
+func codexHome(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	for _, rel := range []string{cpolarFirst, cpolarResume, daziSession} {
+		parts := strings.Split(rel, "/")
+		copyFixture(t, rel, filepath.Join(append([]string{home}, parts[2:]...)...))
+	}
+	// Not transcripts: the prompt history, a rollout outside a date folder,
+	// a file in a date folder without the rollout- prefix.
+	copyFixture(t, daziSession, filepath.Join(home, "history.jsonl"))
+	copyFixture(t, daziSession, filepath.Join(home, "sessions", "rollout-flat.jsonl"))
+	copyFixture(t, daziSession, filepath.Join(home, "sessions", "2026", "04", "28", "notes.jsonl"))
+	return home
+}
+
+func TestCodexSelectsRolloutsByRecordedCwd(t *testing.T) {
+	home := codexHome(t)
+	for _, tc := range []struct {
+		name string
+		src  config.Source
+		env  map[string]string
+		want string
+	}{
+		{"one project", config.Source{Kind: Codex, Home: home, Cwd: cpolarCwd}, nil,
+			"rollout-2025-09-16T12-47-48-9cd28a74-da7e-4458-a91a-fffec2be9d7a.jsonl rollout-2025-09-16T14-12-31-613a9a68-8816-40b2-a2d4-041ade599da6.jsonl"},
+		{"a parent folder of the project", config.Source{Kind: Codex, Home: home, Cwd: "/Users/home/Downloads"}, nil,
+			"rollout-2025-09-16T12-47-48-9cd28a74-da7e-4458-a91a-fffec2be9d7a.jsonl rollout-2025-09-16T14-12-31-613a9a68-8816-40b2-a2d4-041ade599da6.jsonl"},
+		{"another project", config.Source{Kind: Codex, Home: home, Cwd: "/Users/home/Downloads/Cpolar"}, nil, ""},
+		{"every project", config.Source{Kind: Codex, Home: home}, nil,
+			"rollout-2025-09-16T12-47-48-9cd28a74-da7e-4458-a91a-fffec2be9d7a.jsonl rollout-2025-09-16T14-12-31-613a9a68-8816-40b2-a2d4-041ade599da6.jsonl rollout-2026-04-28T18-05-46-019dd38d-4dfb-77b0-af6a-af358709d507.jsonl"},
+		{"home from CODEX_HOME", config.Source{Kind: Codex, Cwd: cpolarCwd}, map[string]string{EnvCodexHome: home},
+			"rollout-2025-09-16T12-47-48-9cd28a74-da7e-4458-a91a-fffec2be9d7a.jsonl rollout-2025-09-16T14-12-31-613a9a68-8816-40b2-a2d4-041ade599da6.jsonl"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, _ := newCopier(t, openDB(t), tc.src)
+			if tc.env != nil {
+				c.Getenv = func(k string) string { return tc.env[k] }
+			}
+			files, err := c.Files(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var names []string
+			for _, f := range files {
+				names = append(names, filepath.Base(f))
+			}
+			if got := strings.Join(names, " "); got != tc.want {
+				t.Errorf("selected %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestCodexCopy copies a real rollout through the shared copier: the
+// events the golden pins, the session under the rollout's id with its
+// project, the dropped records counted per type, nothing doubled on a
+// second pass, and a half-written line left for later.
+func TestCodexCopy(t *testing.T) {
+	db := openDB(t)
+	home := t.TempDir()
+	path := filepath.Join(home, "sessions", "2025", "09", "16", filepath.Base(cpolarFirst))
+	data, err := os.ReadFile(filepath.Join(fixtureRoot, cpolarFirst))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(data), "\n")
+	last := lines[len(lines)-2] // the last line; the final element is ""
+	writeFile(t, path, []byte(strings.Join(lines[:len(lines)-2], "")+last[:len(last)/2]))
+	c, _ := newCopier(t, db, config.Source{Kind: Codex, Home: home, Cwd: cpolarCwd})
+	rep := copyAll(t, c)
+	// 117 events in the whole file (see the golden); the last line, a
+	// turn_aborted event, maps to none.
+	if rep.Events != 117 || rep.Lines != int64(len(lines)-2) {
+		t.Fatalf("first copy: %d events from %d lines, want 117 from %d", rep.Events, rep.Lines, len(lines)-2)
+	}
+	appendFile(t, path, []byte(last[len(last)/2:]))
+	rep = copyAll(t, c)
+	if rep.Events != 0 || rep.Lines != 1 || rep.Skipped["event_msg/turn_aborted"] != 1 {
+		t.Fatalf("completed last line: %d events, %d lines, skipped %v; want the turn_aborted line counted", rep.Events, rep.Lines, rep.Skipped)
+	}
+	if rep := copyAll(t, c); rep.Events != 0 || rep.Lines != 0 {
+		t.Fatalf("third copy read %d lines and wrote %d events, want nothing new", rep.Lines, rep.Events)
+	}
+	var id, source, project string
+	if err := db.QueryRow(`SELECT id, source, project FROM sessions`).Scan(&id, &source, &project); err != nil {
+		t.Fatal(err)
+	}
+	if id != "9cd28a74-da7e-4458-a91a-fffec2be9d7a" || source != Codex || project != cpolarCwd {
+		t.Errorf("session %q source %q project %q; want the rollout's id, codex, and the cwd of its session_meta", id, source, project)
+	}
+	got := contents(t, db, path)
+	if len(got) != 117 || got[0] != "检查目前项目的设计" {
+		t.Errorf("stored %d events starting %q; want 117 starting with the typed prompt", len(got), got[0])
+	}
+	skipped := skippedCounts(t, db, Codex)
+	for k, want := range map[string]int64{"event_msg/token_count": 56, "turn_context": 57, "session_meta": 1, "response_item/reasoning": 31,
+		"event_msg/agent_message": 9, "response_item/message:user": 8, "event_msg/turn_aborted": 1} {
+		if skipped[k] != want {
+			t.Errorf("skipped %s = %d, want %d (all: %v)", k, skipped[k], want, skipped)
+		}
+	}
+}
+
+// TestCodexWatcherFollowsANewDayFolder: Codex opens a folder per local
+// day; a rollout written into a folder that did not exist when the
+// watcher started is copied.
+func TestCodexWatcherFollowsANewDayFolder(t *testing.T) {
+	db := openDB(t)
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, "sessions", "2025", "09"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	src := config.Source{Kind: Codex, Home: home}
+	c, _ := newCopier(t, db, src)
+	follow(t, c, src)
+	path := filepath.Join(home, "sessions", "2025", "09", "16", filepath.Base(cpolarFirst))
+	copyFixture(t, cpolarFirst, path)
+	waitFor(t, "the new day's rollout copied", func() bool { return eventCount(t, db, path) == 117 })
+}
