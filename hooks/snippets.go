@@ -92,9 +92,13 @@ func RecollectBeside(binary string) string {
 }
 
 // MCPSnippet is the MCP client configuration that starts recollect's server.
-func MCPSnippet(binary, dataDir string) string {
+func MCPSnippet(binary, dataDir string) string { return MCPSnippetNamed("recollect", binary, dataDir) }
+
+// MCPSnippetNamed is MCPSnippet under the server name name, so two stores
+// added to one client do not replace each other.
+func MCPSnippetNamed(name, binary, dataDir string) string {
 	b, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
-		"recollect": map[string]any{"command": binary, "args": []string{"mcp", "--data", dataDir}},
+		name: map[string]any{"command": binary, "args": []string{"mcp", "--data", dataDir}},
 	}}, "", "  ")
 	return string(b)
 }

@@ -115,3 +115,17 @@ func topKeys(m map[string]int, n int) []string {
 	}
 	return keys
 }
+
+// MatchedFiles lists the transcripts the sources copy now, sorted.
+func MatchedFiles(srcs []config.Source, getenv func(string) string) ([]string, error) {
+	sel, err := newSelector(srcs, getenv)
+	if err != nil {
+		return nil, err
+	}
+	files, _ := sel.files()
+	out := make([]string, len(files))
+	for i, f := range files {
+		out[i] = f.path
+	}
+	return out, nil
+}

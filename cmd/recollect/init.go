@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -14,6 +12,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -24,14 +23,23 @@ func initCommand(env Env) *cli.Command {
 		Usage:     "create a store: config.json with every default, the database, and the MCP and hook snippets",
 		ArgsUsage: "[DIR]",
 		Flags: []cli.Flag{
-			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "never prompt; write a record store with defaults"},
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "never prompt; write a store from the defaults and these flags"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing config.json"},
+			&cli.StringFlag{Name: "mode", Usage: "record or copy (with --yes; the walk-through asks otherwise)"},
+			&cli.StringFlag{Name: "source", Value: "claude-code", Usage: "with --mode copy: the transcript kind, claude-code or cursor"},
+			&cli.StringFlag{Name: "home", Usage: "with --mode copy: where the agent keeps its data (default ~/.claude or ~/.cursor)"},
+			&cli.StringFlag{Name: "cwd", Usage: "with --mode copy: only this project's conversations (default: all)"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
 				return usagef("init takes at most one directory, got %d arguments", c.NArg())
 			}
+			cfg, err := initFlags(c)
+			if err != nil {
+				return err
+			}
 			dir := c.Args().First()
+			asked := dir != "" || c.IsSet("data")
 			if dir != "" {
 				abs, err := filepath.Abs(dir)
 				if err != nil {
@@ -45,12 +53,70 @@ func initCommand(env Env) *cli.Command {
 				}
 				dir = d
 			}
-			return runInit(c.Context, env, dir, c.Bool("yes"), c.Bool("force"))
+			return runInit(c.Context, env, initOptions{dir: dir, dirGiven: asked, yes: c.Bool("yes"), force: c.Bool("force"), cfg: cfg})
 		},
 	}
 }
 
-func runInit(ctx context.Context, env Env, dir string, yes, force bool) error {
+// initOptions is what init was told: the directory (and whether the user
+// named it), --yes, --force and the config made from the flags.
+type initOptions struct {
+	dir            string
+	dirGiven       bool
+	yes, force     bool
+	cfg            config.Config
+	walk, backfill bool
+}
+
+// initFlags makes the starting config from --mode, --source, --home and
+// --cwd, refusing what a config could not hold.
+func initFlags(c *cli.Context) (config.Config, error) {
+	cfg := config.Default()
+	switch mode := c.String("mode"); mode {
+	case "", "record":
+		for _, f := range []string{"home", "cwd"} {
+			if c.IsSet(f) {
+				return cfg, usagef("init: --%s goes with --mode copy", f)
+			}
+		}
+	case "copy":
+		cfg.Mode = "copy"
+		src := config.Source{Kind: c.String("source"), Home: c.String("home")}
+		if cwd := c.String("cwd"); cwd != "" {
+			abs, err := filepath.Abs(cwd)
+			if err != nil {
+				return cfg, fmt.Errorf("resolve --cwd %s: %w", cwd, err)
+			}
+			src.Cwd = resolvePath(abs)
+		}
+		cfg.Sources = []config.Source{src}
+	default:
+		return cfg, usagef("init: --mode %q is unknown; use record or copy", mode)
+	}
+	if err := cfg.Validate(); err != nil {
+		return cfg, usagef("init: %v", err)
+	}
+	return cfg, nil
+}
+
+func runInit(ctx context.Context, env Env, o initOptions) error {
+	dir, yes, force := o.dir, o.yes, o.force
+	var a *asker
+	if !yes && isTerminal(env.Stdin) {
+		a = newAsker(env)
+		if !o.dirGiven {
+			d, err := a.ask("Data directory (the store)?", dir, func(ans string) (string, error) {
+				if strings.HasPrefix(ans, "~/") {
+					ans = filepath.Join(env.Getenv("HOME"), ans[2:])
+				}
+				return filepath.Abs(ans)
+			})
+			if err != nil {
+				return err
+			}
+			dir = d
+		}
+	}
 	cfgPath := filepath.Join(dir, config.FileName)
 	_, statErr := os.Stat(cfgPath)
 	exists := statErr == nil
@@ -65,12 +131,12 @@ func runInit(ctx context.Context, env Env, dir string, yes, force bool) error {
 		}
 		db.Close()
 		fmt.Fprintf(env.Stdout, "store already initialised at %s; left as it is (use --force to replace config.json)\n", dir)
-		return printSnippets(env.Stdout, dir)
+		return printSnippets(env.Stdout, dir, env.Getenv)
 	}
-	cfg := config.Default()
-	if !yes && isTerminal(env.Stdin) {
+	cfg := o.cfg
+	if a != nil {
 		var err error
-		if cfg, err = walkThrough(env, cfg); err != nil {
+		if cfg, err = walkConfig(a, env, cfg); err != nil {
 			return err
 		}
 	}
@@ -103,10 +169,30 @@ func runInit(ctx context.Context, env Env, dir string, yes, force bool) error {
 	}
 	fmt.Fprintf(env.Stdout, "%s store at %s (%s mode, provider %s)\n", verb, dir, cfg.Mode, cfg.Intelligence.Provider)
 	fmt.Fprintf(env.Stdout, "provider %s: %s\n", det.Provider, det.Why)
-	return printSnippets(env.Stdout, dir)
+	if w := embeddingWarning(ctx, cfg.Embedding); w != "" {
+		fmt.Fprintln(env.Stdout, w)
+	}
+	if cfg.Mode == "copy" {
+		if err := offerBackfill(ctx, env, a, dir); err != nil {
+			return err
+		}
+	}
+	if err := printSnippets(env.Stdout, dir, env.Getenv); err != nil {
+		return err
+	}
+	printNextSteps(env.Stdout, dir)
+	return nil
 }
 
-func printSnippets(w io.Writer, dir string) error {
+// printNextSteps says what makes the store fill itself and reach agents.
+func printNextSteps(w io.Writer, dir string) {
+	fmt.Fprintf(w, "\nNext steps:\n"+
+		"  1. keep it fed: recollect daemon --data %[1]s (or recollect service print --data %[1]s, to run it as a user service)\n"+
+		"  2. hooks: recollect hooks install --project DIR --data %[1]s (or --user)\n"+
+		"  3. add the MCP server above to your client's MCP configuration\n", dir)
+}
+
+func printSnippets(w io.Writer, dir string, getenv func(string) string) error {
 	bin, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this binary's path: %w", err)
@@ -114,7 +200,10 @@ func printSnippets(w io.Writer, dir string) error {
 	if resolved, err := filepath.EvalSymlinks(bin); err == nil {
 		bin = resolved
 	}
-	fmt.Fprintf(w, "\nMCP server (add to your client's MCP configuration):\n%s\n", hooks.MCPSnippet(bin, dir))
+	// Each store has its own server name, so two stores added to one
+	// client do not replace each other.
+	name := mcpserver.ServerName(dir, getenv("HOME"))
+	fmt.Fprintf(w, "\nMCP server (add to your client's MCP configuration):\n%s\n", hooks.MCPSnippetNamed(name, bin, dir))
 	hookBin, _ := hooks.HookBinary(bin)
 	prompt := false
 	if cfg, err := config.Load(dir); err == nil {
@@ -126,70 +215,6 @@ func printSnippets(w io.Writer, dir string) error {
 		fmt.Fprintln(w, "\nnote: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/...) and run init again for lasting paths")
 	}
 	return nil
-}
-
-// walkThrough asks the few questions that shape a store.
-func walkThrough(env Env, cfg config.Config) (config.Config, error) {
-	in := bufio.NewReader(env.Stdin)
-	ask := func(q, def string) (string, error) {
-		fmt.Fprintf(env.Stdout, "%s [%s]: ", q, def)
-		line, err := in.ReadString('\n')
-		if err != nil && !errors.Is(err, io.EOF) {
-			return "", fmt.Errorf("read answer: %w", err)
-		}
-		line = strings.TrimSpace(line)
-		if line == "" {
-			return def, nil
-		}
-		return line, nil
-	}
-	mode, err := ask("Copy an agent's transcripts (copy) or take events from the assistant's records (record)?", "record")
-	if err != nil {
-		return cfg, err
-	}
-	switch mode {
-	case "record":
-	case "copy":
-		cfg.Mode = "copy"
-		kind, err := ask("Transcript kind: claude-code or cursor?", "claude-code")
-		if err != nil {
-			return cfg, err
-		}
-		defHome := "~/.claude"
-		if kind == "cursor" {
-			defHome = "~/.cursor"
-		}
-		home, err := ask("Where the agent keeps its data (home)?", defHome)
-		if err != nil {
-			return cfg, err
-		}
-		cwd, _ := os.Getwd()
-		proj, err := ask("Only this project's conversations (absolute path, or 'all')?", cwd)
-		if err != nil {
-			return cfg, err
-		}
-		if proj == "all" {
-			proj = ""
-		}
-		cfg.Sources = []config.Source{{Kind: kind, Home: home, Cwd: proj}}
-	default:
-		return cfg, usagef("init: answer copy or record, not %q", mode)
-	}
-	sem, err := ask("Semantic search with a local Ollama embedding model (y/n)?", "n")
-	if err != nil {
-		return cfg, err
-	}
-	if strings.HasPrefix(strings.ToLower(sem), "y") {
-		cfg.Embedding.Provider = "ollama"
-		cfg.Embedding.Model = "nomic-embed-text"
-		cfg.Embedding.BaseURL = "http://localhost:11434"
-	}
-	prompt, err := ask("Add the few remembered facts relevant to each prompt to the agent's context (UserPromptSubmit hook, context.prompt) (y/n)?", "n")
-	if err != nil {
-		return cfg, err
-	}
-	cfg.Context.Prompt = strings.HasPrefix(strings.ToLower(prompt), "y")
-	return cfg, nil
 }
 
 // detectProvider picks the provider a new store starts with: the
