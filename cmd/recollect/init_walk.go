@@ -62,7 +62,11 @@ func oneOf(choices ...string) func(string) (string, error) {
 				return c, nil
 			}
 		}
-		return "", fmt.Errorf("answer %s, not %q", strings.Join(choices, " or "), ans)
+		list := strings.Join(choices, " or ")
+		if len(choices) > 2 {
+			list = "one of " + strings.Join(choices, ", ")
+		}
+		return "", fmt.Errorf("answer %s, not %q", list, ans)
 	}
 }
 
@@ -118,14 +122,11 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 	}
 	cfg.Mode = mode
 	if mode == "copy" {
-		kind, err := a.ask("Transcript kind: claude-code or cursor?", defKind, oneOf(config.SourceKinds...))
+		kind, err := a.ask("Transcript kind ("+strings.Join(config.SourceKinds, ", ")+")?", defKind, oneOf(config.SourceKinds...))
 		if err != nil {
 			return cfg, err
 		}
-		defHome := "~/.claude"
-		if kind == "cursor" {
-			defHome = "~/.cursor"
-		}
+		defHome := map[string]string{"claude-code": "~/.claude", "cursor": "~/.cursor", "codex": "~/.codex"}[kind]
 		home, err := a.ask("Where the agent keeps its data (home)?", defHome, nil)
 		if err != nil {
 			return cfg, err
