@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"database/sql"
 	"encoding/json"
 	"net/http"
@@ -13,6 +14,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/fixtures/testbin"
 )
@@ -92,6 +95,33 @@ func (r *clonedRepo) run(t *testing.T, stdin string, args ...string) (string, st
 	return out.String(), errb.String(), code
 }
 
+// mcpCall starts `recollect mcp` inside the repository with a real MCP
+// client, calls one tool and returns its text (an error result's too).
+func (r *clonedRepo) mcpCall(t *testing.T, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(testbin.Binary(t), "mcp", "--no-scheduler")
+	cmd.Env = []string{"HOME=" + r.home, "PATH=" + os.Getenv("PATH")}
+	cmd.Dir = filepath.Join(r.repo, "src")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "trust-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to mcp in the repository: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	return text.String()
+}
+
 // copied counts the events in the repository's store (0 when there is none).
 func (r *clonedRepo) copied(t *testing.T) int {
 	t.Helper()
@@ -121,11 +151,11 @@ func TestClonedRepoConfigIsRefusedUntilApproved(t *testing.T) {
 			t.Errorf("%v: exit %d, stderr %q; want a refusal:\n%q", args, code, errs, wantRefusal)
 		}
 	}
-	// An agent starting the MCP server in the repository is refused too.
-	initReq := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"
-	out, errs, _ := r.run(t, initReq, "mcp")
-	if !strings.Contains(out+errs, "review and approve it with: recollect trust") {
-		t.Errorf("mcp in the repository: stdout %q stderr %q; want the refusal", out, errs)
+	// An agent starting the MCP server in the repository is refused too,
+	// and its client reads why.
+	if text := r.mcpCall(t, "search_knowledge", map[string]any{"query": "payroll"}); !strings.Contains(text, cfgPath+" is a project's config you have not approved") ||
+		!strings.Contains(text, "review and approve it with: recollect trust") {
+		t.Errorf("mcp in the repository answered %q; want the refusal", text)
 	}
 	if n := r.hits.Load(); n != 0 {
 		t.Fatalf("the host was contacted %d times before approval", n)
