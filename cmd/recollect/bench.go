@@ -25,6 +25,7 @@ func benchCommand(env Env) *cli.Command {
 			&cli.DurationFlag{Name: "idle", Value: def.Idle, Usage: "how long to watch the idle daemon"},
 			&cli.IntFlag{Name: "copy-lines", Value: def.CopyLines, Usage: "lines in the copied transcript"},
 			&cli.StringFlag{Name: "search-sizes", Value: "10000,100000", Usage: "store sizes (facts) to search, comma-separated"},
+			&cli.IntFlag{Name: "import-mb", Value: def.ImportMB, Usage: "megabytes of history the import part builds from the fixtures"},
 			&cli.StringFlag{Name: "integrate-sizes", Value: "1000,100000", Usage: "store sizes (facts) to integrate new facts into, comma-separated; the first is the baseline (add 1000000 for the 1M row)"},
 			&cli.IntFlag{Name: "notify-runs", Value: def.NotifyRuns, Usage: "runs of each process for the notify medians"},
 			&cli.IntFlag{Name: "follow", Value: def.FollowAppends, Usage: "appends timed by the follow benchmark"},
@@ -54,7 +55,7 @@ func benchCommand(env Env) *cli.Command {
 func systemsOptions(c *cli.Context) (bench.SystemsOptions, error) {
 	opts := bench.DefaultSystems()
 	opts.Fixtures, opts.Idle, opts.CopyLines = c.String("fixtures"), c.Duration("idle"), c.Int("copy-lines")
-	opts.NotifyRuns, opts.FollowAppends = c.Int("notify-runs"), c.Int("follow")
+	opts.NotifyRuns, opts.FollowAppends, opts.ImportMB = c.Int("notify-runs"), c.Int("follow"), c.Int("import-mb")
 	if c.NArg() > 0 {
 		return opts, usagef("bench: unknown part %q; the parts are %s (use --only), or run bench locomo PATH", c.Args().First(), strings.Join(bench.Parts, ", "))
 	}
@@ -74,8 +75,8 @@ func systemsOptions(c *cli.Context) (bench.SystemsOptions, error) {
 			opts.Only = append(opts.Only, p)
 		}
 	}
-	if opts.NotifyRuns <= 0 || opts.FollowAppends <= 0 || opts.CopyLines <= 0 || opts.Idle <= 0 {
-		return opts, usagef("bench: --notify-runs, --follow, --copy-lines and --idle must be positive")
+	if opts.NotifyRuns <= 0 || opts.FollowAppends <= 0 || opts.CopyLines <= 0 || opts.Idle <= 0 || opts.ImportMB <= 0 {
+		return opts, usagef("bench: --notify-runs, --follow, --copy-lines, --import-mb and --idle must be positive")
 	}
 	bin, err := os.Executable()
 	if err != nil {

@@ -83,7 +83,10 @@ const (
 	// IntegrateMaxRatio bounds integrate's cost per fact in a big store
 	// against the smallest one measured.
 	IntegrateMaxRatio = 2.0
-	IdleRSSMaxKB      = 40 << 10
+	// ImportMax bounds the time from a daemon's start on an imported
+	// history until all of it is searchable.
+	ImportMax    = 2 * time.Minute
+	IdleRSSMaxKB = 40 << 10
 	// SessionHookP50Max and PromptHookP50Max bound the context hooks'
 	// whole-process medians.
 	SessionHookP50Max = 60 * time.Millisecond
@@ -140,6 +143,12 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		row(fmt.Sprintf("prompt %dk", h.Facts/1000), fmt.Sprintf("p50 %s · p95 %s (%d)", fmtDur(h.Prompt.P50), fmtDur(h.Prompt.P95), h.Runs),
 			"the same", ofNode(h.Prompt.P50), "p50 ≤ 80 ms", h.Prompt.P50 <= PromptHookP50Max)
 		fmt.Fprintf(w, "%-12s session-start context %d bytes; %d of %d prompts added facts, the rest nothing\n", "", h.SessionBytes, h.PromptAdded, h.Runs)
+	}
+	if im := r.Import; im != nil {
+		row(fmt.Sprintf("import %dMB", im.Bytes>>20), fmt.Sprintf("searchable after %s", fmtDur(im.Searchable)),
+			fmt.Sprintf("consolidate --all %s", fmtDur(im.Baseline)), fmt.Sprintf("%.1f×", float64(im.Searchable)/float64(max(im.Baseline, 1))),
+			"≤ 2 min", im.Searchable <= ImportMax)
+		fmt.Fprintf(w, "%-12s %d files, %d events, %d active facts; the daemon copies, drains and integrates by itself\n", "", im.Files, im.Events, im.Facts)
 	}
 	for _, in := range r.Integrate {
 		first := r.Integrate[0]

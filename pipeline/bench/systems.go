@@ -13,7 +13,7 @@ import (
 )
 
 // Parts of the systems table, in the order they run.
-var Parts = []string{"copy", "search", "integrate", "notify", "hooks", "follow", "idle"}
+var Parts = []string{"copy", "import", "search", "integrate", "notify", "hooks", "follow", "idle"}
 
 // SystemsOptions configure the systems table. Zero values take the
 // issue's sizes (DefaultSystems).
@@ -31,8 +31,10 @@ type SystemsOptions struct {
 	// IntegrateSizes are the stores new facts are integrated into; the
 	// first is the baseline of the others.
 	IntegrateSizes []int
-	SearchQueries  int
-	Idle           time.Duration
+	// ImportMB is the size of the history the import part builds.
+	ImportMB      int
+	SearchQueries int
+	Idle          time.Duration
 	// Only runs these parts (all when empty).
 	Only []string
 	// Progress, when set, receives a line as each part starts.
@@ -42,7 +44,7 @@ type SystemsOptions struct {
 // DefaultSystems returns the sizes the targets are stated for.
 func DefaultSystems() SystemsOptions {
 	return SystemsOptions{Fixtures: FixturesDefaultPath, NotifyRuns: 30, CopyLines: 200_000, FollowAppends: 200,
-		SearchSizes: []int{10_000, 100_000}, IntegrateSizes: []int{1000, 100_000}, SearchQueries: 200, Idle: 60 * time.Second}
+		SearchSizes: []int{10_000, 100_000}, IntegrateSizes: []int{1000, 100_000}, ImportMB: 200, SearchQueries: 200, Idle: 60 * time.Second}
 }
 
 // SystemsReport holds what was measured; a part that could not be measured
@@ -50,6 +52,7 @@ func DefaultSystems() SystemsOptions {
 type SystemsReport struct {
 	Machine Machine        `json:"machine"`
 	Copy    *CopyResult    `json:"copy,omitempty"`
+	Import  *ImportResult  `json:"import,omitempty"`
 	Search  []SearchResult `json:"search,omitempty"`
 	// Integrate is one row per store size, smallest first.
 	Integrate []IntegrateResult `json:"integrate,omitempty"`
@@ -116,6 +119,17 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 			rep.Copy = &r
 		}
 		os.RemoveAll(filepath.Join(work, "copy"))
+	}
+	if want("import") {
+		say(fmt.Sprintf("import: %d MB of history built from %s, daemon and consolidate --all", opts.ImportMB, opts.Fixtures))
+		if opts.Binary == "" {
+			rep.Failed["import"] = "no recollect binary to time; run the bench through recollect bench"
+		} else if r, err := BenchImport(ctx, opts.Binary, filepath.Join(work, "import"), opts.Fixtures, opts.ImportMB); err != nil {
+			rep.Failed["import"] = err.Error()
+		} else {
+			rep.Import = &r
+		}
+		os.RemoveAll(filepath.Join(work, "import"))
 	}
 	if want("search") {
 		for _, n := range opts.SearchSizes {

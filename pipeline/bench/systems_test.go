@@ -67,6 +67,18 @@ func TestBenchIntegrateSmall(t *testing.T) {
 	}
 }
 
+// TestBenchImportSmall: a daemon started on 1 MB of history makes all of
+// it searchable, and the baseline runs on the same history.
+func TestBenchImportSmall(t *testing.T) {
+	r, err := BenchImport(context.Background(), testbin.Binary(t), t.TempDir(), fixturesPath(t), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Bytes < 1<<20 || r.Files == 0 || r.Events == 0 || r.Facts == 0 || r.Searchable <= 0 || r.Baseline <= 0 {
+		t.Fatalf("import result %+v: every figure must be measured", r)
+	}
+}
+
 func TestProcStat(t *testing.T) {
 	cpu, rss, err := procStat(os.Getpid())
 	if err != nil || rss <= 0 || cpu < 0 {
