@@ -3,9 +3,9 @@ package scheduler_test
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
@@ -73,9 +73,40 @@ func TestBacklogDrains(t *testing.T) {
 		}
 		examined = append(examined, n)
 	}
-	// 40 events, 7 a batch: the start run and five backlog batches.
-	if want := []int{7, 7, 7, 7, 7, 5}; !reflect.DeepEqual(examined, want) {
-		t.Fatalf("events examined per run = %v, want %v", examined, want)
+	// 40 events: the start run takes the cap (7); the backlog batches take
+	// the rest, sized by how long each took, never beyond 16 times the cap.
+	total := 0
+	for i, n := range examined {
+		total += n
+		if (i == 0 && n != 7) || n > 7*scheduler.DrainMaxFactor || n == 0 {
+			t.Fatalf("events examined per run = %v: the start run takes 7, each batch 1 to %d", examined, 7*scheduler.DrainMaxFactor)
+		}
+	}
+	if total != 40 || len(examined) < 2 {
+		t.Fatalf("events examined per run = %v, want 40 over the start run and backlog batches", examined)
+	}
+}
+
+// TestDrainBatchSize: a batch well under the target doubles the next, one
+// well over halves it, and the size stays between the cap and 16 times it.
+func TestDrainBatchSize(t *testing.T) {
+	cases := []struct {
+		limit int
+		took  time.Duration
+		want  int
+	}{
+		{50, 10 * time.Millisecond, 100},
+		{500, 10 * time.Millisecond, 800},
+		{800, 10 * time.Millisecond, 800},
+		{100, 400 * time.Millisecond, 100},
+		{400, 3 * time.Second, 200},
+		{60, 3 * time.Second, 50},
+		{50, 3 * time.Second, 50},
+	}
+	for _, c := range cases {
+		if got := scheduler.NextDrainLimit(c.limit, 50, c.took); got != c.want {
+			t.Errorf("next after %d events in %s = %d, want %d", c.limit, c.took, got, c.want)
+		}
 	}
 }
 

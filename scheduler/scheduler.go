@@ -60,6 +60,9 @@ type Scheduler struct {
 	// backlog is the unexamined events the last extracting run left; a
 	// draining policy runs batches while it is above zero.
 	backlog int
+	// drainLimit is the next backlog batch's size (nextDrainLimit); only
+	// the worker goroutine reads and writes it.
+	drainLimit int
 }
 
 // batch is the notifications waiting for the next run.
@@ -179,7 +182,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 func (s *Scheduler) shutdown(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
-	if _, err := s.runPlan(sctx, Moments[hooks.MomentShutdown], hooks.MomentShutdown); err != nil {
+	if _, err := s.runPlan(sctx, Moments[hooks.MomentShutdown], hooks.MomentShutdown, 0); err != nil {
 		return fmt.Errorf("integrate at shutdown: %w", err)
 	}
 	s.log.Info("daemon stopped")
@@ -339,7 +342,13 @@ func (s *Scheduler) drainBatch(ctx context.Context) {
 	s.running = true
 	s.mu.Unlock()
 	defer s.done()
-	sum, err := s.runPlan(ctx, drainPlan, MomentBacklog)
+	limit := s.drainLimit
+	if limit <= 0 {
+		limit = s.p.Config.Scheduler.ExtractCap
+	}
+	start := time.Now()
+	sum, err := s.runPlan(ctx, drainPlan, MomentBacklog, limit)
+	s.drainLimit = nextDrainLimit(limit, s.p.Config.Scheduler.ExtractCap, time.Since(start))
 	switch {
 	case err != nil && ctx.Err() == nil:
 		s.fail(fmt.Errorf("%s run: %w", MomentBacklog, err))
@@ -348,6 +357,27 @@ func (s *Scheduler) drainBatch(ctx context.Context) {
 		s.log.Warn("backlog drain paused: a batch examined nothing", "remaining", sum.Extract.EventsRemaining, "held", len(sum.Extract.Held))
 		s.setBacklog(0)
 	}
+}
+
+// DrainTarget is the work one backlog batch aims at: batches start at
+// scheduler.extract_cap events and double while one takes under half of
+// it (up to DrainMaxFactor times the cap), halve when one takes over
+// twice it, so a fast extractor (the heuristic) drains in few long-enough
+// batches and a slow model still yields between short ones.
+const (
+	DrainTarget    = 500 * time.Millisecond
+	DrainMaxFactor = 16
+)
+
+// nextDrainLimit sizes the next backlog batch from the last one's.
+func nextDrainLimit(limit, limitCap int, took time.Duration) int {
+	switch {
+	case took < DrainTarget/2 && limit < limitCap*DrainMaxFactor:
+		return min(limit*2, limitCap*DrainMaxFactor)
+	case took > 2*DrainTarget && limit > limitCap:
+		return max(limit/2, limitCap)
+	}
+	return limit
 }
 
 // draining reports whether a backlog batch is due: the policy drains and
@@ -388,16 +418,20 @@ func (s *Scheduler) runBatch(ctx context.Context, b batch, fol *follower) {
 		s.lastGated = s.opts.Now()
 		s.mu.Unlock()
 	}
-	if _, err := s.runPlan(ctx, plan, name); err != nil && ctx.Err() == nil {
+	if _, err := s.runPlan(ctx, plan, name, 0); err != nil && ctx.Err() == nil {
 		s.fail(fmt.Errorf("%s run: %w", name, err))
 	}
 }
 
-// runPlan runs plan's steps through the pipeline, named after moment.
-func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment hooks.Moment) (pipeline.Summary, error) {
+// runPlan runs plan's steps through the pipeline, named after moment,
+// extracting at most limit events (scheduler.extract_cap when 0).
+func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment hooks.Moment, limit int) (pipeline.Summary, error) {
+	if limit <= 0 {
+		limit = s.p.Config.Scheduler.ExtractCap
+	}
 	sum, err := s.p.Run(ctx, pipeline.RunOptions{
 		Steps:   plan.steps(),
-		Extract: extract.Options{Limit: s.p.Config.Scheduler.ExtractCap},
+		Extract: extract.Options{Limit: limit},
 		Trigger: string(moment),
 	})
 	if err != nil {

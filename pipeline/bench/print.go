@@ -148,7 +148,7 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		row(fmt.Sprintf("import %dMB", im.Bytes>>20), fmt.Sprintf("searchable after %s", fmtDur(im.Searchable)),
 			fmt.Sprintf("consolidate --all %s", fmtDur(im.Baseline)), fmt.Sprintf("%.1f×", float64(im.Searchable)/float64(max(im.Baseline, 1))),
 			"≤ 2 min", im.Searchable <= ImportMax)
-		fmt.Fprintf(w, "%-12s %d files, %d events, %d active facts; the daemon copies, drains and integrates by itself\n", "", im.Files, im.Events, im.Facts)
+		fmt.Fprintf(w, "%-12s %d files, %d events, %d active fact(s); the daemon copies, drains and integrates by itself\n", "", im.Files, im.Events, im.Facts)
 	}
 	for _, in := range r.Integrate {
 		first := r.Integrate[0]

@@ -1,0 +1,4 @@
+package scheduler
+
+// NextDrainLimit exposes nextDrainLimit to the tests.
+var NextDrainLimit = nextDrainLimit
