@@ -29,6 +29,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 		return 1
 	}
 	var flag, moment string
+	argPayload := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -50,6 +51,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 			flag = value
 		case strings.HasPrefix(a, "-"):
 			return fail("unknown flag " + a)
+		case strings.HasPrefix(strings.TrimSpace(a), "{"):
+			// Codex's notify passes the turn's JSON as the last argument;
+			// its stdin may be the terminal or a pipe left open, so it is
+			// not read at all.
+			argPayload = true
 		case moment != "":
 			return fail("one moment only, got " + moment + " and " + a)
 		default:
@@ -71,6 +77,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(s
 	if err != nil {
 		return fail(err.Error())
 	}
+	if argPayload {
+		stdin = nil
+	}
 	notice.Run(context.Background(), dir, m, stdin, stderr, getenv)
 	return 0
 }
@@ -84,5 +93,6 @@ func usage() string {
 	return s + "\n--data DIR  " + datadir.Usage + "\n\n" +
 		"It is `recollect notify MOMENT` in a process that starts several times faster. It prints nothing on\n" +
 		"stdout and exits 0 whatever happens, so a hook never blocks the agent; what is worth saying goes to\n" +
-		"stderr. A hook payload piped on stdin names the transcript to copy first.\n"
+		"stderr. A hook payload piped on stdin names the transcript to copy first. A JSON argument (what\n" +
+		"Codex's notify appends) is accepted, and then stdin is not read.\n"
 }

@@ -43,6 +43,8 @@ func TestRun(t *testing.T) {
 		{name: "RECOLLECT_DATA", args: []string{"compaction"}, env: map[string]string{"RECOLLECT_DATA": dir}, stderr: noDaemon},
 		{name: "payload that is not one", args: []string{"compaction", "--data", dir}, stdinInput: "hello",
 			stderr: "recollect: ignoring stdin: not a hook payload\n" + noDaemon},
+		{name: "codex notify JSON argument, stdin left alone", args: []string{"threshold", "--data", dir, `{"type":"agent-turn-complete","thread-id":"t1","turn-id":"1","cwd":"/w/app","input-messages":["fix it"],"last-assistant-message":"Done."}`},
+			stdinInput: "hello", stderr: noDaemon},
 		{name: "child of recollect", args: []string{"compaction", "--data", dir}, env: map[string]string{notice.EnvChild: "1"}},
 		{name: "help", args: []string{"--help"}, stdoutHas: "usage: recollect-notify MOMENT [--data DIR]"},
 		{name: "no moment", args: nil, code: 1, stderr: "recollect-notify: say which moment: compaction or threshold" + see},

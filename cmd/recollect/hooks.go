@@ -15,18 +15,22 @@ import (
 func hooksCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "hooks",
-		Usage: "the Claude Code hooks (PreCompact notify, SessionStart and opt-in UserPromptSubmit context) and Cursor's stop hook: print them, install them, or run the context hooks",
+		Usage: "the Claude Code hooks (PreCompact notify, SessionStart and opt-in UserPromptSubmit context), Cursor's stop hook and Codex's notify: print them, install them, or run the context hooks",
 		Subcommands: append([]*cli.Command{
 			{
 				Name:  "print",
 				Usage: "print the .claude/settings.json entries (absolute binary paths, --data, timeouts in seconds)",
 				Flags: []cli.Flag{
 					&cli.BoolFlag{Name: "cursor", Usage: "print Cursor's hooks.json entry (stop → notify threshold) and its mcp.json entry instead"},
+					&cli.BoolFlag{Name: "codex", Usage: "print Codex's config.toml notify line (notify threshold after each turn) and its MCP server table instead"},
 					promptFlag,
 				},
 				Action: func(c *cli.Context) error {
 					if c.Bool("cursor") {
 						return printCursorHooks(c, env)
+					}
+					if c.Bool("codex") {
+						return printCodexHooks(c, env)
 					}
 					return printSettingsHooks(c, env)
 				},
@@ -38,6 +42,8 @@ func hooksCommand(env Env) *cli.Command {
 					&cli.StringFlag{Name: "project", Usage: "install into `DIR`/.claude/settings.json"},
 					&cli.BoolFlag{Name: "user", Usage: "install into ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR/settings.json)"},
 					&cli.BoolFlag{Name: "cursor", Usage: "install Cursor's stop hook (notify threshold) into DIR/.cursor/hooks.json or ~/.cursor/hooks.json, and print the mcp.json entry"},
+					&cli.BoolFlag{Name: "codex", Usage: "set Codex's notify (notify threshold after each turn) in ~/.codex/config.toml (or $CODEX_HOME), changing only that line, and print the MCP server table"},
+					&cli.BoolFlag{Name: "force", Usage: "with --codex: replace a notify that runs another program"},
 					promptFlag,
 				},
 				Action: func(c *cli.Context) error { return installHook(c, env) },
@@ -47,8 +53,14 @@ func hooksCommand(env Env) *cli.Command {
 }
 
 func installHook(c *cli.Context, env Env) error {
+	if c.Bool("cursor") && c.Bool("codex") {
+		return usagef("hooks install: choose one of --cursor or --codex, not both")
+	}
 	if c.Bool("cursor") {
 		return installCursorHook(c, env)
+	}
+	if c.Bool("codex") {
+		return installCodexHook(c, env)
 	}
 	var path string
 	switch {

@@ -45,7 +45,13 @@ func notifyMomentCommand(env Env, m hooks.Moment) *cli.Command {
 			if err != nil {
 				return cli.Exit(err.Error(), 1)
 			}
-			notice.Run(c.Context, dir, m, env.Stdin, env.Stderr, env.Getenv)
+			stdin := env.Stdin
+			if a := strings.TrimSpace(c.Args().First()); strings.HasPrefix(a, "{") {
+				// Codex's notify passes the turn's JSON as an argument;
+				// stdin is then not a payload and is not read.
+				stdin = nil
+			}
+			notice.Run(c.Context, dir, m, stdin, env.Stderr, env.Getenv)
 			return nil
 		},
 	}
