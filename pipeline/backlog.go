@@ -15,14 +15,22 @@ import (
 // history drains in minutes.
 const DrainPause = 50 * time.Millisecond
 
+// DrainMaxFactor bounds a drain batch at this many times
+// scheduler.extract_cap events (the scheduler sizes batches by the time
+// they take, from the cap up to this).
+const DrainMaxFactor = 16
+
 // BacklogPolicy is how the daemon works through unexamined events.
 type BacklogPolicy struct {
 	// Drain means batches of EventsPerBatch run back to back, a short
 	// pause apart, until nothing waits; otherwise the cap, the budgets and
 	// the threshold gate bound each run.
-	Drain          bool   `json:"drain"`
-	EventsPerBatch int    `json:"events_per_batch"`
-	Why            string `json:"why"`
+	Drain          bool `json:"drain"`
+	EventsPerBatch int  `json:"events_per_batch"`
+	// MaxEventsPerBatch is the largest a drain batch grows to; equal to
+	// EventsPerBatch when the policy gates.
+	MaxEventsPerBatch int    `json:"max_events_per_batch"`
+	Why               string `json:"why"`
 }
 
 // Name is "drain" or "gated".
@@ -39,14 +47,18 @@ func (b BacklogPolicy) Name() string {
 // on this machine, for every stage, its on_fail and the embedder), since
 // the cap and the gate exist to bound spend.
 func (p *Pipeline) BacklogPolicy() (BacklogPolicy, error) {
-	pol := BacklogPolicy{EventsPerBatch: p.Config.Scheduler.ExtractCap}
+	batch := p.Config.Scheduler.ExtractCap
+	pol := BacklogPolicy{EventsPerBatch: batch, MaxEventsPerBatch: batch}
+	drain := func(why string) (BacklogPolicy, error) {
+		pol.Drain, pol.MaxEventsPerBatch, pol.Why = true, batch*DrainMaxFactor, why
+		return pol, nil
+	}
 	switch p.Config.Scheduler.Backlog {
 	case "gated":
 		pol.Why = "scheduler.backlog is gated"
 		return pol, nil
 	case "drain":
-		pol.Drain, pol.Why = true, "scheduler.backlog is drain"
-		return pol, nil
+		return drain("scheduler.backlog is drain")
 	}
 	r, err := p.Router()
 	if err != nil {
@@ -60,8 +72,7 @@ func (p *Pipeline) BacklogPolicy() (BacklogPolicy, error) {
 		pol.Why = fmt.Sprintf("embeddings come from %s (not this machine), so the cap and the threshold gate bound spend", e.BaseURL)
 		return pol, nil
 	}
-	pol.Drain, pol.Why = true, "every model route runs on this machine, so a backlog costs time, not money"
-	return pol, nil
+	return drain("every model route runs on this machine, so a backlog costs time, not money")
 }
 
 // BacklogStats says how the backlog is worked through and how long it
@@ -110,7 +121,11 @@ func (p *Pipeline) backlogStats(ctx context.Context, st *Stats) error {
 	}
 	eta := (time.Duration(st.Unextracted)*perEvent + time.Duration(batches)*DrainPause).Seconds()
 	st.Backlog.ETASeconds = &eta
-	st.Backlog.Basis = fmt.Sprintf("%d batches of %d events at %s per event (the last %d runs that examined events), %s apart", batches, pol.EventsPerBatch, perEvent.Round(time.Microsecond), runs, DrainPause)
+	last := "the last run"
+	if runs > 1 {
+		last = fmt.Sprintf("the last %d runs", runs)
+	}
+	st.Backlog.Basis = fmt.Sprintf("%s per event (%s that examined events), in batches of %d to %d events %s apart", perEvent.Round(time.Microsecond), last, pol.EventsPerBatch, pol.MaxEventsPerBatch, DrainPause)
 	return nil
 }
 

@@ -102,7 +102,7 @@ func TestBacklogETA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Unextracted != 70 || st.Backlog.ETASeconds == nil || *st.Backlog.ETASeconds <= 0 || !strings.Contains(st.Backlog.Basis, "2 batches of 50 events at") || st.Unknown["backlog.eta"] != "" {
+	if st.Unextracted != 70 || st.Backlog.ETASeconds == nil || *st.Backlog.ETASeconds <= 0 || !strings.Contains(st.Backlog.Basis, "per event (the last run that examined events), in batches of 50 to 800 events 50ms apart") || st.Unknown["backlog.eta"] != "" {
 		t.Fatalf("after a timed run: unextracted %d, backlog %+v, unknown %v", st.Unextracted, st.Backlog, st.Unknown)
 	}
 }

@@ -366,7 +366,7 @@ func (s *Scheduler) drainBatch(ctx context.Context) {
 // batches and a slow model still yields between short ones.
 const (
 	DrainTarget    = 500 * time.Millisecond
-	DrainMaxFactor = 16
+	DrainMaxFactor = pipeline.DrainMaxFactor
 )
 
 // nextDrainLimit sizes the next backlog batch from the last one's.

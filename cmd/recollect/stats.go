@@ -129,7 +129,11 @@ func printBacklog(w io.Writer, b pipeline.BacklogStats) {
 			eta = b.Basis
 		}
 	}
-	fmt.Fprintf(w, "backlog      %s, %d events a batch (%s); %s\n", b.Policy, b.EventsPerBatch, b.Why, eta)
+	size := fmt.Sprintf("at most %d events a run", b.EventsPerBatch)
+	if b.Drain {
+		size = fmt.Sprintf("batches of %d to %d events", b.EventsPerBatch, b.MaxEventsPerBatch)
+	}
+	fmt.Fprintf(w, "backlog      %s, %s (%s); %s\n", b.Policy, size, b.Why, eta)
 }
 
 func printEmbeddings(w io.Writer, es pipeline.EmbeddingStats) {

@@ -43,7 +43,7 @@ func TestStatsSentences(t *testing.T) {
 		"facts        1 active, 1 total (0 superseded)\n",
 		"events       3 (",
 		"unextracted  0 events\n",
-		"backlog      drain, 50 events a batch (every model route runs on this machine, so a backlog costs time, not money); nothing waits\n",
+		"backlog      drain, batches of 50 to 800 events (every model route runs on this machine, so a backlog costs time, not money); nothing waits\n",
 		"extracted by heuristic 1\n",
 		"semantic     off: no embedding provider configured (embedding.provider)\n",
 		"spend        last 24 h: 2 calls (1 failed), 1200 input + 300 output tokens (1 call did not report tokens); all time: 2 calls (1 failed), 1200 input + 300 output tokens (1 call did not report tokens)\n",
