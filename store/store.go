@@ -18,6 +18,8 @@ import (
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
+
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // DBFile is the database file name inside a data directory.
@@ -81,6 +83,9 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 // file (and so its -wal and -shm) is its owner's alone: created 0600, or
 // tightened to it.
 func OpenFile(ctx context.Context, path string) (*DB, error) {
+	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("open %s: %w (%s); move it away or point --data at another directory", path, regfile.ErrNotRegular, fi.Mode().Type())
+	}
 	if err := privateDB(path); err != nil {
 		return nil, err
 	}
