@@ -134,6 +134,16 @@ func (b *batchTx) event(ml *mappedLine, i int) (bool, error) {
 	if err := b.session(ev, ml.cwd); err != nil {
 		return false, err
 	}
+	if i < len(ml.keys) && ml.keys[i] != "" {
+		// The mapping named this event: stored once whichever line or
+		// file (re)states it.
+		ev.DedupeKey = keyedDedupe(b.st.f.kind, ml.keys[i])
+		ok, err := b.insert(ev)
+		if err == nil && !ok {
+			b.dups++
+		}
+		return ok, err
+	}
 	if ml.occ < 0 { // probe; later events of the line reuse the index
 		for occ := int64(0); occ < maxOccurrences; occ++ {
 			ev.DedupeKey = dedupeKey(b.st.f.identity, ml.digest, occ, i)

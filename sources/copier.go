@@ -1,6 +1,6 @@
 // Package sources copies coding agents' JSONL transcripts into the D layer:
 // it finds the files each configured source follows (Claude Code, Cursor,
-// Codex CLI),
+// Codex CLI, Gemini CLI),
 // maps every line to events with one shared function, scrubs secrets,
 // and commits the events together with the file's read position so a
 // crash can neither lose nor double a line. It also watches the source

@@ -62,7 +62,7 @@ func Diagnose(srcs []config.Source, getenv func(string) string) ([]SourceReport,
 				r.SkippedSubagent++
 			case sel.wants(src, p):
 				r.Matched++
-			case src.Kind != Cursor && sel.cwdOf(p) == "":
+			case (src.Kind == ClaudeCode || src.Kind == Codex) && sel.cwdOf(p) == "":
 				r.SkippedNoCwd++
 			default:
 				r.SkippedOtherCwd++
@@ -77,9 +77,9 @@ func Diagnose(srcs []config.Source, getenv func(string) string) ([]SourceReport,
 }
 
 // otherProject names the project of a transcript another cwd owns: its
-// recorded cwd (Claude Code, Codex) or its folder (Cursor).
+// recorded cwd (Claude Code, Codex) or its folder (Cursor, Gemini).
 func otherProject(src source, sel *selector, path string) string {
-	if src.Kind != Cursor {
+	if src.Kind == ClaudeCode || src.Kind == Codex {
 		return sel.cwdOf(path)
 	}
 	rel, err := filepath.Rel(src.projects, path)

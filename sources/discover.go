@@ -36,7 +36,8 @@ type source struct {
 
 // resolve expands each configured source's home: the configured one (with
 // ~ expanded), else $CLAUDE_CONFIG_DIR or ~/.claude for Claude Code,
-// ~/.cursor for Cursor, and $CODEX_HOME or ~/.codex for Codex.
+// ~/.cursor for Cursor, $CODEX_HOME or ~/.codex for Codex, and
+// $GEMINI_CLI_HOME/.gemini or ~/.gemini for Gemini.
 func resolve(srcs []config.Source, getenv func(string) string) ([]source, error) {
 	out := make([]source, 0, len(srcs))
 	for i, s := range srcs {
@@ -54,6 +55,11 @@ func resolve(srcs []config.Source, getenv func(string) string) ([]source, error)
 				home = getenv(EnvCodexHome)
 				if home == "" {
 					home = "~/.codex"
+				}
+			case Gemini:
+				home = "~/.gemini"
+				if h := getenv(EnvGeminiHome); h != "" {
+					home = filepath.Join(h, ".gemini")
 				}
 			default:
 				return nil, fmt.Errorf("config.json: sources[%d].kind: unknown kind %q; known kinds: %s", i, s.Kind, strings.Join(config.SourceKinds, ", "))
@@ -74,8 +80,11 @@ func resolve(srcs []config.Source, getenv func(string) string) ([]source, error)
 			return nil, fmt.Errorf("sources[%d].home: %w", i, err)
 		}
 		projects := filepath.Join(abs, "projects")
-		if s.Kind == Codex {
+		switch s.Kind {
+		case Codex:
 			projects = filepath.Join(abs, "sessions")
+		case Gemini:
+			projects = filepath.Join(abs, "tmp")
 		}
 		out = append(out, source{Source: s, home: abs, projects: projects})
 	}
@@ -193,6 +202,10 @@ func (s *selector) wants(src source, path string) bool {
 	if src.Cwd == "" {
 		return true
 	}
+	if src.Kind == Gemini {
+		root, hash := s.geminiProjectOf(src, path)
+		return geminiMatches(root, hash, src.Cwd)
+	}
 	if src.Kind == Cursor {
 		rel, err := filepath.Rel(src.projects, path)
 		if err != nil {
@@ -291,6 +304,12 @@ func CursorSlug(cwd string) string {
 	return strings.Trim(b.String(), "-")
 }
 
+// isTranscriptName reports whether a file name can be a transcript: JSONL,
+// or JSON (Gemini CLI's older chats).
+func isTranscriptName(name string) bool {
+	return strings.HasSuffix(name, ".jsonl") || strings.HasSuffix(name, ".json")
+}
+
 func isAgentFile(name string) bool { return strings.HasPrefix(name, "agent-") }
 
 // isCompactionWorker is the transcript of Claude Code's compaction
@@ -301,12 +320,12 @@ func isCompactionWorker(name string) bool { return strings.HasPrefix(name, "agen
 // transcripts, with the subagent rules applied.
 func (src source) structural(path string) bool {
 	rel, err := filepath.Rel(src.projects, path)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || !strings.HasSuffix(path, ".jsonl") {
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") || !isTranscriptName(path) {
 		return false
 	}
 	parts := strings.Split(filepath.ToSlash(rel), "/")
 	name := parts[len(parts)-1]
-	if isCompactionWorker(name) {
+	if isCompactionWorker(name) || (src.Kind != Gemini && !strings.HasSuffix(name, ".jsonl")) {
 		return false
 	}
 	switch src.Kind {
@@ -331,6 +350,16 @@ func (src source) structural(path string) bool {
 		}
 	case Codex: // sessions/YYYY/MM/DD/rollout-<local time>-<uuid>.jsonl
 		return len(parts) == 4 && strings.HasPrefix(name, "rollout-")
+	case Gemini:
+		if len(parts) < 3 || parts[1] != "chats" {
+			return false
+		}
+		switch len(parts) {
+		case 3: // <project>/chats/session-<time>-<id>.json or .jsonl
+			return strings.HasPrefix(name, "session-")
+		case 4: // <project>/chats/<parent session>/<session>.json[l]
+			return src.IncludeSubagents
+		}
 	}
 	return false
 }
@@ -341,7 +370,7 @@ func (src source) candidates(l *listing) []string {
 	var out []string
 	for _, d := range src.dirs(l) {
 		for _, e := range l.readDir(d) {
-			if e.IsDir() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			if e.IsDir() || !isTranscriptName(e.Name()) {
 				continue
 			}
 			if p := filepath.Join(d, e.Name()); src.structural(p) {
@@ -370,6 +399,15 @@ func (src source) dirs(l *listing) []string {
 		}
 		out = append(out, proj)
 		switch src.Kind {
+		case Gemini:
+			chats := filepath.Join(proj, "chats")
+			if !isDir(chats) {
+				continue
+			}
+			out = append(out, chats)
+			if src.IncludeSubagents {
+				out = append(out, subdirs(l, chats)...)
+			}
 		case Codex: // year → month → day folders
 			for _, month := range subdirs(l, proj) {
 				out = append(out, month)

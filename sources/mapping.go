@@ -20,6 +20,7 @@ const (
 	ClaudeCode = "claude-code"
 	Cursor     = "cursor"
 	Codex      = "codex"
+	Gemini     = "gemini"
 )
 
 // ParentAgent is the speaker of text a parent agent wrote for a subagent:
@@ -38,6 +39,10 @@ type Mapped struct {
 	Skipped []string
 	// Cwd is the working directory the line names, if any (the project).
 	Cwd string
+	// Keys, when set, holds a dedupe key per event ("" for none): an
+	// event that can be read again from another line or file (Gemini's
+	// re-appended and rewritten messages) is stored once under it.
+	Keys []string
 }
 
 // record is the union of the Claude Code and Cursor line shapes.
@@ -95,11 +100,15 @@ var droppedTypes = map[string]bool{
 
 // Map turns one transcript line of the given kind into events. The same
 // function serves Claude Code and Cursor (kind only switches on Cursor's
-// text clean-up) and Codex CLI, whose envelope it reads in codex.go. path names the file (session id fallback, source_file).
+// text clean-up), Codex CLI (codex.go) and Gemini CLI's JSONL chats
+// (gemini.go). path names the file (session id fallback, source_file).
 // A line that is not a JSON object returns an error wrapping ErrMalformed.
 func Map(kind, path string, line []byte) (Mapped, error) {
-	if kind == Codex {
+	switch kind {
+	case Codex:
 		return mapCodex(path, line)
+	case Gemini:
+		return mapGeminiLine(path, line)
 	}
 	var rec record
 	if err := json.Unmarshal(line, &rec); err != nil {

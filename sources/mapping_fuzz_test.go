@@ -33,7 +33,7 @@ func FuzzMap(f *testing.F) {
 	f.Add(Codex, []byte(`{"type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{","call_id":"c"}}`))
 	f.Add(Codex, []byte(`{"type":"compacted","payload":{"message":7}}`))
 	f.Fuzz(func(t *testing.T, kind string, line []byte) {
-		if kind != ClaudeCode && kind != Cursor && kind != Codex {
+		if kind != ClaudeCode && kind != Cursor && kind != Codex && kind != Gemini {
 			kind = ClaudeCode
 		}
 		m, err := Map(kind, "/fuzz/session.jsonl", line)

@@ -54,7 +54,7 @@ func fixtureFiles(t testing.TB) []string {
 		if err != nil {
 			return err
 		}
-		if !d.IsDir() && strings.HasSuffix(p, ".jsonl") {
+		if !d.IsDir() && (strings.HasSuffix(p, ".jsonl") || strings.HasSuffix(p, ".json") && strings.Contains(filepath.ToSlash(p), "/gemini/")) {
 			files = append(files, p)
 		}
 		return nil
@@ -76,6 +76,9 @@ func kindOf(rel string) string {
 	if strings.HasPrefix(rel, "codex/") {
 		return Codex
 	}
+	if strings.HasPrefix(rel, "gemini/") {
+		return Gemini
+	}
 	return ClaudeCode
 }
 
@@ -95,6 +98,19 @@ func mapFile(t *testing.T, path, rel string) goldenFile {
 		t.Fatal(err)
 	}
 	g := goldenFile{File: rel, Kind: kindOf(rel), ByType: map[string]int{}, Skipped: map[string]int{}, Bad: map[string]int{}, List: []goldenEvent{}}
+	if g.Kind == Gemini && strings.HasSuffix(rel, ".json") {
+		// A legacy chat is one document; each message counts as a line.
+		maps, err := mapGeminiDoc(rel, data)
+		if err != nil {
+			t.Fatalf("%s: %v", rel, err)
+		}
+		for _, m := range maps {
+			g.Lines++
+			g.add(t, rel, m)
+		}
+		g.Events = len(g.List)
+		return g
+	}
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	sc.Buffer(make([]byte, 1<<20), MaxLineBytes)
 	for sc.Scan() {
@@ -104,28 +120,34 @@ func mapFile(t *testing.T, path, rel string) goldenFile {
 			g.Bad["malformed_json"]++
 			continue
 		}
-		for _, s := range m.Skipped {
-			g.Skipped[s]++
-		}
-		for _, ev := range m.Events {
-			if err := ev.Validate(); err != nil {
-				t.Errorf("%s line %d: mapped event invalid: %v", rel, g.Lines, err)
-			}
-			ge := goldenEvent{Line: g.Lines, Session: ev.SessionID, Role: ev.Role, Speaker: ev.Speaker, EventType: ev.EventType,
-				ContentType: ev.ContentType, Content: cut(ev.Content, 160), Bytes: len(ev.Content),
-				ContentRef: ev.ContentRef, Metadata: ev.Metadata}
-			if ev.OccurredAt != nil {
-				ge.OccurredAt = ev.OccurredAt.Format("2006-01-02T15:04:05.000Z")
-			}
-			g.List = append(g.List, ge)
-			g.ByType[ev.Role+"/"+ev.EventType]++
-		}
+		g.add(t, rel, m)
 	}
 	if err := sc.Err(); err != nil {
 		t.Fatalf("%s: %v", rel, err)
 	}
 	g.Events = len(g.List)
 	return g
+}
+
+// add records one mapped line (or legacy Gemini message).
+func (g *goldenFile) add(t *testing.T, rel string, m Mapped) {
+	t.Helper()
+	for _, s := range m.Skipped {
+		g.Skipped[s]++
+	}
+	for _, ev := range m.Events {
+		if err := ev.Validate(); err != nil {
+			t.Errorf("%s line %d: mapped event invalid: %v", rel, g.Lines, err)
+		}
+		ge := goldenEvent{Line: g.Lines, Session: ev.SessionID, Role: ev.Role, Speaker: ev.Speaker, EventType: ev.EventType,
+			ContentType: ev.ContentType, Content: cut(ev.Content, 160), Bytes: len(ev.Content),
+			ContentRef: ev.ContentRef, Metadata: ev.Metadata}
+		if ev.OccurredAt != nil {
+			ge.OccurredAt = ev.OccurredAt.Format("2006-01-02T15:04:05.000Z")
+		}
+		g.List = append(g.List, ge)
+		g.ByType[ev.Role+"/"+ev.EventType]++
+	}
 }
 
 // TestMapGolden pins how every record type of every real fixture maps.
@@ -141,7 +163,7 @@ func TestMapGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(strings.TrimSuffix(rel, ".jsonl"), "/", "__")+".json")
+			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(strings.TrimSuffix(strings.TrimSuffix(rel, ".jsonl"), ".json"), "/", "__")+".json")
 			if *update {
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
@@ -224,6 +246,17 @@ func TestMapShapes(t *testing.T) {
 		{"codex local compaction summary", Codex, `{"type":"compacted","payload":{"message":"We moved the API to port 8080."}}`,
 			want{"system/message/text=Conversation compacted;user/artifact/text=We moved the API to port 8080.", ""}},
 		{"codex session meta", Codex, `{"type":"session_meta","payload":{"id":"x","cwd":"/w/p"}}`, want{"", "session_meta"}},
+		{"gemini metadata", Gemini, `{"sessionId":"s","projectHash":"ab","kind":"main"}`, want{"", "metadata"}},
+		{"gemini $set", Gemini, `{"$set":{"lastUpdated":"2026-04-23T12:53:02.597Z"}}`, want{"", "$set"}},
+		{"gemini history replaced", Gemini, `{"$set":{"messages":[]}}`, want{"", "$set/messages"}},
+		{"gemini rewind", Gemini, `{"$rewindTo":"m1"}`, want{"", "$rewindTo"}},
+		{"gemini notice", Gemini, `{"id":"i1","type":"info","content":"Empty GEMINI.md created."}`, want{"", "message/info"}},
+		{"gemini typed command shown", Gemini, `{"id":"u1","type":"user","content":[{"text":"You are an AI agent that…"}],"displayContent":[{"text":"/init"}]}`,
+			want{"user/message/text=/init", ""}},
+		{"gemini tool output as a user turn", Gemini, `{"id":"u2","type":"user","content":[{"functionResponse":{"id":"c","name":"ls","response":{"output":"a"}}}]}`,
+			want{"", "user/function_response"}},
+		{"gemini tool-only turn", Gemini, `{"id":"g1","type":"gemini","content":"","thoughts":[{"subject":"s"}],"toolCalls":[{"id":"c1","name":"ls","args":{"dir":"."},"status":"error","result":[{"functionResponse":{"response":{"error":"denied"}}}]}]}`,
+			want{`assistant/tool_call/json={"id":"c1","input":{"dir":"."},"name":"ls"};tool/tool_result/json={"error":"denied"}`, "thought"}},
 		{"codex unknown type counted", Codex, `{"type":"world_state","payload":{}}`, want{"", "unknown:world_state"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

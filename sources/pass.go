@@ -81,8 +81,11 @@ func (c *Copier) pass(ctx context.Context, f selected, rep *Report) error {
 	}
 	st := &passState{f: f, file: file, size: fi.Size(), stored: pr, lineNo: pr.lines, rereadUntil: pr.rereadUntil}
 	st.dev, st.ino, st.hasID = fileID(fi)
-	if f.kind == Codex {
+	switch f.kind {
+	case Codex:
 		st.cwd = c.sel.cwdOf(f.path)
+	case Gemini:
+		st.cwd = c.sel.geminiCwd(f.path)
 	}
 	start := pr.offset
 	if pr.exists && pr.offset > 0 {
@@ -103,6 +106,9 @@ func (c *Copier) pass(ctx context.Context, f selected, rep *Report) error {
 	}
 	if start == fi.Size() {
 		return nil
+	}
+	if isGeminiDoc(f) {
+		return c.passDoc(ctx, st, rep)
 	}
 	if start == 0 || start < st.rereadUntil {
 		// Occurrences of identical lines are counted from the file's start,
@@ -184,6 +190,7 @@ type mappedLine struct {
 	skipped    []string
 	redacted   map[string]int64
 	cwd        string
+	keys       []string // per event, "" for the line's own key
 	bad        bool
 	mayBeDone  bool // the line lies where an earlier read may have stored it
 }
@@ -212,10 +219,10 @@ func (c *Copier) mapLine(st *passState, ln line) mappedLine {
 		if err != nil {
 			reason = "malformed_json"
 		} else {
-			ml.events, ml.skipped, ml.cwd = m.Events, m.Skipped, m.Cwd
+			ml.events, ml.skipped, ml.cwd, ml.keys = m.Events, m.Skipped, m.Cwd, m.Keys
 			if ml.cwd != "" {
 				st.cwd = ml.cwd
-			} else if st.f.kind == Codex {
+			} else if st.f.kind == Codex || st.f.kind == Gemini {
 				ml.cwd = st.cwd
 			}
 		}
@@ -230,6 +237,12 @@ func (c *Copier) mapLine(st *passState, ln line) mappedLine {
 		}
 		return ml
 	}
+	c.redactLine(&ml, ln.start)
+	return ml
+}
+
+// redactLine scrubs a mapped line's events and sets their source offset.
+func (c *Copier) redactLine(ml *mappedLine, offset int64) {
 	ml.redacted = map[string]int64{}
 	for i := range ml.events {
 		ev := &ml.events[i]
@@ -237,10 +250,9 @@ func (c *Copier) mapLine(st *passState, ln line) mappedLine {
 		if ev.ContentType == "json" && !json.Valid([]byte(ev.Content)) {
 			ev.ContentType = "text"
 		}
-		off := ln.start
+		off := offset
 		ev.SourceOffset = &off
 	}
-	return ml
 }
 
 // dedupeKey names event idx of a line: the file's identity, the line's

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -163,7 +162,7 @@ func (w *Watcher) Run(ctx context.Context, onChange func(paths []string)) error 
 // event handles one fsnotify event; it reports whether a scan is needed
 // (a folder appeared or vanished).
 func (w *Watcher) event(l *watchLoop, ev fsnotify.Event) bool {
-	if !strings.HasSuffix(ev.Name, ".jsonl") {
+	if !isTranscriptName(ev.Name) {
 		if ev.Has(fsnotify.Create) && isDir(ev.Name) {
 			return true
 		}

@@ -13,7 +13,7 @@ import (
 // Allowed values of the D layer's enumerated columns. The CHECK constraints
 // in the schema say the same; these give the caller a readable error first.
 var (
-	Sources      = []string{"claude-code", "cursor", "codex", "record", "mcp"}
+	Sources      = []string{"claude-code", "cursor", "codex", "gemini", "record", "mcp"}
 	Roles        = []string{"user", "assistant", "system", "tool"}
 	EventTypes   = []string{"message", "tool_call", "tool_result", "artifact"}
 	ContentTypes = []string{"text", "json", "image", "audio", "binary"}

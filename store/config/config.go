@@ -55,7 +55,7 @@ type Source struct {
 }
 
 // SourceKinds lists the transcript kinds recollect can follow.
-var SourceKinds = []string{"claude-code", "cursor", "codex"}
+var SourceKinds = []string{"claude-code", "cursor", "codex", "gemini"}
 
 // Redaction controls secret scrubbing before events are stored.
 type Redaction struct {
