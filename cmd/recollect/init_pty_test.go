@@ -91,7 +91,7 @@ func TestInitWalkThroughOnATerminal(t *testing.T) {
 		"Data directory (the store)? [",
 		"Found 1 claude-code transcript of this project (" + real + ").",
 		`(record)? [copy]: ` + "  answer copy or record, not \"cpy\"",
-		`answer one of claude-code, cursor, codex, not "claude"`,
+		`answer one of claude-code, cursor, codex, gemini, not "claude"`,
 		`give the project's absolute path (e.g. /home/you/src/app), or all; not "."`,
 		"created store at " + store + " (copy mode, provider heuristic)",
 		"backfill: 1 line (",
