@@ -73,7 +73,7 @@ func HeuristicMentions(content string) []Mention {
 		text = text[m[1]:]
 	}
 	body := text
-	if m := speakerPrefix.FindStringSubmatchIndex(text); m != nil && !commonWord(text[m[2]:m[3]]) {
+	if m := speakerPrefix.FindStringSubmatchIndex(text); m != nil && lineSpeaker(text) != "" {
 		name := text[m[2]:m[3]]
 		body = text[m[1]:]
 		sp := Mention{Name: name, Type: "person", Role: "speaker"}

@@ -255,6 +255,7 @@ func loadClaimed(ctx context.Context, db *store.DB, token string) ([]PendingFact
 		if ents.Valid {
 			pf.Entities = json.RawMessage(ents.String)
 		}
+		fillFromLine(&pf)
 		out = append(out, pf)
 	}
 	return out, rows.Err()

@@ -1,0 +1,63 @@
+package integrate_test
+
+import (
+	"context"
+	"database/sql"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/store"
+)
+
+// TestCapturedLineGivesSpeakerAndDay pins that a captured fact with no
+// speaker or said-at of its own takes them from a "[date] Name: " prefix,
+// and that a labelled note ("Decision: …") or an undated bracket names
+// nobody and no day.
+func TestCapturedLineGivesSpeakerAndDay(t *testing.T) {
+	cases := []struct {
+		text, speaker, saidAt string
+	}{
+		{"[8 May 2023] Caroline: I went to the support group yesterday.", "Caroline", "2023-05-08"},
+		{"[2024-03-01] Ana Lima: we deploy on Fridays.", "Ana Lima", "2024-03-01"},
+		{"[1:56 pm on 8 May, 2023] Melanie: Painting calms me down.", "Melanie", "2023-05-08"},
+		{"Robin: the staging database lives on db2.", "Robin", ""},
+		{"Decision: we use Postgres for the ledger.", "", ""},
+		{"[2024-03-01] Note: the ledger runs on Postgres.", "", "2024-03-01"},
+		{"TODO: rotate the deploy keys.", "", ""},
+		{"[wip] The cache is warmed on start.", "", ""},
+		{"The build uses Go 1.26: nothing older compiles it.", "", ""},
+	}
+	for _, c := range cases {
+		t.Run(c.text, func(t *testing.T) {
+			db := openStore(t)
+			ctx := context.Background()
+			err := db.Tx(ctx, func(tx *sql.Tx) error {
+				_, err := extract.InsertSessionFact(ctx, tx, "cap", "capture", "", extract.Candidate{Content: c.text, Confidence: 0.5, Importance: 0.5})
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run(t, newIntegrator(db, day(20)))
+			var speaker, said sql.NullString
+			if err := db.QueryRow(`SELECT speaker, said_at FROM facts`).Scan(&speaker, &said); err != nil {
+				t.Fatal(err)
+			}
+			if speaker.String != c.speaker {
+				t.Errorf("speaker %q, want %q", speaker.String, c.speaker)
+			}
+			gotDay := ""
+			if said.Valid {
+				at, err := store.ParseTime(said.String)
+				if err != nil {
+					t.Fatal(err)
+				}
+				gotDay = at.Format(time.DateOnly)
+			}
+			if gotDay != c.saidAt {
+				t.Errorf("said on %q, want %q", gotDay, c.saidAt)
+			}
+		})
+	}
+}
