@@ -48,8 +48,8 @@ type codeSet struct {
 	codes []uint64
 	words int
 	// maxRowid (the highest id) and removed are what the set has read of
-	// vector_codes.
-	maxRowid, removed int64
+	// vector_codes; lastRowid is the highest id of this space's codes.
+	maxRowid, removed, lastRowid int64
 	// missing counts the space's vectors that have no code (stored before
 	// codes existed); while it is above zero the arm scans every vector.
 	missing int64
@@ -73,18 +73,31 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 		return codeSet{}, fmt.Errorf("vector index: %w", err)
 	}
 	cs := x.spaces[sp]
+	fresh := false
 	if cs == nil || cs.removed != removed {
 		cs = &codeSet{words: (sp.Dim + 63) / 64, removed: removed}
 		x.spaces[sp] = cs
+		fresh = true
+		if maxRowid.Valid {
+			if _, err := cs.fromCodeFile(ctx, db, sp, maxRowid.Int64); err != nil {
+				delete(x.spaces, sp)
+				return codeSet{}, err
+			}
+		}
 	}
-	fresh := cs.maxRowid == 0
 	if maxRowid.Int64 > cs.maxRowid {
+		before := len(cs.ids)
 		if err := cs.read(ctx, db, sp, cs.maxRowid); err != nil {
 			delete(x.spaces, sp)
 			return codeSet{}, err
 		}
 		cs.maxRowid = maxRowid.Int64
 		fresh = true
+		if len(cs.ids)-before >= rewriteAfter {
+			// A cache: when it cannot be written the next process reads
+			// the table, as it would without one.
+			_ = writeCodeFile(db.Dir, sp, cs)
+		}
 	}
 	if fresh {
 		// Count the space's vectors after each read: a vector without a code
@@ -111,7 +124,7 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 	}
 	cs.ids = slices.Grow(cs.ids, n)
 	cs.codes = slices.Grow(cs.codes, n*cs.words)
-	rows, err := db.QueryContext(ctx, `SELECT fact_id, code FROM vector_codes
+	rows, err := db.QueryContext(ctx, `SELECT id, fact_id, code FROM vector_codes
 		WHERE id > ? AND provider = ? AND model = ? AND dim = ? ORDER BY id`, after, sp.Provider, sp.Model, sp.Dim)
 	if err != nil {
 		return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
@@ -120,10 +133,11 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 	ids, codes := cs.ids, cs.codes
 	var code sql.RawBytes // valid until the next row: read, never kept
 	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id, &code); err != nil {
+		var rowid, id int64
+		if err := rows.Scan(&rowid, &id, &code); err != nil {
 			return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
 		}
+		cs.lastRowid = rowid
 		if len(code) != (sp.Dim+7)/8 {
 			continue // a damaged code is never compared; its vector still is, when the space is small
 		}

@@ -1,0 +1,81 @@
+package graph_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
+)
+
+// TestCodeFileServesANewProcess: the first load of many codes writes the
+// space's code file; a new handle (a new process) takes its codes from the
+// file — proved by damaging the codes in it — and the rows added since
+// from the table; once a code is removed the file no longer matches and
+// the table is read again.
+func TestCodeFileServesANewProcess(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 64}
+	rng := rand.New(rand.NewPCG(7, 8))
+	data := clustered(rng, 1300, 40, sp.Dim, 0.5)
+	ids := make([]int64, len(data))
+	for i, v := range data {
+		ids[i] = addFact(t, db, fact{content: fmt.Sprintf("fact %d", i)})
+		addCodedVector(t, db, ids[i], sp, v)
+	}
+	q := data[1200]
+	if top := semanticTop(t, db, sp, q, 5); top[0] != ids[1200] {
+		t.Fatalf("first handle: top %v, want fact %d", top, ids[1200])
+	}
+	files, _ := filepath.Glob(filepath.Join(db.Dir, "vector-codes-*.bin"))
+	if len(files) != 1 {
+		t.Fatalf("code files after the first load: %v, want one", files)
+	}
+	late := addFact(t, db, fact{content: "late"})
+	addCodedVector(t, db, late, sp, q)
+
+	reopen := func() *store.DB {
+		t.Helper()
+		h, err := store.Open(ctx, db.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h
+	}
+	if top := semanticTop(t, reopen(), sp, q, 5); len(top) < 2 || !(top[0] == late || top[1] == late) {
+		t.Fatalf("new handle: top %v lacks the vector added after the file", top)
+	}
+
+	// Zero every code in the file, header intact: a new handle that uses
+	// it picks candidates by id order and misses fact 1200.
+	raw, err := os.ReadFile(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	const header = 8 + 5*8
+	n := (len(raw) - header) / 8 / 2 // one id and one 64-bit word per code
+	for i := header + 8*n; i < len(raw); i++ {
+		raw[i] = 0
+	}
+	if err := os.WriteFile(files[0], raw, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if top := semanticTop(t, reopen(), sp, data[1000], 5); len(top) > 0 && top[0] == ids[1000] {
+		t.Fatalf("new handle found fact %d through zeroed codes: the file was not read", ids[1000])
+	}
+
+	// A removed code changes the table's removal counter: the file is
+	// stale and the next handle reads the table.
+	if _, err := db.Exec(`DELETE FROM embeddings WHERE fact_id = ?`, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	if top := semanticTop(t, reopen(), sp, data[1000], 5); top[0] != ids[1000] {
+		t.Fatalf("after a removal: top %v, want fact %d from the table", top, ids[1000])
+	}
+}
