@@ -103,13 +103,34 @@ func writeCodeFile(dir string, sp Space, cs *codeSet) error {
 	return nil
 }
 
+// RemoveCodeFiles deletes every code file in dir. Forget calls it: the
+// files cache sign codes of the facts it deletes, and the next process
+// that loads many codes writes them again.
+func RemoveCodeFiles(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, "vector-codes-*.bin"))
+	if err != nil {
+		return fmt.Errorf("remove code files: %w", err)
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove code files: %w", err)
+		}
+	}
+	return nil
+}
+
 // fromCodeFile fills an empty cs from sp's code file when the file still
 // matches the table: the same removal counter, no row beyond the table's
 // highest, and its last row holding the file's last fact in sp. It
 // reports whether it did.
 func (cs *codeSet) fromCodeFile(ctx context.Context, db *store.DB, sp Space, maxRowid int64) (bool, error) {
 	f, ok := readCodeFile(db.Dir, sp)
-	if !ok || f.removed != cs.removed || f.maxRowid > maxRowid {
+	if !ok {
+		return false, nil
+	}
+	if f.removed != cs.removed || f.maxRowid > maxRowid {
+		// Stale: it may hold codes of deleted facts, so it goes now.
+		os.Remove(codeFilePath(db.Dir, sp))
 		return false, nil
 	}
 	if len(f.ids) > 0 {

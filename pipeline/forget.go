@@ -93,6 +93,10 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	for _, n := range rep.RowsBy {
 		rep.Rows += n
 	}
+	// The code files cache sign codes, the forgotten facts' among them.
+	if err := graph.RemoveCodeFiles(p.DB.Dir); err != nil {
+		return rep, fmt.Errorf("forget: %w", err)
+	}
 	rep.WAL = p.truncateWAL(ctx)
 	return rep, nil
 }

@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -44,7 +46,15 @@ func TestForgetEndToEnd(t *testing.T) {
 		t.Fatalf("before forget, entity/context/briefing do not show the fact:\n%s", views)
 	}
 
+	// A code file caches sign codes (the fact's among them): forget removes it.
+	codes := filepath.Join(p.DB.Dir, "vector-codes-0123456789abcdef.bin")
+	if err := os.WriteFile(codes, []byte("RCVCODE1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	rep, err := p.Forget(ctx, []int64{id, id}, ForgetOptions{Actor: "test", Reason: "medical detail"})
+	if _, serr := os.Stat(codes); !errors.Is(serr, os.ErrNotExist) {
+		t.Errorf("the code file outlived forget: %v", serr)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
