@@ -26,8 +26,8 @@ func initCommand(env Env) *cli.Command {
 			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "never prompt; write a store from the defaults and these flags"},
 			&cli.BoolFlag{Name: "force", Usage: "replace an existing config.json"},
 			&cli.StringFlag{Name: "mode", Usage: "record or copy (with --yes; the walk-through asks otherwise)"},
-			&cli.StringFlag{Name: "source", Value: "claude-code", Usage: "with --mode copy: the transcript kind (claude-code, cursor or codex)"},
-			&cli.StringFlag{Name: "home", Usage: "with --mode copy: where the agent keeps its data (default ~/.claude, ~/.cursor or ~/.codex)"},
+			&cli.StringFlag{Name: "source", Value: "claude-code", Usage: "with --mode copy: the transcript kind (claude-code, cursor, codex or gemini)"},
+			&cli.StringFlag{Name: "home", Usage: "with --mode copy: where the agent keeps its data (default ~/.claude, ~/.cursor, ~/.codex or ~/.gemini)"},
 			&cli.StringFlag{Name: "cwd", Usage: "with --mode copy: only this project's conversations (default: all)"},
 		},
 		Action: func(c *cli.Context) error {

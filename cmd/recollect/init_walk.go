@@ -112,6 +112,15 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 	cwd, _ := os.Getwd()
 	cwd = resolvePath(cwd)
 	defMode, defKind := "record", "claude-code"
+	agents := installedAgents(env.Getenv)
+	if len(agents) > 0 {
+		names := make([]string, len(agents))
+		for i, ag := range agents {
+			names[i] = ag.kind + " (" + ag.home + ")"
+		}
+		fmt.Fprintf(a.out, "Agents installed here: %s.\n", strings.Join(names, ", "))
+		defKind = agents[0].kind
+	}
 	if kind, n := projectTranscripts(cwd, env.Getenv); n > 0 {
 		defMode, defKind = "copy", kind
 		fmt.Fprintf(a.out, "Found %s of this project (%s).\n", graph.Plural(n, kind+" transcript"), cwd)
@@ -126,7 +135,7 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		defHome := map[string]string{"claude-code": "~/.claude", "cursor": "~/.cursor", "codex": "~/.codex"}[kind]
+		defHome := map[string]string{"claude-code": "~/.claude", "cursor": "~/.cursor", "codex": "~/.codex", "gemini": "~/.gemini"}[kind]
 		home, err := a.ask("Where the agent keeps its data (home)?", defHome, nil)
 		if err != nil {
 			return cfg, err
@@ -136,6 +145,18 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 			return cfg, err
 		}
 		cfg.Sources = []config.Source{{Kind: kind, Home: home, Cwd: proj}}
+		for _, ag := range agents {
+			if ag.kind == kind {
+				continue
+			}
+			also, err := a.ask("Also copy "+ag.kind+" transcripts ("+ag.home+") (y/n)?", "y", yesNo)
+			if err != nil {
+				return cfg, err
+			}
+			if also == "y" {
+				cfg.Sources = append(cfg.Sources, config.Source{Kind: ag.kind, Cwd: proj})
+			}
+		}
 	}
 	sem, err := a.ask("Semantic search with a local Ollama embedding model (y/n)?", "n", yesNo)
 	if err != nil {
@@ -152,6 +173,27 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 	}
 	cfg.Context.Prompt = prompt == "y"
 	return cfg, nil
+}
+
+// agentHome is an agent found installed: its source kind and home.
+type agentHome struct{ kind, home string }
+
+// installedAgents lists the agents whose home folder exists (~/.claude,
+// ~/.cursor, ~/.codex, ~/.gemini, or their environment overrides), in the
+// order of config.SourceKinds. Without HOME it finds none rather than
+// guess.
+func installedAgents(getenv func(string) string) []agentHome {
+	if getenv("HOME") == "" {
+		return nil
+	}
+	var out []agentHome
+	for _, kind := range config.SourceKinds {
+		reps, err := sources.Diagnose([]config.Source{{Kind: kind}}, getenv)
+		if err == nil && len(reps) == 1 && reps[0].HomeFound {
+			out = append(out, agentHome{kind: kind, home: reps[0].Home})
+		}
+	}
+	return out
 }
 
 // projectTranscripts counts the transcripts recorded in cwd that a copy
