@@ -5,7 +5,8 @@
 //
 // It imports nothing else of recollect but the leaf store/regfile (a
 // config.json that is a FIFO is refused, never waited on), so every layer
-// can read its section.
+// can read its section. trust.go keeps the user's approvals of project
+// configs (see CheckProject).
 package config
 
 import (

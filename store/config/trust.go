@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // A config.json found by walking up from the current directory may have
@@ -91,19 +93,14 @@ func ReadProject(dir string) (ProjectConfig, error) {
 		return ProjectConfig{}, fmt.Errorf("resolve %s: %w", dir, err)
 	}
 	pc := ProjectConfig{Path: filepath.Join(abs, FileName)}
-	fi, err := os.Stat(pc.Path)
-	if errors.Is(err, os.ErrNotExist) {
+	f, _, err := regfile.Open(pc.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return pc, nil
-	}
-	if err != nil {
-		return pc, fmt.Errorf("stat %s: %w", pc.Path, err)
-	}
-	if !fi.Mode().IsRegular() {
-		return pc, fmt.Errorf("%s is not a regular file (%s); move it away", pc.Path, fi.Mode().Type())
-	}
-	f, err := os.Open(pc.Path)
-	if err != nil {
-		return pc, fmt.Errorf("open %s: %w", pc.Path, err)
+	case errors.Is(err, regfile.ErrNotRegular):
+		return pc, fmt.Errorf("open config: %s: %w; replace it with a regular file or remove it", pc.Path, err)
+	case err != nil:
+		return pc, fmt.Errorf("open config: %w", err)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxConfigBytes+1))
