@@ -360,19 +360,20 @@ func (s *Scheduler) drainBatch(ctx context.Context) {
 }
 
 // DrainTarget is the work one backlog batch aims at: batches start at
-// scheduler.extract_cap events and double while one takes under half of
-// it (up to DrainMaxFactor times the cap), halve when one takes over
-// twice it, so a fast extractor (the heuristic) drains in few long-enough
-// batches and a slow model still yields between short ones.
+// scheduler.extract_cap events and double while one takes under it (up
+// to DrainMaxFactor times the cap), halve when one takes over twice it,
+// so a fast extractor (the heuristic) drains in few batches — each run
+// also pays a fixed cost that grows with the store — and a slow model
+// still yields between short ones.
 const (
-	DrainTarget    = 500 * time.Millisecond
+	DrainTarget    = time.Second
 	DrainMaxFactor = pipeline.DrainMaxFactor
 )
 
 // nextDrainLimit sizes the next backlog batch from the last one's.
 func nextDrainLimit(limit, limitCap int, took time.Duration) int {
 	switch {
-	case took < DrainTarget/2 && limit < limitCap*DrainMaxFactor:
+	case took < DrainTarget && limit < limitCap*DrainMaxFactor:
 		return min(limit*2, limitCap*DrainMaxFactor)
 	case took > 2*DrainTarget && limit > limitCap:
 		return max(limit/2, limitCap)
