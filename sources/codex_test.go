@@ -138,3 +138,17 @@ func TestCodexWatcherFollowsANewDayFolder(t *testing.T) {
 	copyFixture(t, cpolarFirst, path)
 	waitFor(t, "the new day's rollout copied", func() bool { return eventCount(t, db, path) == 117 })
 }
+
+// TestCodexDiagnose: stats counts the projects Codex sessions record, not
+// its date folders, and names another project's cwd.
+func TestCodexDiagnose(t *testing.T) {
+	home := codexHome(t)
+	reps, err := Diagnose([]config.Source{{Kind: Codex, Home: home, Cwd: cpolarCwd}}, func(string) string { return "" })
+	if err != nil || len(reps) != 1 {
+		t.Fatalf("Diagnose: %v, %v", reps, err)
+	}
+	r := reps[0]
+	if r.ProjectFolders != 2 || r.Matched != 2 || r.SkippedOtherCwd != 1 || len(r.OtherCwds) != 1 || !strings.HasSuffix(r.OtherCwds[0], "/dazi-skill") {
+		t.Errorf("report %+v; want 2 projects, 2 matched, 1 of another project (dazi-skill)", r)
+	}
+}

@@ -18,7 +18,8 @@ type SourceReport struct {
 	HomeFound     bool   `json:"home_found"`
 	ProjectsFound bool   `json:"projects_found"`
 	Cwd           string `json:"cwd,omitempty"`
-	// ProjectFolders counts the project folders under projects.
+	// ProjectFolders counts the project folders under projects (for
+	// Codex, whose folders are dates, the projects its sessions record).
 	ProjectFolders int `json:"project_folders"`
 	// Matched counts the transcripts this source copies.
 	Matched int `json:"matched"`
@@ -68,6 +69,17 @@ func Diagnose(srcs []config.Source, getenv func(string) string) ([]SourceReport,
 				r.SkippedOtherCwd++
 				others[otherProject(src, sel, p)]++
 			}
+		}
+		if src.Kind == Codex {
+			// Codex files its sessions by date, not by project: count the
+			// projects the sessions record instead of the year folders.
+			projects := map[string]bool{}
+			for _, p := range all.candidates(&l) {
+				if c := sel.cwdOf(p); c != "" {
+					projects[c] = true
+				}
+			}
+			r.ProjectFolders = len(projects)
 		}
 		r.OtherCwds = topKeys(others, maxOtherCwds)
 		r.Unreadable = len(l.unreadable)
