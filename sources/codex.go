@@ -2,6 +2,7 @@ package sources
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -247,4 +248,46 @@ func (m *mapper) codexCompacted(p codexPayload) {
 	if strings.TrimSpace(summary) != "" {
 		m.emit("user", "artifact", "text", summary, "", map[string]any{"compact_summary": true})
 	}
+}
+
+// codexCounter names a rollout's events by what they say rather than by
+// their line: the session (the latest session_meta's id), the digest of
+// the line's type and payload, and which occurrence of that payload in
+// the session it is. A resumed session's new file restates the old
+// session's items under new timestamps (Codex 0.3x); named this way they
+// are stored once, whichever file is read first.
+type codexCounter struct {
+	session string
+	occ     map[[32]byte]int64
+}
+
+func newCodexCounter(path string) *codexCounter {
+	return &codexCounter{session: codexSession(path), occ: map[[32]byte]int64{}}
+}
+
+// next counts one line and returns the key prefix of its events, "" for
+// a line that is not a rollout line.
+func (c *codexCounter) next(line []byte) string {
+	var l codexLine
+	if json.Unmarshal(line, &l) != nil {
+		return ""
+	}
+	if l.Type == "session_meta" {
+		var meta struct {
+			ID string `json:"id"`
+		}
+		if json.Unmarshal(l.Payload, &meta) == nil && meta.ID != "" {
+			c.session = meta.ID
+		}
+	}
+	h := sha256.New()
+	h.Write([]byte(l.Type))
+	h.Write([]byte{0})
+	h.Write(bytes.TrimSpace(l.Payload))
+	var digest [32]byte
+	h.Sum(digest[:0])
+	k := sha256.Sum256(append([]byte(c.session+"\x00"), digest[:]...))
+	n := c.occ[k]
+	c.occ[k]++
+	return fmt.Sprintf("%s/%x/%d", c.session, digest[:16], n)
 }

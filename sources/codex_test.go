@@ -152,3 +152,40 @@ func TestCodexDiagnose(t *testing.T) {
 		t.Errorf("report %+v; want 2 projects, 2 matched, 1 of another project (dazi-skill)", r)
 	}
 }
+
+// TestCodexResumedSessionStoredOnce: Codex 0.36 resumed a session into a
+// new file that restates the old one's history; its restated items are
+// stored once, whichever file is read first, and appends read mid-file
+// keep the same names.
+func TestCodexResumedSessionStoredOnce(t *testing.T) {
+	for _, order := range []string{"old first", "new first"} {
+		t.Run(order, func(t *testing.T) {
+			db := openDB(t)
+			home := t.TempDir()
+			dir := filepath.Join(home, "sessions", "2025", "09", "16")
+			first, resumed := filepath.Join(dir, filepath.Base(cpolarFirst)), filepath.Join(dir, filepath.Base(cpolarResume))
+			c, _ := newCopier(t, db, config.Source{Kind: Codex, Home: home})
+			if order == "new first" {
+				// The resumed file arrives in two appends, the second
+				// read from the middle of the file.
+				data, _ := os.ReadFile(filepath.Join(fixtureRoot, cpolarResume))
+				cut := strings.Index(string(data[len(data)/2:]), "\n") + len(data)/2 + 1
+				writeFile(t, resumed, data[:cut])
+				copyAll(t, c)
+				appendFile(t, resumed, data[cut:])
+				copyAll(t, c)
+				copyFixture(t, cpolarFirst, first)
+			} else {
+				copyFixture(t, cpolarFirst, first)
+				copyAll(t, c)
+				copyFixture(t, cpolarResume, resumed)
+			}
+			copyAll(t, c)
+			// 117 events in the old file, 148 in the new, 116 of which
+			// restate the old file's (see the goldens).
+			if n := eventCount(t, db, ""); n != 149 {
+				t.Errorf("stored %d events, want 117 + 148 - 116 = 149", n)
+			}
+		})
+	}
+}

@@ -66,6 +66,8 @@ type passState struct {
 	// event lines carry none (Codex names it in session_meta and
 	// turn_context).
 	cwd string
+	// codex names a rollout's events by content (see codexCounter).
+	codex *codexCounter
 }
 
 // pass copies the file's new complete lines in batches.
@@ -110,6 +112,12 @@ func (c *Copier) pass(ctx context.Context, f selected, rep *Report) error {
 	if isGeminiDoc(f) {
 		return c.passDoc(ctx, st, rep)
 	}
+	if f.kind == Codex {
+		st.codex = newCodexCounter(f.path)
+		if err := st.countCodexPrefix(start); err != nil {
+			return fileError(f.path, err)
+		}
+	}
 	if start == 0 || start < st.rereadUntil {
 		// Occurrences of identical lines are counted from the file's start,
 		// so a line met again gets the dedupe key it was stored under.
@@ -127,6 +135,27 @@ func (c *Copier) pass(ctx context.Context, f selected, rep *Report) error {
 		c.Log.Warn("more bad transcript lines skipped", "file", f.path, "count", st.bad-int64(st.logged))
 	}
 	return nil
+}
+
+// countCodexPrefix replays the codex counter over [0, end), so a pass
+// that starts mid-file names its events as a read from the start would.
+func (st *passState) countCodexPrefix(end int64) error {
+	if end == 0 {
+		return nil
+	}
+	lr := newLineReader(io.NewSectionReader(st.file, 0, end), 0)
+	for {
+		ln, err := lr.next()
+		if err != nil {
+			return err
+		}
+		if !ln.complete {
+			return nil
+		}
+		if !ln.oversize && utf8.Valid(ln.data) {
+			st.codex.next(ln.data)
+		}
+	}
 }
 
 // countPrefix counts line digests in [0, end) after a reread was cut short.
@@ -220,6 +249,14 @@ func (c *Copier) mapLine(st *passState, ln line) mappedLine {
 			reason = "malformed_json"
 		} else {
 			ml.events, ml.skipped, ml.cwd, ml.keys = m.Events, m.Skipped, m.Cwd, m.Keys
+			if st.codex != nil {
+				if p := st.codex.next(ln.data); p != "" {
+					ml.keys = make([]string, len(ml.events))
+					for i := range ml.keys {
+						ml.keys[i] = p + "/" + strconv.Itoa(i)
+					}
+				}
+			}
 			if ml.cwd != "" {
 				st.cwd = ml.cwd
 			} else if st.f.kind == Codex || st.f.kind == Gemini {
