@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 )
 
@@ -111,9 +112,9 @@ func (in *Integrator) summarise(ctx context.Context, rep *Report) error {
 	if err != nil {
 		return err
 	}
-	run := fmt.Sprintf("Last consolidation %s: %d facts taken in: %d new, %d merged into known facts, %d already known, %d superseded and %d conflicts.",
-		store.FormatTime(in.now())[:16], rep.Claimed, rep.Integrated, rep.Merged, rep.Noop, rep.Superseded, rep.Conflicts)
-	heur := fmt.Sprintf("%s The store holds %d active facts in %d domains.", run, m.active, m.domains)
+	run := fmt.Sprintf("Last consolidation %s: %s taken in: %d new, %d merged into known facts, %d already known, %d superseded and %s.",
+		store.FormatTime(in.now())[:16], graph.Plural(rep.Claimed, "fact"), rep.Integrated, rep.Merged, rep.Noop, rep.Superseded, graph.Plural(rep.Conflicts, "conflict"))
+	heur := fmt.Sprintf("%s The store holds %s in %s.", run, graph.Plural(m.active, "active fact"), graph.Plural(m.domains, "domain"))
 	if len(m.newest) > 0 {
 		heur += " Newest: " + quoteJoin(m.newest) + "."
 	}
@@ -122,8 +123,8 @@ func (in *Integrator) summarise(ctx context.Context, rep *Report) error {
 		Summary     string   `json:"summary"`
 		OpenThreads []string `json:"open_threads"`
 	}
-	prompt := fmt.Sprintf("%s\nStore: %d active facts in %d domains.\nNewest facts:\n%s\nConflicts:\n%s\nUnfinished business:\n%s",
-		run, m.active, m.domains, bullets(m.newest), bullets(m.conflicts), bullets(first(m.loops, 10)))
+	prompt := fmt.Sprintf("%s\nStore: %s in %s.\nNewest facts:\n%s\nConflicts:\n%s\nUnfinished business:\n%s",
+		run, graph.Plural(m.active, "active fact"), graph.Plural(m.domains, "domain"), bullets(m.newest), bullets(m.conflicts), bullets(first(m.loops, 10)))
 	_, how, err := in.ask(ctx, stageCall{stage: "summarise", system: summariseSystem, prompt: prompt,
 		schemaName: "summary", schema: summariseSchema, out: &ans, check: func() error {
 			if s := strings.TrimSpace(ans.Summary); s == "" || len(s) > 2000 {

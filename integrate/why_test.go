@@ -66,7 +66,7 @@ func TestSummaryIsFactual(t *testing.T) {
 		t.Fatalf("summary: %v %v", ok, err)
 	}
 	want := "Last consolidation 2026-01-05T09:00: 3 facts taken in: 3 new, 0 merged into known facts, 0 already known, 1 superseded and 0 conflicts. " +
-		"The store holds 2 active facts in 1 domains. Newest: \"I moved to Berlin\"; \"I need to renew my passport before March\"."
+		"The store holds 2 active facts in 1 domain. Newest: \"I moved to Berlin\"; \"I need to renew my passport before March\"."
 	if s.Summary != want || rep.Summary != want {
 		t.Errorf("summary =\n%s\nwant\n%s", s.Summary, want)
 	}
