@@ -92,6 +92,11 @@ func HeuristicMentions(content string) []Mention {
 			work[i] = ' '
 		}
 	}
+	// A redaction marker ("[REDACTED:github_token]") names what was removed,
+	// not a thing the fact is about.
+	for _, loc := range redactionMarker.FindAllIndex(work, -1) {
+		blank(loc[0], loc[1])
+	}
 	for _, loc := range pathSpans(body) {
 		add(Mention{Name: body[loc[0]:loc[1]], Type: "thing", Role: "mention"}, loc[0])
 		blank(loc[0], loc[1])
@@ -155,19 +160,20 @@ func HeuristicMentions(content string) []Mention {
 }
 
 var (
-	capRun      = regexp.MustCompile(`\b[A-Z][\p{L}0-9]*(?:['’]s)?(?:[ -][A-Z][\p{L}0-9]*(?:['’]s)?)*\b`)
-	mentionDate = regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`)
-	leadIn      = regexp.MustCompile(`(?i)^\s*(?:(?:(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|yesterday|today|recently|lately|these days|nowadays|so|well|also|actually|btw|anyway|honestly|now)[,\s]+)*`)
-	firstPerson = regexp.MustCompile(`(?i)^(i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our)\b`)
-	personCue   = regexp.MustCompile(`(?i)\b(colleague|friend|manager|boss|wife|husband|partner|sister|brother|mother|father|mom|mum|dad|son|daughter|teammate|coworker|co-worker|named|called|mr\.?|mrs\.?|ms\.?|dr\.?|uncle|aunt|cousin|grandma|grandpa|neighbou?r|mentor|girlfriend|boyfriend)\s+$`)
-	greetingCue = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(hey|hi|hello|thanks|thank you|dear|congrats|congratulations|bye|sorry|cheers|welcome)[,!]?\s+$`)
-	sayingNext  = regexp.MustCompile(`^(?:['’]s\s+(?:wife|husband|partner|son|daughter|kids?|children|mom|dad|mother|father|sister|brother|friend|birthday|family)\b|\s+(?:said|says|told|tells|asked|asks|thinks|thought|wrote|writes|wants|mentioned|suggested|recommended|reviewed|replied|agreed|called|texted|emailed)\b)`)
-	orgName     = regexp.MustCompile(`(?i)\s(corp|corporation|inc|ltd|llc|gmbh|labs|university)$`)
-	orgSuffix   = regexp.MustCompile(`(?i)^\s+(corp|corporation|inc|ltd|llc|gmbh|labs|university)\b`)
-	orgCue      = regexp.MustCompile(`(?i)\b(work|works|working|worked|job|employed|intern|interning|hired|employer)\s+(at|for|by)\s+$|\bjoined\s+$`)
-	placeCue    = regexp.MustCompile(`(?i)\b((live|lives|lived|living|based|born|grew up|raised|settled|stayed|vacation|holiday|holidays)\s+in|(moved|moving|relocated|relocating|flew|flying|drove|travel(l)?ed|travel(l)?ing|trip|went|going|road trip)\s+to|visit|visited|visiting|i'm from|am from|is from|are from|come from|comes from)\s+$`)
-	projectNext = regexp.MustCompile(`(?i)^\s+(migration|project|service|app|team|release|launch)\b`)
-	atPerson    = regexp.MustCompile(`\s+at\s+$`)
+	capRun          = regexp.MustCompile(`\b[A-Z][\p{L}0-9]*(?:['’]s)?(?:[ -][A-Z][\p{L}0-9]*(?:['’]s)?)*\b`)
+	redactionMarker = regexp.MustCompile(`\[REDACTED(?::[^\]\s]{0,64})?\]`)
+	mentionDate     = regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`)
+	leadIn          = regexp.MustCompile(`(?i)^\s*(?:(?:(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|yesterday|today|recently|lately|these days|nowadays|so|well|also|actually|btw|anyway|honestly|now)[,\s]+)*`)
+	firstPerson     = regexp.MustCompile(`(?i)^(i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our)\b`)
+	personCue       = regexp.MustCompile(`(?i)\b(colleague|friend|manager|boss|wife|husband|partner|sister|brother|mother|father|mom|mum|dad|son|daughter|teammate|coworker|co-worker|named|called|mr\.?|mrs\.?|ms\.?|dr\.?|uncle|aunt|cousin|grandma|grandpa|neighbou?r|mentor|girlfriend|boyfriend)\s+$`)
+	greetingCue     = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(hey|hi|hello|thanks|thank you|dear|congrats|congratulations|bye|sorry|cheers|welcome)[,!]?\s+$`)
+	sayingNext      = regexp.MustCompile(`^(?:['’]s\s+(?:wife|husband|partner|son|daughter|kids?|children|mom|dad|mother|father|sister|brother|friend|birthday|family)\b|\s+(?:said|says|told|tells|asked|asks|thinks|thought|wrote|writes|wants|mentioned|suggested|recommended|reviewed|replied|agreed|called|texted|emailed)\b)`)
+	orgName         = regexp.MustCompile(`(?i)\s(corp|corporation|inc|ltd|llc|gmbh|labs|university)$`)
+	orgSuffix       = regexp.MustCompile(`(?i)^\s+(corp|corporation|inc|ltd|llc|gmbh|labs|university)\b`)
+	orgCue          = regexp.MustCompile(`(?i)\b(work|works|working|worked|job|employed|intern|interning|hired|employer)\s+(at|for|by)\s+$|\bjoined\s+$`)
+	placeCue        = regexp.MustCompile(`(?i)\b((live|lives|lived|living|based|born|grew up|raised|settled|stayed|vacation|holiday|holidays)\s+in|(moved|moving|relocated|relocating|flew|flying|drove|travel(l)?ed|travel(l)?ing|trip|went|going|road trip)\s+to|visit|visited|visiting|i'm from|am from|is from|are from|come from|comes from)\s+$`)
+	projectNext     = regexp.MustCompile(`(?i)^\s+(migration|project|service|app|team|release|launch)\b`)
+	atPerson        = regexp.MustCompile(`\s+at\s+$`)
 )
 
 // structured are names with a shape of their own: code spans, module and
