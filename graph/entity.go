@@ -272,7 +272,14 @@ func RenderEntity(w io.Writer, a EntityAnswer) {
 		if a.Type != "" {
 			fmt.Fprintf(w, " with type %s", a.Type)
 		}
-		fmt.Fprintf(w, ". %s the wording (none is linked to it as an entity):\n", map[bool]string{true: Plural(len(a.Facts), "fact") + " mentions", false: Plural(len(a.Facts), "fact") + " mention"}[len(a.Facts) == 1])
+		switch len(a.Facts) {
+		case 0:
+			fmt.Fprintln(w, ", and no fact mentions the wording.")
+		case 1:
+			fmt.Fprintln(w, ". 1 fact mentions the wording (none is linked to it as an entity):")
+		default:
+			fmt.Fprintf(w, ". %s mention the wording (none is linked to it as an entity):\n", Plural(len(a.Facts), "fact"))
+		}
 	} else {
 		for _, c := range a.Entities {
 			fmt.Fprintf(w, "Entity %d: %s (%s)", c.ID, c.Name, c.Type)

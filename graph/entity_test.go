@@ -64,6 +64,15 @@ func TestEntityLookup(t *testing.T) {
 	if !strings.Contains(b.String(), `No entity is named "pull requests". 1 fact mentions the wording (none is linked to it as an entity)`) {
 		t.Errorf("rendered:\n%s", b.String())
 	}
+	nothing, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "zeppelin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	graph.RenderEntity(&b, nothing)
+	if want := "No entity is named \"zeppelin\", and no fact mentions the wording.\n"; b.String() != want {
+		t.Errorf("rendered %q, want %q", b.String(), want)
+	}
 	if _, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "?!"}); err == nil {
 		t.Errorf("a name without letters must be refused")
 	}
