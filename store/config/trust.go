@@ -151,7 +151,7 @@ func Describe(cfg Config) []string {
 		for _, s := range cfg.Sources {
 			home := s.Home
 			if home == "" {
-				home = "the default home (~/.claude or ~/.cursor)"
+				home = "the default home (" + defaultHomes[s.Kind] + ")"
 			}
 			cwd := "EVERY project (no cwd)"
 			if s.Cwd != "" {
@@ -171,7 +171,11 @@ func Describe(cfg Config) []string {
 		case "heuristic":
 			out = append(out, "sends: nothing for the heuristic provider (it runs in this process)")
 		case "http":
-			out = append(out, fmt.Sprintf("sends: conversation text to %s (http provider, model %q, key from $%s)", cfg.Intelligence.HTTP.BaseURL, cfg.Intelligence.HTTP.Model, cfg.Intelligence.HTTP.APIKeyEnv))
+			key := "no API key"
+			if env := cfg.Intelligence.HTTP.APIKeyEnv; env != "" {
+				key = "key from $" + env
+			}
+			out = append(out, fmt.Sprintf("sends: conversation text to %s (http provider, model %q, %s)", cfg.Intelligence.HTTP.BaseURL, cfg.Intelligence.HTTP.Model, key))
 		case "ollama":
 			out = append(out, fmt.Sprintf("sends: conversation text to %s (ollama provider, model %q)", cfg.Intelligence.Ollama.Host, cfg.Intelligence.Ollama.Model))
 		case "cli":
@@ -189,6 +193,15 @@ func Describe(cfg Config) []string {
 		out = append(out, "stores: secrets as written (redaction.enabled is false)")
 	}
 	return out
+}
+
+// defaultHomes names where each source kind looks when a source gives no
+// home, as Describe shows it.
+var defaultHomes = map[string]string{
+	"claude-code": "$CLAUDE_CONFIG_DIR or ~/.claude",
+	"cursor":      "~/.cursor",
+	"codex":       "$CODEX_HOME or ~/.codex",
+	"gemini":      "$GEMINI_CLI_HOME/.gemini or ~/.gemini",
 }
 
 // CheckProject refuses dir's config.json unless it is missing, harmless,

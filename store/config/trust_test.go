@@ -36,6 +36,32 @@ func TestHarmless(t *testing.T) {
 	}
 }
 
+func TestDescribeNamesWhatIsReadAndSent(t *testing.T) {
+	for _, tc := range []struct {
+		json string
+		want []string
+	}{
+		{`{"mode":"copy","sources":[{"kind":"codex"}],"intelligence":{"provider":"http","http":{"base_url":"http://h/v1"}}}`, []string{
+			"reads: copies transcripts from:",
+			"  codex transcripts in the default home ($CODEX_HOME or ~/.codex), of EVERY project (no cwd)",
+			`sends: conversation text to http://h/v1 (http provider, model "", no API key)`,
+		}},
+		{`{"mode":"copy","sources":[{"kind":"gemini","cwd":"/p"}],"intelligence":{"provider":"http","http":{"base_url":"http://h/v1","model":"m","api_key_env":"K"}}}`, []string{
+			"reads: copies transcripts from:",
+			"  gemini transcripts in the default home ($GEMINI_CLI_HOME/.gemini or ~/.gemini), of the project /p",
+			`sends: conversation text to http://h/v1 (http provider, model "m", key from $K)`,
+		}},
+	} {
+		cfg, err := Parse(strings.NewReader(tc.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := Describe(cfg); strings.Join(got, "\n") != strings.Join(tc.want, "\n") {
+			t.Errorf("Describe(%s) =\n%s\nwant\n%s", tc.json, strings.Join(got, "\n"), strings.Join(tc.want, "\n"))
+		}
+	}
+}
+
 func TestCheckProjectApprovesExactBytes(t *testing.T) {
 	home, dir := t.TempDir(), t.TempDir()
 	getenv := func(k string) string {
