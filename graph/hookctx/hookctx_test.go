@@ -270,6 +270,20 @@ func TestNothingToAdd(t *testing.T) {
 	}
 }
 
+// TestPromptStemsAsSearchDoes: a prompt word counts toward the floor in
+// every form search finds it by — "deployment" (Porter: "deploy") shares
+// a word with "deploy" (Porter: "deploi").
+func TestPromptStemsAsSearchDoes(t *testing.T) {
+	m := newMemory(t)
+	m.say(t, "s1", "We no longer deploy spotter to Fly.io; we switched to Render.")
+	db := m.reader(t)
+	for _, prompt := range []string{"tell me about the deployment to Render", "how do we deploy to Render?"} {
+		if text, err := hookctx.Prompt(context.Background(), db, prompt, 400); err != nil || !strings.Contains(text, "switched to Render") {
+			t.Errorf("prompt %q added %q, %v", prompt, text, err)
+		}
+	}
+}
+
 // TestNeeded pins the relevance floor.
 func TestNeeded(t *testing.T) {
 	for n, want := range map[int]int{1: 1, 2: 1, 3: 2, 4: 2, 5: 3, 6: 3, 20: 3} {
