@@ -361,32 +361,6 @@ func (f *fusion) addKeyword(kr KeywordRanking) {
 	}
 }
 
-// alignToKeyword orders an arm's list so that the facts the keyword arm
-// also ranked come first, in the keyword arm's order, then the rest in the
-// arm's own order. An entity named in the query is usually named by many
-// facts; among them the ones that also match the query's other words are
-// the answer, and the arm's own order (by entity count, importance, age)
-// knows nothing of those words.
-func alignToKeyword(ids, keyword []int64) []int64 {
-	in := make(map[int64]bool, len(ids))
-	for _, id := range ids {
-		in[id] = true
-	}
-	out := make([]int64, 0, len(ids))
-	for _, id := range keyword {
-		if in[id] {
-			out = append(out, id)
-			delete(in, id)
-		}
-	}
-	for _, id := range ids {
-		if in[id] {
-			out = append(out, id)
-		}
-	}
-	return out
-}
-
 // WithoutSpeakers drops the words of the ranking's speaker names from
 // terms, unless nothing would remain: a person who speaks in the store is
 // found by the speaker boost, and as an entity she is named mostly by the

@@ -182,15 +182,6 @@ func TestForgetTakesEntityLinksAndEdges(t *testing.T) {
 	}
 }
 
-func containsSeq(ranges [][2]int64, seq int64) bool {
-	for _, r := range ranges {
-		if seq >= r[0] && seq <= r[1] {
-			return true
-		}
-	}
-	return false
-}
-
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // readViews renders the entity card of the store's owner, the context of

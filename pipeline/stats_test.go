@@ -115,7 +115,6 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	if st, err = p.Stats(ctx); err != nil || st.Embeddings.Semantic.Uncoded != 0 {
 		t.Fatalf("after backfill: %+v, %v", st.Embeddings.Semantic, err)
 	}
-	sem = st.Embeddings.Semantic
 	if len(st.Embeddings.Leftover) != 1 || st.Embeddings.Leftover[0].Model != "old" {
 		t.Fatalf("leftover = %+v", st.Embeddings.Leftover)
 	}

@@ -61,11 +61,10 @@ func initCommand(env Env) *cli.Command {
 // initOptions is what init was told: the directory (and whether the user
 // named it), --yes, --force and the config made from the flags.
 type initOptions struct {
-	dir            string
-	dirGiven       bool
-	yes, force     bool
-	cfg            config.Config
-	walk, backfill bool
+	dir        string
+	dirGiven   bool
+	yes, force bool
+	cfg        config.Config
 }
 
 // initFlags makes the starting config from --mode, --source, --home and

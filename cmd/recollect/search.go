@@ -81,6 +81,3 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
-
-// producerLabel says how a fact was produced; heuristic facts say so.
-func producerLabel(p string) string { return graph.ProducerLabel(p) }
