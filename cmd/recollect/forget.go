@@ -115,9 +115,16 @@ func printForget(w io.Writer, rep pipeline.ForgetReport) {
 		}
 	}
 	fmt.Fprintf(w, "forgot %s %s: %d rows removed (%s)\n", noun, strings.Join(ids, ", "), rep.Rows, strings.Join(parts, ", "))
-	fmt.Fprintf(w, "%d tombstone(s) kept (digest only, no content): the same sentence will not be extracted again\n", rep.Tombstones)
-	if rep.ScrubbedEvents > 0 {
-		fmt.Fprintf(w, "%d raw event(s) other facts still cite keep their row but not their text\n", rep.ScrubbedEvents)
+	if rep.Tombstones == 1 {
+		fmt.Fprintln(w, "1 tombstone kept (digest only, no content): the same sentence will not be extracted again")
+	} else {
+		fmt.Fprintf(w, "%d tombstones kept (digest only, no content): the same sentences will not be extracted again\n", rep.Tombstones)
+	}
+	switch n := rep.ScrubbedEvents; {
+	case n == 1:
+		fmt.Fprintln(w, "1 raw event another fact still cites keeps its row but not its text")
+	case n > 1:
+		fmt.Fprintf(w, "%d raw events other facts still cite keep their row but not their text\n", n)
 	}
 	if rep.WAL != "truncated" {
 		fmt.Fprintf(w, "memory.db-wal %s\n", rep.WAL)

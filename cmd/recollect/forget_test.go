@@ -19,7 +19,7 @@ func TestForgetCommand(t *testing.T) {
 	}
 	out = diskMust(t, dir, "forget", "--reason", "private", "1")
 	want = "forgot fact 1: 9 rows removed (events_fts 1, fact_entities 1, fact_provenance 1, facts 1, facts_fts 1, session_events 1, session_facts 1, session_facts_fts 1, summaries 1)\n" +
-		"1 tombstone(s) kept (digest only, no content): the same sentence will not be extracted again\n"
+		"1 tombstone kept (digest only, no content): the same sentence will not be extracted again\n"
 	if out != want {
 		t.Fatalf("forget printed:\n%q\nwant\n%q", out, want)
 	}

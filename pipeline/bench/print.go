@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/recollect/recollect/graph"
 )
 
 // PrintLocomo writes the report as plain-text tables, one per route, the
@@ -148,7 +150,7 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		row(fmt.Sprintf("import %dMB", im.Bytes>>20), fmt.Sprintf("searchable after %s", fmtDur(im.Searchable)),
 			fmt.Sprintf("consolidate --all %s", fmtDur(im.Baseline)), fmt.Sprintf("%.1f×", float64(im.Searchable)/float64(max(im.Baseline, 1))),
 			"≤ 2 min", im.Searchable <= ImportMax)
-		fmt.Fprintf(w, "%-12s %d files, %d events, %d active fact(s); the daemon copies, drains and integrates by itself\n", "", im.Files, im.Events, im.Facts)
+		fmt.Fprintf(w, "%-12s %d files, %d events, %s; the daemon copies, drains and integrates by itself\n", "", im.Files, im.Events, graph.Plural(im.Facts, "active fact"))
 	}
 	for _, in := range r.Integrate {
 		first := r.Integrate[0]
