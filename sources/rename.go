@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+
+	"github.com/recollect/recollect/store"
 )
 
 // A transcript keeps its identity when it is renamed or rotated: a path
@@ -158,4 +160,11 @@ func (c *Copier) identityOf(path string) string {
 		}
 	}
 	return "path:" + path
+}
+
+// fileID is the device and inode fi was read from, as the progress table
+// stores them; ok is false where the platform has none.
+func fileID(fi os.FileInfo) (dev, ino int64, ok bool) {
+	d, i, ok := store.FileID(fi)
+	return int64(d), int64(i), ok
 }

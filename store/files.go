@@ -97,6 +97,6 @@ func identityOf(path string) (fileIdentity, bool) {
 	if err != nil {
 		return fileIdentity{}, false
 	}
-	dev, ino, ok := inode(fi)
+	dev, ino, ok := FileID(fi)
 	return fileIdentity{dev, ino}, ok
 }

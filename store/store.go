@@ -207,6 +207,24 @@ func FormatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 // order is time order.
 const TimeLayout = "2006-01-02T15:04:05.000000000Z"
 
+// ParseAsOf reads a point in time given by a person: RFC 3339, or a date
+// meaning the end of that day (UTC), so that "2026-03-03" includes
+// everything recorded that day. The CLI's --as-of and the MCP tools' as_of
+// both read it; an empty s is the zero time (now).
+func ParseAsOf(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := ParseTime(s); err == nil {
+		return t, nil
+	}
+	t, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("parse %q: not RFC 3339 (2026-03-03T12:00:00Z) or a date (2026-03-03)", s)
+	}
+	return t.Add(24*time.Hour - time.Nanosecond), nil
+}
+
 // ParseTime reads a time column written by FormatTime or any RFC 3339 time.
 func ParseTime(s string) (time.Time, error) {
 	if t, err := time.Parse(TimeLayout, s); err == nil {

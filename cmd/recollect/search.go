@@ -61,17 +61,12 @@ func searchCommand(env Env) *cli.Command {
 	}
 }
 
-// parseAsOf reads --as-of: RFC 3339, or a date meaning the end of that day
-// (UTC), so "--as-of 2026-03-03" includes everything recorded that day.
+// parseAsOf reads --as-of (store.ParseAsOf): RFC 3339, or a date meaning
+// the end of that day, so "--as-of 2026-03-03" includes that whole day.
 func parseAsOf(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	if t, err := store.ParseTime(s); err == nil {
+	t, err := store.ParseAsOf(s)
+	if err == nil {
 		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t.Add(24*time.Hour - time.Nanosecond), nil
 	}
 	return time.Time{}, usagef("--as-of %q is not a time; use RFC 3339 (2026-03-03T12:00:00Z) or a date (2026-03-03)", s)
 }

@@ -84,17 +84,11 @@ func article(jsonType string) string {
 	return "a " + jsonType
 }
 
-// parseAsOf reads as_of: RFC 3339, or a date meaning the end of that day
-// (UTC), as the CLI's --as-of does.
+// parseAsOf reads as_of as the CLI's --as-of is read (store.ParseAsOf).
 func parseAsOf(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
+	t, err := store.ParseAsOf(s)
+	if err != nil {
+		return time.Time{}, fieldError("as_of", "%q is not a time; give RFC 3339 (2026-03-03T12:00:00Z) or a date (2026-03-03)", s)
 	}
-	if t, err := store.ParseTime(s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t.Add(24*time.Hour - time.Nanosecond), nil
-	}
-	return time.Time{}, fieldError("as_of", "%q is not a time; give RFC 3339 (2026-03-03T12:00:00Z) or a date (2026-03-03)", s)
+	return t, nil
 }
