@@ -316,6 +316,11 @@ type line struct {
 type lineReader struct {
 	r   *bufio.Reader
 	off int64
+	// atEnd is set once a read met the end of the file inside a line: the
+	// bytes of that line are consumed, so the reader stays at the end (a
+	// later call would return only the rest of the line, as a line of its
+	// own). The next pass reads the line whole from the stored offset.
+	atEnd bool
 }
 
 func newLineReader(r io.Reader, offset int64) *lineReader {
@@ -335,6 +340,9 @@ func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 // where a half-written line is left unread.
 func (lr *lineReader) next() (line, error) {
 	ln := line{start: lr.off}
+	if lr.atEnd {
+		return ln, nil
+	}
 	var n int64
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
@@ -357,6 +365,7 @@ func (lr *lineReader) next() (line, error) {
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
 		case errors.Is(err, io.EOF):
+			lr.atEnd = true
 			return line{start: ln.start}, nil
 		default:
 			return line{}, fmt.Errorf("read at byte %d: %w", lr.off+n, err)
