@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
@@ -53,9 +54,14 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 {
 		t.Fatalf("socket mode %v, want a 0600 socket", fi.Mode())
 	}
-	before, err := daemonStatus(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
+	// The daemon answers before its start run ends; a start run still in
+	// flight at the end would read as a refused client's run.
+	var before hooks.Status
+	if err := poll(ctx, 60*time.Second, func() (bool, error) {
+		before, err = daemonStatus(ctx, dir)
+		return err == nil && before.Runs["daemon-start"] == 1 && !before.Running && !before.Pending, err
+	}); err != nil {
+		t.Fatalf("start run: %v (status %+v)", err, before)
 	}
 	for i, open := range []bool{false, false, true, true} {
 		if open { // a user who loosened the data directory: the socket's own mode must still refuse
