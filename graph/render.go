@@ -137,7 +137,9 @@ func RenderAnswer(w io.Writer, a Answer) {
 			renderHit(w, i+1, h)
 		}
 	}
-	if b := a.Budget; b != nil {
+	if b := a.Budget; b != nil && b.Skipped == 0 {
+		fmt.Fprintf(w, "budget: %s, about %d used; every result fit\n", Plural(b.Budget, "token"), b.Used)
+	} else if b != nil {
 		fmt.Fprintf(w, "budget: %s, about %d used; %d more %s not fit and %s skipped\n", Plural(b.Budget, "token"), b.Used, b.Skipped, map[bool]string{true: "result did", false: "results did"}[b.Skipped == 1], map[bool]string{true: "was", false: "were"}[b.Skipped == 1])
 	}
 	if len(a.Pending) > 0 {

@@ -296,6 +296,10 @@ func TestBudgetSkipsWhatDoesNotFit(t *testing.T) {
 	if !strings.Contains(render(ans), "1 more result did not fit and was skipped") {
 		t.Errorf("budget not reported:\n%s", render(ans))
 	}
+	roomy := search(t, db, graph.Query{Text: "budget term", Budget: 10000})
+	if out := render(roomy); !strings.Contains(out, "budget: 10000 tokens, about ") || !strings.HasSuffix(out, " used; every result fit\n") {
+		t.Errorf("a budget everything fits in:\n%s", out)
+	}
 }
 
 func TestChronologicalDigestStable(t *testing.T) {
