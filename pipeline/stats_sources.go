@@ -71,6 +71,9 @@ func SourceSummary(r sources.SourceReport) string {
 	if r.SkippedSubagent > 0 {
 		skipped = append(skipped, fmt.Sprintf("%d subagent (include_subagents is off)", r.SkippedSubagent))
 	}
+	if r.SkippedNotRegular > 0 {
+		skipped = append(skipped, fmt.Sprintf("%d not a regular file (a FIFO, socket or device; never opened)", r.SkippedNotRegular))
+	}
 	if r.SkippedNoCwd > 0 {
 		skipped = append(skipped, fmt.Sprintf("%d recording no cwd yet", r.SkippedNoCwd))
 	}

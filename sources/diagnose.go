@@ -1,6 +1,7 @@
 package sources
 
 import (
+	"os"
 	"path/filepath"
 	"sort"
 
@@ -32,6 +33,9 @@ type SourceReport struct {
 	OtherCwds       []string `json:"other_cwds,omitempty"`
 	SkippedNoCwd    int      `json:"skipped_no_cwd"`
 	SkippedSubagent int      `json:"skipped_subagent"`
+	// SkippedNotRegular counts names of transcripts that are not regular
+	// files (a FIFO, socket or device named *.jsonl): never opened.
+	SkippedNotRegular int `json:"skipped_not_regular"`
 	// Unreadable counts folders that could not be listed.
 	Unreadable int `json:"unreadable_folders"`
 }
@@ -59,6 +63,8 @@ func Diagnose(srcs []config.Source, getenv func(string) string) ([]SourceReport,
 		others := map[string]int{}
 		for _, p := range all.candidates(&l) {
 			switch {
+			case !regularFile(p):
+				r.SkippedNotRegular++
 			case !src.structural(p):
 				r.SkippedSubagent++
 			case sel.wants(src, p):
@@ -86,6 +92,13 @@ func Diagnose(srcs []config.Source, getenv func(string) string) ([]SourceReport,
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// regularFile reports whether path (or a symlink's target) is a regular
+// file; Stat never opens it, so a FIFO cannot block.
+func regularFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // otherProject names the project of a transcript another cwd owns: its

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/recollect/recollect/store/config"
@@ -57,5 +58,14 @@ func TestStatsSaysWhySourcesMatchNothing(t *testing.T) {
 	out = diskMust(t, dir, "stats")
 	if !strings.Contains(out, "1 transcript matched (cwd /work/shop); skipped 1 subagent (include_subagents is off); 1 file copied, last at ") {
 		t.Errorf("stats after fixing the cwd:\n%s", out)
+	}
+	// A FIFO named like a transcript is named as one, not as a transcript
+	// that records no cwd yet.
+	if err := syscall.Mkfifo(filepath.Join(home, "projects", "-work-shop", "fifo.jsonl"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = diskMust(t, dir, "stats")
+	if !strings.Contains(out, "1 transcript matched (cwd /work/shop); skipped 1 subagent (include_subagents is off), 1 not a regular file (a FIFO, socket or device; never opened); 1 file copied") {
+		t.Errorf("stats with a FIFO among the transcripts:\n%s", out)
 	}
 }
