@@ -44,7 +44,8 @@ func readableArguments(next mcp.MethodHandler) mcp.MethodHandler {
 		if method != "tools/call" {
 			return res, err
 		}
-		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError && len(r.Content) > 0 {
+		// A failed call returns a typed nil result beside its error.
+		if r, ok := res.(*mcp.CallToolResult); ok && r != nil && r.IsError && len(r.Content) > 0 {
 			if tc, ok := r.Content[0].(*mcp.TextContent); ok {
 				tc.Text = rewriteTypeError(tc.Text)
 			}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
@@ -99,4 +102,19 @@ func TestSessionsAndHistory(t *testing.T) {
 	if _, ans := c.ok("search_knowledge", map[string]any{"query": "Porto", "history": true, "order": "chronological"}); len(list(ans, "results")) == 0 {
 		t.Errorf("history and chronological order find nothing: %v", ans)
 	}
+}
+
+// TestUnknownToolKeepsServing: a call to a tool the server does not have
+// is answered with an error naming it, and the server keeps serving. The
+// argument-message rewriter read the typed-nil result of that call and the
+// process died of a nil pointer.
+func TestUnknownToolKeepsServing(t *testing.T) {
+	c := start(t, t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	_, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: "no_such_tool", Arguments: map[string]any{}})
+	if err == nil || !strings.Contains(err.Error(), "no_such_tool") {
+		t.Fatalf("unknown tool: %v, want an error naming it", err)
+	}
+	c.ok("get_stats", map[string]any{})
 }
