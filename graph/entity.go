@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -77,6 +78,9 @@ type EntityAnswer struct {
 	Facts     []EntityFact `json:"facts"`
 	Connected []Connection `json:"connected"`
 	Notes     []string     `json:"notes,omitempty"`
+	// OtherTypes lists the types an entity of this name has when the type
+	// asked for matched none of them.
+	OtherTypes []string `json:"other_types,omitempty"`
 }
 
 // MaxConnections caps the connected entities listed.
@@ -99,6 +103,17 @@ func Entity(ctx context.Context, db *store.DB, q EntityQuery) (EntityAnswer, err
 		return ans, err
 	}
 	sc := newScope(q.AsOf)
+	if len(cards) == 0 && q.Type != "" {
+		others, err := findEntities(ctx, db, fold, "")
+		if err != nil {
+			return ans, err
+		}
+		for _, c := range others {
+			if !slices.Contains(ans.OtherTypes, c.Type) {
+				ans.OtherTypes = append(ans.OtherTypes, c.Type)
+			}
+		}
+	}
 	if len(cards) == 0 {
 		ans.Notes = append(ans.Notes, "no entity has this name; facts below only mention the wording")
 		ans.Facts, err = wordingFacts(ctx, db, sc, q.Name, q.Limit)
@@ -271,6 +286,16 @@ func RenderEntity(w io.Writer, a EntityAnswer) {
 		fmt.Fprintf(w, "No entity is named %q", a.Name)
 		if a.Type != "" {
 			fmt.Fprintf(w, " with type %s", a.Type)
+			if len(a.OtherTypes) > 0 {
+				kinds := make([]string, len(a.OtherTypes))
+				for i, t := range a.OtherTypes {
+					kinds[i] = "a " + t
+					if t != "" && strings.ContainsRune("aeiou", rune(t[0])) {
+						kinds[i] = "an " + t
+					}
+				}
+				fmt.Fprintf(w, " (it is %s: leave out --type, or give --type %s)", strings.Join(kinds, " and "), a.OtherTypes[0])
+			}
 		}
 		switch len(a.Facts) {
 		case 0:

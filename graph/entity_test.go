@@ -64,6 +64,15 @@ func TestEntityLookup(t *testing.T) {
 	if !strings.Contains(b.String(), `No entity is named "pull requests". 1 fact mentions the wording (none is linked to it as an entity)`) {
 		t.Errorf("rendered:\n%s", b.String())
 	}
+	wrongType, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "Sarah", Type: "place"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	graph.RenderEntity(&b, wrongType)
+	if want := `No entity is named "Sarah" with type place (it is a person: leave out --type, or give --type person).`; !strings.HasPrefix(b.String(), want) {
+		t.Errorf("rendered %q, want it to start %q", b.String(), want)
+	}
 	nothing, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "zeppelin"})
 	if err != nil {
 		t.Fatal(err)
