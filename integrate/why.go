@@ -191,6 +191,13 @@ func loadFactInfo(ctx context.Context, db *store.DB, id int64) (FactInfo, error)
 	err := db.QueryRowContext(ctx, `SELECT id, content, domain, status, producer, said_at, valid_from, valid_until, recorded_at, retracted_at, superseded_by
 		FROM facts WHERE id = ?`, id).Scan(&f.ID, &f.Content, &f.Domain, &f.Status, &f.Producer, &said, &vf, &vu, &f.RecordedAt, &ret, &by)
 	if errors.Is(err, sql.ErrNoRows) {
+		var at sql.NullString
+		if err := db.QueryRowContext(ctx, `SELECT max(created_at) FROM tombstones WHERE fact_id = ?`, id).Scan(&at); err != nil {
+			return f, fmt.Errorf("read tombstone of fact %d: %w", id, err)
+		}
+		if at.Valid {
+			return f, fmt.Errorf("fact %d: %w: it was forgotten at %s and only a content-free tombstone remains", id, ErrNoFact, at.String)
+		}
 		return f, fmt.Errorf("fact %d: %w; find ids with recollect search", id, ErrNoFact)
 	}
 	if err != nil {

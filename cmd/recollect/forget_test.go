@@ -23,6 +23,9 @@ func TestForgetCommand(t *testing.T) {
 	if out != want {
 		t.Fatalf("forget printed:\n%q\nwant\n%q", out, want)
 	}
+	if _, stderr, code := diskRun(t, dir, "why", "1"); code != 1 || !strings.Contains(stderr, "fact 1: no such fact: it was forgotten at ") {
+		t.Errorf("why of a forgotten fact: exit %d, %q", code, stderr)
+	}
 	if out := diskMust(t, dir, "search", "shellfish"); strings.Contains(out, "allergic") {
 		t.Fatalf("search still finds the forgotten fact:\n%s", out)
 	}
