@@ -28,6 +28,9 @@ func consolidateCommand(env Env) *cli.Command {
 			if c.Int("limit") < 0 {
 				return usagef("--limit: %d is negative; give a positive number of events", c.Int("limit"))
 			}
+			if c.Bool("all") && c.IsSet("limit") {
+				return usagef("choose one of --all (every unexamined event) or --limit N, not both")
+			}
 			p, err := openPipeline(c, env)
 			if err != nil {
 				return err

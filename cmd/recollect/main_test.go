@@ -89,6 +89,7 @@ func TestBadInputExitsTwoAndWritesNothing(t *testing.T) {
 		{"malformed hook JSON", `{"hook_event_name": "UserPromptSubmit", "prompt": `, []string{"record"}, "hook payload: malformed JSON"},
 		{"hook field of wrong type", `{"hook_event_name": "UserPromptSubmit", "prompt": 42}`, []string{"record"}, "hook payload: field prompt: wrong type"},
 		{"negative limit", "", []string{"consolidate", "--limit", "-3"}, "--limit"},
+		{"all and a limit", "", []string{"consolidate", "--all", "--limit", "5"}, "choose one of --all (every unexamined event) or --limit N, not both"},
 		{"empty search", "", []string{"search", "  "}, "give a query"},
 		{"unknown flag", "", []string{"record", "--colour", "x"}, "record: unknown flag --colour (see recollect record --help)"},
 		{"unknown flag after the argument", "", []string{"search", "Lisbon", "--limt", "3"}, "search: unknown flag --limt; did you mean --limit? (see recollect search --help)"},
