@@ -154,12 +154,15 @@ func (s *Stage) sweepIneligible(ctx context.Context) error {
 	// The eligibility test runs once per conversation, not once per
 	// unexamined event: per event it walked the conversation from its
 	// watermark each time, quadratic in a long conversation's backlog.
+	// Each conversation is read from its watermark on its (session_id, seq)
+	// index, so what was examined before costs nothing.
 	q := `INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, updated_at)
 		SELECT s.session_id, s.last, 0, ? FROM (
-			SELECT x.session_id, max(x.seq) AS last FROM session_events x
-			WHERE x.seq > COALESCE((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = x.session_id), 0)
-			GROUP BY x.session_id) s
-		WHERE NOT EXISTS (SELECT 1 FROM session_events e WHERE e.session_id = s.session_id AND ` + where + `)
+			SELECT c.id AS session_id, (SELECT max(x.seq) FROM session_events x WHERE x.session_id = c.id) AS last,
+				COALESCE(w.last_seq, 0) AS examined
+			FROM sessions c LEFT JOIN extract_watermarks w ON w.session_id = c.id) s
+		WHERE s.last > s.examined
+		AND NOT EXISTS (SELECT 1 FROM session_events e WHERE e.session_id = s.session_id AND e.seq > s.examined AND ` + where + `)
 		ON CONFLICT(session_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq), updated_at = excluded.updated_at`
 	if _, err := s.DB.ExecContext(ctx, q, append([]any{store.Now()}, args...)...); err != nil {
 		return fmt.Errorf("mark conversations without extractable events: %w", err)
@@ -174,12 +177,24 @@ func (s *Stage) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// eligibleWhere is the filter shared by batch selection and the backlog
-// count, so the two always agree.
+// unexaminedFrom joins each conversation to its events past its watermark.
+// The conversations are the outer loop (CROSS JOIN keeps that order) and
+// each one's events are read from its watermark on the (session_id, seq)
+// index, so the cost follows the conversations and the backlog, not every
+// event ever stored. Events reference their conversation (foreign key), so
+// no event is missed.
+const unexaminedFrom = `sessions c LEFT JOIN extract_watermarks w ON w.session_id = c.id
+	CROSS JOIN session_events e`
+
+// unexaminedWhere restricts unexaminedFrom to events past the watermark.
+const unexaminedWhere = `e.session_id = c.id AND e.seq > COALESCE(w.last_seq, 0)`
+
+// eligibleWhere is the filter shared by batch selection, the sweep and the
+// backlog count, so they always agree. It tests the event alias e only;
+// the watermark condition is unexaminedWhere (or the caller's own).
 func (s *Stage) eligibleWhere() (string, []any) {
 	var where []string
 	var args []any
-	where = append(where, `e.seq > COALESCE((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)`)
 	where = append(where, `NOT (e.event_type = 'artifact')`)
 	if len(s.Config.EventTypes) > 0 {
 		where = append(where, `e.event_type IN (`+placeholders(len(s.Config.EventTypes))+`)`)
@@ -204,7 +219,8 @@ func (s *Stage) eligibleWhere() (string, []any) {
 func (s *Stage) Remaining(ctx context.Context) (int, error) {
 	where, args := s.eligibleWhere()
 	var n int
-	if err := s.DB.QueryRowContext(ctx, `SELECT count(*) FROM session_events e WHERE `+where, args...).Scan(&n); err != nil {
+	q := `SELECT count(*) FROM ` + unexaminedFrom + ` WHERE ` + unexaminedWhere + ` AND ` + where
+	if err := s.DB.QueryRowContext(ctx, q, args...).Scan(&n); err != nil {
 		return 0, fmt.Errorf("count extract backlog: %w", err)
 	}
 	return n, nil
@@ -212,7 +228,7 @@ func (s *Stage) Remaining(ctx context.Context) (int, error) {
 
 func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
 	where, args := s.eligibleWhere()
-	q := `SELECT ` + prefixed("e.", store.EventColumns) + ` FROM session_events e WHERE ` + where + ` ORDER BY e.seq LIMIT ?`
+	q := `SELECT ` + prefixed("e.", store.EventColumns) + ` FROM ` + unexaminedFrom + ` WHERE ` + unexaminedWhere + ` AND ` + where + ` ORDER BY e.seq LIMIT ?`
 	rows, err := s.DB.QueryContext(ctx, q, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("select extract batch: %w", err)

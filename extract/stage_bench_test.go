@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/recollect/recollect/extract/extracttest"
 	"github.com/recollect/recollect/store"
@@ -68,4 +69,55 @@ func BenchmarkExtractStageModel(b *testing.B) {
 		r := newRouter(b, httpConfig(h, "llama3.2:3b"), db, nil)
 		return &ModelExtractor{DB: db, Router: r, Config: config.Default().Extraction}
 	})
+}
+
+// examinedStore is a store of n events in conversations of 200, every one
+// already examined, as a store is after months of use.
+func examinedStore(b *testing.B, n int) *store.DB {
+	db := openDB(b)
+	contents := make([]string, 200)
+	for c := 0; c*200 < n; c++ {
+		for i := range contents {
+			contents[i] = fmt.Sprintf("The cache for service %d-%d lives under /var/cache/svc and is rebuilt nightly.", c, i)
+		}
+		addEvents(b, db, fmt.Sprintf("old-%d", c), contents...)
+	}
+	if _, err := db.Exec(`INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, updated_at)
+		SELECT session_id, max(seq), 0, ? FROM session_events GROUP BY session_id`, store.Now()); err != nil {
+		b.Fatal(err)
+	}
+	return db
+}
+
+// BenchmarkExtractRunFixedCost runs the extract stage over a new
+// conversation of 10 events in a store of 1k examined events and in one of
+// 100k, alternating in one run: ms_small and ms_large are the mean per run
+// and large/small their ratio. A run's cost should follow its backlog, not
+// the history already examined.
+func BenchmarkExtractRunFixedCost(b *testing.B) {
+	ctx := context.Background()
+	small, large := examinedStore(b, 1_000), examinedStore(b, 100_000)
+	var spent [2]time.Duration
+	for i := 0; b.Loop(); i++ {
+		for k, db := range []*store.DB{small, large} {
+			contents := make([]string, 10)
+			for j := range contents {
+				contents[j] = fmt.Sprintf("Our service %d-%d deploys to Fly.io from the main branch every morning.", i, j)
+			}
+			b.StopTimer()
+			addEvents(b, db, fmt.Sprintf("new-%d", i), contents...)
+			stage := &Stage{DB: db, Config: config.Default().Extraction, Extractor: Heuristic{}, Log: slog.New(slog.DiscardHandler)}
+			b.StartTimer()
+			start := time.Now()
+			rep, err := stage.Run(ctx, Options{})
+			spent[k] += time.Since(start)
+			if err != nil || rep.EventsExamined != 10 || rep.EventsRemaining != 0 {
+				b.Fatalf("report %+v err %v", rep, err)
+			}
+		}
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(spent[0].Microseconds())/n/1000, "ms_small")
+	b.ReportMetric(float64(spent[1].Microseconds())/n/1000, "ms_large")
+	b.ReportMetric(float64(spent[1])/float64(spent[0]), "large/small")
 }
