@@ -34,7 +34,7 @@ func (p *Pipeline) sourceStats(ctx context.Context, st *Stats) error {
 	}
 	for _, r := range reps {
 		s := SourceStats{SourceReport: r}
-		prefix := filepath.Join(r.Home, "projects") + string(filepath.Separator)
+		prefix := r.Projects + string(filepath.Separator)
 		var last sql.NullString
 		err := p.DB.QueryRowContext(ctx, `SELECT count(*), max(updated_at) FROM source_files
 			WHERE kind = ? AND substr(path, 1, length(?)) = ?`, r.Kind, prefix, prefix).Scan(&s.FilesCopied, &last)

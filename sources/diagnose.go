@@ -15,8 +15,11 @@ type SourceReport struct {
 	Kind string `json:"kind"`
 	// Home is the resolved home; HomeFound and ProjectsFound say whether
 	// it and its projects folder exist.
-	Home          string `json:"home"`
-	HomeFound     bool   `json:"home_found"`
+	Home      string `json:"home"`
+	HomeFound bool   `json:"home_found"`
+	// Projects is the folder its transcripts lie under: <home>/projects,
+	// <home>/sessions for Codex, <home>/tmp for Gemini.
+	Projects      string `json:"projects"`
 	ProjectsFound bool   `json:"projects_found"`
 	Cwd           string `json:"cwd,omitempty"`
 	// ProjectFolders counts the project folders under projects (for
@@ -53,7 +56,7 @@ func Diagnose(srcs []config.Source, getenv func(string) string) ([]SourceReport,
 	}
 	out := make([]SourceReport, 0, len(sel.srcs))
 	for _, src := range sel.srcs {
-		r := SourceReport{Kind: src.Kind, Home: src.home, HomeFound: isDir(src.home), ProjectsFound: isDir(src.projects), Cwd: src.Cwd}
+		r := SourceReport{Kind: src.Kind, Home: src.home, HomeFound: isDir(src.home), Projects: src.projects, ProjectsFound: isDir(src.projects), Cwd: src.Cwd}
 		var l listing
 		r.ProjectFolders = len(subdirs(&l, src.projects))
 		// Every transcript the source could follow, before its cwd and
