@@ -70,14 +70,18 @@ func (in *Integrator) supersedeCandidates(ctx context.Context, entities []int64,
 		return rows.Err()
 	}
 	if len(entities) > 0 {
-		marks := strings.TrimSuffix(strings.Repeat("?,", len(entities)), ",")
-		args := make([]any, len(entities))
-		for i, id := range entities {
-			args[i] = id
-		}
-		if err := collect(cols+` WHERE `+statusClause+` AND f.id IN (SELECT fact_id FROM fact_entities WHERE entity_id IN (`+marks+`))
-			ORDER BY f.id DESC LIMIT 200`, args...); err != nil {
+		ids, err := in.newestNaming(ctx, entities, statusClause, 200)
+		if err != nil {
 			return nil, err
+		}
+		if len(ids) > 0 {
+			marks := make([]string, len(ids))
+			for i, id := range ids {
+				marks[i] = strconv.FormatInt(id, 10)
+			}
+			if err := collect(cols + ` WHERE f.id IN (` + strings.Join(marks, ",") + `) ORDER BY f.id DESC`); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if match := graph.Sanitize(strings.Join(r.distinctive(), " ")); match != "" {
@@ -87,6 +91,50 @@ func (in *Integrator) supersedeCandidates(ctx context.Context, entities []int64,
 		}
 	}
 	return out, nil
+}
+
+// newestNaming returns the newest limit facts (by id, newest first) that
+// name one of entities and pass statusClause. Each entity's facts are read
+// newest first from the (entity_id, is_subject, fact_id) index, at most
+// limit per entity and subject flag, so an entity named by a hundred
+// thousand facts costs no more than one named by a few; the newest limit
+// of the union are always among those read, so the answer is the same as
+// ordering every fact naming the entities.
+func (in *Integrator) newestNaming(ctx context.Context, entities []int64, statusClause string, limit int) ([]int64, error) {
+	seen := map[int64]bool{}
+	var ids []int64
+	q := `SELECT DISTINCT fe.fact_id FROM fact_entities fe CROSS JOIN facts f ON f.id = fe.fact_id
+		WHERE fe.entity_id = ? AND fe.is_subject = ? AND ` + statusClause + ` ORDER BY fe.fact_id DESC LIMIT ?`
+	for _, e := range entities {
+		// is_subject is written from a bool: 0 or 1.
+		for _, subject := range []int{0, 1} {
+			rows, err := in.DB.QueryContext(ctx, q, e, subject, limit)
+			if err != nil {
+				return nil, fmt.Errorf("find supersession candidates: %w", err)
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					rows.Close()
+					return nil, fmt.Errorf("find supersession candidates: %w", err)
+				}
+				if !seen[id] {
+					seen[id] = true
+					ids = append(ids, id)
+				}
+			}
+			err = rows.Err()
+			rows.Close()
+			if err != nil {
+				return nil, fmt.Errorf("find supersession candidates: %w", err)
+			}
+		}
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] > ids[j] })
+	if len(ids) > limit {
+		ids = ids[:limit]
+	}
+	return ids, nil
 }
 
 // storedFact is a supersession candidate with who "I" is in it.
