@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,6 +20,7 @@ import (
 var benchStores struct {
 	sync.Mutex
 	dir       string
+	keep      bool
 	dbs       map[int]*store.DB
 	sentences []string
 }
@@ -31,6 +34,9 @@ func searchBenchStore(b *testing.B, n int) (*store.DB, []string) {
 	if db := benchStores.dbs[n]; db != nil {
 		return db, benchStores.sentences
 	}
+	if benchStores.dir == "" && os.Getenv("RECOLLECT_SEARCHBENCH_DIR") != "" {
+		benchStores.dir, benchStores.keep, benchStores.dbs = os.Getenv("RECOLLECT_SEARCHBENCH_DIR"), true, map[int]*store.DB{}
+	}
 	if benchStores.dir == "" {
 		dir, err := os.MkdirTemp("", "recollect-searchbench-")
 		if err != nil {
@@ -42,7 +48,14 @@ func searchBenchStore(b *testing.B, n int) (*store.DB, []string) {
 	if env := os.Getenv("RECOLLECT_FIXTURES"); env != "" {
 		p = env
 	}
-	db, sentences, err := buildSearchStore(context.Background(), filepath.Join(benchStores.dir, fmt.Sprint(n)), p, n)
+	dir := filepath.Join(benchStores.dir, fmt.Sprint(n))
+	if benchStores.keep {
+		if db, sentences, ok := reuseSearchStore(b, dir, p, n); ok {
+			benchStores.dbs[n], benchStores.sentences = db, sentences
+			return db, sentences
+		}
+	}
+	db, sentences, err := buildSearchStore(context.Background(), dir, p, n)
 	if err != nil {
 		b.Skipf("build a %d-fact search store: %v", n, err)
 	}
@@ -56,6 +69,32 @@ func searchBenchStore(b *testing.B, n int) (*store.DB, []string) {
 	return db, sentences
 }
 
+// reuseSearchStore opens a store a previous run kept in dir
+// (RECOLLECT_SEARCHBENCH_DIR) when it holds exactly n facts, each with a
+// vector: a 1M-fact store takes many minutes to build.
+func reuseSearchStore(b *testing.B, dir, fixtures string, n int) (*store.DB, []string, bool) {
+	b.Helper()
+	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); err != nil {
+		return nil, nil, false
+	}
+	ctx := context.Background()
+	db, err := store.Open(ctx, dir)
+	if err != nil {
+		b.Fatalf("open the kept search store %s: %v", dir, err)
+	}
+	var facts, vecs int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM embeddings)`).Scan(&facts, &vecs); err != nil || facts != n || vecs != n {
+		db.Close()
+		b.Fatalf("the kept search store %s holds %d facts and %d vectors, want %d (%v): remove it to rebuild", dir, facts, vecs, n, err)
+	}
+	sentences, err := factSentences(fixtures)
+	if err != nil {
+		db.Close()
+		b.Skipf("read the fixtures: %v", err)
+	}
+	return db, sentences, true
+}
+
 // closeBenchStores closes and removes the cached stores.
 func closeBenchStores() {
 	benchStores.Lock()
@@ -63,7 +102,7 @@ func closeBenchStores() {
 	for _, db := range benchStores.dbs {
 		db.Close()
 	}
-	if benchStores.dir != "" {
+	if benchStores.dir != "" && !benchStores.keep {
 		os.RemoveAll(benchStores.dir)
 	}
 }
@@ -72,9 +111,12 @@ func closeBenchStores() {
 // the same query on the same file, one after the other for each query, at
 // 10k and 100k facts. It reports each one's median as hybrid-p50-ms and
 // raw-p50-ms and their ratio as p50-ratio (issue 8's targets: hybrid p50
-// ≤ 20 ms at 100k facts and ≤ 3× raw).
+// ≤ 20 ms at 100k facts and ≤ 3× raw). RECOLLECT_SEARCHBENCH_SIZES sets
+// other sizes, and RECOLLECT_SEARCHBENCH_DIR keeps the built stores in that
+// directory and reuses them on the next run (a 1M-fact store with vectors
+// takes many minutes to build).
 func BenchmarkSearch(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
+	for _, n := range searchBenchSizes(b) {
 		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
 			db, sentences := searchBenchStore(b, n)
 			queries := benchQueries(sentences, 200)
@@ -105,4 +147,22 @@ func BenchmarkSearch(b *testing.B) {
 			}
 		})
 	}
+}
+
+// searchBenchSizes is 10k and 100k facts, or the comma-separated sizes in
+// RECOLLECT_SEARCHBENCH_SIZES (e.g. 1000000 with a kept store directory).
+func searchBenchSizes(b *testing.B) []int {
+	env := os.Getenv("RECOLLECT_SEARCHBENCH_SIZES")
+	if env == "" {
+		return []int{10_000, 100_000}
+	}
+	var out []int
+	for _, f := range strings.Split(env, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			b.Fatalf("RECOLLECT_SEARCHBENCH_SIZES=%q: want positive fact counts separated by commas", env)
+		}
+		out = append(out, n)
+	}
+	return out
 }
