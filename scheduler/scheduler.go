@@ -319,8 +319,14 @@ func (s *Scheduler) work(ctx context.Context, followed <-chan struct{}, fol *fol
 			return
 		case <-s.wake:
 		case <-drain:
-			s.drainBatch(ctx)
-			continue
+			// A notification that arrived with the pause's end runs
+			// before the next batch: select alone would pick at random.
+			select {
+			case <-s.wake:
+			default:
+				s.drainBatch(ctx)
+				continue
+			}
 		}
 		if timer != nil {
 			timer.Stop()
