@@ -45,6 +45,12 @@ var injectionRe = regexp.MustCompile(`(?i)` +
 	`|\b(store|save|remember|record) (this|the following|that)\s*:` +
 	`|\b(respond|reply|answer|output) only (with|in)\b|\byou (must|will|shall) (respond|reply|answer)\b`)
 
+// AddressesModel reports whether text speaks to a model or the system
+// ("ignore previous instructions", "SYSTEM: …", "you are now …") rather
+// than about the world. Such text is never knowledge, whoever wrote it:
+// the heuristic never keeps it and capture_fact refuses it.
+func AddressesModel(text string) bool { return injectionRe.MatchString(text) }
+
 // Words that open a command or request rather than a statement.
 var imperative = map[string]bool{
 	"add": true, "build": true, "change": true, "check": true, "create": true, "delete": true, "do": true,
