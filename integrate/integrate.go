@@ -142,6 +142,28 @@ type runState struct {
 	supersededBy map[int64]int64
 	// domains is the store's domain list, read once per run.
 	domains []string
+	// readings are stored facts' statements as read for supersession,
+	// by speaker and content: a fact naming a common entity is a candidate
+	// for many new facts of a run, and reading it is the same every time.
+	readings map[[2]string]reading
+}
+
+// maxRunReadings bounds the readings a run keeps; past it they are
+// forgotten and read again.
+const maxRunReadings = 4096
+
+// reading reads a stored fact's statement, once per run.
+func (st *runState) reading(content, speaker string) reading {
+	key := [2]string{speaker, content}
+	if r, ok := st.readings[key]; ok {
+		return r
+	}
+	r := readStatement(content, speaker)
+	if st.readings == nil || len(st.readings) >= maxRunReadings {
+		st.readings = map[[2]string]reading{}
+	}
+	st.readings[key] = r
+	return r
 }
 
 func (in *Integrator) integrateOne(ctx context.Context, token string, pf PendingFact, st *runState, rep *Report) error {

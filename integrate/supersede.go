@@ -204,7 +204,7 @@ func (in *Integrator) decideSupersession(ctx context.Context, pf PendingFact, en
 	var cands []candidate
 	reasons := map[int64]string{}
 	for _, c := range all {
-		theirs := readStatement(c.Content, speakerOf(c.Speaker, c.Role))
+		theirs := st.reading(c.Content, speakerOf(c.Speaker, c.Role))
 		newer, older := mine, theirs
 		if laterThan(c.SaidAt, pf.SaidAt) {
 			newer, older = theirs, mine
