@@ -197,16 +197,14 @@ func (s *Stage) eligibleWhere() (string, []any) {
 	var args []any
 	where = append(where, `NOT (e.event_type = 'artifact')`)
 	if len(s.Config.EventTypes) > 0 {
-		where = append(where, `e.event_type IN (`+placeholders(len(s.Config.EventTypes))+`)`)
-		for _, t := range s.Config.EventTypes {
-			args = append(args, t)
-		}
+		in, types := store.InList(s.Config.EventTypes)
+		where = append(where, `e.event_type IN (`+in+`)`)
+		args = append(args, types...)
 	}
 	if len(s.Config.Roles) > 0 {
-		where = append(where, `e.role IN (`+placeholders(len(s.Config.Roles))+`)`)
-		for _, r := range s.Config.Roles {
-			args = append(args, r)
-		}
+		in, roles := store.InList(s.Config.Roles)
+		where = append(where, `e.role IN (`+in+`)`)
+		args = append(args, roles...)
 	}
 	if s.Config.MinContentLength > 0 {
 		where = append(where, `length(e.content) >= ?`)
@@ -406,10 +404,6 @@ func nullIfEmpty(s string) any {
 		return nil
 	}
 	return s
-}
-
-func placeholders(n int) string {
-	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
 }
 
 func prefixed(prefix, cols string) string {

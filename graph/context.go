@@ -129,7 +129,7 @@ func contextSeeds(ctx context.Context, db *store.DB, topic string, hits []Hit) (
 	have := map[int64]bool{}
 	grams := termGrams(Terms(topic))
 	if len(grams) > 0 {
-		in, args := strList(grams)
+		in, args := store.InList(grams)
 		rows, err := db.QueryContext(ctx, `SELECT id, name, type FROM entities WHERE is_self = 0 AND fold IN (`+in+`)
 			UNION SELECT e.id, e.name, e.type FROM entity_aliases a JOIN entities e ON e.id = a.entity_id
 			WHERE e.is_self = 0 AND a.fold IN (`+in+`) ORDER BY 1`, append(args, args...)...)

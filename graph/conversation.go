@@ -7,7 +7,6 @@ import (
 	"math"
 	"slices"
 	"sort"
-	"strings"
 
 	"github.com/recollect/recollect/store"
 )
@@ -202,11 +201,12 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	if len(seeds) == 0 {
 		return nil
 	}
-	ids := make([]any, 0, len(seeds))
+	ids := make([]int64, 0, len(seeds))
 	for id := range seeds {
 		ids = append(ids, id)
 	}
-	rows, err := db.QueryContext(ctx, neighborQuery(len(ids), cond), append(ids, args...)...)
+	in, inArgs := store.InList(ids)
+	rows, err := db.QueryContext(ctx, neighborQuery(in, cond), append(inArgs, args...)...)
 	if err != nil {
 		return fmt.Errorf("conversation context: %w", err)
 	}
@@ -238,13 +238,13 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	return nil
 }
 
-// neighborQuery reads each of seeds facts' neighbours in its session's
-// order — the order of its events (two seeks on fact_provenance(session_id,
-// event_seq, fact_id)), or for a fact captured without an event the order
-// of capture (two seeks on the partial index
+// neighborQuery reads the neighbours of each seed fact (seeds is their IN
+// list) in its session's order — the order of its events (two seeks on
+// fact_provenance(session_id, event_seq, fact_id)), or for a fact captured
+// without an event the order of capture (two seeks on the partial index
 // fact_provenance_session_capture) — with the neighbour's speaker and
 // whether the seed asks a question, kept to the facts cond allows.
-func neighborQuery(seeds int, cond string) string {
+func neighborQuery(seeds, cond string) string {
 	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
 			CASE WHEN p.event_seq IS NOT NULL THEN
 				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
@@ -256,15 +256,13 @@ func neighborQuery(seeds int, cond string) string {
 					ORDER BY q.event_seq LIMIT 1)
 			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
 					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next
-		FROM fact_provenance p WHERE p.fact_id IN (` + marks(seeds) + `) AND p.session_id IS NOT NULL
+		FROM fact_provenance p WHERE p.fact_id IN (` + seeds + `) AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
 		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''),
 			COALESCE((SELECT instr(s.content, '?') > 0 FROM facts s WHERE s.id = a.seed), 0)
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
 		WHERE f.id != a.seed AND ` + cond
 }
-
-func marks(n int) string { return strings.TrimSuffix(strings.Repeat("?,", n), ",") }
 
 // contextOrder adds the session share and sorts.
 func contextOrder(cands map[int64]*candidate, speakers map[string]bool, depth int) []int64 {

@@ -179,7 +179,7 @@ func findEntities(ctx context.Context, db *store.DB, fold, typ string) ([]Entity
 // entity first, then by importance, confidence and recency; each fact once.
 func linkedFacts(ctx context.Context, db *store.DB, sc scope, ids []int64, limit int) ([]EntityFact, error) {
 	live, largs := sc.live()
-	in, args := idList(ids)
+	in, args := store.InList(ids)
 	rows, err := db.QueryContext(ctx, `SELECT f.id, fe.entity_id, fe.role, fe.is_subject
 		FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
 		WHERE fe.entity_id IN (`+in+`) AND `+live+`
@@ -253,7 +253,7 @@ func fillFacts(ctx context.Context, db *store.DB, efs []EntityFact) ([]EntityFac
 
 // neighbours lists entities joined to ids by an edge, strongest first.
 func neighbours(ctx context.Context, db *store.DB, ids []int64, limit int) ([]Connection, error) {
-	in, args := idList(ids)
+	in, args := store.InList(ids)
 	rows, err := db.QueryContext(ctx, `SELECT ed.a_id, ed.b_id, ed.relation, ed.strength, o.id, o.name, o.type
 		FROM entity_edges ed JOIN entities o ON o.id = CASE WHEN ed.a_id IN (`+in+`) THEN ed.b_id ELSE ed.a_id END
 		WHERE (ed.a_id IN (`+in+`) OR ed.b_id IN (`+in+`)) AND o.id NOT IN (`+in+`)

@@ -126,7 +126,7 @@ func loadHits(ctx context.Context, db *store.DB, ids []int64) (map[int64]*Hit, e
 	if len(ids) == 0 {
 		return out, nil
 	}
-	in, args := idList(ids)
+	in, args := store.InList(ids)
 	rows, err := db.QueryContext(ctx, `SELECT id, content, domain, subdomain, confidence, importance, status, producer,
 		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at, superseded_by
 		FROM facts WHERE id IN (`+in+`)`, args...)
@@ -221,15 +221,6 @@ func loadEntityRefs(ctx context.Context, db *store.DB, in string, args []any, ou
 		})
 	}
 	return nil
-}
-
-// idList renders ids as SQL placeholders with their arguments.
-func idList(ids []int64) (string, []any) {
-	args := make([]any, len(ids))
-	for i, id := range ids {
-		args[i] = id
-	}
-	return strings.TrimSuffix(strings.Repeat("?,", len(ids)), ","), args
 }
 
 func contains[T comparable](xs []T, x T) bool {

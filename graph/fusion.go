@@ -72,7 +72,7 @@ func (f *fusion) domainList(ctx context.Context, db *store.DB, domain string) ([
 	if len(ranked) == 0 {
 		return nil, nil
 	}
-	in, args := idList(ranked)
+	in, args := store.InList(ranked)
 	rows, err := db.QueryContext(ctx, `SELECT id FROM facts WHERE id IN (`+in+`) AND lower(domain) = lower(trim(?))`,
 		append(args, domain)...)
 	if err != nil {
@@ -114,7 +114,7 @@ func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[i
 		return nil
 	}
 	live, largs := sc.live()
-	in, args := idList(want)
+	in, args := store.InList(want)
 	rows, err := db.QueryContext(ctx, `SELECT f.id, COALESCE(f.superseded_by, 0), CASE WHEN `+live+` THEN 1 ELSE 0 END,
 		f.importance, COALESCE(f.said_at, ''), COALESCE(f.valid_from, ''), f.recorded_at
 		FROM facts f WHERE f.id IN (`+in+`)`, append(largs, args...)...)
@@ -451,7 +451,7 @@ func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, dept
 	if len(grams) == 0 {
 		return entityHits{}, nil
 	}
-	in, args := strList(grams)
+	in, args := store.InList(grams)
 	rows, err := db.QueryContext(ctx, `SELECT id, name FROM entities WHERE fold IN (`+in+`)
 		UNION SELECT e.id, e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold IN (`+in+`)`,
 		append(args, args...)...)
@@ -593,12 +593,4 @@ func termGrams(terms []string) []string {
 		}
 	}
 	return out
-}
-
-func strList(xs []string) (string, []any) {
-	args := make([]any, len(xs))
-	for i, x := range xs {
-		args[i] = x
-	}
-	return strings.TrimSuffix(strings.Repeat("?,", len(xs)), ","), args
 }

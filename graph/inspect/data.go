@@ -294,11 +294,8 @@ func inScope(scope []int64) (string, []any) {
 	if scope == nil {
 		return "1", nil
 	}
-	args := make([]any, len(scope))
-	for i, id := range scope {
-		args[i] = id
-	}
-	return "f.id IN (" + strings.TrimSuffix(strings.Repeat("?,", len(scope)), ",") + ")", args
+	in, args := store.InList(scope)
+	return "f.id IN (" + in + ")", args
 }
 
 func readFacts(ctx context.Context, db *store.DB, limit int, scope []int64, d *Data) error {
