@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 )
 
@@ -49,8 +50,8 @@ func TestModelAnswerIsBounded(t *testing.T) {
 	}
 	facts[5]["entities"] = ents
 	answer, _ := json.Marshal(map[string]any{"facts": facts})
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Content: string(answer)}, extracttest.Answer{Content: `{"facts":[]}`})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Content: string(answer)}, modeltest.Answer{Content: `{"facts":[]}`})
 	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
@@ -69,12 +70,12 @@ func TestModelAnswerIsBounded(t *testing.T) {
 		}
 		if f.Content == "Fact number 5 about the billing service." {
 			var es []EntityMention
-			if f.Entities == nil || json.Unmarshal([]byte(*f.Entities), &es) != nil || len(es) != MaxEntitiesPerFact || es[0].Name != "Entity0" {
+			if f.Entities == nil || json.Unmarshal([]byte(*f.Entities), &es) != nil || len(es) != model.MaxEntitiesPerFact || es[0].Name != "Entity0" {
 				t.Fatalf("the fact naming 1,000 entities kept %v; want the first %d", f.Entities, 16)
 			}
 		}
 	}
-	want := map[string]int64{CutFactsOverAnswerCap: 50, CutFactsOverBytes: 1, CutEntitiesOverCap: 1000 - MaxEntitiesPerFact}
+	want := map[string]int64{model.CutFactsOverAnswerCap: 50, model.CutFactsOverBytes: 1, model.CutEntitiesOverCap: 1000 - model.MaxEntitiesPerFact}
 	got := skippedOf(t, db, "extract")
 	for k, v := range want {
 		if got[k] != v {

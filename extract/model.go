@@ -11,6 +11,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -67,7 +68,7 @@ For each fact give: content; domain (reuse a known domain when one fits, else a 
 // the conversation as context, the store's domains and related known facts.
 type ModelExtractor struct {
 	DB     *store.DB
-	Router *Router
+	Router *model.Router
 	Config config.Extraction
 	Log    *slog.Logger
 
@@ -127,8 +128,8 @@ func (m *ModelExtractor) Extract(ctx context.Context, g Group) ([]Candidate, err
 	if err != nil {
 		return nil, err
 	}
-	resp, err := m.Router.Call(ctx, Request{Stage: "extract", System: extractSystem, Prompt: prompt, SchemaName: "facts", Schema: FactSchema})
-	if errors.Is(err, ErrHeuristic) {
+	resp, err := m.Router.Call(ctx, model.Request{Stage: "extract", System: extractSystem, Prompt: prompt, SchemaName: "facts", Schema: FactSchema})
+	if errors.Is(err, model.ErrHeuristic) {
 		m.note(fmt.Sprintf("conversation %s: %v; its facts come from the heuristic", g.SessionID, err))
 		cands, herr := Heuristic{}.Extract(ctx, g)
 		for i := range cands {
@@ -151,7 +152,7 @@ func (m *ModelExtractor) Extract(ctx context.Context, g Group) ([]Candidate, err
 	facts, cut := bound(ans.Facts)
 	if len(cut) > 0 {
 		m.note(fmt.Sprintf("conversation %s: the answer went over its bounds; cut %v", g.SessionID, cut))
-		if err := CountCuts(ctx, m.DB, "extract", cut); err != nil {
+		if err := model.CountCuts(ctx, m.DB, "extract", cut); err != nil {
 			return nil, err
 		}
 	}
@@ -171,7 +172,7 @@ func (m *ModelExtractor) note(s string) {
 	}
 }
 
-func (f modelFact) candidate(resp Response) Candidate {
+func (f modelFact) candidate(resp model.Response) Candidate {
 	c := Candidate{
 		Content:    strings.TrimSpace(f.Content),
 		Domain:     strings.ToLower(strings.TrimSpace(f.Domain)),

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -54,7 +55,7 @@ func factsAnswer(facts ...any) string {
 	return string(b)
 }
 
-func modelStage(t testing.TB, db *store.DB, cfg config.Intelligence) (*Stage, *Router) {
+func modelStage(t testing.TB, db *store.DB, cfg config.Intelligence) (*Stage, *model.Router) {
 	t.Helper()
 	r := newRouter(t, cfg, db, nil)
 	ex := config.Default().Extraction
@@ -109,9 +110,9 @@ func TestModelExtractorOneCallPerConversation(t *testing.T) {
 	}
 	a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.", "Thanks, that works.")
 	b := addEvents(t, db, "conv-b", "I moved to Lisbon in October.")
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Content: factsAnswer("The user's billing service deploys to Fly.io.", []int64{a[0]}), InputTokens: 900, OutputTokens: 80},
-		extracttest.Answer{Content: factsAnswer("The user moved to Lisbon in October 2026.", []int64{b[0]}), InputTokens: 700, OutputTokens: 60})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Content: factsAnswer("The user's billing service deploys to Fly.io.", []int64{a[0]}), InputTokens: 900, OutputTokens: 80},
+		modeltest.Answer{Content: factsAnswer("The user moved to Lisbon in October 2026.", []int64{b[0]}), InputTokens: 700, OutputTokens: 60})
 	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
@@ -165,21 +166,21 @@ func TestModelExtractorOneCallPerConversation(t *testing.T) {
 func TestModelExtractorHoldsOnlyTheFailingConversation(t *testing.T) {
 	cases := []struct {
 		name    string
-		answers []extracttest.Answer
+		answers []modeltest.Answer
 		wantErr string
 	}{
-		{"500 twice", []extracttest.Answer{{Status: http.StatusInternalServerError}, {Status: http.StatusInternalServerError}}, "500"},
-		{"junk twice", []extracttest.Answer{{Content: "I found two facts!"}, {Content: `{"facts": "none"}`}}, "$.facts is a string, want array"},
-		{"timeout twice", []extracttest.Answer{{Hang: true}, {Hang: true}}, "deadline exceeded"},
+		{"500 twice", []modeltest.Answer{{Status: http.StatusInternalServerError}, {Status: http.StatusInternalServerError}}, "500"},
+		{"junk twice", []modeltest.Answer{{Content: "I found two facts!"}, {Content: `{"facts": "none"}`}}, "$.facts is a string, want array"},
+		{"timeout twice", []modeltest.Answer{{Hang: true}, {Hang: true}}, "deadline exceeded"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			db := openDB(t)
 			a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 			b := addEvents(t, db, "conv-b", "I moved to Lisbon in October.")
-			h := extracttest.NewHost(t)
+			h := modeltest.NewHost(t)
 			h.Enqueue(tc.answers...)
-			h.Enqueue(extracttest.Answer{Content: factsAnswer("The user moved to Lisbon in October 2026.", []int64{b[0]})})
+			h.Enqueue(modeltest.Answer{Content: factsAnswer("The user moved to Lisbon in October 2026.", []int64{b[0]})})
 			cfg := httpConfig(h, "llama3.2:3b")
 			cfg.HTTP.TimeoutMS = 300
 			stage, _ := modelStage(t, db, cfg)
@@ -211,13 +212,13 @@ func TestModelExtractorDropsFactsCitingOutsideTheBatch(t *testing.T) {
 	db := openDB(t)
 	a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.", "The staging database is Postgres 16.")
 	other := addEvents(t, db, "conv-z", "Unrelated.")
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Content: factsAnswer(
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Content: factsAnswer(
 		"The user's billing service deploys to Fly.io.", []int64{a[0]},
 		"Staging runs Postgres 16.", []int64{a[1], other[0]},
 		"Invented fact.", []int64{99999},
 		"Uncited fact.", []int64{},
-	)}, extracttest.Answer{Content: `{"facts":[]}`})
+	)}, modeltest.Answer{Content: `{"facts":[]}`})
 	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
@@ -250,8 +251,8 @@ func TestModelExtractorCaps(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			db := openDB(t)
 			addEvents(t, db, "conv-a", contents...)
-			h := extracttest.NewHost(t)
-			h.Enqueue(extracttest.Answer{Content: `{"facts":[]}`})
+			h := modeltest.NewHost(t)
+			h.Enqueue(modeltest.Answer{Content: `{"facts":[]}`})
 			stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
 			rep, err := stage.Run(context.Background(), tc.opts)
 			if err != nil {
@@ -283,7 +284,7 @@ func TestModelExtractorOverBudgetSkipsAndHolds(t *testing.T) {
 	if _, err := db.Exec(`INSERT INTO spend(stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at) VALUES ('extract','http','m',9000,1000,5,1,?)`, store.Now()); err != nil {
 		t.Fatal(err)
 	}
-	h := extracttest.NewHost(t)
+	h := modeltest.NewHost(t)
 	cfg := httpConfig(h, "llama3.2:3b")
 	cfg.TokenBudget = map[string]map[string]string{"http": {"hour": "10k"}}
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
@@ -309,8 +310,8 @@ func TestModelExtractorOverBudgetSkipsAndHolds(t *testing.T) {
 func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
 	db := openDB(t)
 	a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
-	h := extracttest.NewHost(t, "qwen2.5:7b", "nomic-embed-text:latest")
-	h.Enqueue(extracttest.Answer{Content: factsAnswer("The user's billing service deploys to Fly.io.", []int64{a[0]})})
+	h := modeltest.NewHost(t, "qwen2.5:7b", "nomic-embed-text:latest")
+	h.Enqueue(modeltest.Answer{Content: factsAnswer("The user's billing service deploys to Fly.io.", []int64{a[0]})})
 	stage, _ := modelStage(t, db, httpConfig(h, ""))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
@@ -322,7 +323,7 @@ func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
 
 	db2 := openDB(t)
 	addEvents(t, db2, "conv-a", "Our billing service deploys to Fly.io now.")
-	h2 := extracttest.NewHost(t, "qwen2.5:7b", "llama3.2:3b")
+	h2 := modeltest.NewHost(t, "qwen2.5:7b", "llama3.2:3b")
 	stage2, _ := modelStage(t, db2, httpConfig(h2, ""))
 	rep2, err := stage2.Run(context.Background(), Options{})
 	if err != nil {
@@ -339,8 +340,8 @@ func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
 func TestModelExtractorOnFailHeuristicWritesHeuristicFacts(t *testing.T) {
 	db := openDB(t)
 	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Status: http.StatusBadGateway}, extracttest.Answer{Status: http.StatusBadGateway})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Status: http.StatusBadGateway}, modeltest.Answer{Status: http.StatusBadGateway})
 	cfg := httpConfig(h, "llama3.2:3b")
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
 	stage, _ := modelStage(t, db, cfg)
@@ -360,8 +361,8 @@ func TestModelExtractorOnFailHeuristicWritesHeuristicFacts(t *testing.T) {
 func TestModelExtractorCancelledRunCountsNoFailure(t *testing.T) {
 	db := openDB(t)
 	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Hang: true})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Hang: true})
 	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -395,8 +396,8 @@ func TestModelExtractorToldEventsAreDataAndWhoSpoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Content: `{"facts": []}`, InputTokens: 10, OutputTokens: 3})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Content: `{"facts": []}`, InputTokens: 10, OutputTokens: 3})
 	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
 	if _, err := stage.Run(context.Background(), Options{}); err != nil {
 		t.Fatal(err)

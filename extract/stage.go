@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -114,7 +115,7 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 		}
 		if err != nil {
 			rep.Held = append(rep.Held, g.SessionID)
-			if errors.Is(err, ErrOverBudget) && !overBudget {
+			if errors.Is(err, model.ErrOverBudget) && !overBudget {
 				overBudget = true
 				rep.Warnings = append(rep.Warnings, "extract skipped: "+err.Error())
 			}
@@ -425,11 +426,8 @@ func truncateUTF8(s string, n int) string {
 }
 
 // Heuristic is the embedded extractor: the durable statements of what the
-// user said (text messages with role user), verbatim, each citing its
-// event. The agent's own text — narration, plans, reports, and the prompts
-// a parent agent writes for a subagent (role assistant) — and tool output
-// are never read as the user's word: on the labelled corpus, reading the
-// agent's text too cut precision from 1.00 to below 0.2.
+// user said, verbatim (model.HeuristicFacts over the events
+// model.HeuristicReads), each citing its event.
 type Heuristic struct{}
 
 var _ Extractor = Heuristic{}
@@ -444,10 +442,10 @@ func (Heuristic) Model() string { return "" }
 func (Heuristic) Extract(_ context.Context, g Group) ([]Candidate, error) {
 	var out []Candidate
 	for _, ev := range g.Events {
-		if ev.Role != "user" || ev.EventType != "message" || ev.ContentType != "text" {
+		if !model.HeuristicReads(ev) {
 			continue
 		}
-		for _, s := range HeuristicFacts(ev.Content) {
+		for _, s := range model.HeuristicFacts(ev.Content) {
 			out = append(out, Candidate{Content: s, Confidence: 0.5, Importance: 0.5, EventIDs: []int64{ev.Seq}})
 		}
 	}

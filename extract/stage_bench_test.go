@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -45,7 +45,7 @@ func BenchmarkExtractStageHeuristic(b *testing.B) {
 // HTTP, validation, spend booking), 10 calls per run, writing the same
 // 100 facts as the baseline.
 func BenchmarkExtractStageModel(b *testing.B) {
-	h := extracttest.NewHost(b)
+	h := modeltest.NewHost(b)
 	benchStage(b, func(db *store.DB) Extractor {
 		// One fact per event, as the heuristic writes, so both runs store
 		// the same 100 facts.
@@ -64,7 +64,7 @@ func BenchmarkExtractStageModel(b *testing.B) {
 				facts = append(facts, content, []int64{seq})
 			}
 			rows.Close()
-			h.Enqueue(extracttest.Answer{Content: factsAnswer(facts...)})
+			h.Enqueue(modeltest.Answer{Content: factsAnswer(facts...)})
 		}
 		r := newRouter(b, httpConfig(h, "llama3.2:3b"), db, nil)
 		return &ModelExtractor{DB: db, Router: r, Config: config.Default().Extraction}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/extract/model"
 )
 
 // benchAnswer is a 40-fact extract answer, about what a full batch yields.
@@ -28,7 +30,7 @@ func BenchmarkValidateAnswer(b *testing.B) {
 	text := benchAnswer()
 	b.SetBytes(int64(len(text)))
 	for b.Loop() {
-		if err := ValidateAnswer(FactSchema, text); err != nil {
+		if err := model.ValidateAnswer(FactSchema, text); err != nil {
 			b.Fatal(err)
 		}
 	}

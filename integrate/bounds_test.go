@@ -6,12 +6,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 )
 
 // A fact naming hundreds of entities (a runaway entities stage or an old
-// session fact) is linked to the first extract.MaxEntitiesPerFact of them,
-// with at most extract.MaxEdgesPerFact edges, and the cut is counted.
+// session fact) is linked to the first model.MaxEntitiesPerFact of them,
+// with at most model.MaxEdgesPerFact edges, and the cut is counted.
 func TestFactEntitiesAndEdgesAreBounded(t *testing.T) {
 	db := openStore(t)
 	var ents []map[string]any
@@ -21,13 +21,13 @@ func TestFactEntitiesAndEdgesAreBounded(t *testing.T) {
 	raw, _ := json.Marshal(ents)
 	say(t, db, statement{text: "The migration touched a great many services at once", day: 1, entities: string(raw)})
 	run(t, newIntegrator(db, time.Now()))
-	if n := count(t, db, `SELECT count(*) FROM fact_entities WHERE role != 'speaker'`); n != extract.MaxEntitiesPerFact {
-		t.Errorf("fact linked to %d entities, want %d", n, extract.MaxEntitiesPerFact)
+	if n := count(t, db, `SELECT count(*) FROM fact_entities WHERE role != 'speaker'`); n != model.MaxEntitiesPerFact {
+		t.Errorf("fact linked to %d entities, want %d", n, model.MaxEntitiesPerFact)
 	}
-	if n := count(t, db, `SELECT count(*) FROM entity_edges`); n > extract.MaxEdgesPerFact {
-		t.Errorf("one fact made %d edges, want at most %d", n, extract.MaxEdgesPerFact)
+	if n := count(t, db, `SELECT count(*) FROM entity_edges`); n > model.MaxEdgesPerFact {
+		t.Errorf("one fact made %d edges, want at most %d", n, model.MaxEdgesPerFact)
 	}
-	if n := count(t, db, `SELECT count FROM skipped_records WHERE source = 'integrate' AND record_type = ?`, extract.CutEntitiesOverCap); n != 300-extract.MaxEntitiesPerFact {
-		t.Errorf("counted %d entities cut, want %d", n, 300-extract.MaxEntitiesPerFact)
+	if n := count(t, db, `SELECT count FROM skipped_records WHERE source = 'integrate' AND record_type = ?`, model.CutEntitiesOverCap); n != 300-model.MaxEntitiesPerFact {
+		t.Errorf("counted %d entities cut, want %d", n, 300-model.MaxEntitiesPerFact)
 	}
 }

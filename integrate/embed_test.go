@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store/config"
@@ -18,12 +18,12 @@ import (
 
 // embedHost is a model host serving both embedding wire formats.
 type embedHost struct {
-	*extracttest.Host
-	emb *extracttest.Embeddings
+	*modeltest.Host
+	emb *modeltest.Embeddings
 }
 
 func newEmbedHost(t *testing.T, dim int) *embedHost {
-	h := extracttest.NewHost(t, "nomic-embed-text")
+	h := modeltest.NewHost(t, "nomic-embed-text")
 	return &embedHost{Host: h, emb: h.ServeEmbeddings(dim)}
 }
 
@@ -47,7 +47,7 @@ func (h *embedHost) inputs(t *testing.T) [][]string {
 	return out
 }
 
-var vectorOf = extracttest.Vector
+var vectorOf = modeltest.Vector
 
 func TestEmbedMissingBothWireFormats(t *testing.T) {
 	for _, tc := range []struct {

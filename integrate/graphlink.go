@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
 )
 
@@ -114,7 +114,7 @@ func isFirstPerson(name string) bool {
 // relations as directed edges (from → to).
 func linkEntities(ctx context.Context, tx *sql.Tx, factID int64, ms []Mention, rels []Relation) (int, error) {
 	ms, rels, cut := boundLinks(ms, rels)
-	if err := extract.CountCuts(ctx, tx, "integrate", cut); err != nil {
+	if err := model.CountCuts(ctx, tx, "integrate", cut); err != nil {
 		return 0, err
 	}
 	ids := map[string]int64{}
@@ -163,9 +163,9 @@ func linkEntities(ctx context.Context, tx *sql.Tx, factID int64, ms []Mention, r
 	return len(order), nil
 }
 
-// boundLinks keeps the speaker and the first extract.MaxEntitiesPerFact
+// boundLinks keeps the speaker and the first model.MaxEntitiesPerFact
 // entities a fact names, and as many explicit relations as the edge budget
-// (extract.MaxEdgesPerFact) leaves after their co-mentions, counting what
+// (model.MaxEdgesPerFact) leaves after their co-mentions, counting what
 // it cut: one fact naming 1,000 entities made 499,500 edges.
 func boundLinks(ms []Mention, rels []Relation) ([]Mention, []Relation, map[string]int64) {
 	cut := map[string]int64{}
@@ -174,8 +174,8 @@ func boundLinks(ms []Mention, rels []Relation) ([]Mention, []Relation, map[strin
 	for _, m := range ms {
 		f := Fold(m.Name)
 		if strings.TrimSpace(m.Role) != "speaker" && !names[f] {
-			if len(names) == extract.MaxEntitiesPerFact {
-				cut[extract.CutEntitiesOverCap]++
+			if len(names) == model.MaxEntitiesPerFact {
+				cut[model.CutEntitiesOverCap]++
 				continue
 			}
 			names[f] = true
@@ -183,8 +183,8 @@ func boundLinks(ms []Mention, rels []Relation) ([]Mention, []Relation, map[strin
 		kept = append(kept, m)
 	}
 	n := len(names)
-	if budget := extract.MaxEdgesPerFact - n*(n-1)/2; len(rels) > budget {
-		cut[extract.CutEdgesOverCap] += int64(len(rels) - budget)
+	if budget := model.MaxEdgesPerFact - n*(n-1)/2; len(rels) > budget {
+		cut[model.CutEdgesOverCap] += int64(len(rels) - budget)
 		rels = rels[:budget]
 	}
 	return kept, rels, cut

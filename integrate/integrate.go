@@ -19,7 +19,7 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -46,10 +46,10 @@ type Report struct {
 }
 
 // Model is the part of the model router integrate calls: one structured
-// request per decision. It returns an error wrapping extract.ErrHeuristic
+// request per decision. It returns an error wrapping model.ErrHeuristic
 // when the stage runs on the heuristic provider.
 type Model interface {
-	Call(ctx context.Context, req extract.Request) (extract.Response, error)
+	Call(ctx context.Context, req model.Request) (model.Response, error)
 }
 
 // Integrator runs the integrate stage over one store.

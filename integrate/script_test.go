@@ -3,8 +3,8 @@ package integrate_test
 import (
 	"testing"
 
-	"github.com/recollect/recollect/extract"
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store/config"
 )
@@ -14,15 +14,15 @@ import (
 // heuristic.
 type script struct {
 	t    *testing.T
-	host *extracttest.Host
+	host *modeltest.Host
 }
 
 // newScript routes stages to a scripted host and gives in the router.
 func newScript(t *testing.T, in *integrate.Integrator, stages []string, answers ...string) *script {
 	t.Helper()
-	host := extracttest.NewHost(t, "llama3.2:3b")
+	host := modeltest.NewHost(t, "llama3.2:3b")
 	for _, a := range answers {
-		host.Enqueue(extracttest.Answer{Content: a})
+		host.Enqueue(modeltest.Answer{Content: a})
 	}
 	in.Config.Intelligence.Provider = "heuristic"
 	in.Config.Intelligence.Ollama.Host = host.URL
@@ -31,7 +31,7 @@ func newScript(t *testing.T, in *integrate.Integrator, stages []string, answers 
 	for _, st := range stages {
 		in.Config.Intelligence.Stages[st] = config.StageRoute{Provider: "ollama"}
 	}
-	r, err := extract.NewRouter(in.Config.Intelligence, in.DB, func(string) string { return "" }, nil)
+	r, err := model.NewRouter(in.Config.Intelligence, in.DB, func(string) string { return "" }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

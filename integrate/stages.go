@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
 )
 
@@ -38,11 +38,11 @@ func (in *Integrator) ask(ctx context.Context, c stageCall, rep *Report) (actor 
 	if in.Model == nil {
 		return "", byHeuristic, nil
 	}
-	resp, err := in.Model.Call(ctx, extract.Request{Stage: c.stage, System: c.system, Prompt: c.prompt,
+	resp, err := in.Model.Call(ctx, model.Request{Stage: c.stage, System: c.system, Prompt: c.prompt,
 		SchemaName: c.schemaName, Schema: json.RawMessage(c.schema)})
 	switch {
 	case err == nil:
-	case errors.Is(err, extract.ErrHeuristic):
+	case errors.Is(err, model.ErrHeuristic):
 		return "", byHeuristic, nil
 	case ctx.Err() != nil:
 		return "", failed, fmt.Errorf("%s stage: %w", c.stage, ctx.Err())

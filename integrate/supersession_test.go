@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
@@ -27,7 +27,7 @@ type supersessionCase struct {
 func pipelineIntegrator(t *testing.T, db *store.DB, d int) *integrate.Integrator {
 	t.Helper()
 	in := newIntegrator(db, day(d))
-	r, err := extract.NewRouter(in.Config.Intelligence, db, func(string) string { return "" }, nil)
+	r, err := model.NewRouter(in.Config.Intelligence, db, func(string) string { return "" }, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 )
 
 // DrainPause is the rest between two drain batches: long enough for a
@@ -68,7 +68,7 @@ func (p *Pipeline) BacklogPolicy() (BacklogPolicy, error) {
 		pol.Why = paid + ", so the cap and the threshold gate bound spend"
 		return pol, nil
 	}
-	if e := p.Config.Embedding; e.Provider == "http" && e.BaseURL != "" && !extract.LoopbackURL(e.BaseURL) {
+	if e := p.Config.Embedding; e.Provider == "http" && e.BaseURL != "" && !model.LoopbackURL(e.BaseURL) {
 		pol.Why = fmt.Sprintf("embeddings come from %s (not this machine), so the cap and the threshold gate bound spend", e.BaseURL)
 		return pol, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -48,7 +49,7 @@ func TestBacklogPolicy(t *testing.T) {
 			p := openTest(t)
 			tc.edit(&p.Config)
 			p.Getenv = func(k string) string {
-				if k == extract.EnvProvider {
+				if k == model.EnvProvider {
 					return tc.env
 				}
 				return ""

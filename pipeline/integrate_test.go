@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store/config"
 )
@@ -16,7 +16,7 @@ import (
 // active fact gets a vector.
 func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
 	p := openTest(t)
-	host := extracttest.NewHost(t, "llama3.2:3b", "nomic-embed-text")
+	host := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text")
 	host.ServeEmbeddings(16)
 	p.Config.Intelligence.Ollama.Host = host.URL
 	p.Config.Intelligence.Ollama.Model = "llama3.2:3b"
@@ -25,7 +25,7 @@ func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
 	say(t, p, "s1", "I live in Paris")
 	consolidate(t, p)
 	say(t, p, "s2", "I moved to Berlin")
-	host.Enqueue(extracttest.Answer{Content: `{"supersedes":[{"id":"1","reason":"the user moved to Berlin"}]}`})
+	host.Enqueue(modeltest.Answer{Content: `{"supersedes":[{"id":"1","reason":"the user moved to Berlin"}]}`})
 	sum := consolidate(t, p)
 	in := sum.Integrate
 	if in == nil || in.Integrated != 1 || in.Superseded != 1 || in.Embedding == nil || in.Embedding.Embedded != 1 || in.Embedding.Missing != 0 {

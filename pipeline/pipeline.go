@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
@@ -194,8 +195,8 @@ func (p *Pipeline) Copy(ctx context.Context) (CopyReport, error) {
 // Router builds the model router of one run from the config and the
 // environment (the RECOLLECT_PROVIDER kill-switch, API keys). It makes no
 // network call.
-func (p *Pipeline) Router() (*extract.Router, error) {
-	return extract.NewRouter(p.Config.Intelligence, p.DB, p.getenv, p.logger())
+func (p *Pipeline) Router() (*model.Router, error) {
+	return model.NewRouter(p.Config.Intelligence, p.DB, p.getenv, p.logger())
 }
 
 // ExtractStage builds the extract stage with the provider the config (or
@@ -210,7 +211,7 @@ func (p *Pipeline) ExtractStage() (*extract.Stage, error) {
 
 // extractStage builds the extract stage over router r: the heuristic when
 // the extract stage routes there, else one model call per conversation.
-func (p *Pipeline) extractStage(r *extract.Router) *extract.Stage {
+func (p *Pipeline) extractStage(r *model.Router) *extract.Stage {
 	var ex extract.Extractor = extract.Heuristic{}
 	if r.ProviderFor("extract") != "heuristic" {
 		ex = &extract.ModelExtractor{DB: p.DB, Router: r, Config: p.Config.Extraction, Log: p.logger()}
@@ -230,7 +231,7 @@ func (p *Pipeline) Integrator() (*integrate.Integrator, error) {
 }
 
 // integrator builds the integrate stage whose model stages call router r.
-func (p *Pipeline) integrator(r *extract.Router) (*integrate.Integrator, error) {
+func (p *Pipeline) integrator(r *model.Router) (*integrate.Integrator, error) {
 	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.logger(), Model: r}
 	emb, err := p.Embedder()
 	switch {

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 )
 
 // Stats is the store's self-report. Every number is read from the store;
@@ -47,7 +47,7 @@ type Stats struct {
 	Daemon     DaemonStatus   `json:"daemon"`
 	// Budgets is every configured token budget: used, remaining, and when
 	// the oldest counted usage ages out of its rolling window.
-	Budgets []extract.Budget `json:"token_budgets"`
+	Budgets []model.Budget `json:"token_budgets"`
 	// Model is where the model stages run and how they fare.
 	Model ModelStats `json:"model"`
 	// Unknown names each number that could not be read, with the reason.
@@ -110,10 +110,10 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 		return st, fmt.Errorf("stats: %w", err)
 	}
 	st.Daemon = probeDaemon(ctx, p.DB.Dir)
-	st.Budgets, err = extract.Budgets(ctx, p.DB, p.Config.Intelligence, time.Now())
+	st.Budgets, err = model.Budgets(ctx, p.DB, p.Config.Intelligence, time.Now())
 	unknown("token_budgets", err)
 	if st.Budgets == nil {
-		st.Budgets = []extract.Budget{}
+		st.Budgets = []model.Budget{}
 	}
 	if len(st.Unknown) == 0 {
 		st.Unknown = nil

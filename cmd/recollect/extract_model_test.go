@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -16,7 +16,7 @@ import (
 // local OpenAI-compatible host: one conversation's facts land, the other's
 // failure holds only that conversation, and stats says so.
 func TestConsolidateThroughAnHTTPModel(t *testing.T) {
-	h := extracttest.NewHost(t)
+	h := modeltest.NewHost(t)
 	dir := t.TempDir()
 	env := map[string]string{}
 	runEnv := func(args ...string) (int, string, string) {
@@ -42,8 +42,8 @@ func TestConsolidateThroughAnHTTPModel(t *testing.T) {
 			t.Fatalf("record: %s", errs)
 		}
 	}
-	h.Enqueue(extracttest.Answer{Content: `{"facts":[{"content":"The user's billing service deploys to Fly.io.","domain":"work","confidence":0.9,"importance":0.7,"entities":[{"name":"Fly.io","type":"organization","role":"object","is_subject":false}],"event_ids":[1]}]}`, InputTokens: 800, OutputTokens: 50},
-		extracttest.Answer{Status: http.StatusInternalServerError}, extracttest.Answer{Status: http.StatusInternalServerError})
+	h.Enqueue(modeltest.Answer{Content: `{"facts":[{"content":"The user's billing service deploys to Fly.io.","domain":"work","confidence":0.9,"importance":0.7,"entities":[{"name":"Fly.io","type":"organization","role":"object","is_subject":false}],"event_ids":[1]}]}`, InputTokens: 800, OutputTokens: 50},
+		modeltest.Answer{Status: http.StatusInternalServerError}, modeltest.Answer{Status: http.StatusInternalServerError})
 	code, out, errs := runEnv("consolidate", "--extract")
 	if code != 0 {
 		t.Fatalf("consolidate: exit %d: %s", code, errs)

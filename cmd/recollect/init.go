@@ -10,7 +10,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
@@ -217,10 +217,10 @@ func printSnippets(w io.Writer, dir string, getenv func(string) string) error {
 }
 
 // detectProvider picks the provider a new store starts with: the
-// kill-switch, else what extract.DetectDefault sees on this machine.
-func detectProvider(ctx context.Context, env Env, in config.Intelligence) extract.Detection {
-	if env.Getenv(extract.EnvProvider) == "heuristic" {
-		return extract.Detection{Provider: "heuristic", Why: extract.EnvProvider + "=heuristic is set, so facts are extracted by the built-in heuristic"}
+// kill-switch, else what model.DetectDefault sees on this machine.
+func detectProvider(ctx context.Context, env Env, in config.Intelligence) model.Detection {
+	if env.Getenv(model.EnvProvider) == "heuristic" {
+		return model.Detection{Provider: "heuristic", Why: model.EnvProvider + "=heuristic is set, so facts are extracted by the built-in heuristic"}
 	}
-	return extract.DetectDefault(ctx, in, extract.LookPathIn(env.Getenv("PATH")), nil)
+	return model.DetectDefault(ctx, in, model.LookPathIn(env.Getenv("PATH")), nil)
 }

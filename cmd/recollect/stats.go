@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
@@ -251,7 +251,7 @@ func plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func printBudgets(w io.Writer, bs []extract.Budget) {
+func printBudgets(w io.Writer, bs []model.Budget) {
 	if len(bs) == 0 {
 		fmt.Fprintln(w, "budgets      none configured (intelligence.token_budget)")
 		return

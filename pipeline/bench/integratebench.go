@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
@@ -66,7 +67,7 @@ func BenchIntegrate(ctx context.Context, work, fixtures string, n, batch int) (I
 	}
 	defer p.Close()
 	p.Getenv = func(k string) string {
-		if k == extract.EnvProvider {
+		if k == model.EnvProvider {
 			return "heuristic"
 		}
 		return ""

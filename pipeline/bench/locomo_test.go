@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/config"
 )
@@ -203,7 +203,7 @@ func TestLocomoCaptureRoute(t *testing.T) {
 // speaks Ollama's /api/embed: every fact is embedded, every question too,
 // and the hybrid system is scored on the same questions.
 func TestRunLocomoMiniHybrid(t *testing.T) {
-	host := extracttest.NewHost(t, "nomic-embed-text")
+	host := modeltest.NewHost(t, "nomic-embed-text")
 	emb := host.ServeEmbeddings(16)
 	rep, err := RunLocomo(context.Background(), LocomoOptions{Path: filepath.Join("testdata", "mini_locomo.json"), WorkDir: t.TempDir(),
 		Embedding: config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL}})

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
@@ -19,7 +20,7 @@ import (
 )
 
 // MaxCaptureBytes caps a captured fact: one or two sentences.
-const MaxCaptureBytes = extract.MaxFactBytes
+const MaxCaptureBytes = model.MaxFactBytes
 
 // Defaults of a captured fact: the agent heard it said, so it is more
 // certain than a heuristic guess.
@@ -64,7 +65,7 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 		return nil, nil, fieldError("content", "empty; pass the fact as one self-contained sentence")
 	case len(c.Content) > MaxCaptureBytes:
 		return nil, nil, fieldError("content", "%d bytes; a fact is a sentence or two, at most %d bytes", len(c.Content), MaxCaptureBytes)
-	case extract.AddressesModel(c.Content):
+	case model.AddressesModel(c.Content):
 		return nil, nil, fieldError("content", "it speaks to a model or the system (an instruction, not knowledge), so it is not stored; capture what is true about the user, the project or the world")
 	}
 	var err error

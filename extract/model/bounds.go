@@ -1,4 +1,4 @@
-package extract
+package model
 
 import (
 	"context"
@@ -37,29 +37,6 @@ const (
 	CutEntitiesOverCap    = "entities_over_fact_cap"
 	CutEdgesOverCap       = "edges_over_fact_cap"
 )
-
-// bound applies the answer caps to an extract answer's facts and says
-// what it cut, per kind.
-func bound(facts []modelFact) ([]modelFact, map[string]int64) {
-	cut := map[string]int64{}
-	if len(facts) > MaxFactsPerAnswer {
-		cut[CutFactsOverAnswerCap] += int64(len(facts) - MaxFactsPerAnswer)
-		facts = facts[:MaxFactsPerAnswer]
-	}
-	out := facts[:0:0]
-	for _, f := range facts {
-		if len(f.Content) > MaxFactBytes {
-			cut[CutFactsOverBytes]++
-			continue
-		}
-		if len(f.Entities) > MaxEntitiesPerFact {
-			cut[CutEntitiesOverCap] += int64(len(f.Entities) - MaxEntitiesPerFact)
-			f.Entities = f.Entities[:MaxEntitiesPerFact]
-		}
-		out = append(out, f)
-	}
-	return out, cut
-}
 
 // CountCuts adds what a stage cut to skipped_records under source stage.
 func CountCuts(ctx context.Context, ex store.Execer, stage string, cut map[string]int64) error {

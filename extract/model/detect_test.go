@@ -1,4 +1,4 @@
-package extract
+package model
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -25,9 +25,9 @@ func closedURL(t *testing.T) string {
 
 func TestDetectDefault(t *testing.T) {
 	fake, _ := filepath.Abs("testdata/fakeclaude")
-	one := extracttest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
-	two := extracttest.NewHost(t, "llama3.2:3b", "qwen2.5:7b")
-	embedOnly := extracttest.NewHost(t, "nomic-embed-text:latest")
+	one := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
+	two := modeltest.NewHost(t, "llama3.2:3b", "qwen2.5:7b")
+	embedOnly := modeltest.NewHost(t, "nomic-embed-text:latest")
 	cases := []struct {
 		name, path, url string
 		want            Detection

@@ -1,4 +1,4 @@
-package extract
+package model
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -26,7 +26,7 @@ func openDB(t testing.TB) *store.DB {
 }
 
 // httpConfig routes every stage to the http provider at h.
-func httpConfig(h *extracttest.Host, model string) config.Intelligence {
+func httpConfig(h *modeltest.Host, model string) config.Intelligence {
 	cfg := config.Default().Intelligence
 	cfg.Provider = "http"
 	cfg.HTTP.BaseURL = h.OpenAIURL()
@@ -88,8 +88,8 @@ func spendRows(t testing.TB, db *store.DB) []spendRow {
 }
 
 func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
-	h := extracttest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
-	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`, InputTokens: 40, OutputTokens: 3})
+	h := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
+	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 40, OutputTokens: 3})
 	db := openDB(t)
 	r := newRouter(t, httpConfig(h, ""), db, nil)
 	resp, err := r.Call(context.Background(), testRequest("extract"))
@@ -131,7 +131,7 @@ func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
 }
 
 func TestRouterRefusesToGuessAmongSeveralModels(t *testing.T) {
-	h := extracttest.NewHost(t, "qwen2.5:7b", "llama3.2:3b", "nomic-embed-text:latest")
+	h := modeltest.NewHost(t, "qwen2.5:7b", "llama3.2:3b", "nomic-embed-text:latest")
 	db := openDB(t)
 	r := newRouter(t, httpConfig(h, ""), db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))
@@ -159,34 +159,34 @@ func TestRouterRefusesToGuessAmongSeveralModels(t *testing.T) {
 }
 
 func TestRouterRetriesThenFallsBackThenHolds(t *testing.T) {
-	ok := extracttest.Answer{Content: `{"answer":"hi"}`}
-	junk := extracttest.Answer{Content: `Sure! Here is the answer: hi`}
-	wrongShape := extracttest.Answer{Content: `{"answer": 3}`}
-	empty := extracttest.Answer{Content: ""}
-	e500 := extracttest.Answer{Status: http.StatusInternalServerError}
-	hang := extracttest.Answer{Hang: true}
+	ok := modeltest.Answer{Content: `{"answer":"hi"}`}
+	junk := modeltest.Answer{Content: `Sure! Here is the answer: hi`}
+	wrongShape := modeltest.Answer{Content: `{"answer": 3}`}
+	empty := modeltest.Answer{Content: ""}
+	e500 := modeltest.Answer{Status: http.StatusInternalServerError}
+	hang := modeltest.Answer{Hang: true}
 	cases := []struct {
 		name     string
 		onFail   string
-		http     []extracttest.Answer
+		http     []modeltest.Answer
 		ollama   bool // the on_fail ollama provider answers ok
 		wantErr  error
 		wantFrom string
 		// wantSpend lists the ok flag of each spend row, in order.
 		wantSpend []bool
 	}{
-		{"ok first time", "", []extracttest.Answer{ok}, false, nil, "http", []bool{true}},
-		{"500 then ok", "", []extracttest.Answer{e500, ok}, false, nil, "http", []bool{false, true}},
-		{"junk then ok", "", []extracttest.Answer{junk, ok}, false, nil, "http", []bool{false, true}},
-		{"junk twice holds", "", []extracttest.Answer{junk, wrongShape}, false, ErrHeld, "", []bool{false, false}},
-		{"empty twice holds", "none", []extracttest.Answer{empty, empty}, false, ErrHeld, "", []bool{false, false}},
-		{"timeout twice holds", "", []extracttest.Answer{hang, hang}, false, ErrHeld, "", []bool{false, false}},
-		{"500 twice then on_fail answers", "ollama", []extracttest.Answer{e500, e500}, true, nil, "ollama", []bool{false, false, true}},
-		{"500 twice then on_fail heuristic", "heuristic", []extracttest.Answer{e500, e500}, false, ErrHeuristic, "", []bool{false, false}},
+		{"ok first time", "", []modeltest.Answer{ok}, false, nil, "http", []bool{true}},
+		{"500 then ok", "", []modeltest.Answer{e500, ok}, false, nil, "http", []bool{false, true}},
+		{"junk then ok", "", []modeltest.Answer{junk, ok}, false, nil, "http", []bool{false, true}},
+		{"junk twice holds", "", []modeltest.Answer{junk, wrongShape}, false, ErrHeld, "", []bool{false, false}},
+		{"empty twice holds", "none", []modeltest.Answer{empty, empty}, false, ErrHeld, "", []bool{false, false}},
+		{"timeout twice holds", "", []modeltest.Answer{hang, hang}, false, ErrHeld, "", []bool{false, false}},
+		{"500 twice then on_fail answers", "ollama", []modeltest.Answer{e500, e500}, true, nil, "ollama", []bool{false, false, true}},
+		{"500 twice then on_fail heuristic", "heuristic", []modeltest.Answer{e500, e500}, false, ErrHeuristic, "", []bool{false, false}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			h := extracttest.NewHost(t)
+			h := modeltest.NewHost(t)
 			h.Enqueue(tc.http...)
 			if tc.ollama {
 				h.Enqueue(ok)
@@ -234,10 +234,10 @@ func equalBools(a, b []bool) bool {
 }
 
 func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
-	h := extracttest.NewHost(t)
+	h := modeltest.NewHost(t)
 	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
 	h.RejectFormat("json_object", "response_format is not supported by this server")
-	h.Enqueue(extracttest.Answer{Content: "```json\n{\"answer\":\"hi\"}\n```"}, extracttest.Answer{Content: `{"answer":"again"}`})
+	h.Enqueue(modeltest.Answer{Content: "```json\n{\"answer\":\"hi\"}\n```"}, modeltest.Answer{Content: `{"answer":"again"}`})
 	r := newRouter(t, httpConfig(h, "llama3.2:3b"), openDB(t), nil)
 	for _, want := range []string{`{"answer":"hi"}`, `{"answer":"again"}`} {
 		resp, err := r.Call(context.Background(), testRequest("classify"))
@@ -271,8 +271,8 @@ func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
 }
 
 func TestRouterBooksUnreportedTokensAsNull(t *testing.T) {
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`, NoUsage: true})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, NoUsage: true})
 	db := openDB(t)
 	r := newRouter(t, httpConfig(h, "llama3.2:3b"), db, nil)
 	if _, err := r.Call(context.Background(), testRequest("summarise")); err != nil {
@@ -285,7 +285,7 @@ func TestRouterBooksUnreportedTokensAsNull(t *testing.T) {
 }
 
 func TestRouterOverBudgetHoldsWithoutCalling(t *testing.T) {
-	h := extracttest.NewHost(t)
+	h := modeltest.NewHost(t)
 	db := openDB(t)
 	old := store.FormatTime(time.Now().Add(-2 * time.Hour))
 	if _, err := db.Exec(`INSERT INTO spend(stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
@@ -330,7 +330,7 @@ func TestRouterKillSwitchAndRoutes(t *testing.T) {
 }
 
 func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
-	h := extracttest.NewHost(t)
+	h := modeltest.NewHost(t)
 	cfg := httpConfig(h, "llama3.2:3b")
 	cfg.HTTP.APIKeyEnv = "TEST_LLM_KEY"
 	missing := newRouter(t, cfg, nil, nil)
@@ -338,7 +338,7 @@ func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
 	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "intelligence.http.api_key_env names TEST_LLM_KEY, which is not set; export TEST_LLM_KEY") {
 		t.Fatalf("err = %v", err)
 	}
-	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`})
+	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`})
 	r := newRouter(t, cfg, nil, map[string]string{"TEST_LLM_KEY": "sk-test-123"})
 	if _, err := r.Call(context.Background(), testRequest("extract")); err != nil {
 		t.Fatal(err)
@@ -350,8 +350,8 @@ func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
 }
 
 func TestRouterBadSettingsFailOnlyTheirProvider(t *testing.T) {
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`})
 	cfg := httpConfig(h, "llama3.2:3b")
 	cfg.Ollama.Host = "::not a url"
 	cfg.Stages = map[string]config.StageRoute{"summarise": {Provider: "ollama"}}

@@ -1,4 +1,4 @@
-package extract
+package model
 
 import (
 	"context"
@@ -6,13 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 )
 
 func TestOllamaProviderSendsTheSchemaAsFormat(t *testing.T) {
-	h := extracttest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
-	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`, InputTokens: 321, OutputTokens: 7},
-		extracttest.Answer{Content: `{"answer":"again"}`, NoUsage: true})
+	h := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
+	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 321, OutputTokens: 7},
+		modeltest.Answer{Content: `{"answer":"again"}`, NoUsage: true})
 	cfg := httpConfig(h, "")
 	cfg.Provider = "ollama"
 	db := openDB(t)

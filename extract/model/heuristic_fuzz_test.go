@@ -1,4 +1,4 @@
-package extract
+package model
 
 import (
 	"bufio"
@@ -14,10 +14,15 @@ import (
 // repository's real transcripts, and the demo statements, to a fuzz corpus.
 func addTranscriptSeeds(f *testing.F) {
 	f.Helper()
-	if data, err := os.ReadFile(filepath.Join("..", "fixtures", "demo", "statements.txt")); err == nil {
-		f.Add(string(data))
+	data, err := os.ReadFile(filepath.Join("..", "..", "fixtures", "demo", "statements.txt"))
+	if err != nil {
+		f.Fatalf("read the demo statements for seeds: %v", err)
 	}
-	files, _ := filepath.Glob(filepath.Join("..", "fixtures", "transcripts", "claude-code", "*", "*", "*.jsonl"))
+	f.Add(string(data))
+	files, _ := filepath.Glob(filepath.Join("..", "..", "fixtures", "transcripts", "claude-code", "*", "*", "*.jsonl"))
+	if len(files) == 0 {
+		f.Fatal("no Claude Code transcripts under fixtures/transcripts to seed from; the path is wrong")
+	}
 	for _, path := range files {
 		file, err := os.Open(path)
 		if err != nil {

@@ -1,4 +1,4 @@
-package extract
+package model
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/extract/extracttest"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 )
 
@@ -16,9 +16,9 @@ import (
 // budgets keep working.
 func TestAbsurdTokenCountsAreStoredAsUnknown(t *testing.T) {
 	db := openDB(t)
-	h := extracttest.NewHost(t)
-	h.Enqueue(extracttest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 1 << 62},
-		extracttest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 10})
+	h := modeltest.NewHost(t)
+	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 1 << 62},
+		modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 10})
 	cfg := httpConfig(h, "m")
 	cfg.TokenBudget = map[string]map[string]string{"http": {"day": "1M"}}
 	var logs strings.Builder
@@ -58,7 +58,7 @@ func TestStoredAbsurdTokenCountsDoNotBreakBudgets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := httpConfig(extracttest.NewHost(t), "m")
+	cfg := httpConfig(modeltest.NewHost(t), "m")
 	cfg.TokenBudget = map[string]map[string]string{"http": {"day": "1M"}}
 	bs, err := Budgets(context.Background(), db, cfg, now)
 	if err != nil || len(bs) != 1 || bs[0].Used != 200 || bs[0].UnreportedCalls != 3 {

@@ -1,4 +1,4 @@
-// Package extracttest runs local model hosts for tests: one httptest server
+// Package modeltest runs local model hosts for tests: one httptest server
 // that speaks the OpenAI-compatible API (GET /v1/models, POST
 // /v1/chat/completions) and Ollama's native API (GET /api/tags, POST
 // /api/chat), as a real Ollama does on one port. Chat answers come from a
@@ -7,7 +7,7 @@
 // assert on what the production clients sent.
 //
 // It is for tests only and imports nothing of recollect but fixtures.
-package extracttest
+package modeltest
 
 import (
 	"bytes"
@@ -172,7 +172,7 @@ func (h *Host) next(path string) (Answer, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if len(h.queue) == 0 {
-		h.t.Errorf("extracttest: %s called with no answer queued", path)
+		h.t.Errorf("modeltest: %s called with no answer queued", path)
 		return Answer{}, false
 	}
 	a := h.queue[0]
@@ -192,11 +192,11 @@ func (h *Host) hang(r *http.Request) {
 func fixture(name string) map[string]any {
 	data, err := fixtures.Models.ReadFile("models/" + name)
 	if err != nil {
-		panic(fmt.Sprintf("extracttest: fixture %s: %v", name, err))
+		panic(fmt.Sprintf("modeltest: fixture %s: %v", name, err))
 	}
 	var m map[string]any
 	if err := json.Unmarshal(data, &m); err != nil {
-		panic(fmt.Sprintf("extracttest: fixture %s: %v", name, err))
+		panic(fmt.Sprintf("modeltest: fixture %s: %v", name, err))
 	}
 	return m
 }

@@ -1,4 +1,4 @@
-package extract
+package model
 
 import (
 	"context"
@@ -266,6 +266,13 @@ func (r *Router) book(ctx context.Context, stage, provider string, resp Response
 		return fmt.Errorf("record stage health: %w", err)
 	}
 	return nil
+}
+
+func nullIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
 }
 
 func nullableInt(p *int64) any {

@@ -1,8 +1,7 @@
-package extract
+package model
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -28,7 +27,7 @@ type labelled struct {
 }
 
 const (
-	transcriptRoot = "../fixtures/transcripts"
+	transcriptRoot = "../../fixtures/transcripts"
 	realLabels     = "testdata/labelled/real.jsonl"
 	writtenLabels  = "testdata/labelled/written.jsonl"
 )
@@ -113,13 +112,14 @@ func realCandidates(t *testing.T) []corpusCandidate {
 		if err := sc.Err(); err != nil {
 			t.Fatalf("read %s: %v", rel, err)
 		}
-		cands, err := Heuristic{}.Extract(context.Background(), Group{SessionID: rel, Events: events})
-		if err != nil {
-			t.Fatal(err)
-		}
 		kept := map[string]bool{}
-		for _, c := range cands {
-			kept[fmt.Sprint(c.EventIDs[0], "\x00", c.Content)] = true
+		for _, ev := range events {
+			if !HeuristicReads(ev) {
+				continue
+			}
+			for _, s := range HeuristicFacts(ev.Content) {
+				kept[fmt.Sprint(ev.Seq, "\x00", s)] = true
+			}
 		}
 		for _, ev := range events {
 			for _, u := range units(ev.Content) {
@@ -224,12 +224,9 @@ func TestHeuristicLabelledCorpus(t *testing.T) {
 	var written score
 	for _, l := range readLabels(t, writtenLabels) {
 		ev := store.Event{Seq: 1, Role: "user", EventType: "message", ContentType: "text", Content: l.Text}
-		cands, err := Heuristic{}.Extract(context.Background(), Group{SessionID: "written", Events: []store.Event{ev}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		written.add(l.Label == "keep", len(cands) > 0)
-		if (l.Label == "keep") != (len(cands) > 0) {
+		kept := HeuristicReads(ev) && len(HeuristicFacts(ev.Content)) > 0
+		written.add(l.Label == "keep", kept)
+		if (l.Label == "keep") != kept {
 			t.Logf("disagrees (written, label %s, %s): %q", l.Label, l.Why, l.Text)
 		}
 	}
@@ -245,6 +242,18 @@ func TestHeuristicLabelledCorpus(t *testing.T) {
 	if rp, ok := real.precision(); ok && rp < 0.8 {
 		t.Errorf("precision on the real transcripts alone is %.2f, want ≥ 0.8", rp)
 	}
+}
+
+// truncateUTF8 cuts s to at most n bytes on a character boundary, as the
+// extract stage does with config.Extraction.MaxContentChars.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && (s[n]&0xC0) == 0x80 {
+		n--
+	}
+	return s[:n]
 }
 
 func cut(s string, n int) string {

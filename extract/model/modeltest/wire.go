@@ -1,4 +1,4 @@
-package extracttest
+package modeltest
 
 import (
 	"encoding/json"
@@ -62,7 +62,7 @@ func (h *Host) openAIChat(w http.ResponseWriter, r *http.Request) {
 	}
 	a, ok := h.next(r.URL.Path)
 	if !ok {
-		openAIError(w, http.StatusInternalServerError, "extracttest: no answer queued", "server_error")
+		openAIError(w, http.StatusInternalServerError, "modeltest: no answer queued", "server_error")
 		return
 	}
 	switch {
@@ -127,12 +127,12 @@ func (h *Host) ollamaChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Stream == nil || *req.Stream {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "extracttest: only non-streaming chat is scripted; send \"stream\": false"})
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "modeltest: only non-streaming chat is scripted; send \"stream\": false"})
 		return
 	}
 	a, ok := h.next(r.URL.Path)
 	if !ok {
-		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "extracttest: no answer queued"})
+		writeJSON(w, http.StatusInternalServerError, map[string]string{"error": "modeltest: no answer queued"})
 		return
 	}
 	switch {

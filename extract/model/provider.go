@@ -1,11 +1,4 @@
-// Package extract owns the D → I step: it reads unexamined events, asks a
-// provider for durable, self-contained facts that cite those events, and
-// writes them as pending session facts together with the advanced
-// per-conversation watermark. It also owns the model providers (heuristic,
-// http, ollama, cli) that every model stage, here and in integrate, calls.
-//
-// It does not decide what is already known; that is integrate's job.
-package extract
+package model
 
 import (
 	"context"

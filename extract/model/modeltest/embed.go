@@ -1,4 +1,4 @@
-package extracttest
+package modeltest
 
 import (
 	"encoding/json"

@@ -1,10 +1,12 @@
-package extract
+package model
 
 import (
 	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/recollect/recollect/store"
 )
 
 // HeuristicFacts returns the durable statements of a user message,
@@ -24,6 +26,15 @@ func HeuristicFacts(text string) []string {
 		}
 	}
 	return out
+}
+
+// HeuristicReads reports whether the heuristic reads ev: text messages
+// with role user. The agent's own text — narration, plans, reports, and
+// the prompts a parent agent writes for a subagent (role assistant) — and
+// tool output are never read as the user's word: on the labelled corpus,
+// reading the agent's text too cut precision from 1.00 to below 0.2.
+func HeuristicReads(ev store.Event) bool {
+	return ev.Role == "user" && ev.EventType == "message" && ev.ContentType == "text"
 }
 
 // unitKind says what a piece of a message looks like before its words are

@@ -1,0 +1,78 @@
+package extract
+
+import (
+	"context"
+	"log/slog"
+	"testing"
+
+	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/extract/model/modeltest"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+func openDB(t testing.TB) *store.DB {
+	t.Helper()
+	db, err := store.Open(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// httpConfig routes every stage to the http provider at h.
+func httpConfig(h *modeltest.Host, name string) config.Intelligence {
+	cfg := config.Default().Intelligence
+	cfg.Provider = "http"
+	cfg.HTTP.BaseURL = h.OpenAIURL()
+	cfg.HTTP.Model = name
+	cfg.HTTP.TimeoutMS = 2000
+	cfg.Ollama.Host = h.URL
+	cfg.Ollama.Model = name
+	cfg.Ollama.TimeoutMS = 2000
+	return cfg
+}
+
+// httpIntelligence routes every stage to the http provider at url.
+func httpIntelligence(url, name string) config.Intelligence {
+	cfg := config.Default().Intelligence
+	cfg.Provider = "http"
+	cfg.HTTP.BaseURL = url
+	cfg.HTTP.Model = name
+	return cfg
+}
+
+func newRouter(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *model.Router {
+	t.Helper()
+	r, err := model.NewRouter(cfg, db, func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+type spendRow struct {
+	Stage, Provider string
+	Model           *string
+	In, Out         *int64
+	OK              bool
+}
+
+func spendRows(t testing.TB, db *store.DB) []spendRow {
+	t.Helper()
+	rows, err := db.Query(`SELECT stage, provider, model, input_tokens, output_tokens, ok FROM spend ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []spendRow
+	for rows.Next() {
+		var r spendRow
+		if err := rows.Scan(&r.Stage, &r.Provider, &r.Model, &r.In, &r.Out, &r.OK); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	return out
+}
