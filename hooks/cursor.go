@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/jsonedit"
+	"github.com/recollect/recollect/store/jsonedit"
 )
 
 // CursorHooksFile is Cursor's hooks file name, in a project's .cursor/ or

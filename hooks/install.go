@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/jsonedit"
+	"github.com/recollect/recollect/store/jsonedit"
 )
 
 // SettingsFile is Claude Code's settings file name.

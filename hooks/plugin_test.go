@@ -22,7 +22,7 @@ import (
 // The repository's marketplace and the plugin it lists.
 const (
 	repoRoot   = ".."
-	pluginRoot = "../plugin/recollect"
+	pluginRoot = "../hooks/plugin/recollect"
 )
 
 // kebab is the name rule of the plugin and marketplace references: lowercase

@@ -11,7 +11,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/recollect/recollect/jsonedit"
+	"github.com/recollect/recollect/store/jsonedit"
 	"github.com/recollect/recollect/store/regfile"
 )
 

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/recollect/recollect/jsonedit"
+	"github.com/recollect/recollect/store/jsonedit"
 )
 
 func TestSet(t *testing.T) {
