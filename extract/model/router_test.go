@@ -38,15 +38,6 @@ func httpConfig(h *modeltest.Host, model string) config.Intelligence {
 	return cfg
 }
 
-// httpIntelligence routes every stage to the http provider at url.
-func httpIntelligence(url, model string) config.Intelligence {
-	cfg := config.Default().Intelligence
-	cfg.Provider = "http"
-	cfg.HTTP.BaseURL = url
-	cfg.HTTP.Model = model
-	return cfg
-}
-
 func newRouter(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *Router {
 	t.Helper()
 	r, err := NewRouter(cfg, db, func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
