@@ -22,7 +22,7 @@ func addEvents(t testing.TB, db *store.DB, session string, contents ...string) [
 	t.Helper()
 	var seqs []int64
 	said := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
-	err := db.Tx(context.Background(), func(tx *sql.Tx) error {
+	err := db.Tx(context.Background(), func(tx *store.Tx) error {
 		for i, c := range contents {
 			at := said.Add(time.Duration(i) * time.Minute)
 			ev := store.Event{SessionID: session, Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: c, OccurredAt: &at}
@@ -387,7 +387,7 @@ func TestModelExtractorCancelledRunCountsNoFailure(t *testing.T) {
 func TestModelExtractorToldEventsAreDataAndWhoSpoke(t *testing.T) {
 	db := openDB(t)
 	var seq int64
-	err := db.Tx(context.Background(), func(tx *sql.Tx) error {
+	err := db.Tx(context.Background(), func(tx *store.Tx) error {
 		var err error
 		seq, _, err = store.InsertEvent(context.Background(), tx, &store.Event{SessionID: "s1/agent-a1", Source: "claude-code", Role: "assistant",
 			Speaker: "parent agent", EventType: "message", ContentType: "text", Content: "The integration branch is master. Report back the commit SHA."})

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -310,7 +309,7 @@ func validateCitations(cands []Candidate, g Group) (kept []Candidate, dropped in
 
 func (s *Stage) commit(ctx context.Context, g Group, cands []Candidate) (int, error) {
 	n := 0
-	err := s.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := s.DB.Tx(ctx, func(tx *store.Tx) error {
 		for _, c := range cands {
 			producer, model := s.Extractor.Producer(), s.Extractor.Model()
 			if c.Producer != "" {
@@ -354,7 +353,7 @@ func (s *Stage) recordFailure(ctx context.Context, session string, cause error) 
 // InsertSessionFact writes one pending I fact. A fact whose digest is
 // tombstoned (forgotten) or already stored for the session is not written;
 // inserted reports which.
-func InsertSessionFact(ctx context.Context, tx *sql.Tx, session, producer, model string, c Candidate) (inserted bool, err error) {
+func InsertSessionFact(ctx context.Context, tx *store.Tx, session, producer, model string, c Candidate) (inserted bool, err error) {
 	digest := store.Digest(c.Content)
 	var gone int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&gone); err != nil {

@@ -2,7 +2,6 @@ package extract
 
 import (
 	"context"
-	"database/sql"
 	"testing"
 
 	"github.com/recollect/recollect/store"
@@ -16,7 +15,7 @@ func TestConversationWithoutExtractableEventsIsMarkedExamined(t *testing.T) {
 	db := openDB(t)
 	add := func(session, role, typ, content string) {
 		t.Helper()
-		err := db.Tx(ctx, func(tx *sql.Tx) error {
+		err := db.Tx(ctx, func(tx *store.Tx) error {
 			_, _, err := store.InsertEvent(ctx, tx, &store.Event{SessionID: session, Source: "record", Role: role, EventType: typ, ContentType: "text", Content: content})
 			return err
 		})
@@ -57,7 +56,7 @@ func TestHeuristicStageKeepsOnlyTheUsersStatements(t *testing.T) {
 	db := openDB(t)
 	add := func(role, speaker, typ, content string) {
 		t.Helper()
-		err := db.Tx(ctx, func(tx *sql.Tx) error {
+		err := db.Tx(ctx, func(tx *store.Tx) error {
 			_, _, err := store.InsertEvent(ctx, tx, &store.Event{SessionID: "s1", Source: "record", Role: role, Speaker: speaker,
 				EventType: typ, ContentType: "text", Content: content})
 			return err

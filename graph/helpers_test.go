@@ -2,7 +2,6 @@ package graph_test
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"testing"
 	"time"
@@ -70,7 +69,7 @@ func addFact(tb testing.TB, db *store.DB, f fact) int64 {
 		f.speakerRole = "user"
 	}
 	var id int64
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(tx *store.Tx) error {
 		res, err := tx.ExecContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
 			speaker_role, session_id, said_at, valid_from, recorded_at, retracted_at) VALUES (?,?,?,0.7,?,?,'heuristic',?,?,?,?,?,?)`,
 			f.content, store.Digest(f.content), f.domain, f.importance, f.status, f.speakerRole, f.session,
@@ -128,7 +127,7 @@ func supersede(tb testing.TB, db *store.DB, old, new int64) {
 func addEvent(tb testing.TB, db *store.DB, session, role, content string) int64 {
 	tb.Helper()
 	var seq int64
-	err := db.Tx(context.Background(), func(tx *sql.Tx) error {
+	err := db.Tx(context.Background(), func(tx *store.Tx) error {
 		ev := store.Event{SessionID: session, Source: "record", Role: role, EventType: "message", ContentType: "text", Content: content}
 		var err error
 		seq, _, err = store.InsertEvent(context.Background(), tx, &ev)

@@ -12,7 +12,7 @@ import (
 // apply writes one fact's plan in tx: it first checks the claim is still
 // this run's, then re-checks exact duplicates (another process may have
 // added the same fact since the plan was made).
-func (in *Integrator) apply(ctx context.Context, tx *sql.Tx, token string, pf PendingFact, p plan, st *runState, rep *Report) error {
+func (in *Integrator) apply(ctx context.Context, tx *store.Tx, token string, pf PendingFact, p plan, st *runState, rep *Report) error {
 	res, err := tx.ExecContext(ctx, `UPDATE session_facts SET claim_token = claim_token WHERE id = ? AND status = 'claimed' AND claim_token = ?`, pf.ID, token)
 	if err != nil {
 		return fmt.Errorf("check claim: %w", err)
@@ -71,7 +71,7 @@ func (in *Integrator) apply(ctx context.Context, tx *sql.Tx, token string, pf Pe
 	return markDone(ctx, tx, pf.ID, "integrated", id)
 }
 
-func (in *Integrator) insertFact(ctx context.Context, tx *sql.Tx, pf PendingFact, p plan, rep *Report) (int64, error) {
+func (in *Integrator) insertFact(ctx context.Context, tx *store.Tx, pf PendingFact, p plan, rep *Report) (int64, error) {
 	if err := ensureDomain(ctx, tx, p.domain); err != nil {
 		return 0, err
 	}
@@ -113,7 +113,7 @@ func (in *Integrator) insertFact(ctx context.Context, tx *sql.Tx, pf PendingFact
 // supersede retires older in favour of newer. An older fact that is no
 // longer active was claimed first by another fact: the first claim stands
 // and this one waits in conflicts for the briefing.
-func (in *Integrator) supersede(ctx context.Context, tx *sql.Tx, newer, older int64, reason, actor string, st *runState, rep *Report) error {
+func (in *Integrator) supersede(ctx context.Context, tx *store.Tx, newer, older int64, reason, actor string, st *runState, rep *Report) error {
 	var status string
 	var by sql.NullInt64
 	err := tx.QueryRowContext(ctx, `SELECT status, superseded_by FROM facts WHERE id = ?`, older).Scan(&status, &by)
@@ -150,7 +150,7 @@ func (in *Integrator) supersede(ctx context.Context, tx *sql.Tx, newer, older in
 
 func factTarget(id int64) string { return fmt.Sprintf("fact:%d", id) }
 
-func addProvenance(ctx context.Context, tx *sql.Tx, factID int64, pf PendingFact) error {
+func addProvenance(ctx context.Context, tx *store.Tx, factID int64, pf PendingFact) error {
 	ids := pf.EventIDs
 	if len(ids) == 0 {
 		ids = []int64{0}
@@ -168,7 +168,7 @@ func addProvenance(ctx context.Context, tx *sql.Tx, factID int64, pf PendingFact
 	return nil
 }
 
-func markDone(ctx context.Context, tx *sql.Tx, sfID int64, status string, factID int64) error {
+func markDone(ctx context.Context, tx *store.Tx, sfID int64, status string, factID int64) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE session_facts SET status = ?, fact_id = ?, claim_token = NULL WHERE id = ?`, status, factID, sfID); err != nil {
 		return fmt.Errorf("mark session fact %d %s: %w", sfID, status, err)
 	}

@@ -2,7 +2,6 @@ package integrate
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -116,7 +115,7 @@ func processStart(pid int) string {
 }
 
 // orphanedTokens lists the claim tokens in tx whose claimer is gone.
-func orphanedTokens(ctx context.Context, tx *sql.Tx) ([]string, error) {
+func orphanedTokens(ctx context.Context, tx *store.Tx) ([]string, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT claim_token FROM session_facts WHERE status = 'claimed' AND claim_token IS NOT NULL`)
 	if err != nil {
 		return nil, fmt.Errorf("list claims: %w", err)

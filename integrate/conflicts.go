@@ -92,7 +92,7 @@ func ResolveConflict(ctx context.Context, db *store.DB, id int64, opts ResolveOp
 	refuse := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrConflictInput, fmt.Sprintf(format, args...))
 	}
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(tx *store.Tx) error {
 		var c Conflict
 		err := tx.QueryRowContext(ctx, `SELECT id, COALESCE(fact_id,0), COALESCE(other_id,0), COALESCE(target_id,0), COALESCE(resolved_at,'')
 			FROM conflicts WHERE id = ?`, id).Scan(&c.ID, &c.FactID, &c.WinnerID, &c.TargetID, &c.ResolvedAt)
@@ -151,7 +151,7 @@ func ResolveConflict(ctx context.Context, db *store.DB, id int64, opts ResolveOp
 // retire marks older superseded by newer: its valid time ends where
 // newer's begins, and retracted (when not nil) sets its transaction-time
 // end. Every supersession goes through it.
-func retire(ctx context.Context, tx *sql.Tx, older, newer int64, retracted any) error {
+func retire(ctx context.Context, tx *store.Tx, older, newer int64, retracted any) error {
 	if _, err := tx.ExecContext(ctx, `UPDATE facts SET status = 'superseded', superseded_by = ?,
 		valid_until = COALESCE(valid_until, (SELECT COALESCE(valid_from, said_at, recorded_at) FROM facts WHERE id = ?)),
 		retracted_at = COALESCE(?, retracted_at) WHERE id = ?`, newer, newer, retracted, older); err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/recollect/recollect/graph"
 )
 
-// querier reads: a *sql.Tx or a *store.DB.
+// querier reads: a *store.Tx or a *store.DB.
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -374,7 +374,7 @@ var commonWords = set(
 // canonical match wins; otherwise a fold match binds only when exactly one
 // row of a compatible type has that fold, so two rows already stored apart
 // are never joined. A fold match records the spelling as an alias.
-func ResolveEntity(ctx context.Context, tx *sql.Tx, name, typ string) (int64, error) {
+func ResolveEntity(ctx context.Context, tx *store.Tx, name, typ string) (int64, error) {
 	name, typ = strings.TrimSpace(name), entityType(typ)
 	if isSelfName(name) {
 		return selfEntity(ctx, tx)
@@ -486,7 +486,7 @@ func findEntity(ctx context.Context, q querier, name, typ string) (int64, bool, 
 	return id, how != matchNone, err
 }
 
-func selfEntity(ctx context.Context, tx *sql.Tx) (int64, error) {
+func selfEntity(ctx context.Context, tx *store.Tx) (int64, error) {
 	var id int64
 	err := tx.QueryRowContext(ctx, `SELECT id FROM entities WHERE is_self = 1`).Scan(&id)
 	if err == nil {

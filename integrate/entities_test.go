@@ -2,7 +2,6 @@ package integrate_test
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"testing"
 
@@ -13,7 +12,7 @@ import (
 func resolve(t *testing.T, db *store.DB, name, typ string) int64 {
 	t.Helper()
 	var id int64
-	err := db.Tx(context.Background(), func(tx *sql.Tx) error {
+	err := db.Tx(context.Background(), func(tx *store.Tx) error {
 		var err error
 		id, err = integrate.ResolveEntity(context.Background(), tx, name, typ)
 		return err

@@ -2,7 +2,6 @@ package integrate
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -112,7 +111,7 @@ func isFirstPerson(name string) bool {
 // roles, strengthens undirected co-mention edges between the entities the
 // fact names (its speaker is not named by it) and adds the explicit
 // relations as directed edges (from → to).
-func linkEntities(ctx context.Context, tx *sql.Tx, factID int64, ms []Mention, rels []Relation) (int, error) {
+func linkEntities(ctx context.Context, tx *store.Tx, factID int64, ms []Mention, rels []Relation) (int, error) {
 	ms, rels, cut := boundLinks(ms, rels)
 	if err := model.CountCuts(ctx, tx, "integrate", cut); err != nil {
 		return 0, err
@@ -191,7 +190,7 @@ func boundLinks(ms []Mention, rels []Relation) ([]Mention, []Relation, map[strin
 }
 
 // addEdge adds an edge or strengthens it by one.
-func addEdge(ctx context.Context, tx *sql.Tx, a, b int64, relation string, factID int64) error {
+func addEdge(ctx context.Context, tx *store.Tx, a, b int64, relation string, factID int64) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO entity_edges(a_id, b_id, relation, strength, fact_id, updated_at)
 		VALUES (?,?,?,1,?,?)
 		ON CONFLICT(a_id, b_id, relation) DO UPDATE SET strength = strength + 1, fact_id = excluded.fact_id, updated_at = excluded.updated_at`,

@@ -49,7 +49,7 @@ func say(tb testing.TB, db *store.DB, s statement) int64 {
 	}
 	at := day(s.day)
 	var sfID int64
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(tx *store.Tx) error {
 		ev := store.Event{SessionID: s.session, Source: "record", Role: s.role, EventType: "message", ContentType: "text",
 			Content: s.text, OccurredAt: &at}
 		seq, _, err := store.InsertEvent(ctx, tx, &ev)

@@ -171,7 +171,7 @@ func (in *Integrator) integrateOne(ctx context.Context, token string, pf Pending
 	if err != nil {
 		return err
 	}
-	return in.DB.Tx(ctx, func(tx *sql.Tx) error {
+	return in.DB.Tx(ctx, func(tx *store.Tx) error {
 		return in.apply(ctx, tx, token, pf, p, st, rep)
 	})
 }
@@ -214,7 +214,7 @@ func (in *Integrator) claim(ctx context.Context) (token string, n int, err error
 		lease = time.Hour
 	}
 	stale := store.FormatTime(now.Add(-lease))
-	err = in.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = in.DB.Tx(ctx, func(tx *store.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE session_facts SET status = 'claimed', claim_token = ?
 			WHERE status = 'pending' OR (status = 'claimed' AND claim_token < ?)`, token, stale)
 		if err != nil {

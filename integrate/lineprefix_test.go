@@ -32,7 +32,7 @@ func TestCapturedLineGivesSpeakerAndDay(t *testing.T) {
 		t.Run(c.text, func(t *testing.T) {
 			db := openStore(t)
 			ctx := context.Background()
-			err := db.Tx(ctx, func(tx *sql.Tx) error {
+			err := db.Tx(ctx, func(tx *store.Tx) error {
 				_, err := extract.InsertSessionFact(ctx, tx, "cap", "capture", "", extract.Candidate{Content: c.text, Confidence: 0.5, Importance: 0.5})
 				return err
 			})

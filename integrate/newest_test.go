@@ -2,7 +2,6 @@ package integrate
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -22,7 +21,7 @@ func TestNewestNamingMatchesOrderingEveryFact(t *testing.T) {
 	}
 	defer db.Close()
 	rng := rand.New(rand.NewPCG(7, 8))
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(tx *store.Tx) error {
 		for e := 1; e <= 4; e++ {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO entities(id, name, canonical, fold, created_at) VALUES (?,?,?,?,?)`,
 				e, fmt.Sprint("e", e), fmt.Sprint("e", e), fmt.Sprint("e", e), store.Now()); err != nil {

@@ -54,7 +54,7 @@ func sizeBand(n int) (lo, hi int) {
 	return int(math.Ceil(NearThreshold * float64(n))), int(math.Floor(float64(n) / NearThreshold))
 }
 
-// execer writes: a *sql.Tx or a *store.DB.
+// execer writes: a *store.Tx or a *store.DB.
 type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
@@ -84,7 +84,7 @@ func signFact(ctx context.Context, x execer, id int64, content string) error {
 // SignFacts stores the signatures of the active facts with ids from..to
 // (inclusive) in tx, and returns how many facts it signed. A store built
 // by inserting facts directly (a benchmark's) calls it once after.
-func SignFacts(ctx context.Context, tx *sql.Tx, from, to int64) (int, error) {
+func SignFacts(ctx context.Context, tx *store.Tx, from, to int64) (int, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, content FROM facts WHERE id BETWEEN ? AND ? AND status = 'active'`, from, to)
 	if err != nil {
 		return 0, fmt.Errorf("sign facts: %w", err)
@@ -131,7 +131,7 @@ func (in *Integrator) signBackfill(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := in.DB.Tx(ctx, func(tx *sql.Tx) error {
+		err := in.DB.Tx(ctx, func(tx *store.Tx) error {
 			_, err := SignFacts(ctx, tx, from, min(from+batch-1, upto))
 			return err
 		})

@@ -2,7 +2,6 @@ package integrate
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strconv"
 
@@ -58,7 +57,7 @@ func BackfillCodes(ctx context.Context, db *store.DB, sp graph.Space, n int) (in
 	written := 0
 	for vectors > codes+written {
 		wrote := 0
-		err := db.Tx(ctx, func(tx *sql.Tx) error {
+		err := db.Tx(ctx, func(tx *store.Tx) error {
 			rows, err := tx.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM embeddings e
 				WHERE e.provider = ?1 AND e.model = ?2 AND e.dim = ?3 AND NOT EXISTS (SELECT 1 FROM vector_codes c
 					WHERE c.fact_id = e.fact_id AND c.provider = ?1 AND c.model = ?2 AND c.dim = ?3)
@@ -183,7 +182,7 @@ func EmbedMissing(ctx context.Context, db *store.DB, e Embedder, batch int) Embe
 		// every active fact is embedded again in the new one.
 		moved := sp != got
 		sp = got
-		err = db.Tx(ctx, func(tx *sql.Tx) error {
+		err = db.Tx(ctx, func(tx *store.Tx) error {
 			for i, id := range ids {
 				if err := StoreVector(ctx, tx, id, sp, vecs[i]); err != nil {
 					return err

@@ -71,7 +71,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
-	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := p.DB.Tx(ctx, func(tx *store.Tx) error {
 		if err := secureDelete(ctx, tx); err != nil {
 			return err
 		}
@@ -119,7 +119,7 @@ func (p *Pipeline) truncateWAL(ctx context.Context) string {
 // sourceEvents adds to events the raw events fact id came from (cited by
 // its provenance or by the extracted facts behind it) and every event whose
 // text holds one of its wordings.
-func sourceEvents(ctx context.Context, tx *sql.Tx, id int64, events map[int64]bool) error {
+func sourceEvents(ctx context.Context, tx *store.Tx, id int64, events map[int64]bool) error {
 	seqs, err := column[int64](ctx, tx, `
 		SELECT event_seq FROM fact_provenance WHERE fact_id = ?1 AND event_seq IS NOT NULL
 		UNION SELECT CAST(j.value AS INTEGER) FROM session_facts sf, json_each(sf.event_ids) j
@@ -142,7 +142,7 @@ func sourceEvents(ctx context.Context, tx *sql.Tx, id int64, events map[int64]bo
 // so a re-read transcript cannot copy it back); one still cited keeps its
 // row with ForgottenText instead of its text. The events index follows by
 // trigger, with FTS5 secure-delete on.
-func forgetEvents(ctx context.Context, tx *sql.Tx, events map[int64]bool, rep *ForgetReport) error {
+func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep *ForgetReport) error {
 	for _, seq := range slices.Sorted(maps.Keys(events)) {
 		var cited int
 		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM fact_provenance WHERE event_seq = ?1)
@@ -172,7 +172,7 @@ func forgetEvents(ctx context.Context, tx *sql.Tx, events map[int64]bool, rep *F
 	return nil
 }
 
-func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, events map[int64]bool, rep *ForgetReport) error {
+func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, events map[int64]bool, rep *ForgetReport) error {
 	var digest string
 	err := tx.QueryRowContext(ctx, `SELECT digest FROM facts WHERE id = ?`, id).Scan(&digest)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -256,7 +256,7 @@ func forgetOne(ctx context.Context, tx *sql.Tx, id int64, opts ForgetOptions, ev
 // tombstone keeps the content-free record of a forgotten fact: its
 // digests (which stop re-extraction), who and why, in the tombstones table
 // and the mutation log.
-func tombstone(ctx context.Context, tx *sql.Tx, id int64, digests []string, entities int, opts ForgetOptions, rep *ForgetReport) error {
+func tombstone(ctx context.Context, tx *store.Tx, id int64, digests []string, entities int, opts ForgetOptions, rep *ForgetReport) error {
 	for _, d := range digests {
 		n, err := exec(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
 			ON CONFLICT(digest) DO NOTHING`, d, id, opts.Actor, nullIfEmpty(opts.Reason), store.Now())
@@ -275,7 +275,7 @@ func tombstone(ctx context.Context, tx *sql.Tx, id int64, digests []string, enti
 // secureDelete makes this transaction's deletes overwrite the freed bytes
 // and the fact indexes drop deleted terms at once, instead of leaving them
 // in free pages or FTS segments until a merge.
-func secureDelete(ctx context.Context, tx *sql.Tx) error {
+func secureDelete(ctx context.Context, tx *store.Tx) error {
 	for _, q := range []string{
 		`PRAGMA secure_delete = ON`,
 		`INSERT INTO facts_fts(facts_fts, rank) VALUES ('secure-delete', 1)`,
@@ -291,7 +291,7 @@ func secureDelete(ctx context.Context, tx *sql.Tx) error {
 
 // weakenEdges takes back the co-mention strength the fact added between
 // each pair of its entities, deleting edges that fall to nothing.
-func weakenEdges(ctx context.Context, tx *sql.Tx, entities []int64, rep *ForgetReport) error {
+func weakenEdges(ctx context.Context, tx *store.Tx, entities []int64, rep *ForgetReport) error {
 	for i := range entities {
 		for j := i + 1; j < len(entities); j++ {
 			a, b := min(entities[i], entities[j]), max(entities[i], entities[j])
@@ -311,7 +311,7 @@ func weakenEdges(ctx context.Context, tx *sql.Tx, entities []int64, rep *ForgetR
 
 // dropOrphans deletes the entities (with their aliases and edges) that no
 // fact mentions any more; the self entity stays.
-func dropOrphans(ctx context.Context, tx *sql.Tx, entities []int64, rep *ForgetReport) error {
+func dropOrphans(ctx context.Context, tx *store.Tx, entities []int64, rep *ForgetReport) error {
 	for _, e := range entities {
 		var orphan int
 		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM entities WHERE id = ? AND is_self = 0
@@ -360,7 +360,7 @@ func (p *Pipeline) ForgetCandidates(ctx context.Context, query string, limit int
 	return out, nil
 }
 
-func exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (int, error) {
+func exec(ctx context.Context, tx *store.Tx, query string, args ...any) (int, error) {
 	res, err := tx.ExecContext(ctx, query, args...)
 	if err != nil {
 		return 0, err
@@ -369,7 +369,7 @@ func exec(ctx context.Context, tx *sql.Tx, query string, args ...any) (int, erro
 	return int(n), err
 }
 
-func column[T any](ctx context.Context, tx *sql.Tx, query string, args ...any) ([]T, error) {
+func column[T any](ctx context.Context, tx *store.Tx, query string, args ...any) ([]T, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -67,7 +67,7 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
-	err := p.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := p.DB.Tx(ctx, func(tx *store.Tx) error {
 		if err := reclaimable(ctx, tx, rep.WorkingMemory, &rep); err != nil {
 			return err
 		}

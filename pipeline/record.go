@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"time"
@@ -44,7 +43,7 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 	if err := p.EnsureRoom(ctx); err != nil {
 		return res, err
 	}
-	err = p.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
 		for i := range evs {
 			seq, inserted, err := store.InsertEvent(ctx, tx, &evs[i])
 			if err != nil {

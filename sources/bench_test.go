@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -115,7 +114,7 @@ func benchRaw(b *testing.B, data []byte, cpu *time.Duration) time.Duration {
 	start := time.Now()
 	for i := 0; i < len(evs); i += DefaultBatchLines {
 		batch := evs[i:min(i+DefaultBatchLines, len(evs))]
-		err := db.Tx(ctx, func(tx *sql.Tx) error {
+		err := db.Tx(ctx, func(tx *store.Tx) error {
 			if err := store.TouchSession(ctx, tx, batch[0].SessionID, ClaudeCode, "", "", time.Now()); err != nil {
 				return err
 			}

@@ -26,7 +26,7 @@ const maxOccurrences = 1 << 20
 // batchTx is the state of one write transaction.
 type batchTx struct {
 	ctx      context.Context
-	tx       *sql.Tx
+	tx       *store.Tx
 	ins      *sql.Stmt
 	st       *passState
 	now      string
@@ -54,7 +54,7 @@ func (c *Copier) commit(ctx context.Context, st *passState, batch []mappedLine, 
 		return err
 	}
 	var b *batchTx
-	err := c.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := c.DB.Tx(ctx, func(tx *store.Tx) error {
 		cur, err := readProgress(ctx, tx, st.f.path)
 		if err != nil {
 			return err

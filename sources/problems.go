@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -97,7 +96,7 @@ func (c *Copier) RecordFolders(ctx context.Context, unreadable []FileError) erro
 		return err
 	}
 	now := store.Now()
-	return c.DB.Tx(ctx, func(tx *sql.Tx) error {
+	return c.DB.Tx(ctx, func(tx *store.Tx) error {
 		keep := map[string]bool{}
 		for _, fe := range unreadable {
 			keep[fe.Path] = true

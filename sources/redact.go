@@ -3,7 +3,6 @@ package sources
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -372,7 +371,7 @@ func (ru *rule) replace(s string, counts map[string]int64) string {
 // CountRedactions adds counts to the store's redactions table inside tx,
 // the transaction that writes the redacted rows, so a rolled-back write
 // counts nothing.
-func CountRedactions(ctx context.Context, tx *sql.Tx, counts map[string]int64) error {
+func CountRedactions(ctx context.Context, tx *store.Tx, counts map[string]int64) error {
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		if counts[k] == 0 {
 			continue

@@ -2,7 +2,6 @@ package sources
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 
@@ -83,7 +82,7 @@ func (c *Copier) keepAside(ctx context.Context, path string, pr progress) error 
 // a new file.
 func (c *Copier) adopt(ctx context.Context, f selected, file *os.File, dev, ino int64) (progress, error) {
 	var pr progress
-	err := c.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err := c.DB.Tx(ctx, func(tx *store.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT path FROM source_files WHERE dev = ? AND ino = ? AND path <> ? ORDER BY updated_at DESC`, dev, ino, f.path)
 		if err != nil {
 			return fmt.Errorf("find %s under an earlier name: %w", f.path, err)

@@ -87,7 +87,7 @@ func (e *Event) Validate() error {
 // InsertEvent validates and writes ev in tx, creating or extending its
 // session. It returns the new sequence number, or inserted=false with the
 // existing row's sequence when ev.DedupeKey was already stored.
-func InsertEvent(ctx context.Context, tx *sql.Tx, ev *Event) (seq int64, inserted bool, err error) {
+func InsertEvent(ctx context.Context, tx *Tx, ev *Event) (seq int64, inserted bool, err error) {
 	if err := ev.Validate(); err != nil {
 		return 0, false, err
 	}

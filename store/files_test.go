@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -14,7 +13,7 @@ import (
 )
 
 func setMeta(db *DB, key string) error {
-	return db.Tx(context.Background(), func(tx *sql.Tx) error { return SetMeta(context.Background(), tx, key, "v") })
+	return db.Tx(context.Background(), func(tx *Tx) error { return SetMeta(context.Background(), tx, key, "v") })
 }
 
 // Deleting memory.db-wal (or replacing memory.db) under a running process

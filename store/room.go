@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"errors"
-	"fmt"
 )
 
 // ErrDiskBudget means the store is at its retention.disk_budget and no raw
@@ -23,14 +22,6 @@ func (db *DB) EnsureRoom(ctx context.Context) error {
 	return db.Room(ctx)
 }
 
-// UsedBytes is the space the store's pages hold: the file's pages (as seen
-// through the WAL) minus the free list. Deleted rows return pages to the
-// free list, so this falls after a prune even before a vacuum shrinks the
-// file, and new writes reuse those pages.
-func (db *DB) UsedBytes(ctx context.Context) (int64, error) {
-	var pages, free, size int64
-	if err := db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count()), (SELECT freelist_count FROM pragma_freelist_count()), (SELECT page_size FROM pragma_page_size())`).Scan(&pages, &free, &size); err != nil {
-		return 0, fmt.Errorf("measure %s: %w", db.Path, err)
-	}
-	return (pages - free) * size, nil
-}
+// UsedBytes is the space the store's rows take (see Engine.UsedBytes): it
+// falls after a prune even before a vacuum shrinks the file.
+func (db *DB) UsedBytes(ctx context.Context) (int64, error) { return db.eng.UsedBytes(ctx, db) }

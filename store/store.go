@@ -1,7 +1,10 @@
-// Package store owns the SQLite file behind a recollect data directory: the
+// Package store owns the database behind a recollect data directory: the
 // schema and its migrations, connection settings (WAL, busy timeout, foreign
 // keys), the data-directory resolution order and the small write helpers that
-// every layer shares (events, sessions, the mutation log).
+// every layer shares (events, sessions, the mutation log). It is the storage
+// seam: every statement that only one engine understands (full-text search,
+// PRAGMA, VACUUM, JSON arrays, the schema) is an Engine method here, and the
+// layers above write only SQL that SQLite and PostgreSQL both accept.
 //
 // It knows nothing about transcripts, models or ranking; those live in
 // sources, extract, integrate and graph, which all import store.
@@ -32,10 +35,14 @@ var ErrNoFTS5 = errors.New("this recollect was built without FTS5; rebuild with:
 // ErrNewerSchema means the file was written by a newer recollect.
 var ErrNewerSchema = errors.New("store written by a newer recollect")
 
-// DB is an open store. It wraps *sql.DB so that packages above can run their
-// own queries while sharing one connection pool and one set of pragmas.
+// DB is an open store. Packages above run their own portable queries
+// through its ExecContext, QueryContext and QueryRowContext (and Tx), which
+// rebind them for the engine, while sharing one connection pool and one set
+// of connection settings. The embedded *sql.DB is the engine's raw handle,
+// for store and for tests.
 type DB struct {
 	*sql.DB
+	eng Engine
 	// Dir is the data directory, Path the database file inside it.
 	Dir, Path string
 	// Room, when set, is called by EnsureRoom before raw events are
@@ -94,7 +101,7 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	db := &DB{DB: sqlDB, Dir: filepath.Dir(path), Path: path}
+	db := &DB{DB: sqlDB, eng: sqliteEngine{}, Dir: filepath.Dir(path), Path: path}
 	if err := db.checkFTS5(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err
@@ -121,53 +128,17 @@ func (db *DB) checkFTS5(ctx context.Context) error {
 	return nil
 }
 
-// Version reports the store's schema version (PRAGMA user_version).
-func (db *DB) Version(ctx context.Context) (int, error) {
-	var v int
-	if err := db.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
-		return 0, fmt.Errorf("read schema version: %w", err)
-	}
-	return v, nil
-}
+// Version reports the store's schema version.
+func (db *DB) Version(ctx context.Context) (int, error) { return db.eng.Version(ctx, db) }
 
 // Migrate moves the schema forward to version target, one transaction per
 // step. A store newer than this binary is refused, never touched.
-func (db *DB) Migrate(ctx context.Context, target int) error {
-	if target > len(migrations) {
-		return fmt.Errorf("migrate to %d: only %d versions known", target, len(migrations))
-	}
-	cur, err := db.Version(ctx)
-	if err != nil {
-		return err
-	}
-	if cur > len(migrations) {
-		return fmt.Errorf("%w: %s is at schema version %d, this binary knows up to %d; upgrade recollect (go install -tags sqlite_fts5 ./cmd/recollect)",
-			ErrNewerSchema, db.Path, cur, len(migrations))
-	}
-	for v := cur; v < target; v++ {
-		if err := db.migrateStep(ctx, v); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (db *DB) migrateStep(ctx context.Context, from int) error {
-	return db.Tx(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, migrations[from]); err != nil {
-			return fmt.Errorf("migrate %s from version %d: %w", db.Path, from, err)
-		}
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, from+1)); err != nil {
-			return fmt.Errorf("migrate %s: set version %d: %w", db.Path, from+1, err)
-		}
-		return nil
-	})
-}
+func (db *DB) Migrate(ctx context.Context, target int) error { return db.eng.Migrate(ctx, db, target) }
 
 // Tx runs fn in one write transaction (BEGIN IMMEDIATE), committing when fn
 // returns nil and rolling back otherwise. It refuses (ErrFilesChanged) once
 // the database or its WAL was deleted or replaced under this handle.
-func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
+func (db *DB) Tx(ctx context.Context, fn func(*Tx) error) error {
 	if err := db.checkFiles(); err != nil {
 		return err
 	}
@@ -175,7 +146,7 @@ func (db *DB) Tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
-	if err := fn(tx); err != nil {
+	if err := fn(&Tx{tx: tx, eng: db.eng}); err != nil {
 		return errors.Join(err, rollback(tx))
 	}
 	// Checked again under the write lock, right before the commit is
@@ -237,7 +208,7 @@ func ParseTime(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// Execer is what write helpers need: a *sql.Tx or *sql.DB.
+// Execer is what write helpers need: a *Tx or *DB.
 type Execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row

@@ -55,7 +55,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			db := &DB{DB: raw, Path: path}
+			db := &DB{DB: raw, eng: sqliteEngine{}, Path: path}
 			if err := db.Migrate(ctx, from); err != nil {
 				t.Fatalf("migrate to %d: %v", from, err)
 			}
@@ -135,7 +135,7 @@ func TestInsertEventDedupeAndValidation(t *testing.T) {
 	ev := Event{SessionID: "s", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "hello there", DedupeKey: "k1"}
 	var first, second int64
 	for i, dst := range []*int64{&first, &second} {
-		err := db.Tx(ctx, func(tx *sql.Tx) error {
+		err := db.Tx(ctx, func(tx *Tx) error {
 			e := ev
 			seq, inserted, err := InsertEvent(ctx, tx, &e)
 			if inserted != (i == 0) {
@@ -195,7 +195,7 @@ func TestMigrateWidensEventSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := &DB{DB: raw, Path: path}
+	db := &DB{DB: raw, eng: sqliteEngine{}, Path: path}
 	if err := db.Migrate(ctx, 15); err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
 	"io/fs"
 	"os"
@@ -185,7 +184,7 @@ func rawInsert(ctx context.Context, dir, path string) (time.Duration, int64, err
 	start := time.Now()
 	for i := 0; i < len(evs); i += sources.DefaultBatchLines {
 		batch := evs[i:min(i+sources.DefaultBatchLines, len(evs))]
-		err := db.Tx(ctx, func(tx *sql.Tx) error {
+		err := db.Tx(ctx, func(tx *store.Tx) error {
 			touched := map[string]bool{}
 			for _, ev := range batch {
 				if !touched[ev.SessionID] {

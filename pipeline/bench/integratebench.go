@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -48,7 +47,7 @@ func BenchIntegrate(ctx context.Context, work, fixtures string, n, batch int) (I
 	if err != nil {
 		return res, err
 	}
-	err = db.Tx(ctx, func(tx *sql.Tx) error {
+	err = db.Tx(ctx, func(tx *store.Tx) error {
 		_, err := integrate.SignFacts(ctx, tx, 1, int64(n))
 		return err
 	})

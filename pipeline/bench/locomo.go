@@ -11,7 +11,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"log/slog"
@@ -345,7 +344,7 @@ const CaptureDate = "2 January 2006"
 func ingest(ctx context.Context, db *store.DB, route string, c Conversation) (map[int64][]string, int, error) {
 	byCapture := map[int64][]string{}
 	dups := 0
-	err := db.Tx(ctx, func(tx *sql.Tx) error {
+	err := db.Tx(ctx, func(tx *store.Tx) error {
 		for _, s := range c.Sessions {
 			session := fmt.Sprintf("%s/session_%d", c.ID, s.Number)
 			date := s.Date

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -76,7 +75,7 @@ func buildFacts(ctx context.Context, db *store.DB, sentences []string, n int) er
 	entities := map[string]int64{}
 	speakers := []string{"user", "assistant", "Ana", "Ben"}
 	now := store.Now()
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(tx *store.Tx) error {
 		insFact, err := tx.PrepareContext(ctx, `INSERT INTO facts(content, digest, producer, speaker, session_id, said_at, recorded_at)
 			VALUES (?,?, 'heuristic', ?,?,?,?)`)
 		if err != nil {
@@ -107,7 +106,7 @@ func buildFacts(ctx context.Context, db *store.DB, sentences []string, n int) er
 	})
 }
 
-func linkMentions(ctx context.Context, tx *sql.Tx, fact int64, content string, entities map[string]int64) error {
+func linkMentions(ctx context.Context, tx *store.Tx, fact int64, content string, entities map[string]int64) error {
 	for _, m := range integrate.HeuristicMentions(content) {
 		key := integrate.Fold(m.Name)
 		if key == "" {

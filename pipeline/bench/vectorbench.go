@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"math/rand/v2"
 	"time"
@@ -38,7 +37,7 @@ func addVectors(ctx context.Context, db *store.DB, n int) error {
 		}
 	}
 	v := make([]float32, VectorDim)
-	return db.Tx(ctx, func(tx *sql.Tx) error {
+	return db.Tx(ctx, func(tx *store.Tx) error {
 		rows, err := tx.QueryContext(ctx, `SELECT id FROM facts ORDER BY id`)
 		if err != nil {
 			return fmt.Errorf("add vectors: %w", err)

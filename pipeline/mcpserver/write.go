@@ -85,7 +85,7 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 	redacted := map[string]int64{}
 	c.Content, c.CaptureNotes = red.Redact(c.Content, redacted), red.Redact(c.CaptureNotes, redacted)
 	out := captureOut{SessionID: s.session}
-	err = s.p.DB.Tx(ctx, func(tx *sql.Tx) error {
+	err = s.p.DB.Tx(ctx, func(tx *store.Tx) error {
 		if in.SourceEventID > 0 {
 			if err := sourceEvent(ctx, tx, in.SourceEventID, &c); err != nil {
 				return err
@@ -110,7 +110,7 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 }
 
 // sourceEvent checks the cited event and takes its speaker and time.
-func sourceEvent(ctx context.Context, tx *sql.Tx, seq int64, c *extract.Candidate) error {
+func sourceEvent(ctx context.Context, tx *store.Tx, seq int64, c *extract.Candidate) error {
 	var role string
 	var speaker, occurred sql.NullString
 	err := tx.QueryRowContext(ctx, `SELECT role, speaker, occurred_at FROM session_events WHERE seq = ?`, seq).Scan(&role, &speaker, &occurred)
@@ -130,7 +130,7 @@ func sourceEvent(ctx context.Context, tx *sql.Tx, seq int64, c *extract.Candidat
 	return nil
 }
 
-func captureOutcome(ctx context.Context, tx *sql.Tx, session, content string, out *captureOut) error {
+func captureOutcome(ctx context.Context, tx *store.Tx, session, content string, out *captureOut) error {
 	digest := store.Digest(content)
 	var gone int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&gone); err != nil {

@@ -1,0 +1,176 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+)
+
+// Engine is what one storage engine supplies beyond the SQL every engine
+// speaks. The stages (sources, extract, integrate, graph, pipeline) write
+// their statements in the subset SQLite and PostgreSQL both accept, with ?
+// placeholders, and run them through DB and Tx, which rebind them; what has
+// no common form — full-text search and its query syntax, JSON arrays,
+// substring tests, row order, the schema, maintenance — is a method here.
+// sqliteEngine is the SQLite implementation; a second engine implements
+// the same methods and nothing above store changes.
+type Engine interface {
+	// Name names the engine in stats and errors ("sqlite").
+	Name() string
+	// Rebind rewrites a statement's placeholders (? and ?N) into the
+	// engine's own. The stages never rebind; DB and Tx do.
+	Rebind(query string) string
+
+	// TextMatches is a row source, in parentheses, of the rows of ix whose
+	// text matches its one ? argument (made by TextQuery), with columns id
+	// (the row's key) and score (higher is better, BM25-like). Stages join
+	// it: `SELECT … FROM ` + TextMatches(FactText) + ` k JOIN facts f ON
+	// f.id = k.id … ORDER BY k.score DESC, f.id`.
+	TextMatches(ix TextIndex) string
+	// TextQuery renders q as the argument of TextMatches; "" when q holds
+	// nothing to search.
+	TextQuery(q TextQuery) string
+	// JSONInts is a table expression, aliased alias, whose rows' column
+	// value holds the elements of the JSON array in expr (an integer array
+	// such as session_facts.event_ids; CAST the value to compare it). It
+	// may refer to tables earlier in the FROM list.
+	JSONInts(expr, alias string) string
+	// Contains is a condition true when the text expr hay holds the text
+	// expr needle (exactly, case-sensitive).
+	Contains(hay, needle string) string
+	// InsertOrder is an expression ordering the rows of a table without an
+	// id column (fact_provenance) in the order they were inserted; alias is
+	// the table's alias.
+	InsertOrder(alias string) string
+
+	// Version reads the schema version the store's migrations reached.
+	Version(ctx context.Context, q Querier) (int, error)
+	// Migrate moves the schema forward to version target, one transaction
+	// per step, refusing a store newer than it knows (ErrNewerSchema).
+	Migrate(ctx context.Context, db *DB, target int) error
+	// UsedBytes is the space the stored rows take, which falls when rows
+	// are deleted (retention's disk budget reads it).
+	UsedBytes(ctx context.Context, db *DB) (int64, error)
+	// Checkpoint makes every committed write durable in the main store
+	// and drops the engine's log of earlier page images; complete is false
+	// when a reader still holds an old snapshot, so the log could not be
+	// emptied.
+	Checkpoint(ctx context.Context, db *DB) (complete bool, err error)
+	// Compact returns the space of deleted rows to the file system.
+	Compact(ctx context.Context, db *DB) error
+	// SecureDelete makes the transaction's deletes overwrite what they
+	// remove, in the tables and in the full-text indexes, instead of
+	// leaving it in free space until reuse.
+	SecureDelete(ctx context.Context, tx *Tx) error
+	// RawTextTop runs the engine's own plain best-k full-text query over
+	// ix: the baseline that search is benchmarked against.
+	RawTextTop(ctx context.Context, db *DB, ix TextIndex, q TextQuery, k int) ([]int64, error)
+}
+
+// TextIndex names a full-text index the store keeps over one table's text,
+// kept in step with the table by the engine.
+type TextIndex int
+
+const (
+	// FactText indexes facts.content; its id is facts.id.
+	FactText TextIndex = iota
+	// PendingText indexes session_facts.content; its id is session_facts.id.
+	PendingText
+	// EventText indexes session_events.content; its id is session_events.seq.
+	EventText
+)
+
+// TextQuery is a full-text query in no engine's syntax: each element is a
+// word, or a phrase of words in order, lowercase; a row matches when its
+// text holds any of them, stemmed as the index stems. Words are taken
+// literally: no operator or wildcard is parsed from them.
+type TextQuery []string
+
+// Querier is what read helpers need: a *DB, a *Tx, or their database/sql
+// counterparts.
+type Querier interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+// Engine returns the engine behind this store, for the SQL forms that have
+// no common spelling (see Engine).
+func (db *DB) Engine() Engine { return db.eng }
+
+// ExecContext runs a statement written with ? placeholders.
+func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return db.DB.ExecContext(ctx, db.eng.Rebind(query), args...)
+}
+
+// QueryContext runs a query written with ? placeholders.
+func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return db.DB.QueryContext(ctx, db.eng.Rebind(query), args...)
+}
+
+// QueryRowContext runs a query written with ? placeholders that returns at
+// most one row.
+func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return db.DB.QueryRowContext(ctx, db.eng.Rebind(query), args...)
+}
+
+// Checkpoint makes committed writes durable in the main store and empties
+// the engine's log where it can (see Engine.Checkpoint).
+func (db *DB) Checkpoint(ctx context.Context) (complete bool, err error) {
+	return db.eng.Checkpoint(ctx, db)
+}
+
+// Compact returns the space of deleted rows to the file system.
+func (db *DB) Compact(ctx context.Context) error { return db.eng.Compact(ctx, db) }
+
+// Tx is one write transaction. Its statements are written with ?
+// placeholders, as DB's are, and rebound for the engine.
+type Tx struct {
+	tx  *sql.Tx
+	eng Engine
+}
+
+// Engine returns the engine behind the transaction's store.
+func (t *Tx) Engine() Engine { return t.eng }
+
+// ExecContext runs a statement in the transaction.
+func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	return t.tx.ExecContext(ctx, t.eng.Rebind(query), args...)
+}
+
+// QueryContext runs a query in the transaction.
+func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	return t.tx.QueryContext(ctx, t.eng.Rebind(query), args...)
+}
+
+// QueryRowContext runs a query in the transaction that returns at most one
+// row.
+func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
+	return t.tx.QueryRowContext(ctx, t.eng.Rebind(query), args...)
+}
+
+// PrepareContext prepares a statement for repeated use in the
+// transaction; it is closed with the transaction.
+func (t *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return t.tx.PrepareContext(ctx, t.eng.Rebind(query))
+}
+
+// SecureDelete makes this transaction's deletes overwrite what they remove
+// (see Engine.SecureDelete).
+func (t *Tx) SecureDelete(ctx context.Context) error { return t.eng.SecureDelete(ctx, t) }
+
+// Raw is the database/sql transaction underneath, for an engine's own
+// statements.
+func (t *Tx) Raw() *sql.Tx { return t.tx }
+
+// renderFTS5 writes q in FTS5's query syntax: each word or phrase quoted
+// (a quote inside doubled), joined by OR.
+func renderFTS5(q TextQuery) string {
+	parts := make([]string, 0, len(q))
+	for _, t := range q {
+		if t = strings.TrimSpace(t); t != "" {
+			parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
+		}
+	}
+	return strings.Join(parts, " OR ")
+}

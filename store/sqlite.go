@@ -1,0 +1,153 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// sqliteEngine is the SQLite engine (mattn/go-sqlite3 with FTS5): the one
+// place that speaks SQLite's own forms — FTS5 MATCH and bm25(), json_each,
+// instr, rowid, PRAGMA, VACUUM and the migrations in schema.go.
+type sqliteEngine struct{}
+
+var _ Engine = sqliteEngine{}
+
+func (sqliteEngine) Name() string { return "sqlite" }
+
+// Rebind leaves the statement as written: ? and ?N are SQLite's own.
+func (sqliteEngine) Rebind(query string) string { return query }
+
+// ftsTables names each index's FTS5 table (external content, porter
+// unicode61) and the column its rowid mirrors.
+var ftsTables = [...]string{FactText: "facts_fts", PendingText: "session_facts_fts", EventText: "events_fts"}
+
+// TextMatches ranks by -bm25(), the same score as FTS5's rank column but
+// without the second, sorting statement ORDER BY rank makes FTS5 prepare
+// and run (about a quarter of a query at 100k facts). The subquery has no
+// LIMIT or aggregate of its own, so SQLite flattens it into the caller's
+// query: joining it costs what naming the FTS5 table there did.
+func (sqliteEngine) TextMatches(ix TextIndex) string {
+	t := ftsTables[ix]
+	return `(SELECT rowid AS id, -bm25(` + t + `) AS score FROM ` + t + ` WHERE ` + t + ` MATCH ?)`
+}
+
+func (sqliteEngine) TextQuery(q TextQuery) string { return renderFTS5(q) }
+
+func (sqliteEngine) JSONInts(expr, alias string) string { return `json_each(` + expr + `) ` + alias }
+
+func (sqliteEngine) Contains(hay, needle string) string {
+	return `instr(` + hay + `, ` + needle + `) > 0`
+}
+
+func (sqliteEngine) InsertOrder(alias string) string { return alias + `.rowid` }
+
+// Version reads PRAGMA user_version, which the migrations advance.
+func (sqliteEngine) Version(ctx context.Context, q Querier) (int, error) {
+	var v int
+	if err := q.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+func (e sqliteEngine) Migrate(ctx context.Context, db *DB, target int) error {
+	if target > len(migrations) {
+		return fmt.Errorf("migrate to %d: only %d versions known", target, len(migrations))
+	}
+	cur, err := e.Version(ctx, db)
+	if err != nil {
+		return err
+	}
+	if cur > len(migrations) {
+		return fmt.Errorf("%w: %s is at schema version %d, this binary knows up to %d; upgrade recollect (go install -tags sqlite_fts5 ./cmd/recollect)",
+			ErrNewerSchema, db.Path, cur, len(migrations))
+	}
+	for v := cur; v < target; v++ {
+		err := db.Tx(ctx, func(tx *Tx) error {
+			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
+				return fmt.Errorf("migrate %s from version %d: %w", db.Path, v, err)
+			}
+			if _, err := tx.ExecContext(ctx, fmt.Sprintf(`PRAGMA user_version = %d`, v+1)); err != nil {
+				return fmt.Errorf("migrate %s: set version %d: %w", db.Path, v+1, err)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// UsedBytes is the file's pages (as seen through the WAL) minus the free
+// list: deleted rows return pages to the free list, so this falls after a
+// prune even before a vacuum shrinks the file, and new writes reuse them.
+func (sqliteEngine) UsedBytes(ctx context.Context, db *DB) (int64, error) {
+	var pages, free, size int64
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT page_count FROM pragma_page_count()), (SELECT freelist_count FROM pragma_freelist_count()), (SELECT page_size FROM pragma_page_size())`).Scan(&pages, &free, &size); err != nil {
+		return 0, fmt.Errorf("measure %s: %w", db.Path, err)
+	}
+	return (pages - free) * size, nil
+}
+
+// Checkpoint copies the WAL into the database file and truncates the WAL;
+// a reader holding an old snapshot keeps the WAL from being emptied.
+func (sqliteEngine) Checkpoint(ctx context.Context, db *DB) (bool, error) {
+	var busy, logFrames, done int
+	if err := db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+		return false, fmt.Errorf("checkpoint %s: %w", db.Path, err)
+	}
+	return busy == 0, nil
+}
+
+// Compact merges the events index's deletion markers (FTS5 keeps them
+// until segments merge) so that VACUUM can return their pages, rebuilds
+// the file, and folds the WAL back into it.
+func (e sqliteEngine) Compact(ctx context.Context, db *DB) error {
+	if _, err := db.ExecContext(ctx, `INSERT INTO events_fts(events_fts) VALUES ('optimize')`); err != nil {
+		return fmt.Errorf("optimize event index: %w", err)
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM`); err != nil {
+		return fmt.Errorf("vacuum %s: %w", db.Path, err)
+	}
+	if _, err := e.Checkpoint(ctx, db); err != nil {
+		return fmt.Errorf("after vacuum: %w", err)
+	}
+	return nil
+}
+
+// SecureDelete turns on secure_delete for the connection and FTS5's
+// secure-delete for each index, so deleted terms leave the index at once
+// instead of at the next segment merge.
+func (sqliteEngine) SecureDelete(ctx context.Context, tx *Tx) error {
+	stmts := []string{`PRAGMA secure_delete = ON`}
+	for _, t := range ftsTables {
+		stmts = append(stmts, `INSERT INTO `+t+`(`+t+`, rank) VALUES ('secure-delete', 1)`)
+	}
+	for _, q := range stmts {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("secure delete: %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// RawTextTop is FTS5's own best k: MATCH ordered by rank.
+func (sqliteEngine) RawTextTop(ctx context.Context, db *DB, ix TextIndex, q TextQuery, k int) ([]int64, error) {
+	t := ftsTables[ix]
+	rows, err := db.QueryContext(ctx, `SELECT rowid FROM `+t+` WHERE `+t+` MATCH ? ORDER BY rank LIMIT ?`, renderFTS5(q), k)
+	if err != nil {
+		return nil, fmt.Errorf("full-text query %s: %w", strings.TrimSuffix(t, "_fts"), err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("full-text query: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
