@@ -70,7 +70,8 @@ func Quote(s string, n int) string {
 // housekeeping note when raw events wait. Every stored text is quoted (see
 // Quote). It reads only the store and in, so the same input gives the same
 // bytes.
-func Briefing(ctx context.Context, db *store.DB, in BriefingInput) (string, error) {
+func (r *Reader) Briefing(ctx context.Context, in BriefingInput) (string, error) {
+	db := r.db
 	var b strings.Builder
 	b.WriteString("# Memory briefing\n\n")
 	b.WriteString(DataPreface)
@@ -94,7 +95,8 @@ func Briefing(ctx context.Context, db *store.DB, in BriefingInput) (string, erro
 
 // Profile renders the key facts only: the store owner's profile, most
 // important first, quoted after the same preface as the briefing.
-func Profile(ctx context.Context, db *store.DB) (string, error) {
+func (r *Reader) Profile(ctx context.Context) (string, error) {
+	db := r.db
 	key, err := profileFacts(ctx, db)
 	if err != nil {
 		return "", err

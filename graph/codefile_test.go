@@ -9,12 +9,13 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
-// TestCodeFileServesANewProcess: the first load of many codes writes the
-// space's code file; a new handle (a new process) takes its codes from the
-// file — proved by damaging the codes in it — and the rows added since
+// TestCodeFileServesANewProcess: a reader never writes the code file (the
+// embedding step does); a new reader (a new process) takes its codes from
+// the file — proved by damaging the codes in it — and the rows added since
 // from the table; once a code is removed the file no longer matches and
 // the table is read again.
 func TestCodeFileServesANewProcess(t *testing.T) {
@@ -29,24 +30,34 @@ func TestCodeFileServesANewProcess(t *testing.T) {
 		addCodedVector(t, db, ids[i], sp, v)
 	}
 	q := data[1200]
-	if top := semanticTop(t, db, sp, q, 5); top[0] != ids[1200] {
-		t.Fatalf("first handle: top %v, want fact %d", top, ids[1200])
+	first := graph.NewReader(db)
+	defer first.Close()
+	if top := semanticTop(t, first, sp, q, 5); top[0] != ids[1200] {
+		t.Fatalf("first reader: top %v, want fact %d", top, ids[1200])
 	}
-	files, _ := filepath.Glob(filepath.Join(db.Dir, "vector-codes-*.bin"))
+	files, _ := filepath.Glob(filepath.Join(db.Dir, graph.CodeFilePattern))
+	if len(files) != 0 {
+		t.Fatalf("code files after a reader's first load: %v, want none: the read side only reads", files)
+	}
+	if wrote, err := integrate.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
+		t.Fatalf("WriteCodeFile over %d codes: wrote %v, %v", len(data), wrote, err)
+	}
+	files, _ = filepath.Glob(filepath.Join(db.Dir, graph.CodeFilePattern))
 	if len(files) != 1 {
-		t.Fatalf("code files after the first load: %v, want one", files)
+		t.Fatalf("code files after WriteCodeFile: %v, want one", files)
 	}
 	late := addFact(t, db, fact{content: "late"})
 	addCodedVector(t, db, late, sp, q)
 
-	reopen := func() *store.DB {
+	reopen := func() *graph.Reader {
 		t.Helper()
 		h, err := store.Open(ctx, db.Dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { h.Close() })
-		return h
+		r := graph.NewReader(h)
+		t.Cleanup(func() { r.Close(); h.Close() })
+		return r
 	}
 	if top := semanticTop(t, reopen(), sp, q, 5); len(top) < 2 || !(top[0] == late || top[1] == late) {
 		t.Fatalf("new handle: top %v lacks the vector added after the file", top)

@@ -67,7 +67,8 @@ type ContextAnswer struct {
 // Context searches the topic, then walks outward from the entities of the
 // hits and those the topic names, at most Hops edges, bounded by the caps
 // above; every fact appears once, with the path that first reached it.
-func Context(ctx context.Context, db *store.DB, q ContextQuery) (ContextAnswer, error) {
+func (r *Reader) Context(ctx context.Context, q ContextQuery) (ContextAnswer, error) {
+	db := r.db
 	ans := ContextAnswer{Topic: q.Topic, Arms: []Arm{}, Facts: []ContextFact{}, Entities: []ReachedEntity{}}
 	if q.Hops <= 0 || q.Hops > MaxHops {
 		q.Hops = MaxHops
@@ -75,7 +76,7 @@ func Context(ctx context.Context, db *store.DB, q ContextQuery) (ContextAnswer, 
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
-	res, err := Search(ctx, db, Query{Text: q.Topic, Limit: q.Limit, AsOf: q.AsOf, Vector: q.Vector, Space: q.Space})
+	res, err := r.Search(ctx, Query{Text: q.Topic, Limit: q.Limit, AsOf: q.AsOf, Vector: q.Vector, Space: q.Space})
 	if err != nil {
 		return ans, err
 	}

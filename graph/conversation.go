@@ -80,15 +80,15 @@ type candidate struct {
 
 // RankKeyword is the keyword arm: BM25 over the facts' full-text index for
 // the analysed query, re-scored by speaker and conversation context (see
-// SpeakerBoost, NeighborShare, SessionShare). cond and args restrict the
-// facts (alias f) the arm may return. It returns at most depth ids, best
-// first, ties by id.
-func RankKeyword(ctx context.Context, db *store.DB, a Analysis, cond string, args []any, depth int) (KeywordRanking, error) {
-	speakers, err := knownSpeakers(ctx, db, a.Names)
+// SpeakerBoost, NeighborShare, SessionShare). f restricts the facts the arm
+// may return. It returns at most depth ids, best first, ties by id.
+func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth int) (KeywordRanking, error) {
+	speakers, err := knownSpeakers(ctx, r.db, a.Names)
 	if err != nil {
 		return KeywordRanking{Context: map[int64]bool{}}, err
 	}
-	return rankKeyword(ctx, db, a, speakers, cond, args, depth)
+	cond, args := f.where()
+	return rankKeyword(ctx, r.db, a, speakers, cond, args, depth)
 }
 
 // rankKeyword is RankKeyword with the query's speakers already known.

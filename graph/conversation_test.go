@@ -45,7 +45,7 @@ func addConversation(tb testing.TB, db *store.DB, session string, turns []turn) 
 
 func rank(tb testing.TB, db *store.DB, q string) []int64 {
 	tb.Helper()
-	kr, err := RankKeyword(context.Background(), db, Analyze(q), "f.status = 'active'", nil, 10)
+	kr, err := NewReader(db).RankKeyword(context.Background(), Analyze(q), Filter{Believed: true}, 10)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestRankKeywordFindsTheAnswerNextToTheQuestion(t *testing.T) {
 	if p := position(ids, s1[1]); p == 0 || p > 3 {
 		t.Fatalf("Jon's answer (fact %d) is at position %d of %v; want it in the top 3: it answers the question asked just before it", s1[1], p, ids)
 	}
-	kr, err := RankKeyword(context.Background(), db, Analyze("Where did Jon travel last week?"), "", nil, 10)
+	kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("Where did Jon travel last week?"), Filter{}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +140,7 @@ func TestRankKeywordEmptyQuery(t *testing.T) {
 }
 
 // TestRankKeywordLooksDeeperPastFilteredMatches pins the BM25 pool: when
-// cond turns away some of the keywordPool best matches and more match, the
+// the filter turns away some of the keywordPool best matches and more match, the
 // pool is filled from the best twice keywordPool matches.
 func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
 	db := openTestStore(t)
@@ -153,8 +153,12 @@ func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
 		}
 	}
 	// Every match ranks alike, so FTS5's best keywordPool are the lowest
-	// ids; the condition turns the first half of them away.
-	kr, err := RankKeyword(context.Background(), db, Analyze("zebra"), "f.id > ?", []any{keywordPool / 2}, 2*keywordPool)
+	// ids; the filter turns the first half of them away (rejected facts
+	// are never candidates).
+	if _, err := db.Exec(`UPDATE facts SET status = 'rejected' WHERE id <= ?`, keywordPool/2); err != nil {
+		t.Fatal(err)
+	}
+	kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("zebra"), Filter{}, 2*keywordPool)
 	if err != nil {
 		t.Fatal(err)
 	}

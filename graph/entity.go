@@ -89,7 +89,8 @@ const MaxConnections = 20
 // Entity answers an entity lookup: every entity whose name or alias folds
 // to the name (all types unless one is given), its believed facts (facts
 // about it first, then by importance), and its neighbours in the graph.
-func Entity(ctx context.Context, db *store.DB, q EntityQuery) (EntityAnswer, error) {
+func (r *Reader) Entity(ctx context.Context, q EntityQuery) (EntityAnswer, error) {
+	db := r.db
 	ans := EntityAnswer{Name: q.Name, Type: q.Type, Entities: []EntityCard{}, Facts: []EntityFact{}, Connected: []Connection{}}
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit

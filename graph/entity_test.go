@@ -22,7 +22,7 @@ func TestEntityLookup(t *testing.T) {
 	gone := addFact(t, db, fact{content: "Mercury used Python", entities: []ent{{name: "Mercury", typ: "project", subject: true}}})
 	supersede(t, db, gone, about)
 
-	ans, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "mercury"})
+	ans, err := graph.NewReader(db).Entity(ctx, graph.EntityQuery{Name: "mercury"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestEntityLookup(t *testing.T) {
 		t.Errorf("connected = %v", names)
 	}
 
-	typed, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "Mercury", Type: "person"})
+	typed, err := graph.NewReader(db).Entity(ctx, graph.EntityQuery{Name: "Mercury", Type: "person"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestEntityLookup(t *testing.T) {
 		t.Errorf("--type person: %+v", typed)
 	}
 
-	none, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "pull requests"})
+	none, err := graph.NewReader(db).Entity(ctx, graph.EntityQuery{Name: "pull requests"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestEntityLookup(t *testing.T) {
 	if !strings.Contains(b.String(), `No entity is named "pull requests". 1 fact mentions the wording (none is linked to it as an entity)`) {
 		t.Errorf("rendered:\n%s", b.String())
 	}
-	wrongType, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "Sarah", Type: "place"})
+	wrongType, err := graph.NewReader(db).Entity(ctx, graph.EntityQuery{Name: "Sarah", Type: "place"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestEntityLookup(t *testing.T) {
 	if want := `No entity is named "Sarah" with type place (it is a person: leave out --type, or give --type person).`; !strings.HasPrefix(b.String(), want) {
 		t.Errorf("rendered %q, want it to start %q", b.String(), want)
 	}
-	nothing, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "zeppelin"})
+	nothing, err := graph.NewReader(db).Entity(ctx, graph.EntityQuery{Name: "zeppelin"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestEntityLookup(t *testing.T) {
 	if want := "No entity is named \"zeppelin\", and no fact mentions the wording.\n"; b.String() != want {
 		t.Errorf("rendered %q, want %q", b.String(), want)
 	}
-	if _, err := graph.Entity(ctx, db, graph.EntityQuery{Name: "?!"}); err == nil {
+	if _, err := graph.NewReader(db).Entity(ctx, graph.EntityQuery{Name: "?!"}); err == nil {
 		t.Errorf("a name without letters must be refused")
 	}
 }
@@ -108,7 +108,7 @@ func TestContextWalksTheGraph(t *testing.T) {
 	kimOnly := addFact(t, db, fact{content: "Kim plays chess", entities: []ent{{name: "Kim", typ: "person", subject: true}}})
 	addFact(t, db, fact{content: "Unrelated: the printer jams"})
 
-	ans, err := graph.Context(context.Background(), db, graph.ContextQuery{Topic: "Atlas"})
+	ans, err := graph.NewReader(db).Context(context.Background(), graph.ContextQuery{Topic: "Atlas"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestContextWalksTheGraph(t *testing.T) {
 			t.Errorf("Kim's fact path = %v (hops %d)", f.Path, f.Hops)
 		}
 	}
-	one, err := graph.Context(context.Background(), db, graph.ContextQuery{Topic: "Atlas", Hops: 1})
+	one, err := graph.NewReader(db).Context(context.Background(), graph.ContextQuery{Topic: "Atlas", Hops: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -97,6 +97,26 @@ func (s scope) live() (string, []any) {
 		(SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by), '9999') > ?`, []any{s.asOf, s.asOf}
 }
 
+// Filter says which facts a read may return: a typed value that graph
+// renders into its own statements, so no caller hands it SQL.
+type Filter struct {
+	// AsOf keeps the facts the store held at that instant; zero means now.
+	AsOf time.Time
+	// Believed keeps only the facts believed then; otherwise every fact
+	// but rejected ones may be returned, so a hit on history can lead to
+	// its successor.
+	Believed bool
+}
+
+// where renders f as a condition on alias f.
+func (f Filter) where() (string, []any) {
+	sc := newScope(f.AsOf)
+	if f.Believed {
+		return sc.live()
+	}
+	return sc.candidate()
+}
+
 // candidate is the SQL condition for facts an arm may find: every fact but
 // rejected ones, so a hit on history can lead to its successor.
 func (s scope) candidate() (string, []any) {
@@ -107,7 +127,8 @@ func (s scope) candidate() (string, []any) {
 }
 
 // LoadHit reads one fact with its provenance and entities.
-func LoadHit(ctx context.Context, db *store.DB, id int64) (Hit, error) {
+func (r *Reader) LoadHit(ctx context.Context, id int64) (Hit, error) {
+	db := r.db
 	m, err := loadHits(ctx, db, []int64{id})
 	if err != nil {
 		return Hit{}, err

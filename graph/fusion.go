@@ -358,11 +358,11 @@ func scanIDs(rows *sql.Rows, what string) ([]int64, error) {
 // vectors it scores only the candidates the sign codes pick (see
 // vectorIndex); while some vectors have no code yet it scores them all. A
 // note explains when the arm cannot run.
-func semanticArm(ctx context.Context, db *store.DB, sc scope, vec []float32, space Space, depth int) ([]int64, func(int64) string, string, error) {
+func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope, vec []float32, space Space, depth int) ([]int64, func(int64) string, string, error) {
 	if len(vec) != space.Dim {
 		return nil, nil, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
 	}
-	cs, err := vectorIndexOf(db).codes(ctx, db, space)
+	cs, err := index.codes(ctx, db, space)
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("similarity search: %w", err)
 	}
@@ -370,7 +370,7 @@ func semanticArm(ctx context.Context, db *store.DB, sc scope, vec []float32, spa
 	query := `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
 		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND ` + cond
 	qargs := append([]any{space.Provider, space.Model, space.Dim}, args...)
-	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.ids) > n {
+	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
 		ids, err := json.Marshal(cs.nearest(vec, n))
 		if err != nil {
 			return nil, nil, "", fmt.Errorf("similarity search: %w", err)

@@ -159,9 +159,18 @@ func addVector(tb testing.TB, db *store.DB, id int64, sp graph.Space, v []float3
 	}
 }
 
+// search answers q as a one-shot command does: a reader of its own.
 func search(tb testing.TB, db *store.DB, q graph.Query) graph.Answer {
 	tb.Helper()
-	ans, err := graph.Search(context.Background(), db, q)
+	r := graph.NewReader(db)
+	defer r.Close()
+	return searchWith(tb, r, q)
+}
+
+// searchWith answers q through r, as a long-running server does.
+func searchWith(tb testing.TB, r *graph.Reader, q graph.Query) graph.Answer {
+	tb.Helper()
+	ans, err := r.Search(context.Background(), q)
 	if err != nil {
 		tb.Fatalf("search %q: %v", q.Text, err)
 	}

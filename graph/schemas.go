@@ -3,8 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-
-	"github.com/recollect/recollect/store"
 )
 
 // DomainSchema is one domain the store uses, with its subdomains.
@@ -23,7 +21,8 @@ type SubdomainSchema struct {
 // Schemas lists the domains this store uses (every domain integrate ever
 // created, even one whose facts are all superseded) and their subdomains,
 // with counts of active facts; most used first.
-func Schemas(ctx context.Context, db *store.DB) ([]DomainSchema, error) {
+func (r *Reader) Schemas(ctx context.Context) ([]DomainSchema, error) {
+	db := r.db
 	rows, err := db.QueryContext(ctx, `SELECT name, SUM(n) total FROM (
 			SELECT name, 0 n FROM domains
 			UNION ALL SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain)

@@ -3,9 +3,12 @@
 // implementation behind both the CLI and the MCP tools, and it renders the
 // text both show, so the two never disagree about what an answer means.
 //
-// It reads the K layer (and, for pending facts and episodes, the I and D
-// layers); it never writes. It runs no model: a query vector for the
-// semantic arm is computed by the caller and passed in.
+// Every read goes through a Reader, built once per store handle, which
+// owns the handle, the in-memory index of vector sign codes and its
+// statements. It reads the K layer (and, for pending facts and episodes,
+// the I and D layers); it never writes — sign codes and their code files
+// are integrate's. It runs no model: a query vector for the semantic arm
+// is computed by the caller and passed in.
 package graph
 
 import (
@@ -127,7 +130,8 @@ type Answer struct {
 // Search ranks facts for q by Reciprocal Rank Fusion of its arms, brings
 // the current successor of any superseded hit, and applies the gentle
 // factor of Adjust. See Query for the options.
-func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
+func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
+	db := r.db
 	ans := Answer{Query: q.Text, Arms: []Arm{}, Results: []Hit{}, Pending: []PendingHit{}, Episodes: []Episode{},
 		Order: string(OrderRelevance)}
 	if q.Order == OrderChronological {
@@ -154,7 +158,7 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 		depth = 200
 	}
 	f := newFusion()
-	if err := runArms(ctx, db, q, sc, match, terms, depth, f, &ans); err != nil {
+	if err := runArms(ctx, r, q, sc, match, terms, depth, f, &ans); err != nil {
 		return ans, err
 	}
 	want := q.Limit
@@ -198,7 +202,8 @@ func Search(ctx context.Context, db *store.DB, q Query) (Answer, error) {
 // run in one errgroup on a derived context: the first to fail cancels the
 // others, and runArms returns only once every one has returned, so no
 // query outlives the search.
-func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
+func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
+	db := r.db
 	g, gctx := errgroup.WithContext(ctx)
 	// The semantic arm reads only its own tables, so it runs on a
 	// connection of its own beside the others.
@@ -209,7 +214,7 @@ func runArms(ctx context.Context, db *store.DB, q Query, sc scope, match string,
 	)
 	if len(q.Vector) > 0 {
 		g.Go(func() (err error) {
-			semIDs, semDetail, semNote, err = semanticArm(gctx, db, sc, q.Vector, q.Space, depth)
+			semIDs, semDetail, semNote, err = semanticArm(gctx, db, r.vectors, sc, q.Vector, q.Space, depth)
 			return err
 		})
 	}

@@ -69,8 +69,10 @@ func TestSearchGoroutinesEndWithIt(t *testing.T) {
 	if _, err := db.Exec(`DROP TABLE facts_fts`); err != nil {
 		t.Fatal(err)
 	}
+	r := graph.NewReader(db)
+	defer r.Close()
 	for i := range 3 {
-		_, err := graph.Search(ctx, db, graph.Query{Text: fmt.Sprintf("staging database %d", i), Vector: vec, Space: sp})
+		_, err := r.Search(ctx, graph.Query{Text: fmt.Sprintf("staging database %d", i), Vector: vec, Space: sp})
 		if err == nil || !strings.Contains(err.Error(), "facts_fts") {
 			t.Fatalf("search on a store without its keyword index: err = %v", err)
 		}

@@ -247,7 +247,7 @@ func TestSearchEdgeCases(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			ans, err := graph.Search(context.Background(), db, graph.Query{Text: tc.q})
+			ans, err := graph.NewReader(db).Search(context.Background(), graph.Query{Text: tc.q})
 			if err != nil {
 				t.Fatalf("error: %v", err)
 			}

@@ -35,47 +35,59 @@ const (
 )
 
 // vectorIndex holds the sign codes of every vector, per space, for one
-// store handle (see store.DB.Memo). It reads new codes by id as they are
-// added and reloads a space when codes were removed or rewritten.
+// Reader. It reads new codes by id as they are added and reloads a space
+// when codes were removed or rewritten; state and vectorCount are its
+// prepared statements (made on first use, closed by Reader.Close).
 type vectorIndex struct {
-	mu     sync.Mutex
-	spaces map[Space]*codeSet
+	mu                 sync.Mutex
+	spaces             map[Space]*codeSet
+	state, vectorCount *sql.Stmt
 }
 
-// codeSet is one space's codes, words uint64s per vector.
+// codeSet is one space's codes as the index holds them.
 type codeSet struct {
-	ids   []int64
-	codes []uint64
-	words int
-	// maxRowid (the highest id) and removed are what the set has read of
-	// vector_codes; lastRowid is the highest id of this space's codes.
-	maxRowid, removed, lastRowid int64
+	CodeFile
 	// missing counts the space's vectors that have no code (stored before
 	// codes existed); while it is above zero the arm scans every vector.
 	missing int64
 }
 
-// vectorIndexOf returns db's index, made on first use.
-func vectorIndexOf(db *store.DB) *vectorIndex {
-	return db.Memo("graph.vectorIndex", func() any { return &vectorIndex{spaces: map[Space]*codeSet{}} }).(*vectorIndex)
+// prepare makes the index's statements on first use; x.mu is held.
+func (x *vectorIndex) prepare(ctx context.Context, db *store.DB) error {
+	if x.state != nil {
+		return nil
+	}
+	state, err := db.PrepareContext(ctx, `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(id) FROM vector_codes)`)
+	if err != nil {
+		return fmt.Errorf("vector index: %w", err)
+	}
+	count, err := db.PrepareContext(ctx, `SELECT count(*) FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`)
+	if err != nil {
+		state.Close()
+		return fmt.Errorf("vector index: %w", err)
+	}
+	x.state, x.vectorCount = state, count
+	return nil
 }
 
-// codes returns the space's code set, brought up to date with the file.
+// codes returns the space's code set, brought up to date with the table.
 // The set is shared: callers read it under no lock but never change it,
 // and a refresh replaces slices rather than writing into them.
 func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSet, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if err := x.prepare(ctx, db); err != nil {
+		return codeSet{}, err
+	}
 	var removed int64
 	var maxRowid sql.NullInt64
-	if err := db.QueryRowContext(ctx, `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(id) FROM vector_codes)`).
-		Scan(&removed, &maxRowid); err != nil {
+	if err := x.state.QueryRowContext(ctx).Scan(&removed, &maxRowid); err != nil {
 		return codeSet{}, fmt.Errorf("vector index: %w", err)
 	}
 	cs := x.spaces[sp]
 	fresh := false
-	if cs == nil || cs.removed != removed {
-		cs = &codeSet{words: (sp.Dim + 63) / 64, removed: removed}
+	if cs == nil || cs.Removed != removed {
+		cs = &codeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64, Removed: removed}}
 		x.spaces[sp] = cs
 		fresh = true
 		if maxRowid.Valid {
@@ -85,32 +97,52 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 			}
 		}
 	}
-	if maxRowid.Int64 > cs.maxRowid {
-		before := len(cs.ids)
-		if err := cs.read(ctx, db, sp, cs.maxRowid); err != nil {
+	if maxRowid.Int64 > cs.MaxRowid {
+		if err := cs.read(ctx, db, sp, cs.MaxRowid); err != nil {
 			delete(x.spaces, sp)
 			return codeSet{}, err
 		}
-		cs.maxRowid = maxRowid.Int64
+		cs.MaxRowid = maxRowid.Int64
 		fresh = true
-		if len(cs.ids)-before >= rewriteAfter {
-			// A cache: when it cannot be written the next process reads
-			// the table, as it would without one.
-			_ = writeCodeFile(db.Dir, sp, cs)
-		}
 	}
 	if fresh {
 		// Count the space's vectors after each read: a vector without a code
 		// can only come from before codes existed, and consolidate backfills.
 		var vectors int64
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`,
-			sp.Provider, sp.Model, sp.Dim).Scan(&vectors); err != nil {
+		if err := x.vectorCount.QueryRowContext(ctx, sp.Provider, sp.Model, sp.Dim).Scan(&vectors); err != nil {
 			delete(x.spaces, sp)
 			return codeSet{}, fmt.Errorf("vector index: count vectors of %s: %w", sp, err)
 		}
-		cs.missing = max(vectors-int64(len(cs.ids)), 0)
+		cs.missing = max(vectors-int64(len(cs.IDs)), 0)
 	}
 	return *cs, nil
+}
+
+// LoadCodes reads space sp's sign codes as a new Reader does: from the
+// space's code file while it still matches the table, then the rows added
+// since from the table. fromTable counts the codes read from the table;
+// integrate rewrites the file when that is CodeFileTail or more.
+func LoadCodes(ctx context.Context, db *store.DB, sp Space) (f CodeFile, fromTable int, err error) {
+	var maxRowid sql.NullInt64
+	cs := &codeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64}}
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(id) FROM vector_codes)`).
+		Scan(&cs.Removed, &maxRowid); err != nil {
+		return CodeFile{}, 0, fmt.Errorf("load codes of %s: %w", sp, err)
+	}
+	if !maxRowid.Valid {
+		return cs.CodeFile, 0, nil
+	}
+	if _, err := cs.fromCodeFile(ctx, db, sp, maxRowid.Int64); err != nil {
+		return CodeFile{}, 0, err
+	}
+	before := len(cs.IDs)
+	if maxRowid.Int64 > cs.MaxRowid {
+		if err := cs.read(ctx, db, sp, cs.MaxRowid); err != nil {
+			return CodeFile{}, 0, err
+		}
+		cs.MaxRowid = maxRowid.Int64
+	}
+	return cs.CodeFile, len(cs.IDs) - before, nil
 }
 
 // read appends the space's codes with an id above after.
@@ -122,27 +154,27 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 		after, sp.Provider, sp.Model, sp.Dim).Scan(&n); err != nil {
 		return fmt.Errorf("vector index: count codes of %s: %w", sp, err)
 	}
-	cs.ids = slices.Grow(cs.ids, n)
-	cs.codes = slices.Grow(cs.codes, n*cs.words)
+	cs.IDs = slices.Grow(cs.IDs, n)
+	cs.Codes = slices.Grow(cs.Codes, n*cs.Words)
 	rows, err := db.QueryContext(ctx, `SELECT id, fact_id, code FROM vector_codes
 		WHERE id > ? AND provider = ? AND model = ? AND dim = ? ORDER BY id`, after, sp.Provider, sp.Model, sp.Dim)
 	if err != nil {
 		return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
 	}
 	defer rows.Close()
-	ids, codes := cs.ids, cs.codes
+	ids, codes := cs.IDs, cs.Codes
 	var code sql.RawBytes // valid until the next row: read, never kept
 	for rows.Next() {
 		var rowid, id int64
 		if err := rows.Scan(&rowid, &id, &code); err != nil {
 			return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
 		}
-		cs.lastRowid = rowid
+		cs.LastRowid = rowid
 		if len(code) != (sp.Dim+7)/8 {
 			continue // a damaged code is never compared; its vector still is, when the space is small
 		}
 		ids = append(ids, id)
-		for w := 0; w < cs.words; w++ {
+		for w := 0; w < cs.Words; w++ {
 			var word uint64
 			for b := 0; b < 8 && w*8+b < len(code); b++ {
 				word |= uint64(code[w*8+b]) << (8 * b)
@@ -153,26 +185,26 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
 	}
-	cs.ids, cs.codes = ids, codes
+	cs.IDs, cs.Codes = ids, codes
 	return nil
 }
 
 // nearest returns the ids of the n codes closest to q's code by Hamming
 // distance, ties broken by id order; all ids when there are no more than n.
 func (cs codeSet) nearest(q []float32, n int) []int64 {
-	if len(cs.ids) <= n {
-		return cs.ids
+	if len(cs.IDs) <= n {
+		return cs.IDs
 	}
 	qc := SignCode(q)
-	qw := make([]uint64, cs.words)
+	qw := make([]uint64, cs.Words)
 	for i, b := range qc {
 		qw[i/8] |= uint64(b) << (8 * (i % 8))
 	}
-	dist := make([]uint16, len(cs.ids))
-	hist := make([]int32, cs.words*64+1)
-	for i := range cs.ids {
+	dist := make([]uint16, len(cs.IDs))
+	hist := make([]int32, cs.Words*64+1)
+	for i := range cs.IDs {
 		d := 0
-		row := cs.codes[i*cs.words : (i+1)*cs.words]
+		row := cs.Codes[i*cs.Words : (i+1)*cs.Words]
 		for w, c := range row {
 			d += bits.OnesCount64(c ^ qw[w])
 		}
@@ -190,26 +222,11 @@ func (cs codeSet) nearest(q []float32, n int) []int64 {
 	for i, d := range dist {
 		switch {
 		case int(d) < limit:
-			out = append(out, cs.ids[i])
+			out = append(out, cs.IDs[i])
 		case int(d) == limit && room > 0:
-			out = append(out, cs.ids[i])
+			out = append(out, cs.IDs[i])
 			room--
 		}
 	}
 	return out
-}
-
-// StoreCode writes the sign code of fact's vector in space sp beside the
-// vector itself (integrate calls it in the same transaction as the vector).
-func StoreCode(ctx context.Context, ex store.Execer, factID int64, sp Space, v []float32) error {
-	if len(v) != sp.Dim {
-		return fmt.Errorf("store code of fact %d: %d components in space %s: %w", factID, len(v), sp, ErrSpaceMismatch)
-	}
-	if _, err := ex.ExecContext(ctx, `INSERT INTO vector_codes(fact_id, provider, model, dim, code)
-		SELECT ?,?,?,?,? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?)
-		ON CONFLICT(fact_id, provider, model, dim) DO UPDATE SET code = excluded.code WHERE code != excluded.code`,
-		factID, sp.Provider, sp.Model, sp.Dim, SignCode(v), factID); err != nil {
-		return fmt.Errorf("store code of fact %d: %w", factID, err)
-	}
-	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
@@ -23,7 +24,7 @@ func TestSignCode(t *testing.T) {
 func addCodedVector(tb testing.TB, db *store.DB, id int64, sp graph.Space, v []float32) {
 	tb.Helper()
 	addVector(tb, db, id, sp, v)
-	if err := graph.StoreCode(context.Background(), db, id, sp, v); err != nil {
+	if err := integrate.StoreCode(context.Background(), db, id, sp, v); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -80,9 +81,9 @@ func exactTop(sp graph.Space, vecs map[int64][]float32, q []float32, k int) []in
 	return out
 }
 
-func semanticTop(t *testing.T, db *store.DB, sp graph.Space, q []float32, k int) []int64 {
+func semanticTop(t *testing.T, r *graph.Reader, sp graph.Space, q []float32, k int) []int64 {
 	t.Helper()
-	ans := search(t, db, graph.Query{Vector: q, Space: sp, Limit: k})
+	ans := searchWith(t, r, graph.Query{Vector: q, Space: sp, Limit: k})
 	if !slices.Contains(ans.Arms, graph.ArmSemantic) {
 		t.Fatalf("semantic arm did not run: %+v", ans)
 	}
@@ -96,6 +97,8 @@ func semanticTop(t *testing.T, db *store.DB, sp graph.Space, q []float32, k int)
 // exactly.
 func TestSemanticCandidatesAgreeWithExact(t *testing.T) {
 	db := newDB(t)
+	r := graph.NewReader(db)
+	defer r.Close()
 	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 128}
 	rng := rand.New(rand.NewPCG(3, 4))
 	data := clustered(rng, 1500, 30, sp.Dim, 0.3)
@@ -118,18 +121,18 @@ func TestSemanticCandidatesAgreeWithExact(t *testing.T) {
 		}
 	}
 	for i, q := range queries {
-		if got, want := semanticTop(t, db, sp, q, 10), exactTop(sp, vecs, q, 10); !slices.Equal(got, want) {
+		if got, want := semanticTop(t, r, sp, q, 10), exactTop(sp, vecs, q, 10); !slices.Equal(got, want) {
 			t.Fatalf("query %d with codes missing: %v, want the exact %v", i, got, want)
 		}
 	}
 	for id, v := range vecs {
-		if err := graph.StoreCode(context.Background(), db, id, sp, v); err != nil {
+		if err := integrate.StoreCode(context.Background(), db, id, sp, v); err != nil {
 			t.Fatal(err)
 		}
 	}
 	agree, places := 0, 0
 	for _, q := range queries {
-		got, want := semanticTop(t, db, sp, q, 10), exactTop(sp, vecs, q, 10)
+		got, want := semanticTop(t, r, sp, q, 10), exactTop(sp, vecs, q, 10)
 		places += len(want)
 		for _, id := range got {
 			if slices.Contains(want, id) {
@@ -152,6 +155,8 @@ func TestSemanticCandidatesAgreeWithExact(t *testing.T) {
 // VACUUM changes nothing of that.
 func TestVectorIndexFollowsTheFile(t *testing.T) {
 	db := newDB(t)
+	r := graph.NewReader(db)
+	defer r.Close()
 	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 16}
 	rng := rand.New(rand.NewPCG(5, 6))
 	data := clustered(rng, 1200, 30, sp.Dim, 0.5)
@@ -162,12 +167,12 @@ func TestVectorIndexFollowsTheFile(t *testing.T) {
 	for i := range target {
 		target[i] = float32(math.Pow(-1, float64(i))) * 10
 	}
-	if top := semanticTop(t, db, sp, target, 5); len(top) == 5 && top[0] < 0 {
+	if top := semanticTop(t, r, sp, target, 5); len(top) == 5 && top[0] < 0 {
 		t.Fatal("unreachable")
 	}
 	late := addFact(t, db, fact{content: "late"})
 	addCodedVector(t, db, late, sp, target)
-	if top := semanticTop(t, db, sp, target, 5); len(top) == 0 || top[0] != late {
+	if top := semanticTop(t, r, sp, target, 5); len(top) == 0 || top[0] != late {
 		t.Fatalf("a vector added after the index was read is not first: %v", top)
 	}
 	if _, err := db.Exec(`DELETE FROM embeddings WHERE fact_id = ?`, late); err != nil {
@@ -178,7 +183,7 @@ func TestVectorIndexFollowsTheFile(t *testing.T) {
 	if codes != 0 {
 		t.Fatal("deleting a vector left its code behind")
 	}
-	if top := semanticTop(t, db, sp, target, 5); slices.Contains(top, late) {
+	if top := semanticTop(t, r, sp, target, 5); slices.Contains(top, late) {
 		t.Fatalf("a deleted vector is still found: %v", top)
 	}
 	// VACUUM (prune --vacuum) after deletions must not hide what comes next.
@@ -187,13 +192,13 @@ func TestVectorIndexFollowsTheFile(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	semanticTop(t, db, sp, target, 5)
+	semanticTop(t, r, sp, target, 5)
 	if _, err := db.Exec(`VACUUM`); err != nil {
 		t.Fatal(err)
 	}
 	again := addFact(t, db, fact{content: "after vacuum"})
 	addCodedVector(t, db, again, sp, target)
-	if top := semanticTop(t, db, sp, target, 5); len(top) == 0 || top[0] != again {
+	if top := semanticTop(t, r, sp, target, 5); len(top) == 0 || top[0] != again {
 		t.Fatalf("a vector added after VACUUM is not first: %v", top)
 	}
 }

@@ -39,7 +39,7 @@ func StoreVector(ctx context.Context, ex store.Execer, factID int64, sp graph.Sp
 		factID, sp.Provider, sp.Model, sp.Dim, blob, store.Now(), factID); err != nil {
 		return fmt.Errorf("store vector of fact %d: %w", factID, err)
 	}
-	return graph.StoreCode(ctx, ex, factID, sp, v)
+	return StoreCode(ctx, ex, factID, sp, v)
 }
 
 // BackfillCodes writes the sign code of every vector of sp that has none
@@ -87,7 +87,7 @@ func BackfillCodes(ctx context.Context, db *store.DB, sp graph.Space, n int) (in
 				return err
 			}
 			for _, p := range batch {
-				if err := graph.StoreCode(ctx, tx, p.id, sp, p.v); err != nil {
+				if err := StoreCode(ctx, tx, p.id, sp, p.v); err != nil {
 					return err
 				}
 			}
@@ -197,6 +197,11 @@ func EmbedMissing(ctx context.Context, db *store.DB, e Embedder, batch int) Embe
 		if len(ids) < batch && !moved {
 			break
 		}
+	}
+	if rep.Embedded+rep.Coded > 0 {
+		// A cache: when it cannot be written a new process reads the
+		// table, as it would without one.
+		_, _ = WriteCodeFile(ctx, db, sp)
 	}
 	return finish(ctx, db, sp, rep)
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
@@ -94,7 +95,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		rep.Rows += n
 	}
 	// The code files cache sign codes, the forgotten facts' among them.
-	if err := graph.RemoveCodeFiles(p.DB.Dir); err != nil {
+	if err := integrate.RemoveCodeFiles(p.DB.Dir); err != nil {
 		return rep, fmt.Errorf("forget: %w", err)
 	}
 	rep.WAL = p.truncateWAL(ctx)
@@ -346,7 +347,7 @@ type Candidate struct {
 // ForgetCandidates lists the active facts a query finds, for a person to
 // choose from before forgetting by id.
 func (p *Pipeline) ForgetCandidates(ctx context.Context, query string, limit int) ([]Candidate, error) {
-	ans, err := graph.Search(ctx, p.DB, graph.Query{Text: query, Limit: limit})
+	ans, err := p.Reader.Search(ctx, graph.Query{Text: query, Limit: limit})
 	if err != nil {
 		return nil, fmt.Errorf("find facts matching %q: %w", query, err)
 	}

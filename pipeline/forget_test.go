@@ -189,11 +189,11 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func readViews(tb testing.TB, p *Pipeline) string {
 	tb.Helper()
 	ctx := context.Background()
-	ent, err := graph.Entity(ctx, p.DB, graph.EntityQuery{Name: "the user"})
+	ent, err := p.Reader.Entity(ctx, graph.EntityQuery{Name: "the user"})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cx, err := graph.Context(ctx, p.DB, graph.ContextQuery{Topic: "shellfish allergy restaurant"})
+	cx, err := p.Reader.Context(ctx, graph.ContextQuery{Topic: "shellfish allergy restaurant"})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func answers(tb testing.TB, p *Pipeline, queries ...string) []graph.Answer {
 	tb.Helper()
 	var out []graph.Answer
 	for _, q := range queries {
-		a, err := graph.Search(context.Background(), p.DB, graph.Query{Text: q, Limit: 50})
+		a, err := p.Reader.Search(context.Background(), graph.Query{Text: q, Limit: 50})
 		if err != nil {
 			tb.Fatalf("search %q: %v", q, err)
 		}

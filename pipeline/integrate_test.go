@@ -79,7 +79,7 @@ func TestWhereDoILiveAcrossTime(t *testing.T) {
 	integrateOn(day(5))
 	first := func(q graph.Query) string {
 		t.Helper()
-		ans, err := graph.Search(ctx, p.DB, q)
+		ans, err := p.Reader.Search(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
@@ -27,7 +28,10 @@ const EnvProvider = "RECOLLECT_PROVIDER"
 
 // Pipeline is one opened data directory with its config.
 type Pipeline struct {
-	DB     *store.DB
+	DB *store.DB
+	// Reader is the store's read side, built once with the pipeline and
+	// kept, so its vector-code index stays warm across searches.
+	Reader *graph.Reader
 	Config config.Config
 	Log    *slog.Logger
 	// Getenv reads the environment; os.Getenv when nil.
@@ -46,7 +50,7 @@ func Open(ctx context.Context, dir string) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pipeline{DB: db, Config: cfg, Log: slog.Default()}
+	p := &Pipeline{DB: db, Reader: graph.NewReader(db), Config: cfg, Log: slog.Default()}
 	db.Room = p.EnsureRoom
 	return p, nil
 }
@@ -58,8 +62,14 @@ func (p *Pipeline) logger() *slog.Logger {
 	return slog.Default()
 }
 
-// Close closes the store.
-func (p *Pipeline) Close() error { return p.DB.Close() }
+// Close closes the read side, then the store.
+func (p *Pipeline) Close() error {
+	var rerr error
+	if p.Reader != nil {
+		rerr = p.Reader.Close()
+	}
+	return errors.Join(rerr, p.DB.Close())
+}
 
 func (p *Pipeline) getenv(k string) string {
 	if p.Getenv != nil {

@@ -36,7 +36,7 @@ func (p *Pipeline) BriefingInput(ctx context.Context) graph.BriefingInput {
 
 // Briefing renders the session-start briefing of this store.
 func (p *Pipeline) Briefing(ctx context.Context) (string, error) {
-	return graph.Briefing(ctx, p.DB, p.BriefingInput(ctx))
+	return p.Reader.Briefing(ctx, p.BriefingInput(ctx))
 }
 
 // QueryVector embeds a search query with the configured embedder, so the
@@ -61,26 +61,26 @@ func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32,
 	return vecs[0], sp, ""
 }
 
-// Search runs graph.Search with the query embedded when embeddings are on.
+// Search runs the reader's Search with the query embedded when embeddings are on.
 func (p *Pipeline) Search(ctx context.Context, q graph.Query) (graph.Answer, error) {
 	var note string
 	if q.Vector == nil {
 		q.Vector, q.Space, note = p.QueryVector(ctx, q.Text)
 	}
-	ans, err := graph.Search(ctx, p.DB, q)
+	ans, err := p.Reader.Search(ctx, q)
 	if note != "" {
 		ans.Notes = append(ans.Notes, note)
 	}
 	return ans, err
 }
 
-// Context runs graph.Context with the topic embedded when embeddings are on.
+// Context runs the reader's Context with the topic embedded when embeddings are on.
 func (p *Pipeline) Context(ctx context.Context, q graph.ContextQuery) (graph.ContextAnswer, error) {
 	var note string
 	if q.Vector == nil {
 		q.Vector, q.Space, note = p.QueryVector(ctx, q.Topic)
 	}
-	ans, err := graph.Context(ctx, p.DB, q)
+	ans, err := p.Reader.Context(ctx, q)
 	if note != "" {
 		ans.Notes = append(ans.Notes, note)
 	}

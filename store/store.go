@@ -17,7 +17,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
@@ -49,23 +48,9 @@ type DB struct {
 	// written (see room.go).
 	Room func(ctx context.Context) error
 
-	memo sync.Map
 	// files notices the database or its WAL deleted or replaced under
 	// this handle (files.go); nil for a reader.
 	files *fileWatch
-}
-
-// Memo returns the value this handle keeps under key, made by mk the first
-// time. Readers use it for what they derive from the file and keep fresh
-// themselves (graph's in-memory vector index), so it lives exactly as long
-// as the handle: a long-running server keeps it, a one-shot command builds
-// it once.
-func (db *DB) Memo(key string, mk func() any) any {
-	if v, ok := db.memo.Load(key); ok {
-		return v
-	}
-	v, _ := db.memo.LoadOrStore(key, mk())
-	return v
 }
 
 // Open opens (creating if needed) the store in data directory dir and

@@ -4,8 +4,6 @@ import (
 	"fmt"
 
 	"github.com/urfave/cli/v2"
-
-	"github.com/recollect/recollect/graph"
 )
 
 func briefingCommand(env Env) *cli.Command {
@@ -21,7 +19,7 @@ func briefingCommand(env Env) *cli.Command {
 			defer p.Close()
 			var text string
 			if c.Bool("profile") {
-				text, err = graph.Profile(c.Context, p.DB)
+				text, err = p.Reader.Profile(c.Context)
 			} else {
 				text, err = p.Briefing(c.Context)
 			}

@@ -54,7 +54,7 @@ func demoCommand(env Env) *cli.Command {
 			}
 			printSummary(env.Stdout, sum)
 			fmt.Fprintln(env.Stdout, "\n== search \"Atlas\"")
-			ans, err := graph.Search(c.Context, p.DB, graph.Query{Text: "Atlas", Limit: 5})
+			ans, err := p.Reader.Search(c.Context, graph.Query{Text: "Atlas", Limit: 5})
 			if err != nil {
 				return err
 			}

@@ -33,7 +33,7 @@ func entityCommand(env Env) *cli.Command {
 				return err
 			}
 			defer p.Close()
-			ans, err := graph.Entity(c.Context, p.DB, graph.EntityQuery{Name: name, Type: c.String("type"), Limit: c.Int("limit"), AsOf: asOf})
+			ans, err := p.Reader.Entity(c.Context, graph.EntityQuery{Name: name, Type: c.String("type"), Limit: c.Int("limit"), AsOf: asOf})
 			if err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/hookctx"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/hooks/notice"
@@ -101,10 +102,12 @@ func contextFor(c *cli.Context, env Env, event string) (string, error) {
 		return "", err
 	}
 	defer db.Close()
+	r := graph.NewReader(db)
+	defer r.Close()
 	if event == hookctx.EventUserPromptSubmit {
-		return hookctx.Prompt(c.Context, db, pl.Prompt, cfg.Context.PromptBudget)
+		return hookctx.Prompt(c.Context, r, pl.Prompt, cfg.Context.PromptBudget)
 	}
-	return hookctx.SessionStart(c.Context, db, hookctx.SessionInput{Source: pl.Source, SessionID: pl.SessionID,
+	return hookctx.SessionStart(c.Context, r, hookctx.SessionInput{Source: pl.Source, SessionID: pl.SessionID,
 		Budget: cfg.Context.SessionBudget, Consolidation: cons})
 }
 

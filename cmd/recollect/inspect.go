@@ -58,7 +58,7 @@ func inspectCommand(env Env) *cli.Command {
 			if limit == 0 && layers != nil {
 				limit = tableLimit
 			}
-			d, err := inspect.Read(c.Context, p.DB, inspect.Options{Limit: limit, All: c.Bool("all"), Entity: c.String("entity")})
+			d, err := inspect.Read(c.Context, p.Reader, inspect.Options{Limit: limit, All: c.Bool("all"), Entity: c.String("entity")})
 			var noEntity *inspect.ErrNoEntity
 			if errors.As(err, &noEntity) {
 				return usagef("%v", err)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/hookctx"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
@@ -70,14 +71,15 @@ func (m *memory) factID(tb testing.TB, s string) (int64, string) {
 }
 
 // reader opens the store as the hooks do.
-func (m *memory) reader(tb testing.TB) *store.DB {
+func (m *memory) reader(tb testing.TB) *graph.Reader {
 	tb.Helper()
 	db, err := store.OpenReader(context.Background(), m.dir)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { db.Close() })
-	return db
+	r := graph.NewReader(db)
+	tb.Cleanup(func() { r.Close(); db.Close() })
+	return r
 }
 
 func golden(t *testing.T, name, got string) {

@@ -7,7 +7,6 @@ import (
 	"unicode"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/store"
 )
 
 // PromptCandidates is how many search hits a prompt's context considers
@@ -32,7 +31,7 @@ func Needed(n int) int {
 // of the prompt's content words (stemmed, stopwords dropped). Only
 // active facts appear; a superseded hit is replaced by its successor by
 // search itself.
-func Prompt(ctx context.Context, db *store.DB, prompt string, budget int) (string, error) {
+func Prompt(ctx context.Context, r *graph.Reader, prompt string, budget int) (string, error) {
 	if budget < MinBudget {
 		return "", fmt.Errorf("prompt budget %d tokens is below the minimum %d", budget, MinBudget)
 	}
@@ -40,7 +39,7 @@ func Prompt(ctx context.Context, db *store.DB, prompt string, budget int) (strin
 	if len(a.Terms) == 0 || graph.IsStopword(a.Terms[0]) {
 		return "", nil // no content word (Analyze keeps stopwords only when nothing else is left)
 	}
-	ans, err := graph.Search(ctx, db, graph.Query{Text: prompt, Limit: PromptCandidates})
+	ans, err := r.Search(ctx, graph.Query{Text: prompt, Limit: PromptCandidates})
 	if err != nil {
 		return "", fmt.Errorf("search for the prompt: %w", err)
 	}

@@ -80,7 +80,8 @@ type fact struct {
 // budget is left out and the last line says how many were. Only active
 // facts are read, ordered with ties broken by id, so an unchanged store
 // gives the same bytes. An empty store gives "": nothing to add.
-func SessionStart(ctx context.Context, db *store.DB, in SessionInput) (string, error) {
+func SessionStart(ctx context.Context, r *graph.Reader, in SessionInput) (string, error) {
+	db := r.Store()
 	if in.Budget < MinBudget {
 		return "", fmt.Errorf("session-start budget %d tokens is below the minimum %d", in.Budget, MinBudget)
 	}

@@ -87,7 +87,7 @@ func TestInspectPageInChromium(t *testing.T) {
 	p := fixtureStore(t)
 	ctx := context.Background()
 	const limit = 8
-	d, err := inspect.Read(ctx, p.DB, inspect.Options{Limit: limit})
+	d, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +149,7 @@ func TestInspectPageAllDrawsEveryNode(t *testing.T) {
 	t.Parallel()
 	bin := chromium(t)
 	p := fixtureStore(t)
-	d, err := inspect.Read(context.Background(), p.DB, inspect.Options{Limit: 3, All: true})
+	d, err := inspect.Read(context.Background(), p.Reader, inspect.Options{Limit: 3, All: true})
 	if err != nil {
 		t.Fatal(err)
 	}

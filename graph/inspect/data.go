@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 )
 
@@ -154,8 +155,9 @@ type Budget struct {
 	Note      string `json:"note,omitempty"`
 }
 
-// Read collects the data from db.
-func Read(ctx context.Context, db *store.DB, opts Options) (Data, error) {
+// Read collects the data through the store's reader.
+func Read(ctx context.Context, r *graph.Reader, opts Options) (Data, error) {
+	db := r.Store()
 	if opts.Limit <= 0 {
 		opts.Limit = DefaultLimit
 	}

@@ -18,7 +18,7 @@ import (
 // cannot close the data's script element.
 func TestPageIsSelfContained(t *testing.T) {
 	p := fixtureStore(t)
-	d, err := inspect.Read(context.Background(), p.DB, inspect.Options{Limit: 10})
+	d, err := inspect.Read(context.Background(), p.Reader, inspect.Options{Limit: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestPageIsSelfContained(t *testing.T) {
 func TestReadCapsAndScopes(t *testing.T) {
 	ctx := context.Background()
 	p := fixtureStore(t)
-	d, err := inspect.Read(ctx, p.DB, inspect.Options{Limit: 5})
+	d, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +71,7 @@ func TestReadCapsAndScopes(t *testing.T) {
 			t.Fatal("nodes are not best connected first")
 		}
 	}
-	scoped, err := inspect.Read(ctx, p.DB, inspect.Options{Limit: 50, Entity: "priya"})
+	scoped, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 50, Entity: "priya"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestReadCapsAndScopes(t *testing.T) {
 		}
 	}
 	var none *inspect.ErrNoEntity
-	if _, err := inspect.Read(ctx, p.DB, inspect.Options{Entity: "Nobody Here"}); err == nil || !strings.Contains(err.Error(), `no entity named "Nobody Here"; run recollect inspect --layer entities to list them`) {
+	if _, err := inspect.Read(ctx, p.Reader, inspect.Options{Entity: "Nobody Here"}); err == nil || !strings.Contains(err.Error(), `no entity named "Nobody Here"; run recollect inspect --layer entities to list them`) {
 		t.Fatalf("unknown entity: %v", err)
 	} else if !asNoEntity(err, &none) {
 		t.Fatalf("unknown entity error is %T", err)
@@ -99,7 +99,7 @@ func asNoEntity(err error, target **inspect.ErrNoEntity) bool {
 
 func TestWritePageFileIsPrivate(t *testing.T) {
 	p := fixtureStore(t)
-	d, err := inspect.Read(context.Background(), p.DB, inspect.Options{})
+	d, err := inspect.Read(context.Background(), p.Reader, inspect.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -280,7 +280,7 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 		return err
 	}
 	search := func(ctx context.Context, q graph.Query) ([][]string, error) {
-		ans, err := graph.Search(ctx, db, q)
+		ans, err := p.Reader.Search(ctx, q)
 		if err != nil {
 			return nil, err
 		}

@@ -168,13 +168,15 @@ func BenchSearch(ctx context.Context, work, fixtures string, n, queries int) (Se
 	if err != nil {
 		return res, err
 	}
+	reader := graph.NewReader(db)
+	defer reader.Close()
 	var hybrid, raw, withVec []time.Duration
 	for i, q := range benchQueries(sentences, queries) {
-		h, r, arms, err := timeSearch(ctx, db, q)
+		h, r, arms, err := timeSearch(ctx, reader, q)
 		if err != nil {
 			return res, err
 		}
-		v, varms, err := timeSearchWithVector(ctx, db, q, vecs[i])
+		v, varms, err := timeSearchWithVector(ctx, reader, q, vecs[i])
 		if err != nil {
 			return res, err
 		}
@@ -217,12 +219,12 @@ func buildSearchStore(ctx context.Context, dir, fixtures string, n int) (*store.
 	return db, sentences, nil
 }
 
-// timeSearch runs one query as graph.Search (limit 20) and then as the raw
+// timeSearch runs one query as a search (limit 20) and then as the raw
 // FTS5 MATCH baseline, and returns both durations and the arms the search
 // ran.
-func timeSearch(ctx context.Context, db *store.DB, q string) (hybrid, raw time.Duration, arms []string, err error) {
+func timeSearch(ctx context.Context, r *graph.Reader, q string) (hybrid, raw time.Duration, arms []string, err error) {
 	t0 := time.Now()
-	ans, err := graph.Search(ctx, db, graph.Query{Text: q, Limit: 20})
+	ans, err := r.Search(ctx, graph.Query{Text: q, Limit: 20})
 	if err != nil {
 		return 0, 0, nil, fmt.Errorf("search %q: %w", q, err)
 	}
@@ -231,7 +233,7 @@ func timeSearch(ctx context.Context, db *store.DB, q string) (hybrid, raw time.D
 		arms = append(arms, string(a))
 	}
 	t0 = time.Now()
-	if err := rawMatch(ctx, db, graph.Sanitize(q)); err != nil {
+	if err := rawMatch(ctx, r.Store(), graph.Sanitize(q)); err != nil {
 		return 0, 0, nil, err
 	}
 	return hybrid, time.Since(t0), arms, nil

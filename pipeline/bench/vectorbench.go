@@ -92,12 +92,12 @@ func queryVectors(ctx context.Context, db *store.DB, facts, n int) ([][]float32,
 	return out, nil
 }
 
-// timeSearchWithVector runs q as graph.Search (limit 20) with a query
+// timeSearchWithVector runs q as a search (limit 20) with a query
 // vector, so the semantic arm runs beside the others, and returns its
 // duration and arms.
-func timeSearchWithVector(ctx context.Context, db *store.DB, q string, vec []float32) (time.Duration, []string, error) {
+func timeSearchWithVector(ctx context.Context, r *graph.Reader, q string, vec []float32) (time.Duration, []string, error) {
 	t0 := time.Now()
-	ans, err := graph.Search(ctx, db, graph.Query{Text: q, Limit: 20, Vector: vec, Space: benchSpace})
+	ans, err := r.Search(ctx, graph.Query{Text: q, Limit: 20, Vector: vec, Space: benchSpace})
 	if err != nil {
 		return 0, nil, fmt.Errorf("search %q with a vector: %w", q, err)
 	}

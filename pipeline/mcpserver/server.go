@@ -22,7 +22,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -218,7 +217,7 @@ func (s *Server) addResources() {
 	s.mcp.AddResource(&mcp.Resource{URI: ProfileURI, Name: "profile", MIMEType: "text/markdown",
 		Description: "The key facts about the user, most important first: the profile part of the briefing."},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			text, err := graph.Profile(ctx, s.p.DB)
+			text, err := s.p.Reader.Profile(ctx)
 			if err != nil {
 				return nil, err
 			}

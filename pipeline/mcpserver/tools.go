@@ -134,7 +134,7 @@ func (s *Server) entity(ctx context.Context, _ *mcp.CallToolRequest, in entityIn
 	if graph.Fold(in.Name) == "" {
 		return nil, nil, fieldError("name", "holds no letter or digit; give the name of a person, project, place or thing")
 	}
-	ans, err := graph.Entity(ctx, s.p.DB, graph.EntityQuery{Name: in.Name, Type: in.Type})
+	ans, err := s.p.Reader.Entity(ctx, graph.EntityQuery{Name: in.Name, Type: in.Type})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -160,7 +160,7 @@ func (s *Server) context(ctx context.Context, _ *mcp.CallToolRequest, in context
 }
 
 func (s *Server) schemas(ctx context.Context, _ *mcp.CallToolRequest, _ emptyIn) (*mcp.CallToolResult, any, error) {
-	doms, err := graph.Schemas(ctx, s.p.DB)
+	doms, err := s.p.Reader.Schemas(ctx)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,87 @@
+package integrate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
+)
+
+// StoreCode writes the sign code of fact's vector in space sp beside the
+// vector itself (StoreVector calls it in the same transaction as the
+// vector; BackfillCodes for vectors stored before codes existed). graph's
+// Reader picks semantic candidates by these codes.
+func StoreCode(ctx context.Context, ex store.Execer, factID int64, sp graph.Space, v []float32) error {
+	if len(v) != sp.Dim {
+		return fmt.Errorf("store code of fact %d: %d components in space %s: %w", factID, len(v), sp, graph.ErrSpaceMismatch)
+	}
+	if _, err := ex.ExecContext(ctx, `INSERT INTO vector_codes(fact_id, provider, model, dim, code)
+		SELECT ?,?,?,?,? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?)
+		ON CONFLICT(fact_id, provider, model, dim) DO UPDATE SET code = excluded.code WHERE code != excluded.code`,
+		factID, sp.Provider, sp.Model, sp.Dim, graph.SignCode(v), factID); err != nil {
+		return fmt.Errorf("store code of fact %d: %w", factID, err)
+	}
+	return nil
+}
+
+// WriteCodeFile brings space sp's code file (see graph.CodeFile) up to
+// date when the table holds graph.CodeFileTail or more codes the file
+// lacks, or the file no longer matches the table, so a new process reads
+// the codes in one sequential read. It reports whether it wrote. The file
+// is a cache: a reader without one reads the table.
+func WriteCodeFile(ctx context.Context, db *store.DB, sp graph.Space) (bool, error) {
+	f, fromTable, err := graph.LoadCodes(ctx, db, sp)
+	if err != nil {
+		return false, fmt.Errorf("write code file of %s: %w", sp, err)
+	}
+	path := graph.CodeFilePath(db.Dir, sp)
+	if fromTable < graph.CodeFileTail {
+		if fromTable == len(f.IDs) {
+			// Nothing came from the file: a file there is stale (it may
+			// hold codes of deleted facts), so it goes.
+			if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return false, fmt.Errorf("remove stale code file of %s: %w", sp, err)
+			}
+		}
+		return false, nil
+	}
+	buf, err := f.MarshalBinary()
+	if err != nil {
+		return false, fmt.Errorf("write code file of %s: %w", sp, err)
+	}
+	tmp, err := os.CreateTemp(db.Dir, ".vector-codes-*")
+	if err != nil {
+		return false, fmt.Errorf("write code file of %s: %w", sp, err)
+	}
+	_, werr := tmp.Write(buf)
+	cerr := tmp.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(tmp.Name())
+		return false, fmt.Errorf("write code file of %s: %w", sp, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return false, fmt.Errorf("write code file of %s: %w", sp, err)
+	}
+	return true, nil
+}
+
+// RemoveCodeFiles deletes every code file in data directory dir. Forget
+// calls it: the files cache sign codes of the facts it deletes, and the
+// next embedding step writes them again.
+func RemoveCodeFiles(dir string) error {
+	files, err := filepath.Glob(filepath.Join(dir, graph.CodeFilePattern))
+	if err != nil {
+		return fmt.Errorf("remove code files: %w", err)
+	}
+	for _, f := range files {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("remove code files: %w", err)
+		}
+	}
+	return nil
+}
