@@ -1,0 +1,205 @@
+package main
+
+// This test pins the import direction of the whole module. It lives here
+// because cmd/recollect is the one room allowed to see every other: a check
+// of all the rooms belongs with the package that links them all, not inside
+// one of the rooms it judges (and a test-only package at the module root
+// would add a folder the design card does not have).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"maps"
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/recollect/recollect"
+
+// room is a part of the house: the package at root and every package below
+// it (unless a deeper room claims it), and what its production code may
+// import besides its own room. An entry of may is a room root, meaning the
+// whole room, or a single package (store/datadir) that is not a room root.
+type room struct {
+	root string
+	may  []string
+}
+
+// rooms is the layering of README's Architecture section, top to bottom:
+// cmd → scheduler → pipeline → sources, extract, integrate → extract/model →
+// graph → store, with hooks, fixtures and scheduler/notifybench as leaves.
+// Siblings on one layer (sources, extract, integrate) never import each
+// other, and sources reads nothing of the knowledge side.
+var rooms = []room{
+	{root: "cmd/recollect", may: []string{"scheduler", "scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "store", "hooks", "fixtures"}},
+	// The hook's binary links only the hook's code path and the data
+	// directory rule, so it starts fast.
+	{root: "cmd/recollect-notify", may: []string{"hooks/notice", "store/datadir"}},
+	{root: "scheduler", may: []string{"scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "store", "hooks"}},
+	// notifybench times the notify process against a daemon of its own; it
+	// is a leaf (it speaks the socket protocol through hooks only), so
+	// pipeline/bench may use it for `recollect bench`.
+	{root: "scheduler/notifybench", may: []string{"hooks"}},
+	{root: "pipeline", may: []string{"scheduler/notifybench", "sources", "extract", "integrate", "extract/model", "graph", "store", "hooks"}},
+	{root: "sources", may: []string{"store", "hooks"}},
+	{root: "extract", may: []string{"extract/model", "graph", "store", "hooks"}},
+	{root: "integrate", may: []string{"extract/model", "graph", "store", "hooks"}},
+	{root: "extract/model", may: []string{"graph", "store", "hooks"}},
+	// modeltest serves model hosts to tests from recorded wire shapes.
+	{root: "extract/model/modeltest", may: []string{"fixtures"}},
+	{root: "graph", may: []string{"store"}},
+	// hooks is what a hook runs: standard library, its own packages and the
+	// two store packages that carry no SQLite. Every room above graph may
+	// import it: it holds the control socket's protocol and client.
+	{root: "hooks", may: []string{"store/jsonedit", "store/datadir"}},
+	{root: "fixtures", may: nil},
+	// store imports nothing of ours outside store/.
+	{root: "store", may: nil},
+}
+
+// roomOf returns the room of a module-relative package path: the deepest
+// room root that is the path or a parent of it.
+func roomOf(pkg string) (room, bool) {
+	best, found := room{}, false
+	for _, r := range rooms {
+		if (pkg == r.root || strings.HasPrefix(pkg, r.root+"/")) && len(r.root) > len(best.root) {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// importViolations judges every package's imports and returns one line per
+// import that goes against the layering, and per package in no room.
+func importViolations(imports map[string][]string) []string {
+	var out []string
+	used := map[string]bool{}
+	for _, pkg := range slices.Sorted(maps.Keys(imports)) {
+		r, ok := roomOf(pkg)
+		if !ok {
+			out = append(out, pkg+" is in no room: add it to rooms in cmd/recollect/arch_test.go and README's Architecture section")
+			continue
+		}
+		used[r.root] = true
+		for _, imp := range imports[pkg] {
+			target, ok := roomOf(imp)
+			if !ok {
+				continue // reported as a package in no room
+			}
+			if target.root == r.root || slices.Contains(r.may, target.root) || slices.Contains(r.may, imp) {
+				continue
+			}
+			allowed := "nothing of ours outside its room"
+			if len(r.may) > 0 {
+				allowed = "only " + strings.Join(r.may, ", ")
+			}
+			out = append(out, pkg+" imports "+imp+": "+r.root+" may import "+allowed)
+		}
+	}
+	for _, r := range rooms {
+		if !used[r.root] {
+			out = append(out, "room "+r.root+" has no package; remove it from rooms")
+		}
+	}
+	return out
+}
+
+// moduleImports lists every package of the module with the module's
+// packages its production code imports (tests may reach across rooms to
+// seed data: integrate's tests write pending facts through extract).
+func moduleImports(t *testing.T) map[string][]string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("IMPORT DIRECTION NOT CHECKED: the go command is not on PATH, so `go list` cannot read the import graph; put go on PATH to run this test")
+	}
+	cmd := exec.Command(goBin, "list", "-tags", "sqlite_fts5", "-json=ImportPath,Imports", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	imports := map[string][]string{}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("read go list output: %v", err)
+		}
+		pkg, ok := strings.CutPrefix(p.ImportPath, module+"/")
+		if !ok {
+			t.Fatalf("go list named %s, outside %s", p.ImportPath, module)
+		}
+		var ours []string
+		for _, imp := range p.Imports {
+			if rel, ok := strings.CutPrefix(imp, module+"/"); ok {
+				ours = append(ours, rel)
+			}
+		}
+		imports[pkg] = ours
+	}
+	if len(imports) < len(rooms) {
+		t.Fatalf("go list found %d packages, fewer than the %d rooms; is the module root right?", len(imports), len(rooms))
+	}
+	return imports
+}
+
+// TestImportDirection fails, naming the import, when a package imports a
+// room above it or a sibling it must not know (integrate importing extract,
+// graph importing integrate, store importing anything outside store/).
+func TestImportDirection(t *testing.T) {
+	for _, v := range importViolations(moduleImports(t)) {
+		t.Error(v)
+	}
+}
+
+// TestImportDirectionRules checks the judge itself on imports the module
+// must never have, so the table cannot silently allow everything.
+func TestImportDirectionRules(t *testing.T) {
+	cases := []struct {
+		pkg, imp string
+		bad      bool
+	}{
+		{"integrate", "extract", true},
+		{"integrate", "extract/model", false},
+		{"graph", "integrate", true},
+		{"graph", "extract/model", true},
+		{"graph/inspect", "pipeline", true},
+		{"graph/hookctx", "graph", false},
+		{"sources", "graph", true},
+		{"sources", "extract", true},
+		{"extract", "integrate", true},
+		{"extract/model", "extract", true},
+		{"store", "graph", true},
+		{"store/config", "store/jsonedit", false},
+		{"hooks", "store", true},
+		{"hooks", "store/jsonedit", false},
+		{"pipeline", "scheduler", true},
+		{"pipeline/bench", "scheduler/notifybench", false},
+		{"pipeline/mcpserver", "pipeline", false},
+		{"scheduler", "pipeline", false},
+		{"cmd/recollect-notify", "store", true},
+		{"cmd/recollect", "pipeline/mcpserver", false},
+	}
+	for _, c := range cases {
+		imports := map[string][]string{}
+		for _, r := range rooms {
+			imports[r.root] = nil // every room has a package
+		}
+		imports[c.pkg] = []string{c.imp}
+		got := importViolations(imports)
+		if bad := len(got) > 0; bad != c.bad {
+			t.Errorf("%s importing %s: violations %q, want bad=%v", c.pkg, c.imp, got, c.bad)
+		}
+	}
+}
