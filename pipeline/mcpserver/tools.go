@@ -205,15 +205,6 @@ func jsonResult(v any) (*mcp.CallToolResult, any, error) {
 	return result(string(b), obj), nil, nil
 }
 
-// capturedOut is a fact captured in this session, not yet consolidated.
-type capturedOut struct {
-	ID         int64   `json:"id"`
-	Content    string  `json:"content"`
-	Status     string  `json:"status"`
-	Producer   string  `json:"producer"`
-	Importance float64 `json:"importance"`
-}
-
 type sessionContextIn struct {
 	SessionID string `json:"session_id,omitempty" jsonschema:"whose captures to list (default: the current session)"`
 }
@@ -230,22 +221,9 @@ func (s *Server) sessionContext(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, err := s.p.DB.QueryContext(ctx, `SELECT id, content, status, producer, importance FROM session_facts
-		WHERE session_id = ? AND status IN ('pending','claimed') ORDER BY id`, session)
+	captured, err := s.p.PendingCaptures(ctx, session)
 	if err != nil {
-		return nil, nil, fmt.Errorf("read this session's captures: %w", err)
-	}
-	defer rows.Close()
-	captured := []capturedOut{}
-	for rows.Next() {
-		var c capturedOut
-		if err := rows.Scan(&c.ID, &c.Content, &c.Status, &c.Producer, &c.Importance); err != nil {
-			return nil, nil, fmt.Errorf("read this session's captures: %w", err)
-		}
-		captured = append(captured, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("read this session's captures: %w", err)
+		return nil, nil, err
 	}
 	var b strings.Builder
 	b.WriteString(brief)

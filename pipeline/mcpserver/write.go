@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
-	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 )
 
@@ -78,80 +76,24 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 	if in.SourceEventID < 0 {
 		return nil, nil, fieldError("source_event_id", "%d is negative; pass an event's seq from get_events", in.SourceEventID)
 	}
-	red, err := s.p.Redactor()
+	res, err := s.p.Capture(ctx, s.session, c, in.SourceEventID)
+	if errors.Is(err, pipeline.ErrNoEvent) {
+		return nil, nil, fieldError("source_event_id", "no event has seq %d; take one from get_events or leave it out", in.SourceEventID)
+	}
 	if err != nil {
 		return nil, nil, err
 	}
-	redacted := map[string]int64{}
-	c.Content, c.CaptureNotes = red.Redact(c.Content, redacted), red.Redact(c.CaptureNotes, redacted)
-	out := captureOut{SessionID: s.session}
-	err = s.p.DB.Tx(ctx, func(tx *store.Tx) error {
-		if in.SourceEventID > 0 {
-			if err := sourceEvent(ctx, tx, in.SourceEventID, &c); err != nil {
-				return err
-			}
-		}
-		inserted, err := extract.InsertSessionFact(ctx, tx, s.session, "capture", "", c)
-		if err != nil {
-			return err
-		}
-		out.Stored = inserted
-		if inserted {
-			if err := sources.CountRedactions(ctx, tx, redacted); err != nil {
-				return err
-			}
-		}
-		return captureOutcome(ctx, tx, s.session, c.Content, &out)
-	})
-	if err != nil {
-		return nil, nil, err
+	out := captureOut{Stored: res.Stored, Forgotten: res.Forgotten, ID: res.ID, SessionID: s.session, Status: res.Status}
+	switch {
+	case res.Forgotten:
+		out.Message = "not stored: the user asked to forget this fact, so it is not captured again"
+	case res.Stored:
+		out.Message = fmt.Sprintf("stored as pending fact %d; the next consolidation integrates it", out.ID)
+	default:
+		out.Duplicate = true
+		out.Message = fmt.Sprintf("not stored: the same fact was already captured in this session (fact %d, %s)", out.ID, out.Status)
 	}
 	return jsonResultWithText(out.Message, out)
-}
-
-// sourceEvent checks the cited event and takes its speaker and time.
-func sourceEvent(ctx context.Context, tx *store.Tx, seq int64, c *extract.Candidate) error {
-	var role string
-	var speaker, occurred sql.NullString
-	err := tx.QueryRowContext(ctx, `SELECT role, speaker, occurred_at FROM session_events WHERE seq = ?`, seq).Scan(&role, &speaker, &occurred)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fieldError("source_event_id", "no event has seq %d; take one from get_events or leave it out", seq)
-	}
-	if err != nil {
-		return fmt.Errorf("look up event %d: %w", seq, err)
-	}
-	c.EventIDs = []int64{seq}
-	c.SpeakerRole, c.Speaker = role, speaker.String
-	if occurred.Valid {
-		if t, err := store.ParseTime(occurred.String); err == nil {
-			c.SaidAt = &t
-		}
-	}
-	return nil
-}
-
-func captureOutcome(ctx context.Context, tx *store.Tx, session, content string, out *captureOut) error {
-	digest := store.Digest(content)
-	var gone int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&gone); err != nil {
-		return fmt.Errorf("check tombstones: %w", err)
-	}
-	if gone > 0 {
-		out.Forgotten = true
-		out.Message = "not stored: the user asked to forget this fact, so it is not captured again"
-		return nil
-	}
-	err := tx.QueryRowContext(ctx, `SELECT id, status FROM session_facts WHERE session_id = ? AND digest = ?`, session, digest).Scan(&out.ID, &out.Status)
-	if err != nil {
-		return fmt.Errorf("read captured fact: %w", err)
-	}
-	if out.Stored {
-		out.Message = fmt.Sprintf("stored as pending fact %d; the next consolidation integrates it", out.ID)
-		return nil
-	}
-	out.Duplicate = true
-	out.Message = fmt.Sprintf("not stored: the same fact was already captured in this session (fact %d, %s)", out.ID, out.Status)
-	return nil
 }
 
 type logEventIn struct {
@@ -235,19 +177,13 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 			return nil, nil, err
 		}
 	}
-	rows, err := s.p.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
-		WHERE seq > ? AND (? = '' OR session_id = ?) ORDER BY seq LIMIT ?`, in.AfterSequence, session, session, in.Limit)
+	events, err := s.p.Events(ctx, pipeline.EventsQuery{After: in.AfterSequence, Session: session, Limit: in.Limit})
 	if err != nil {
-		return nil, nil, fmt.Errorf("read events: %w", err)
+		return nil, nil, err
 	}
-	defer rows.Close()
 	evs := []eventOut{}
 	var text strings.Builder
-	for rows.Next() {
-		ev, err := store.ScanEvent(rows)
-		if err != nil {
-			return nil, nil, err
-		}
+	for _, ev := range events {
 		o := eventOut{Seq: ev.Seq, SessionID: ev.SessionID, Role: ev.Role, Speaker: ev.Speaker, EventType: ev.EventType, Content: ev.Content}
 		if ev.OccurredAt != nil {
 			o.OccurredAt = store.FormatTime(*ev.OccurredAt)
@@ -260,9 +196,6 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 			text.WriteString(graph.DataPreface)
 		}
 		fmt.Fprintf(&text, "#%d [%s] %s/%s: %s\n", o.Seq, o.SessionID, o.Role, o.EventType, strconv.Quote(strings.Join(strings.Fields(o.Content), " ")))
-	}
-	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("read events: %w", err)
 	}
 	if len(evs) == 0 {
 		switch {
@@ -284,13 +217,11 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 // knownSession refuses a session id that no event or captured fact
 // carries, so a mistyped id is not answered with a silent empty list.
 func (s *Server) knownSession(ctx context.Context, field, id string) error {
-	var n int
-	err := s.p.DB.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
-		OR EXISTS(SELECT 1 FROM session_facts WHERE session_id = ?)`, id, id).Scan(&n)
+	known, err := s.p.SessionKnown(ctx, id)
 	if err != nil {
-		return fmt.Errorf("look up session %q: %w", id, err)
+		return err
 	}
-	if n == 0 && id != s.session {
+	if !known && id != s.session {
 		return fieldError(field, "no session has id %q; session ids are in get_events (all_sessions=true) and search results", id)
 	}
 	return nil

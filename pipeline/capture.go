@@ -1,0 +1,177 @@
+package pipeline
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/sources"
+	"github.com/recollect/recollect/store"
+)
+
+// ErrNoEvent means a capture cites an event seq that no event has.
+var ErrNoEvent = errors.New("no event has that seq")
+
+// CaptureResult says what Capture did with a fact.
+type CaptureResult struct {
+	// Stored is true when the fact was written as a new pending fact.
+	Stored bool
+	// Forgotten is true when the user asked to forget this fact: it is
+	// not captured again.
+	Forgotten bool
+	// ID and Status are the pending fact's, new or already captured in
+	// the session (a duplicate); unset when Forgotten.
+	ID     int64
+	Status string
+}
+
+// Capture writes c as a pending fact of session, as an agent captured it
+// (producer "capture"), in one transaction: its text redacted as every
+// write path's is, and — when sourceEvent is above 0 — the cited event's
+// speaker and time taken (ErrNoEvent when there is none). The same fact
+// captured twice in a session is stored once; a forgotten one never again.
+func (p *Pipeline) Capture(ctx context.Context, session string, c extract.Candidate, sourceEvent int64) (CaptureResult, error) {
+	var res CaptureResult
+	red, err := p.Redactor()
+	if err != nil {
+		return res, err
+	}
+	redacted := map[string]int64{}
+	c.Content, c.CaptureNotes = red.Redact(c.Content, redacted), red.Redact(c.CaptureNotes, redacted)
+	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+		if sourceEvent > 0 {
+			if err := citeEvent(ctx, tx, sourceEvent, &c); err != nil {
+				return err
+			}
+		}
+		inserted, err := extract.InsertSessionFact(ctx, tx, session, "capture", "", c)
+		if err != nil {
+			return err
+		}
+		res.Stored = inserted
+		if inserted {
+			if err := sources.CountRedactions(ctx, tx, redacted); err != nil {
+				return err
+			}
+		}
+		return captureOutcome(ctx, tx, session, c.Content, &res)
+	})
+	return res, err
+}
+
+// citeEvent checks the cited event and takes its speaker and time.
+func citeEvent(ctx context.Context, tx *store.Tx, seq int64, c *extract.Candidate) error {
+	var role string
+	var speaker, occurred sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT role, speaker, occurred_at FROM session_events WHERE seq = ?`, seq).Scan(&role, &speaker, &occurred)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("capture: event %d: %w", seq, ErrNoEvent)
+	}
+	if err != nil {
+		return fmt.Errorf("look up event %d: %w", seq, err)
+	}
+	c.EventIDs = []int64{seq}
+	c.SpeakerRole, c.Speaker = role, speaker.String
+	if occurred.Valid {
+		if t, err := store.ParseTime(occurred.String); err == nil {
+			c.SaidAt = &t
+		}
+	}
+	return nil
+}
+
+// captureOutcome reads what the capture left: a tombstone, or the pending
+// fact (new or the session's earlier capture of the same text).
+func captureOutcome(ctx context.Context, tx *store.Tx, session, content string, res *CaptureResult) error {
+	digest := store.Digest(content)
+	var gone int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&gone); err != nil {
+		return fmt.Errorf("check tombstones: %w", err)
+	}
+	if gone > 0 {
+		res.Forgotten = true
+		return nil
+	}
+	err := tx.QueryRowContext(ctx, `SELECT id, status FROM session_facts WHERE session_id = ? AND digest = ?`, session, digest).Scan(&res.ID, &res.Status)
+	if err != nil {
+		return fmt.Errorf("read captured fact: %w", err)
+	}
+	return nil
+}
+
+// Captured is a fact captured in a session and not yet consolidated.
+type Captured struct {
+	ID         int64   `json:"id"`
+	Content    string  `json:"content"`
+	Status     string  `json:"status"`
+	Producer   string  `json:"producer"`
+	Importance float64 `json:"importance"`
+}
+
+// PendingCaptures lists session's captured facts that wait for
+// consolidation (pending or claimed), oldest first.
+func (p *Pipeline) PendingCaptures(ctx context.Context, session string) ([]Captured, error) {
+	rows, err := p.DB.QueryContext(ctx, `SELECT id, content, status, producer, importance FROM session_facts
+		WHERE session_id = ? AND status IN ('pending','claimed') ORDER BY id`, session)
+	if err != nil {
+		return nil, fmt.Errorf("read the session's captures: %w", err)
+	}
+	defer rows.Close()
+	out := []Captured{}
+	for rows.Next() {
+		var c Captured
+		if err := rows.Scan(&c.ID, &c.Content, &c.Status, &c.Producer, &c.Importance); err != nil {
+			return nil, fmt.Errorf("read the session's captures: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the session's captures: %w", err)
+	}
+	return out, nil
+}
+
+// EventsQuery selects raw events to page through.
+type EventsQuery struct {
+	// After returns only events with a larger seq.
+	After int64
+	// Session keeps one session's events; "" means every session.
+	Session string
+	Limit   int
+}
+
+// Events reads raw events in seq order, as q selects them.
+func (p *Pipeline) Events(ctx context.Context, q EventsQuery) ([]store.Event, error) {
+	rows, err := p.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
+		WHERE seq > ? AND (? = '' OR session_id = ?) ORDER BY seq LIMIT ?`, q.After, q.Session, q.Session, q.Limit)
+	if err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	defer rows.Close()
+	var out []store.Event
+	for rows.Next() {
+		ev, err := store.ScanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read events: %w", err)
+	}
+	return out, nil
+}
+
+// SessionKnown reports whether any event or captured fact carries session
+// id.
+func (p *Pipeline) SessionKnown(ctx context.Context, id string) (bool, error) {
+	var n int
+	err := p.DB.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
+		OR EXISTS(SELECT 1 FROM session_facts WHERE session_id = ?)`, id, id).Scan(&n)
+	if err != nil {
+		return false, fmt.Errorf("look up session %q: %w", id, err)
+	}
+	return n > 0, nil
+}
