@@ -328,12 +328,13 @@ func (m *ModelExtractor) contextEvents(ctx context.Context, g Group) ([]store.Ev
 
 // relatedFacts finds a few active facts sharing words with the group.
 func (m *ModelExtractor) relatedFacts(ctx context.Context, g Group) ([]string, error) {
-	q := ftsQuery(g.Events, 16)
-	if q == "" {
+	q := textQuery(g.Events, 16)
+	if len(q) == 0 {
 		return nil, nil
 	}
-	rows, err := m.DB.QueryContext(ctx, `SELECT f.content FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND f.status = 'active' ORDER BY rank LIMIT 5`, q)
+	eng := m.DB.Engine()
+	rows, err := m.DB.QueryContext(ctx, `SELECT f.content FROM `+eng.TextMatches(store.FactText)+` k JOIN facts f ON f.id = k.id
+		WHERE f.status = 'active' ORDER BY k.score DESC, f.id LIMIT 5`, eng.TextQuery(q))
 	if err != nil {
 		return nil, fmt.Errorf("find related facts: %w", err)
 	}
@@ -349,10 +350,11 @@ func (m *ModelExtractor) relatedFacts(ctx context.Context, g Group) ([]string, e
 	return out, rows.Err()
 }
 
-// ftsQuery ORs the group's longest distinct words, quoted for FTS5.
-func ftsQuery(evs []store.Event, max int) string {
+// textQuery is the group's first max distinct words of five letters or
+// more, any of which a related fact holds.
+func textQuery(evs []store.Event, max int) store.TextQuery {
 	seen := map[string]bool{}
-	var words []string
+	var words store.TextQuery
 	for _, ev := range evs {
 		for _, w := range strings.FieldsFunc(ev.Content, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 			w = strings.ToLower(w)
@@ -360,11 +362,11 @@ func ftsQuery(evs []store.Event, max int) string {
 				continue
 			}
 			seen[w] = true
-			words = append(words, `"`+w+`"`)
+			words = append(words, w)
 			if len(words) == max {
-				return strings.Join(words, " OR ")
+				return words
 			}
 		}
 	}
-	return strings.Join(words, " OR ")
+	return words
 }

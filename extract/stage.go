@@ -163,7 +163,7 @@ func (s *Stage) sweepIneligible(ctx context.Context) error {
 			FROM sessions c LEFT JOIN extract_watermarks w ON w.session_id = c.id) s
 		WHERE s.last > s.examined
 		AND NOT EXISTS (SELECT 1 FROM session_events e WHERE e.session_id = s.session_id AND e.seq > s.examined AND ` + where + `)
-		ON CONFLICT(session_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq), updated_at = excluded.updated_at`
+		ON CONFLICT(session_id) DO UPDATE SET last_seq = CASE WHEN excluded.last_seq > extract_watermarks.last_seq THEN excluded.last_seq ELSE extract_watermarks.last_seq END, updated_at = excluded.updated_at`
 	if _, err := s.DB.ExecContext(ctx, q, append([]any{store.Now()}, args...)...); err != nil {
 		return fmt.Errorf("mark conversations without extractable events: %w", err)
 	}
@@ -325,7 +325,7 @@ func (s *Stage) commit(ctx context.Context, g Group, cands []Candidate) (int, er
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, updated_at)
 			VALUES (?, ?, 0, ?)
-			ON CONFLICT(session_id) DO UPDATE SET last_seq = max(last_seq, excluded.last_seq), consecutive_failures = 0, updated_at = excluded.updated_at`,
+			ON CONFLICT(session_id) DO UPDATE SET last_seq = CASE WHEN excluded.last_seq > extract_watermarks.last_seq THEN excluded.last_seq ELSE extract_watermarks.last_seq END, consecutive_failures = 0, updated_at = excluded.updated_at`,
 			g.SessionID, g.NextWatermark, store.Now())
 		if err != nil {
 			return fmt.Errorf("advance watermark for %s: %w", g.SessionID, err)

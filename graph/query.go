@@ -3,6 +3,8 @@ package graph
 import (
 	"strings"
 	"unicode"
+
+	"github.com/recollect/recollect/store"
 )
 
 // Analysis is what query analysis finds in a search text. Every arm reads
@@ -106,6 +108,26 @@ func (a Analysis) Match() string {
 		}
 	}
 	return strings.Join(parts, " OR ")
+}
+
+// Query is the analysis as a full-text query in no engine's syntax: its
+// phrases, its terms and their variants, any of which a match holds. The
+// store's engine renders it (store.Engine.TextQuery).
+func (a Analysis) Query() store.TextQuery {
+	q := make(store.TextQuery, 0, len(a.Phrases)+2*len(a.Terms))
+	q = append(q, a.Phrases...)
+	seen := map[string]bool{}
+	for _, t := range a.Terms {
+		q = append(q, t)
+		seen[Stem(t)] = true
+	}
+	for _, t := range a.Terms {
+		if v := Variant(t); v != "" && !seen[Stem(v)] {
+			seen[Stem(v)] = true
+			q = append(q, v)
+		}
+	}
+	return q
 }
 
 // Variant is the second word a query term is searched by, or "". Porter

@@ -79,15 +79,12 @@ func (in *Integrator) insertFact(ctx context.Context, tx *store.Tx, pf PendingFa
 	if validFrom == "" {
 		validFrom = pf.SaidAt
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
+	var id int64
+	err := tx.QueryRowContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
 		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at)
-		VALUES (?,?,?,?,?, 'active', ?,?,?,?,?,?,?,?)`,
+		VALUES (?,?,?,?,?, 'active', ?,?,?,?,?,?,?,?) RETURNING id`,
 		pf.Content, pf.Digest, p.domain, pf.Confidence, pf.Importance, pf.Producer, nullStr(pf.SpeakerRole), nullStr(pf.Speaker),
-		pf.SessionID, nullStr(pf.SaidAt), nullStr(validFrom), nullStr(pf.ValidUntil), store.FormatTime(in.now()))
-	if err != nil {
-		return 0, fmt.Errorf("insert fact: %w", err)
-	}
-	id, err := res.LastInsertId()
+		pf.SessionID, nullStr(pf.SaidAt), nullStr(validFrom), nullStr(pf.ValidUntil), store.FormatTime(in.now())).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("insert fact: %w", err)
 	}

@@ -66,7 +66,7 @@ func signFact(ctx context.Context, x execer, id int64, content string) error {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString(`INSERT OR IGNORE INTO fact_signatures(token, fact_id, size) VALUES `)
+	b.WriteString(`INSERT INTO fact_signatures(token, fact_id, size) VALUES `)
 	args := make([]any, 0, 3*len(tokens))
 	for i, t := range tokens {
 		if i > 0 {
@@ -75,6 +75,7 @@ func signFact(ctx context.Context, x execer, id int64, content string) error {
 		b.WriteString("(?,?,?)")
 		args = append(args, t, id, size)
 	}
+	b.WriteString(` ON CONFLICT(token, fact_id) DO NOTHING`)
 	if _, err := x.ExecContext(ctx, b.String(), args...); err != nil {
 		return fmt.Errorf("sign fact %d: %w", id, err)
 	}

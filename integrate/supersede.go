@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
 )
 
 // supersession is one decision: the newer fact replaces the older. Zero
@@ -84,9 +85,10 @@ func (in *Integrator) supersedeCandidates(ctx context.Context, entities []int64,
 			}
 		}
 	}
-	if match := graph.Sanitize(strings.Join(r.distinctive(), " ")); match != "" {
-		if err := collect(cols+` JOIN facts_fts ON facts_fts.rowid = f.id WHERE facts_fts MATCH ? AND `+statusClause+`
-			ORDER BY bm25(facts_fts) LIMIT 100`, match); err != nil {
+	if q := graph.Analyze(strings.Join(r.distinctive(), " ")).Query(); len(q) > 0 {
+		eng := in.DB.Engine()
+		if err := collect(cols+` JOIN `+eng.TextMatches(store.FactText)+` k ON k.id = f.id WHERE `+statusClause+`
+			ORDER BY k.score DESC LIMIT 100`, eng.TextQuery(q)); err != nil {
 			return nil, err
 		}
 	}

@@ -211,7 +211,7 @@ func sources(ctx context.Context, db *store.DB, id int64) ([]Source, error) {
 	rows, err := db.QueryContext(ctx, `SELECT COALESCE(p.session_fact_id, 0), COALESCE(p.session_id, ''), COALESCE(p.said_at, ''),
 		COALESCE(p.event_seq, 0), COALESCE(e.role, ''), COALESCE(e.content, ''), COALESCE(s.content, ''), COALESCE(s.producer, '')
 		FROM fact_provenance p LEFT JOIN session_events e ON e.seq = p.event_seq LEFT JOIN session_facts s ON s.id = p.session_fact_id
-		WHERE p.fact_id = ? ORDER BY p.rowid`, id)
+		WHERE p.fact_id = ? ORDER BY `+db.Engine().InsertOrder("p"), id)
 	if err != nil {
 		return nil, fmt.Errorf("read provenance of fact %d: %w", id, err)
 	}

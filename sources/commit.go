@@ -247,11 +247,11 @@ func (b *batchTx) finish(end int64) error {
 	if b.st.hasID {
 		dev, ino = b.st.dev, b.st.ino
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO source_files(path, kind, session_id, fingerprint, size, offset, lines, missing, updated_at, reread_until, identity, dev, ino)
+	_, err = tx.ExecContext(ctx, `INSERT INTO source_files(path, kind, session_id, fingerprint, size, "offset", lines, missing, updated_at, reread_until, identity, dev, ino)
 		VALUES (?,?,?,?,?,?,?,0,?,?,?,?,?)
 		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind,
 			session_id = COALESCE(source_files.session_id, excluded.session_id),
-			fingerprint = excluded.fingerprint, size = excluded.size, offset = excluded.offset,
+			fingerprint = excluded.fingerprint, size = excluded.size, "offset" = excluded."offset",
 			lines = excluded.lines, missing = 0, updated_at = excluded.updated_at, reread_until = excluded.reread_until,
 			identity = excluded.identity, dev = excluded.dev, ino = excluded.ino`,
 		b.st.f.path, b.st.f.kind, nullStr(b.firstSID), fp, b.st.size, end, b.st.lineNo, b.now, b.st.rereadUntil,

@@ -281,7 +281,7 @@ type progress struct {
 }
 
 // progressColumns is what readProgress scans, in order.
-const progressColumns = `offset, lines, fingerprint, reread_until, COALESCE(identity, ''), dev, ino`
+const progressColumns = `"offset", lines, fingerprint, reread_until, COALESCE(identity, ''), dev, ino`
 
 func (p *progress) scan(row interface{ Scan(...any) error }) error {
 	var dev, ino sql.NullInt64

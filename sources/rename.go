@@ -68,8 +68,11 @@ func (c *Copier) keepAside(ctx context.Context, path string, pr progress) error 
 		identity = c.identityOf(path)
 	}
 	aside := fmt.Sprintf("%s (renamed away; inode %d:%d)", path, pr.dev, pr.ino)
-	_, err := c.DB.ExecContext(ctx, `INSERT OR REPLACE INTO source_files(path, kind, session_id, fingerprint, size, offset, lines, missing, updated_at, reread_until, identity, dev, ino)
-		SELECT ?, kind, session_id, fingerprint, size, offset, lines, 1, updated_at, reread_until, ?, dev, ino FROM source_files WHERE path = ?`,
+	_, err := c.DB.ExecContext(ctx, `INSERT INTO source_files(path, kind, session_id, fingerprint, size, "offset", lines, missing, updated_at, reread_until, identity, dev, ino)
+		SELECT ?, kind, session_id, fingerprint, size, "offset", lines, 1, updated_at, reread_until, ?, dev, ino FROM source_files WHERE path = ?
+		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, session_id = excluded.session_id, fingerprint = excluded.fingerprint,
+			size = excluded.size, "offset" = excluded."offset", lines = excluded.lines, missing = excluded.missing, updated_at = excluded.updated_at,
+			reread_until = excluded.reread_until, identity = excluded.identity, dev = excluded.dev, ino = excluded.ino`,
 		aside, identity, path)
 	if err != nil {
 		return fmt.Errorf("keep progress of the file %s was before: %w", path, err)

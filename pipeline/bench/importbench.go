@@ -183,7 +183,7 @@ func searchable(ctx context.Context, stage *extract.Stage, files int) (bool, err
 	var copied, behind, pending int
 	err := stage.DB.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM source_files),
-		(SELECT count(*) FROM source_files WHERE offset < size),
+		(SELECT count(*) FROM source_files WHERE "offset" < size),
 		(SELECT count(*) FROM session_facts WHERE status = 'pending')`).Scan(&copied, &behind, &pending)
 	if err != nil {
 		return false, fmt.Errorf("read import progress: %w", err)
