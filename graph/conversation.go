@@ -4,9 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
 	"slices"
-	"sort"
 
 	"github.com/recollect/recollect/store"
 )
@@ -40,33 +38,6 @@ const (
 	neighborSeeds = 50
 )
 
-// ArmContext labels a fact the keyword arm found only through the
-// conversation around a keyword hit: it does not contain the query's words.
-const ArmContext Arm = "context"
-
-// KeywordRanking is the keyword arm's answer.
-type KeywordRanking struct {
-	// IDs are the facts, best first.
-	IDs []int64
-	// Context holds the ids found only through conversation context.
-	Context map[int64]bool
-	// Speakers are the names in the query that are speakers of stored
-	// facts; the speaker boost stands for them.
-	Speakers map[string]bool
-}
-
-// OnlyContext reports whether h was found only through conversation
-// context, so it does not contain the query's words: a caller acting on
-// "facts matching these words" (forget --matching) skips it.
-func (h Hit) OnlyContext() bool {
-	for _, m := range h.MatchedBy {
-		if m.Arm != ArmContext {
-			return false
-		}
-	}
-	return len(h.MatchedBy) > 0
-}
-
 // candidate is one fact under context ranking.
 type candidate struct {
 	id      int64
@@ -76,113 +47,6 @@ type candidate struct {
 	lent    float64
 	// matched is true for a BM25 hit, false for a fact found as context.
 	matched bool
-}
-
-// RankKeyword is the keyword arm: BM25 over the facts' full-text index for
-// the analysed query, re-scored by speaker and conversation context (see
-// SpeakerBoost, NeighborShare, SessionShare). f restricts the facts the arm
-// may return. It returns at most depth ids, best first, ties by id.
-func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth int) (KeywordRanking, error) {
-	speakers, err := knownSpeakers(ctx, r.db, a.Names)
-	if err != nil {
-		return KeywordRanking{Context: map[int64]bool{}}, err
-	}
-	cond, args := f.where()
-	return rankKeyword(ctx, r.db, a, speakers, cond, args, depth)
-}
-
-// rankKeyword is RankKeyword with the query's speakers already known.
-func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
-	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
-	match := a.withoutNames(speakers).Match()
-	if match == "" {
-		return kr, nil
-	}
-	if cond == "" {
-		cond = "1"
-	}
-	order, err := bm25Pool(ctx, db, match, cond, args, keywordPool)
-	if err != nil {
-		return kr, err
-	}
-	if len(order) < keywordPool {
-		// cond may have turned some of the best matches away: the pool
-		// is the best keywordPool that pass among twice as many matches.
-		more, err := matchesMoreThan(ctx, db, match, keywordPool)
-		if err != nil {
-			return kr, err
-		}
-		if more {
-			if order, err = bm25Pool(ctx, db, match, cond, args, 2*keywordPool); err != nil {
-				return kr, err
-			}
-		}
-	}
-	cands := map[int64]*candidate{}
-	for _, c := range order {
-		if speakers[c.speaker] {
-			c.own *= 1 + SpeakerBoost
-		}
-		cands[c.id] = c
-	}
-	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
-	if err := lendToNeighbors(ctx, db, order, cands, speakers, cond, args); err != nil {
-		return kr, err
-	}
-	kr.IDs = contextOrder(cands, speakers, depth)
-	for _, id := range kr.IDs {
-		if !cands[id].matched {
-			kr.Context[id] = true
-		}
-	}
-	return kr, nil
-}
-
-// bm25Pool reads the best keywordPool facts that pass cond among the
-// ranked best matches of the FTS5 query, best first, ties by id. FTS5
-// ranks alone first, then only the ranked are joined with facts (as the
-// outer loop: CROSS JOIN): joining every match before sorting costs a row
-// read per match. bm25() is the same score as the rank column, but ORDER BY
-// rank makes FTS5 prepare and run a second, sorting statement of its own:
-// at 100k facts that costs about a quarter of the query. The few hundred
-// joined rows are sorted here; a sorter in SQLite costs more.
-func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any, ranked int) ([]*candidate, error) {
-	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score DESC, id LIMIT ?) r
-		CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append([]any{match, ranked}, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	defer rows.Close()
-	var out []*candidate
-	for rows.Next() {
-		c := &candidate{matched: true}
-		if err := rows.Scan(&c.id, &c.own, &c.session, &c.speaker); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	slices.SortFunc(out, func(a, b *candidate) int {
-		if a.own != b.own {
-			return cmp.Compare(b.own, a.own)
-		}
-		return cmp.Compare(a.id, b.id)
-	})
-	return out[:min(len(out), keywordPool)], nil
-}
-
-// matchesMoreThan reports whether the FTS5 query matches more than n facts
-// (it counts no further than n+1, and ranks none).
-func matchesMoreThan(ctx context.Context, db *store.DB, match string, n int) (bool, error) {
-	var got int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? LIMIT ?)`,
-		match, n+1).Scan(&got); err != nil {
-		return false, fmt.Errorf("keyword search: count matches: %w", err)
-	}
-	return got > n, nil
 }
 
 // lendToNeighbors gives the facts said just before and after each of the
@@ -345,20 +209,6 @@ func (a Analysis) withoutNames(names map[string]bool) Analysis {
 	return out
 }
 
-// addKeyword feeds the keyword arm's ranking to the fusion: one list, so a
-// fact found through conversation context keeps the rank the context gave
-// it, labelled ArmContext instead of ArmKeyword.
-func (f *fusion) addKeyword(kr KeywordRanking) {
-	f.add(ArmKeyword, kr.IDs, nil)
-	for id := range kr.Context {
-		for i, m := range f.matches[id] {
-			if m.Arm == ArmKeyword {
-				f.matches[id][i].Arm = ArmContext
-			}
-		}
-	}
-}
-
 // WithoutSpeakers drops the words of the ranking's speaker names from
 // terms, unless nothing would remain: a person who speaks in the store is
 // found by the speaker boost, and as an entity she is named mostly by the
@@ -387,54 +237,4 @@ func withoutSpeakers(terms []string, speakers map[string]bool) []string {
 		return terms
 	}
 	return out
-}
-
-// EntityWeight scales the entity arm's vote in the fusion. The arm lists
-// every fact that names an entity of the query, in an order that knows
-// nothing of the query's other words; at a quarter of a keyword vote its
-// first hit (0.25/61) sits below the keyword arm's sixtieth (1/120), so it
-// lifts keyword hits that name the entity and adds facts only where the
-// words found few. Each fact's vote is scaled again by its entity weight
-// (see entityWeights): an entity named by half the store votes nothing.
-// Chosen when the arm listed every fact of every matched entity: on LoCoMo
-// (first three conversations, recall@10) weight 1 gave 0.62, 0.25 gave
-// 0.76, no entity arm 0.76.
-const EntityWeight = 0.25
-
-// addWeighted is add with the arm's contribution to each fact scaled by
-// w(id).
-func (f *fusion) addWeighted(arm Arm, ids []int64, detail func(int64) string, w func(int64) float64) {
-	before := map[int64]float64{}
-	for _, id := range ids {
-		before[id] = f.score[id]
-	}
-	f.add(arm, ids, detail)
-	for _, id := range ids {
-		f.score[id] = before[id] + w(id)*(f.score[id]-before[id])
-	}
-}
-
-// keepFirst keeps the keyword arm's first hit first against the entity
-// arm: naming an entity of the query never lifts another keyword hit above
-// the best keyword match (a hit found by the keyword arm below it scores
-// at most just under it). It runs after the keyword and entity lists are
-// added, before any other arm.
-func (f *fusion) keepFirst(kr KeywordRanking) {
-	var first int64
-	for _, id := range kr.IDs {
-		if !kr.Context[id] {
-			first = id
-			break
-		}
-	}
-	if first == 0 {
-		return
-	}
-	top := f.score[first]
-	for i, id := range kr.IDs {
-		if id != first && f.score[id] >= top {
-			// keep the keyword arm's own order below the first
-			f.score[id] = math.Nextafter(top, 0) - float64(i)*1e-12
-		}
-	}
 }

@@ -252,3 +252,43 @@ func contains[T comparable](xs []T, x T) bool {
 	}
 	return false
 }
+
+// OnlyContext reports whether h was found only through conversation
+// context, so it does not contain the query's words: a caller acting on
+// "facts matching these words" (forget --matching) skips it.
+func (h Hit) OnlyContext() bool {
+	for _, m := range h.MatchedBy {
+		if m.Arm != ArmContext {
+			return false
+		}
+	}
+	return len(h.MatchedBy) > 0
+}
+
+func dedupe(ids []int64) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+func scanIDs(rows *sql.Rows, what string) ([]int64, error) {
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("%s: %w", what, err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	return ids, nil
+}

@@ -15,12 +15,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
-
-	"golang.org/x/sync/errgroup"
 
 	"github.com/recollect/recollect/store"
 )
@@ -66,28 +63,6 @@ type Query struct {
 	// nil means the semantic arm does not run.
 	Vector []float32
 	Space  Space
-}
-
-// Arm names a retrieval list that can find a fact.
-type Arm string
-
-// The retrieval arms.
-const (
-	ArmKeyword  Arm = "keyword"
-	ArmEntity   Arm = "entity"
-	ArmDomain   Arm = "domain"
-	ArmSemantic Arm = "semantic"
-)
-
-// Match records that an arm found a hit, and at which rank (1-based).
-type Match struct {
-	Arm  Arm `json:"arm"`
-	Rank int `json:"rank"`
-	// Via is set when the arm found a superseded fact and this hit is its
-	// current successor.
-	Via int64 `json:"via,omitempty"`
-	// Detail says what matched: the entity names, the domain, the cosine.
-	Detail string `json:"detail,omitempty"`
 }
 
 // PendingHit is a captured fact not yet integrated: keyword-matched only,
@@ -175,7 +150,7 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		}
 		return searchPending(pctx, db, match, min(q.Limit, 10))
 	})
-	hits, err := f.resolve(ctx, db, sc, q.History, want)
+	hits, err := resolve(ctx, db, sc, f, q.History, want)
 	if err != nil {
 		cancel() // the answer failed: the pending search need not finish
 	}
@@ -196,76 +171,6 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		}
 	}
 	return ans, nil
-}
-
-// runArms runs every arm that applies and feeds its list to f. The arms
-// run in one errgroup on a derived context: the first to fail cancels the
-// others, and runArms returns only once every one has returned, so no
-// query outlives the search.
-func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
-	db := r.db
-	g, gctx := errgroup.WithContext(ctx)
-	// The semantic arm reads only its own tables, so it runs on a
-	// connection of its own beside the others.
-	var (
-		semIDs    []int64
-		semDetail func(int64) string
-		semNote   string
-	)
-	if len(q.Vector) > 0 {
-		g.Go(func() (err error) {
-			semIDs, semDetail, semNote, err = semanticArm(gctx, db, r.vectors, sc, q.Vector, q.Space, depth)
-			return err
-		})
-	}
-	var (
-		kr   KeywordRanking
-		ents entityHits
-	)
-	if match != "" {
-		a := Analyze(q.Text)
-		g.Go(func() error {
-			speakers, err := knownSpeakers(gctx, db, a.Names)
-			if err != nil {
-				return err
-			}
-			// The entity arm needs only the speakers, so it runs on a
-			// second connection while the keyword arm runs.
-			g.Go(func() (err error) {
-				ents, err = entityArm(gctx, db, sc, withoutSpeakers(terms, speakers), depth)
-				return err
-			})
-			cond, args := sc.candidate()
-			kr, err = rankKeyword(gctx, db, a, speakers, cond, args, depth)
-			return err
-		})
-	}
-	if err := g.Wait(); err != nil {
-		return err
-	}
-	if match != "" {
-		ans.Arms = append(ans.Arms, ArmKeyword, ArmEntity)
-		f.addKeyword(kr)
-		f.addWeighted(ArmEntity, ents.ids, ents.detail, func(id int64) float64 { return EntityWeight * ents.weight[id] })
-		f.keepFirst(kr)
-	}
-	if len(q.Vector) > 0 {
-		if semNote != "" {
-			ans.Notes = append(ans.Notes, semNote)
-		} else {
-			ans.Arms = append(ans.Arms, ArmSemantic)
-			f.add(ArmSemantic, semIDs, semDetail)
-		}
-	}
-	if q.Domain != "" {
-		ids, err := f.domainList(ctx, db, q.Domain)
-		if err != nil {
-			return err
-		}
-		ans.Arms = append(ans.Arms, ArmDomain)
-		f.add(ArmDomain, ids, func(int64) string { return q.Domain })
-	}
-	return nil
 }
 
 // async runs fn in its own goroutine; the function it returns waits for
@@ -317,32 +222,6 @@ func choose(hits []*Hit, q Query, ans *Answer) []Hit {
 // labels. It is an estimate; no tokenizer runs.
 func EstimateTokens(h Hit) int {
 	return (len(h.Content)+3)/4 + 12
-}
-
-// Adjustment weights: importance moves a score by at most ±3%, recency
-// adds at most 3%, halving every RecencyHalfLife.
-const (
-	ImportanceWeight = 0.06
-	RecencyWeight    = 0.03
-	RecencyHalfLife  = 90 * 24 * time.Hour
-)
-
-// Adjust is the gentle factor applied after fusion:
-//
-//	1 + ImportanceWeight·(importance − 0.5) + RecencyWeight·0.5^(age/RecencyHalfLife)
-//
-// where age is measured from the newest fact among the candidates (not the
-// wall clock, so the same store gives the same order tomorrow). The factor
-// stays within [0.97, 1.06]: it breaks near-ties between hits found at
-// similar ranks, and never lifts a hit found by one arm over one found at
-// the same rank by two.
-func Adjust(importance float64, age time.Duration) float64 {
-	if age < 0 {
-		age = 0
-	}
-	rec := math.Pow(0.5, float64(age)/float64(RecencyHalfLife))
-	imp := math.Max(0, math.Min(1, importance))
-	return 1 + ImportanceWeight*(imp-0.5) + RecencyWeight*rec
 }
 
 func sortChronological(hits []Hit) {

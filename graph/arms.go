@@ -1,0 +1,539 @@
+package graph
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/recollect/recollect/store"
+)
+
+// The retrieval arms live here, each answering the same armList: the
+// keyword arm (BM25 re-scored by speaker and conversation context, see
+// conversation.go), the entity arm, the semantic arm and the domain bias.
+// fusion.go fuses their lists; supersession.go turns the fused ids into
+// hits.
+
+// Arm names a retrieval list that can find a fact.
+type Arm string
+
+// The retrieval arms.
+const (
+	ArmKeyword  Arm = "keyword"
+	ArmEntity   Arm = "entity"
+	ArmDomain   Arm = "domain"
+	ArmSemantic Arm = "semantic"
+)
+
+// ArmContext labels a fact the keyword arm found only through the
+// conversation around a keyword hit: it does not contain the query's words.
+const ArmContext Arm = "context"
+
+// Match records that an arm found a hit, and at which rank (1-based).
+type Match struct {
+	Arm  Arm `json:"arm"`
+	Rank int `json:"rank"`
+	// Via is set when the arm found a superseded fact and this hit is its
+	// current successor.
+	Via int64 `json:"via,omitempty"`
+	// Detail says what matched: the entity names, the domain, the cosine.
+	Detail string `json:"detail,omitempty"`
+}
+
+// armList is what every arm answers: the facts it found, best first, and
+// what the fusion needs to count and label its votes.
+type armList struct {
+	arm Arm
+	ids []int64
+	// detail says what matched a fact (entity names, the cosine, the
+	// domain); nil for none.
+	detail func(int64) string
+	// weight scales each fact's vote; nil is a full vote for every fact.
+	weight map[int64]float64
+	// context marks the facts the keyword arm found only through the
+	// conversation around a hit: they are labelled ArmContext.
+	context map[int64]bool
+}
+
+// runArms runs every arm that applies and feeds its list to f. The arms
+// run in one errgroup on a derived context: the first to fail cancels the
+// others, and runArms returns only once every one has returned, so no
+// query outlives the search.
+func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
+	db := r.db
+	g, gctx := errgroup.WithContext(ctx)
+	// The semantic arm reads only its own tables, so it runs on a
+	// connection of its own beside the others.
+	var (
+		sem     armList
+		semNote string
+	)
+	if len(q.Vector) > 0 {
+		g.Go(func() (err error) {
+			sem, semNote, err = semanticArm(gctx, db, r.vectors, sc, q.Vector, q.Space, depth)
+			return err
+		})
+	}
+	var keyword, entity armList
+	if match != "" {
+		a := Analyze(q.Text)
+		g.Go(func() error {
+			speakers, err := knownSpeakers(gctx, db, a.Names)
+			if err != nil {
+				return err
+			}
+			// The entity arm needs only the speakers, so it runs on a
+			// second connection while the keyword arm runs.
+			g.Go(func() (err error) {
+				entity, err = entityArm(gctx, db, sc, withoutSpeakers(terms, speakers), depth)
+				return err
+			})
+			keyword, err = keywordArm(gctx, db, a, speakers, sc, depth)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return err
+	}
+	if match != "" {
+		ans.Arms = append(ans.Arms, ArmKeyword, ArmEntity)
+		f.add(keyword)
+		f.add(entity)
+		f.keepFirst(keyword)
+	}
+	if len(q.Vector) > 0 {
+		if semNote != "" {
+			ans.Notes = append(ans.Notes, semNote)
+		} else {
+			ans.Arms = append(ans.Arms, ArmSemantic)
+			f.add(sem)
+		}
+	}
+	if q.Domain != "" {
+		dom, err := domainArm(ctx, db, f.ranked(), q.Domain)
+		if err != nil {
+			return err
+		}
+		ans.Arms = append(ans.Arms, ArmDomain)
+		f.add(dom)
+	}
+	return nil
+}
+
+// keywordArm is the keyword arm's list: rankKeyword over the facts an arm
+// may find, with the facts found only as conversation context marked.
+func keywordArm(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, sc scope, depth int) (armList, error) {
+	cond, args := sc.candidate()
+	kr, err := rankKeyword(ctx, db, a, speakers, cond, args, depth)
+	if err != nil {
+		return armList{}, err
+	}
+	return armList{arm: ArmKeyword, ids: kr.IDs, context: kr.Context}, nil
+}
+
+// KeywordRanking is the keyword arm's answer.
+type KeywordRanking struct {
+	// IDs are the facts, best first.
+	IDs []int64
+	// Context holds the ids found only through conversation context.
+	Context map[int64]bool
+	// Speakers are the names in the query that are speakers of stored
+	// facts; the speaker boost stands for them.
+	Speakers map[string]bool
+}
+
+// RankKeyword is the keyword arm: BM25 over the facts' full-text index for
+// the analysed query, re-scored by speaker and conversation context (see
+// SpeakerBoost, NeighborShare, SessionShare). f restricts the facts the arm
+// may return. It returns at most depth ids, best first, ties by id.
+func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth int) (KeywordRanking, error) {
+	speakers, err := knownSpeakers(ctx, r.db, a.Names)
+	if err != nil {
+		return KeywordRanking{Context: map[int64]bool{}}, err
+	}
+	cond, args := f.where()
+	return rankKeyword(ctx, r.db, a, speakers, cond, args, depth)
+}
+
+// rankKeyword is RankKeyword with the query's speakers already known.
+func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
+	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
+	match := a.withoutNames(speakers).Match()
+	if match == "" {
+		return kr, nil
+	}
+	if cond == "" {
+		cond = "1"
+	}
+	order, err := bm25Pool(ctx, db, match, cond, args, keywordPool)
+	if err != nil {
+		return kr, err
+	}
+	if len(order) < keywordPool {
+		// cond may have turned some of the best matches away: the pool
+		// is the best keywordPool that pass among twice as many matches.
+		more, err := matchesMoreThan(ctx, db, match, keywordPool)
+		if err != nil {
+			return kr, err
+		}
+		if more {
+			if order, err = bm25Pool(ctx, db, match, cond, args, 2*keywordPool); err != nil {
+				return kr, err
+			}
+		}
+	}
+	cands := map[int64]*candidate{}
+	for _, c := range order {
+		if speakers[c.speaker] {
+			c.own *= 1 + SpeakerBoost
+		}
+		cands[c.id] = c
+	}
+	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
+	if err := lendToNeighbors(ctx, db, order, cands, speakers, cond, args); err != nil {
+		return kr, err
+	}
+	kr.IDs = contextOrder(cands, speakers, depth)
+	for _, id := range kr.IDs {
+		if !cands[id].matched {
+			kr.Context[id] = true
+		}
+	}
+	return kr, nil
+}
+
+// bm25Pool reads the best keywordPool facts that pass cond among the
+// ranked best matches of the FTS5 query, best first, ties by id. FTS5
+// ranks alone first, then only the ranked are joined with facts (as the
+// outer loop: CROSS JOIN): joining every match before sorting costs a row
+// read per match. bm25() is the same score as the rank column, but ORDER BY
+// rank makes FTS5 prepare and run a second, sorting statement of its own:
+// at 100k facts that costs about a quarter of the query. The few hundred
+// joined rows are sorted here; a sorter in SQLite costs more.
+func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any, ranked int) ([]*candidate, error) {
+	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
+		FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score DESC, id LIMIT ?) r
+		CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append([]any{match, ranked}, args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var out []*candidate
+	for rows.Next() {
+		c := &candidate{matched: true}
+		if err := rows.Scan(&c.id, &c.own, &c.session, &c.speaker); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		out = append(out, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	slices.SortFunc(out, func(a, b *candidate) int {
+		if a.own != b.own {
+			return cmp.Compare(b.own, a.own)
+		}
+		return cmp.Compare(a.id, b.id)
+	})
+	return out[:min(len(out), keywordPool)], nil
+}
+
+// matchesMoreThan reports whether the FTS5 query matches more than n facts
+// (it counts no further than n+1, and ranks none).
+func matchesMoreThan(ctx context.Context, db *store.DB, match string, n int) (bool, error) {
+	var got int
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? LIMIT ?)`,
+		match, n+1).Scan(&got); err != nil {
+		return false, fmt.Errorf("keyword search: count matches: %w", err)
+	}
+	return got > n, nil
+}
+
+// EntityWeight scales the entity arm's vote in the fusion. The arm lists
+// every fact that names an entity of the query, in an order that knows
+// nothing of the query's other words; at a quarter of a keyword vote its
+// first hit (0.25/61) sits below the keyword arm's sixtieth (1/120), so it
+// lifts keyword hits that name the entity and adds facts only where the
+// words found few. Each fact's vote is scaled again by its entity weight
+// (see entityWeights): an entity named by half the store votes nothing.
+// Chosen when the arm listed every fact of every matched entity: on LoCoMo
+// (first three conversations, recall@10) weight 1 gave 0.62, 0.25 gave
+// 0.76, no entity arm 0.76.
+const EntityWeight = 0.25
+
+// entityArm matches query words (and runs of two or three words) against
+// entity names and aliases, and returns the facts linked to those entities:
+// most matched entities first, then facts about them, then importance.
+// Each fact's vote weighs EntityWeight times its entity weight.
+func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, depth int) (armList, error) {
+	grams := termGrams(terms)
+	if len(grams) == 0 {
+		return armList{arm: ArmEntity}, nil
+	}
+	in, args := store.InList(grams)
+	rows, err := db.QueryContext(ctx, `SELECT id, name FROM entities WHERE fold IN (`+in+`)
+		UNION SELECT e.id, e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold IN (`+in+`)`,
+		append(args, args...)...)
+	if err != nil {
+		return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
+	}
+	names := map[int64]string{}
+	for rows.Next() {
+		var id int64
+		var name string
+		if err := rows.Scan(&id, &name); err != nil {
+			rows.Close()
+			return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
+		}
+		names[id] = name
+	}
+	rows.Close()
+	if len(names) == 0 {
+		return armList{arm: ArmEntity}, nil
+	}
+	weights, err := entityWeights(ctx, db, names)
+	if err != nil {
+		return armList{arm: ArmEntity}, err
+	}
+	if len(names) == 0 {
+		return armList{arm: ArmEntity}, nil
+	}
+	return entityFacts(ctx, db, sc, names, weights, depth)
+}
+
+// entityWeights gives each entity a weight that falls with how many facts
+// name it, like a word's inverse document frequency: 1 for an entity one
+// fact names, 0 for one named by half the store or more — a name on every
+// other fact (the person talking) says nothing about which fact is meant.
+// With n facts in the store and d naming the entity, the weight is
+// log(n/2d) / log(n/2), at least 0. Entities of weight 0 are dropped from
+// names. The count stops at EntityCountCap, so an entity past it is
+// weighed as if it had that many facts.
+func entityWeights(ctx context.Context, db *store.DB, names map[int64]string) (map[int64]float64, error) {
+	var n float64
+	// The highest fact id stands for the store's size: one seek, where
+	// counting the active facts reads them all.
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM facts`).Scan(&n); err != nil {
+		return nil, fmt.Errorf("entity weights: %w", err)
+	}
+	out := map[int64]float64{}
+	half := n / 2
+	for id := range names {
+		var d float64
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT ?)`,
+			id, min(int64(half)+1, EntityCountCap)).Scan(&d); err != nil {
+			return nil, fmt.Errorf("entity weights: %w", err)
+		}
+		w := 0.0
+		if half > 1 && d > 0 && d < half {
+			w = math.Log(half/d) / math.Log(half)
+		}
+		if w <= 0 {
+			delete(names, id)
+			continue
+		}
+		out[id] = w
+	}
+	return out, nil
+}
+
+// EntityCountCap bounds how many facts of one entity entityWeights counts.
+const EntityCountCap = 20000
+
+// EntityFactCap is how many facts of one entity the entity arm reads: the
+// ones whose subject it is first, then the newest. An entity named by
+// thousands of facts ("the project", a word taken for a name) would cost a
+// row read for each, to order them by nothing the query said; its newest
+// few hundred are the ones worth lending a vote.
+const EntityFactCap = 256
+
+// entityFacts lists the facts of the named entities, at most EntityFactCap
+// of each, weighed by the entities they name.
+func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]string, weights map[int64]float64, depth int) (armList, error) {
+	var ents []int64
+	for id := range names {
+		ents = append(ents, id)
+	}
+	sort.Slice(ents, func(i, j int) bool { return ents[i] < ents[j] })
+	cond, cargs := sc.candidate()
+	var parts []string
+	var args []any
+	for _, e := range ents {
+		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, ? AS w
+			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
+			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?)`)
+		args = append(append(append(args, weights[e], e), cargs...), EntityFactCap)
+	}
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, sum(w) ws, max(is_subject) s, max(importance) imp,
+		group_concat(DISTINCT entity_id)
+		FROM (`+strings.Join(parts, " UNION ALL ")+`)
+		GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
+		append(args, depth)...)
+	if err != nil {
+		return armList{}, fmt.Errorf("entity facts: %w", err)
+	}
+	defer rows.Close()
+	detail := map[int64]string{}
+	out := armList{arm: ArmEntity, weight: map[int64]float64{}}
+	for rows.Next() {
+		var id int64
+		var subj int
+		var ws, imp float64
+		var list string
+		if err := rows.Scan(&id, &ws, &subj, &imp, &list); err != nil {
+			return armList{}, fmt.Errorf("entity facts: %w", err)
+		}
+		out.ids = append(out.ids, id)
+		out.weight[id] = EntityWeight * min(ws, 1)
+		var ns []string
+		for _, s := range strings.Split(list, ",") {
+			if eid, err := strconv.ParseInt(s, 10, 64); err == nil && !contains(ns, names[eid]) {
+				ns = append(ns, names[eid])
+			}
+		}
+		sort.Strings(ns)
+		detail[id] = strings.Join(ns, ", ")
+	}
+	out.detail = func(id int64) string { return detail[id] }
+	return out, rows.Err()
+}
+
+// termGrams folds runs of one to three query words into entity fold keys
+// ("acme corp" → "acmecorp"); one-letter keys are dropped.
+func termGrams(terms []string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for n := 1; n <= 3; n++ {
+		for i := 0; i+n <= len(terms); i++ {
+			g := Fold(strings.Join(terms[i:i+n], ""))
+			if len([]rune(g)) < 2 || seen[g] {
+				continue
+			}
+			seen[g] = true
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// Floors of the semantic arm: a fact is kept when its cosine with the query
+// is at least MinCosine and at least RelativeCosine times the best cosine.
+const (
+	MinCosine      = 0.3
+	RelativeCosine = 0.8
+)
+
+// semanticArm ranks the facts of the query's space by exact cosine, kept
+// above both floors, best first. In a space of more than ExactUpTo
+// vectors it scores only the candidates the sign codes pick (see
+// vectorIndex); while some vectors have no code yet it scores them all. A
+// note explains when the arm cannot run.
+func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope, vec []float32, space Space, depth int) (armList, string, error) {
+	if len(vec) != space.Dim {
+		return armList{}, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
+	}
+	cs, err := index.codes(ctx, db, space)
+	if err != nil {
+		return armList{}, "", fmt.Errorf("similarity search: %w", err)
+	}
+	cond, args := sc.candidate()
+	query := `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
+		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND ` + cond
+	qargs := append([]any{space.Provider, space.Model, space.Dim}, args...)
+	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
+		ids, err := json.Marshal(cs.nearest(vec, n))
+		if err != nil {
+			return armList{}, "", fmt.Errorf("similarity search: %w", err)
+		}
+		// Driven from the candidate list (CROSS JOIN fixes the order), so
+		// SQLite looks up each candidate instead of walking every active fact.
+		query = `SELECT e.fact_id, e.vector FROM json_each(?) j CROSS JOIN embeddings e CROSS JOIN facts f
+			WHERE e.fact_id = j.value AND e.provider = ? AND e.model = ? AND e.dim = ? AND f.id = e.fact_id AND ` + cond
+		qargs = append([]any{string(ids), space.Provider, space.Model, space.Dim}, args...)
+	}
+	rows, err := db.QueryContext(ctx, query, qargs...)
+	if err != nil {
+		return armList{}, "", fmt.Errorf("similarity search: %w", err)
+	}
+	defer rows.Close()
+	type scored struct {
+		id  int64
+		cos float64
+	}
+	var all []scored
+	best := -1.0
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return armList{}, "", fmt.Errorf("similarity search: %w", err)
+		}
+		v, err := DecodeVector(blob)
+		if err != nil {
+			continue // a damaged vector is skipped, never compared
+		}
+		c, err := Cosine(space, vec, Space{Provider: space.Provider, Model: space.Model, Dim: len(v)}, v)
+		if err != nil {
+			continue
+		}
+		all = append(all, scored{id, c})
+		best = max(best, c)
+	}
+	if err := rows.Err(); err != nil {
+		return armList{}, "", fmt.Errorf("similarity search: %w", err)
+	}
+	if len(all) == 0 {
+		return armList{}, fmt.Sprintf("no fact has a vector in %s yet; run consolidate to embed them", space), nil
+	}
+	floor := max(MinCosine, RelativeCosine*best)
+	sort.SliceStable(all, func(i, j int) bool {
+		if all[i].cos != all[j].cos {
+			return all[i].cos > all[j].cos
+		}
+		return all[i].id < all[j].id
+	})
+	cos := map[int64]float64{}
+	var ids []int64
+	for _, s := range all {
+		if s.cos < floor || len(ids) == depth {
+			break
+		}
+		ids = append(ids, s.id)
+		cos[s.id] = s.cos
+	}
+	return armList{arm: ArmSemantic, ids: ids, detail: func(id int64) string { return "cosine " + strconv.FormatFloat(cos[id], 'f', 3, 64) }}, "", nil
+}
+
+// domainArm ranks the facts other arms found (ranked, in their fused
+// order) that lie in domain: a bias toward the domain that can never add a
+// fact no other arm found.
+func domainArm(ctx context.Context, db *store.DB, ranked []int64, domain string) (armList, error) {
+	list := armList{arm: ArmDomain, detail: func(int64) string { return domain }}
+	if len(ranked) == 0 {
+		return list, nil
+	}
+	in, args := store.InList(ranked)
+	rows, err := db.QueryContext(ctx, `SELECT id FROM facts WHERE id IN (`+in+`) AND lower(domain) = lower(trim(?))`,
+		append(args, domain)...)
+	if err != nil {
+		return list, fmt.Errorf("domain list: %w", err)
+	}
+	inDomain, err := scanIDs(rows, "domain list")
+	if err != nil {
+		return list, err
+	}
+	for _, id := range ranked {
+		if contains(inDomain, id) {
+			list.ids = append(list.ids, id)
+		}
+	}
+	return list, nil
+}
