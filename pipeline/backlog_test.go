@@ -48,7 +48,7 @@ func TestBacklogPolicy(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := openTest(t)
 			tc.edit(&p.Config)
-			p.Getenv = func(k string) string {
+			p.getenv = func(k string) string {
 				if k == model.EnvProvider {
 					return tc.env
 				}

@@ -8,18 +8,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
 
 func TestCopyStepCopiesConfiguredSources(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	home := t.TempDir()
+	dir, home := t.TempDir(), t.TempDir()
 	path := filepath.Join(home, "projects", "-w-app", "s.jsonl")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
@@ -31,7 +25,14 @@ func TestCopyStepCopiesConfiguredSources(t *testing.T) {
 	cfg := config.Default()
 	cfg.Mode = "copy"
 	cfg.Sources = []config.Source{{Kind: "claude-code", Home: home}}
-	p := &Pipeline{DB: db, Config: cfg, Log: slog.New(slog.DiscardHandler)}
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(ctx, dir, Options{Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
 	rep, err := p.Copy(ctx)
 	if err != nil {
 		t.Fatal(err)

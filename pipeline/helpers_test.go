@@ -10,18 +10,38 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 // openTest opens a fresh pipeline over a real store in a temp directory.
 func openTest(tb testing.TB) *Pipeline {
 	tb.Helper()
-	p, err := Open(context.Background(), tb.TempDir())
+	p, err := Open(context.Background(), tb.TempDir(), Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		tb.Fatalf("open pipeline: %v", err)
 	}
 	tb.Cleanup(func() { p.Close() })
-	p.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	return p
+}
+
+// openCopyTest opens a fresh copy store that follows the Claude Code
+// transcripts under home, configured the way a user's is: in config.json.
+func openCopyTest(tb testing.TB, home string) *Pipeline {
+	tb.Helper()
+	dir := tb.TempDir()
+	cfg := config.Default()
+	cfg.Mode = "copy"
+	cfg.Sources = []config.Source{{Kind: sources.ClaudeCode, Home: home}}
+	if err := config.Write(dir, cfg); err != nil {
+		tb.Fatal(err)
+	}
+	p, err := Open(context.Background(), dir, Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		tb.Fatalf("open pipeline: %v", err)
+	}
+	tb.Cleanup(func() { p.Close() })
 	return p
 }
 

@@ -9,74 +9,18 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
 	"time"
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/extract/model"
-	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
-	"github.com/recollect/recollect/store/config"
 )
 
 // EnvProvider is the kill-switch: RECOLLECT_PROVIDER=heuristic forces the
 // embedded heuristic provider for every stage.
 const EnvProvider = "RECOLLECT_PROVIDER"
-
-// Pipeline is one opened data directory with its config.
-type Pipeline struct {
-	DB *store.DB
-	// Reader is the store's read side, built once with the pipeline and
-	// kept, so its vector-code index stays warm across searches.
-	Reader *graph.Reader
-	Config config.Config
-	Log    *slog.Logger
-	// Getenv reads the environment; os.Getenv when nil.
-	Getenv func(string) string
-	// Version is the binary's version for stats; the build info's when "".
-	Version string
-}
-
-// Open opens the store and config of data directory dir.
-func Open(ctx context.Context, dir string) (*Pipeline, error) {
-	cfg, err := config.Load(dir)
-	if err != nil {
-		return nil, err
-	}
-	db, err := store.Open(ctx, dir)
-	if err != nil {
-		return nil, err
-	}
-	p := &Pipeline{DB: db, Reader: graph.NewReader(db), Config: cfg, Log: slog.Default()}
-	db.Room = p.EnsureRoom
-	return p, nil
-}
-
-func (p *Pipeline) logger() *slog.Logger {
-	if p.Log != nil {
-		return p.Log
-	}
-	return slog.Default()
-}
-
-// Close closes the read side, then the store.
-func (p *Pipeline) Close() error {
-	var rerr error
-	if p.Reader != nil {
-		rerr = p.Reader.Close()
-	}
-	return errors.Join(rerr, p.DB.Close())
-}
-
-func (p *Pipeline) getenv(k string) string {
-	if p.Getenv != nil {
-		return p.Getenv(k)
-	}
-	return os.Getenv(k)
-}
 
 // Steps selects which stages a run performs; none set means all three.
 type Steps struct {
@@ -185,13 +129,14 @@ func (p *Pipeline) finishRun(ctx context.Context, sum Summary) error {
 	return nil
 }
 
-// Copy runs the copy step: new transcript lines into events.
+// Copy runs the copy step: new transcript lines into events. It copies
+// with the pipeline's one Copier, the one the daemon's follower and the
+// MCP server's tool calls use too.
 func (p *Pipeline) Copy(ctx context.Context) (CopyReport, error) {
-	if p.Config.Mode == "record" {
+	if p.copier == nil {
 		return CopyReport{Note: "record store: events come from record and log_event, there are no transcripts to copy"}, nil
 	}
-	cp := &sources.Copier{DB: p.DB, Sources: p.Config.Sources, Redaction: p.Config.Redaction, Log: p.Log, Getenv: p.getenv}
-	rep, err := cp.CopyAll(ctx)
+	rep, err := p.copier.CopyAll(ctx)
 	out := CopyReport{Files: rep.Files, Events: int(rep.Events), Detail: &rep}
 	if err != nil {
 		return out, err
@@ -206,7 +151,7 @@ func (p *Pipeline) Copy(ctx context.Context) (CopyReport, error) {
 // environment (the RECOLLECT_PROVIDER kill-switch, API keys). It makes no
 // network call.
 func (p *Pipeline) Router() (*model.Router, error) {
-	return model.NewRouter(p.Config.Intelligence, p.DB, p.getenv, p.logger())
+	return model.NewRouter(p.Config.Intelligence, p.DB, p.Getenv, p.Logger())
 }
 
 // ExtractStage builds the extract stage with the provider the config (or
@@ -224,9 +169,9 @@ func (p *Pipeline) ExtractStage() (*extract.Stage, error) {
 func (p *Pipeline) extractStage(r *model.Router) *extract.Stage {
 	var ex extract.Extractor = extract.Heuristic{}
 	if r.ProviderFor("extract") != "heuristic" {
-		ex = &extract.ModelExtractor{DB: p.DB, Router: r, Config: p.Config.Extraction, Log: p.logger()}
+		ex = &extract.ModelExtractor{DB: p.DB, Router: r, Config: p.Config.Extraction, Log: p.Logger()}
 	}
-	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: ex, Log: p.Log}
+	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: ex, Log: p.Logger()}
 }
 
 // Integrator builds the integrate stage with the model router (its stages
@@ -242,7 +187,7 @@ func (p *Pipeline) Integrator() (*integrate.Integrator, error) {
 
 // integrator builds the integrate stage whose model stages call router r.
 func (p *Pipeline) integrator(r *model.Router) (*integrate.Integrator, error) {
-	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.logger(), Model: r}
+	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Logger(), Model: r}
 	emb, err := p.Embedder()
 	switch {
 	case err == nil:
@@ -257,5 +202,5 @@ func (p *Pipeline) integrator(r *model.Router) (*integrate.Integrator, error) {
 // vectors, so a query embedded with it can be compared with them. It
 // returns integrate.ErrEmbeddingsOff when embedding.provider is empty.
 func (p *Pipeline) Embedder() (integrate.Embedder, error) {
-	return integrate.NewEmbedder(p.Config.Embedding, p.getenv)
+	return integrate.NewEmbedder(p.Config.Embedding, p.Getenv)
 }

@@ -47,7 +47,7 @@ func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32,
 	if p.Config.Embedding.Provider == "" || strings.TrimSpace(text) == "" {
 		return nil, graph.Space{}, ""
 	}
-	e, err := integrate.NewEmbedder(p.Config.Embedding, p.getenv)
+	e, err := integrate.NewEmbedder(p.Config.Embedding, p.Getenv)
 	if err != nil {
 		return nil, graph.Space{}, "similarity arm skipped: " + err.Error()
 	}

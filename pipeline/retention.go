@@ -63,12 +63,12 @@ func (p *Pipeline) EnsureRoom(ctx context.Context) error {
 	// Any reclaimed event is progress: the write goes ahead and the next one
 	// prunes again. Only a store with nothing left to reclaim refuses.
 	if after < budget || rep.Events > 0 {
-		p.logger().Info("disk budget: pruned reclaimable events", "events", rep.Events, "bytes", rep.Bytes, "used_before", used, "used_after", after, "budget", budget)
+		p.Logger().Info("disk budget: pruned reclaimable events", "events", rep.Events, "bytes", rep.Bytes, "used_before", used, "used_after", after, "budget", budget)
 		return nil
 	}
 	refusal := fmt.Errorf("%w: the store holds %s against retention.disk_budget %s and no raw event is reclaimable (each is unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json",
 		store.ErrDiskBudget, FormatBytes(after), p.Config.Retention.DiskBudget)
-	p.logger().Error("disk budget: new events refused", "used", after, "budget", budget, "pruned", rep.Events)
+	p.Logger().Error("disk budget: new events refused", "used", after, "budget", budget, "pruned", rep.Events)
 	if rerr := p.recordRefusal(context.WithoutCancel(ctx), refusal.Error()); rerr != nil {
 		return errors.Join(refusal, rerr)
 	}

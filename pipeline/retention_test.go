@@ -15,7 +15,6 @@ import (
 
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
-	"github.com/recollect/recollect/store/config"
 )
 
 // TestPruneThousandsOfToolOutputs is the done-when: a store made
@@ -107,7 +106,7 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	// is not extracted yet.
 	say(t, p, "b", "Could you check the deploy logs?")
 	var logged bytes.Buffer
-	p.Log = slog.New(slog.NewTextHandler(&logged, nil))
+	p.log = slog.New(slog.NewTextHandler(&logged, nil))
 	var refused error
 	for i := 0; i < 100 && refused == nil; i++ {
 		_, refused = p.Record(ctx, []store.Event{{SessionID: "b", Source: "record", Role: "tool", EventType: "tool_result",
@@ -147,8 +146,8 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 // budget allows.
 func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 	ctx := context.Background()
-	p := openTest(t)
 	home := t.TempDir()
+	p := openCopyTest(t, home)
 	dir := filepath.Join(home, "projects", sources.ClaudeFolder("/work/app"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -162,8 +161,6 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cc-1.jsonl"), lines, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p.Config.Mode = "copy"
-	p.Config.Sources = []config.Source{{Kind: sources.ClaudeCode, Home: home}}
 	base, err := p.DB.UsedBytes(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -194,9 +191,9 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 // only what is new; the pruned lines count as duplicates, not events.
 func TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten(t *testing.T) {
 	ctx := context.Background()
-	p := openTest(t)
-	p.Config.Extraction.WorkingMemorySize = 2
 	home := t.TempDir()
+	p := openCopyTest(t, home)
+	p.Config.Extraction.WorkingMemorySize = 2
 	dir := filepath.Join(home, "projects", sources.ClaudeFolder("/work/app"))
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -217,8 +214,6 @@ func TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten(t *testing.T) {
 		}
 	}
 	write(lines)
-	p.Config.Mode = "copy"
-	p.Config.Sources = []config.Source{{Kind: sources.ClaudeCode, Home: home}}
 	if rep, err := p.Copy(ctx); err != nil || rep.Events != 20 {
 		t.Fatalf("first copy: %+v, %v", rep, err)
 	}

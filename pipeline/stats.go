@@ -212,7 +212,7 @@ func eachRow(ctx context.Context, q queryer, query string, fn func(scanFunc) err
 // ProviderName is the provider the extract stage will use, after the
 // kill-switch.
 func (p *Pipeline) ProviderName() string {
-	if p.getenv(EnvProvider) == "heuristic" {
+	if p.Getenv(EnvProvider) == "heuristic" {
 		return "heuristic"
 	}
 	return p.Config.Intelligence.Provider

@@ -288,8 +288,8 @@ func (p *Pipeline) embeddingStats(ctx context.Context, st *Stats) error {
 // BinaryVersion is the version to report: the one the front end set, else
 // the module version from the build info.
 func (p *Pipeline) BinaryVersion() string {
-	if p.Version != "" {
-		return p.Version
+	if p.version != "" {
+		return p.version
 	}
 	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
 		return bi.Main.Version

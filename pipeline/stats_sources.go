@@ -28,7 +28,7 @@ func (p *Pipeline) sourceStats(ctx context.Context, st *Stats) error {
 	if len(p.Config.Sources) == 0 {
 		return nil
 	}
-	reps, err := sources.Diagnose(p.Config.Sources, p.getenv)
+	reps, err := sources.Diagnose(p.Config.Sources, p.Getenv)
 	if err != nil {
 		return err
 	}
@@ -102,16 +102,16 @@ func (p *Pipeline) LogSources() {
 	if p.Config.Mode != "copy" {
 		return
 	}
-	reps, err := sources.Diagnose(p.Config.Sources, p.getenv)
+	reps, err := sources.Diagnose(p.Config.Sources, p.Getenv)
 	if err != nil {
-		p.logger().Warn("sources: cannot walk them", "err", err)
+		p.Logger().Warn("sources: cannot walk them", "err", err)
 		return
 	}
 	for _, r := range reps {
 		if r.Matched == 0 {
-			p.logger().Warn(SourceSummary(r))
+			p.Logger().Warn(SourceSummary(r))
 		} else {
-			p.logger().Info(SourceSummary(r))
+			p.Logger().Info(SourceSummary(r))
 		}
 	}
 }

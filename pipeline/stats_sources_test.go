@@ -15,7 +15,7 @@ import (
 func TestLogSources(t *testing.T) {
 	p := openTest(t)
 	var buf bytes.Buffer
-	p.Log = slog.New(slog.NewTextHandler(&buf, nil))
+	p.log = slog.New(slog.NewTextHandler(&buf, nil))
 	missing := filepath.Join(t.TempDir(), "nowhere")
 	p.Config.Mode = "copy"
 	p.Config.Sources = []config.Source{{Kind: "claude-code", Home: missing}}

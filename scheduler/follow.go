@@ -14,11 +14,12 @@ import (
 )
 
 // follower keeps the events table current with the configured transcript
-// sources: the sources Watcher says which files changed, the Copier
-// stores their new complete lines. It has no loop of its own.
+// sources: the sources Watcher says which files changed, the pipeline's
+// Copier (the one the MCP server's tool calls use too) stores their new
+// complete lines. It has no loop of its own.
 type follower struct {
 	watcher *sources.Watcher
-	copier  *sources.Copier
+	p       *pipeline.Pipeline
 	log     *slog.Logger
 	// failing maps a path to the last copy error logged for it, so a file
 	// that keeps failing is logged once and its recovery once.
@@ -39,8 +40,7 @@ func newFollower(p *pipeline.Pipeline, log *slog.Logger) (*follower, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch sources: %w", err)
 	}
-	cp := &sources.Copier{DB: p.DB, Sources: p.Config.Sources, Redaction: p.Config.Redaction, Log: log, Getenv: p.Getenv}
-	return &follower{watcher: w, copier: cp, log: log, failing: map[string]string{}, fails: map[string]int{}}, nil
+	return &follower{watcher: w, p: p, log: log, failing: map[string]string{}, fails: map[string]int{}}, nil
 }
 
 // follow copies every changed file until ctx ends, closing first when
@@ -70,7 +70,7 @@ func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) 
 		if ctx.Err() != nil {
 			return stored
 		}
-		rep, err := f.copier.CopyFile(ctx, path)
+		rep, err := f.p.CopyFile(ctx, path)
 		stored += rep.Events
 		if err == nil && len(rep.Errors) > 0 {
 			err = &rep.Errors[0]
@@ -115,7 +115,7 @@ func (s *Scheduler) noteFolders(ctx context.Context, f *follower) {
 	s.mu.Lock()
 	s.status.UnreadableFolders = paths
 	s.mu.Unlock()
-	if err := f.copier.RecordFolders(ctx, unreadable); err != nil && ctx.Err() == nil {
+	if err := f.p.RecordFolders(ctx, unreadable); err != nil && ctx.Err() == nil {
 		s.log.Warn("could not record unreadable folders", "err", err)
 	}
 }

@@ -133,7 +133,7 @@ func TestFollowerFiresThreshold(t *testing.T) {
 	root := t.TempDir()
 	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
 	folder := copyStore(t, data, home, cwd)
-	p, err := pipeline.Open(context.Background(), data)
+	p, err := pipeline.Open(context.Background(), data, pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

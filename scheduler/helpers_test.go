@@ -27,7 +27,7 @@ func TestMain(m *testing.M) {
 // openPipeline opens a record store in a fresh temporary directory.
 func openPipeline(tb testing.TB) *pipeline.Pipeline {
 	tb.Helper()
-	p, err := pipeline.Open(context.Background(), tb.TempDir())
+	p, err := pipeline.Open(context.Background(), tb.TempDir(), pipeline.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -82,11 +82,9 @@ func RunIfFree(ctx context.Context, p *pipeline.Pipeline, opts Options) (deferre
 	if held {
 		log := opts.Log
 		if log == nil {
-			log = p.Log
+			log = p.Logger()
 		}
-		if log != nil {
-			log.Info("a daemon runs for this data directory; deferring to it", "pid", HolderPID(p.DB.Dir))
-		}
+		log.Info("a daemon runs for this data directory; deferring to it", "pid", HolderPID(p.DB.Dir))
 		return true, nil
 	}
 	defer release()

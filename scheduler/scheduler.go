@@ -93,10 +93,7 @@ func (b *batch) add(m hooks.Moment, path string) {
 // caller's: Run does not close it.
 func New(p *pipeline.Pipeline, opts Options) *Scheduler {
 	if opts.Log == nil {
-		opts.Log = p.Log
-	}
-	if opts.Log == nil {
-		opts.Log = slog.Default()
+		opts.Log = p.Logger()
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

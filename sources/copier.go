@@ -19,6 +19,7 @@ import (
 	"os"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -50,6 +51,27 @@ type Copier struct {
 	sel     *selector
 	red     *Redactor
 	mu      sync.Mutex
+
+	// events and restarts add up what every call did (Stats).
+	events, restarts atomic.Int64
+}
+
+// Stats is what one Copier did since it was built. A process copies
+// through one Copier (the pipeline's), so Restarts counts only the passes
+// another process's copier made it abandon.
+type Stats struct {
+	// Events is the number of events this Copier stored.
+	Events int64 `json:"events"`
+	// Restarts counts passes over a file abandoned and started again
+	// because another copier stored part of the file meanwhile (the
+	// compare-and-swap on its stored progress failed).
+	Restarts int64 `json:"restarts"`
+}
+
+// Stats returns what the Copier stored and how often it had to start a
+// file again, since it was built.
+func (c *Copier) Stats() Stats {
+	return Stats{Events: c.events.Load(), Restarts: c.restarts.Load()}
 }
 
 // Report says what a copy did. Every count is what happened in this call.
@@ -203,6 +225,8 @@ func (c *Copier) CopyFile(ctx context.Context, path string) (Report, error) {
 // writer moving its progress underneath.
 func (c *Copier) copyFile(ctx context.Context, f selected, rep *Report) error {
 	rep.Files++
+	before := rep.Events
+	defer func() { c.events.Add(rep.Events - before) }()
 	var err error
 	// errMoved means another copier stored part of this file meanwhile;
 	// each retry starts from what it stored, so this ends.
@@ -211,6 +235,7 @@ func (c *Copier) copyFile(ctx context.Context, f selected, rep *Report) error {
 		if !errors.Is(err, errMoved) {
 			break
 		}
+		c.restarts.Add(1)
 		if attempt == 100 {
 			c.Log.Info("transcript is being copied by another process; leaving it to that one", "file", f.path)
 			return nil

@@ -398,9 +398,11 @@ func TestConcurrentCopiersNeverDouble(t *testing.T) {
 	writeFile(t, path, body)
 	var wg sync.WaitGroup
 	errs := make(chan error, 4)
+	var copiers []*Copier
 	for range 4 {
 		c, _ := newCopier(t, db, src)
 		c.BatchLines = 7
+		copiers = append(copiers, c)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -415,10 +417,22 @@ func TestConcurrentCopiersNeverDouble(t *testing.T) {
 			t.Errorf("concurrent copy: %v", err)
 		}
 	}
+	// Each copier counts the events it stored, none twice, restarts or
+	// not: together they stored every line once.
+	var stored int64
+	for _, c := range copiers {
+		stored += c.Stats().Events
+	}
+	if stored != 300 {
+		t.Errorf("the copiers' Stats add up to %d events stored, want 300", stored)
+	}
 	c, _ := newCopier(t, db, src)
 	copyAll(t, c)
 	if n := eventCount(t, db, path); n != 300 {
 		t.Fatalf("%d events after concurrent copies, want 300", n)
+	}
+	if st := c.Stats(); st.Events != 0 || st.Restarts != 0 {
+		t.Errorf("a copy with nothing new: Stats %+v, want nothing stored and no restart", st)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -218,28 +219,25 @@ func openPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
 	if err := storeExists(dir); err != nil {
 		return nil, err
 	}
-	return openPipelineAt(c, env, dir)
+	return openPipelineAt(c, env, dir, nil)
 }
 
 // createPipeline opens the store of c's data directory, creating it when
 // there is none: for record and mcp, where an event or an MCP snippet alone
-// must be enough to start.
-func createPipeline(c *cli.Context, env Env) (*pipeline.Pipeline, error) {
+// must be enough to start. log receives the pipeline's lines
+// (slog.Default() when nil).
+func createPipeline(c *cli.Context, env Env, log *slog.Logger) (*pipeline.Pipeline, error) {
 	dir, err := trustedDataDir(c, env)
 	if err != nil {
 		return nil, err
 	}
-	return openPipelineAt(c, env, dir)
+	return openPipelineAt(c, env, dir, log)
 }
 
-func openPipelineAt(c *cli.Context, env Env, dir string) (*pipeline.Pipeline, error) {
-	p, err := pipeline.Open(c.Context, dir)
-	if err != nil {
-		return nil, err
-	}
-	p.Getenv = env.Getenv
-	p.Version = binaryVersion()
-	return p, nil
+// openPipelineAt opens dir's pipeline with the command's environment and
+// version; log as for createPipeline.
+func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pipeline.Pipeline, error) {
+	return pipeline.Open(c.Context, dir, pipeline.Options{Getenv: env.Getenv, Log: log, Version: binaryVersion()})
 }
 
 // storeExists reports a missing store as one line that names the directory

@@ -32,12 +32,11 @@ func daemonCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p, err := pipeline.Open(c.Context, dir)
+			p, err := pipeline.Open(c.Context, dir, pipeline.Options{Getenv: env.Getenv, Log: log, Version: binaryVersion()})
 			if err != nil {
 				logFile.Close()
 				return err
 			}
-			p.Getenv, p.Log = env.Getenv, log
 			p.LogSources()
 			runErr := scheduler.New(p, scheduler.Options{Log: log}).Run(c.Context)
 			if runErr != nil {

@@ -28,7 +28,7 @@ func demoCommand(env Env) *cli.Command {
 			if !c.Bool("keep") {
 				defer os.RemoveAll(dir)
 			}
-			p, err := pipeline.Open(c.Context, dir)
+			p, err := pipeline.Open(c.Context, dir, pipeline.Options{})
 			if err != nil {
 				return err
 			}

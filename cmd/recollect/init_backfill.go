@@ -20,13 +20,11 @@ import (
 // provider and, when the user says yes (a walk-through only), runs copy →
 // extract → integrate with progress and a closing summary.
 func offerBackfill(ctx context.Context, env Env, a *asker, dir string) error {
-	p, err := pipeline.Open(ctx, dir)
+	p, err := pipeline.Open(ctx, dir, pipeline.Options{Getenv: env.Getenv, Log: discardLogger(), Version: binaryVersion()})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	p.Getenv, p.Version = env.Getenv, binaryVersion()
-	p.Log = discardLogger()
 	files, err := sources.MatchedFiles(p.Config.Sources, env.Getenv)
 	if err != nil {
 		return err

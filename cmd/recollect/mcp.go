@@ -35,7 +35,7 @@ func mcpCommand(env Env) *cli.Command {
 				done <- nil
 			} else {
 				go func() {
-					_, err := scheduler.RunIfFree(ctx, p, scheduler.Options{Log: p.Log})
+					_, err := scheduler.RunIfFree(ctx, p, scheduler.Options{})
 					done <- err
 				}()
 			}
@@ -53,7 +53,8 @@ func mcpCommand(env Env) *cli.Command {
 // caller owns both and closes the pipeline after the server returns; the
 // daemon-less scheduler can start from here with the same ctx.
 func newMCPServer(ctx context.Context, c *cli.Context, env Env) (*mcpserver.Server, *pipeline.Pipeline, error) {
-	p, err := createPipeline(c, env)
+	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
+	p, err := createPipeline(c, env, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -61,8 +62,6 @@ func newMCPServer(ctx context.Context, c *cli.Context, env Env) (*mcpserver.Serv
 		p.Close()
 		return nil, nil, fmt.Errorf("open store for mcp: %w", err)
 	}
-	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	p.Log = log
 	srv, err := mcpserver.New(p, mcpserver.Options{Version: binaryVersion(), HomeDir: env.Getenv("HOME"), Log: log})
 	if err != nil {
 		p.Close()

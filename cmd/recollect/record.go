@@ -41,7 +41,7 @@ func recordCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p, err := createPipeline(c, env)
+			p, err := createPipeline(c, env, nil)
 			if err != nil {
 				return err
 			}

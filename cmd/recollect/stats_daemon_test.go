@@ -27,12 +27,11 @@ func TestStatsSeesRunningDaemon(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p, err := pipeline.Open(ctx, dir)
+	p, err := pipeline.Open(ctx, dir, pipeline.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	p.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	release, err := scheduler.Lock(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -80,12 +79,11 @@ func TestRecordWakesThresholdExtraction(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	p, err := pipeline.Open(ctx, dir)
+	p, err := pipeline.Open(ctx, dir, pipeline.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	p.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	release, err := scheduler.Lock(dir)
 	if err != nil {
 		t.Fatal(err)

@@ -33,11 +33,10 @@ type memory struct {
 func newMemory(tb testing.TB) *memory {
 	tb.Helper()
 	dir := tb.TempDir()
-	p, err := pipeline.Open(context.Background(), dir)
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{Getenv: func(string) string { return "" }})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	p.Getenv = func(string) string { return "" }
 	tb.Cleanup(func() { p.Close() })
 	return &memory{p: p, dir: dir}
 }

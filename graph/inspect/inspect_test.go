@@ -30,12 +30,11 @@ const lonely = "Zephyrine"
 func fixtureStore(tb testing.TB) *pipeline.Pipeline {
 	tb.Helper()
 	ctx := context.Background()
-	p, err := pipeline.Open(ctx, tb.TempDir())
+	p, err := pipeline.Open(ctx, tb.TempDir(), pipeline.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { p.Close() })
-	p.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	demo, err := fixtures.FS.ReadFile("demo/statements.txt")
 	if err != nil {
 		tb.Fatal(err)

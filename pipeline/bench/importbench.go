@@ -128,7 +128,7 @@ func BenchImport(ctx context.Context, bin, work, fixtures string, mb int) (Impor
 		return res, err
 	}
 	defer d.kill()
-	p, err := pipeline.Open(ctx, dir)
+	p, err := pipeline.Open(ctx, dir, pipeline.Options{})
 	if err != nil {
 		return res, err
 	}

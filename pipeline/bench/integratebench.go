@@ -60,17 +60,17 @@ func BenchIntegrate(ctx context.Context, work, fixtures string, n, batch int) (I
 	}
 	res.Build = time.Since(start)
 
-	p, err := pipeline.Open(ctx, dir)
-	if err != nil {
-		return res, err
-	}
-	defer p.Close()
-	p.Getenv = func(k string) string {
+	heuristic := func(k string) string {
 		if k == model.EnvProvider {
 			return "heuristic"
 		}
 		return ""
 	}
+	p, err := pipeline.Open(ctx, dir, pipeline.Options{Getenv: heuristic})
+	if err != nil {
+		return res, err
+	}
+	defer p.Close()
 	rng := rand.New(rand.NewPCG(21, 22))
 	evs := make([]store.Event, batch)
 	for i := range evs {

@@ -245,13 +245,11 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 		return fmt.Errorf("create store directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
-	p, err := pipeline.Open(ctx, dir)
+	p, err := pipeline.Open(ctx, dir, pipeline.Options{Getenv: opts.Getenv, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
-	p.Getenv = opts.Getenv
-	p.Log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	start := time.Now()
 	byCapture, dups, err := ingest(ctx, p.DB, route, c)
 	if err != nil {

@@ -168,7 +168,7 @@ func TestLocomoCaptureRoute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Open(context.Background(), t.TempDir())
+	p, err := pipeline.Open(context.Background(), t.TempDir(), pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func openStore(t *testing.T, dir string, cfg config.Config) *pipeline.Pipeline {
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Open(context.Background(), dir)
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

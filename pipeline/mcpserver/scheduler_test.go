@@ -1,6 +1,9 @@
 package mcpserver_test
 
 import (
+	"context"
+	"fmt"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/mcpserver"
+	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -91,5 +96,78 @@ func TestConfigErrorReachesTheClient(t *testing.T) {
 	}
 	if _, err := c.read(mcpserver.BriefingURI); err == nil || !strings.Contains(err.Error(), "bach_size") {
 		t.Errorf("briefing with a broken config: %v", err)
+	}
+}
+
+// One process, one copier: `recollect mcp` hands its one Pipeline to the
+// scheduler it runs and to the MCP server, so the follower's copies and the
+// copies before tool calls go through the same Copier. Lines appended while
+// both copy side by side are each stored once, every one by the pipeline's
+// Copier, and no pass had to start again over a file another copier moved.
+func TestDaemonAndMCPServerShareOneCopier(t *testing.T) {
+	home, dir := t.TempDir(), t.TempDir()
+	cfg := config.Default()
+	cfg.Mode = "copy"
+	cfg.Sources = []config.Source{{Kind: "claude-code", Home: home}}
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{
+		Getenv: func(string) string { return "" }, Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	transcript := filepath.Join(home, "projects", "-work-shop", "sess-1.jsonl")
+	const lines = 60
+	appendTurn(t, transcript, "sess-1", "Line 0: the shop deploys on Fridays.", 0)
+
+	release, held, err := scheduler.TryLock(dir)
+	if err != nil || held {
+		t.Fatalf("TryLock: held=%v err=%v", held, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	sched := scheduler.New(p, scheduler.Options{})
+	done := make(chan error, 1)
+	go func() { done <- sched.Run(ctx); release() }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("scheduler: %v", err)
+		}
+	}()
+	c := inProcess(t, must(mcpserver.New(p, mcpserver.Options{SessionID: "s", CopyDebounce: time.Nanosecond, Log: slog.New(slog.DiscardHandler)})))
+
+	count := func() int {
+		var n int
+		if err := p.DB.QueryRow(`SELECT count(*) FROM session_events WHERE source = 'claude-code'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	// Each line appended wakes the follower while the tool call copies
+	// before it answers.
+	deadline := time.Now().Add(20 * time.Second)
+	for i := 1; i < lines || count() < lines; i++ {
+		if i < lines {
+			appendTurn(t, transcript, "sess-1", fmt.Sprintf("Line %d: the shop deploys on Fridays.", i), i)
+		}
+		c.ok("get_events", map[string]any{"all_sessions": true})
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d lines copied", count(), lines)
+		}
+	}
+	var dups int
+	if err := p.DB.QueryRow(`SELECT count(*) FROM (SELECT content FROM session_events WHERE source = 'claude-code' GROUP BY content HAVING count(*) > 1)`).Scan(&dups); err != nil {
+		t.Fatal(err)
+	}
+	if dups != 0 {
+		t.Errorf("%d lines stored more than once", dups)
+	}
+	if st := p.CopyStats(); st.Events != lines || st.Restarts != 0 {
+		t.Errorf("the pipeline's copier stored %d events with %d restarts; want all %d, none restarted (one copier in the process)", st.Events, st.Restarts, lines)
+	}
+	if n := sched.Status().Copied; n == 0 {
+		t.Error("the follower copied nothing, so the test did not copy side by side")
 	}
 }

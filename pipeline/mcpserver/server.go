@@ -170,8 +170,10 @@ func ServerName(dir, home string) string {
 }
 
 // freshen copies new transcript lines first on a copy store, at most once
-// per debounce interval. A failed copy does not fail the tool call; its
-// error is kept and reported as a note by the answers that read events.
+// per debounce interval, with the pipeline's one Copier (the scheduler's
+// follower in this process copies with it too, never beside it). A failed
+// copy does not fail the tool call; its error is kept and reported as a
+// note by the answers that read events.
 func (s *Server) freshen(ctx context.Context) {
 	if s.p.Config.Mode != "copy" {
 		return

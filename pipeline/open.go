@@ -1,0 +1,121 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/sources"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+)
+
+// Options are what the caller of Open injects. The zero value reads the
+// process environment and logs to slog.Default().
+type Options struct {
+	// Getenv reads the environment (HOME, CLAUDE_CONFIG_DIR, API keys, the
+	// RECOLLECT_PROVIDER kill-switch); os.Getenv when nil.
+	Getenv func(string) string
+	// Log receives every stage's lines, the copier's included;
+	// slog.Default() when nil.
+	Log *slog.Logger
+	// Version is the binary's version for stats; the build info's when "".
+	Version string
+}
+
+// Pipeline is one opened data directory with its config and the
+// long-lived parts built from them once, at Open: one process opens one
+// Pipeline and hands it to the scheduler and the MCP server, so every
+// copy in the process goes through the same Copier.
+type Pipeline struct {
+	DB *store.DB
+	// Reader is the store's read side, built once with the pipeline and
+	// kept, so its vector-code index stays warm across searches.
+	Reader *graph.Reader
+	// Config is config.json as Open loaded it; the copier was built from
+	// its mode, sources and redaction then.
+	Config config.Config
+
+	getenv  func(string) string
+	log     *slog.Logger
+	version string
+	// copier copies the transcripts of a copy store; nil in a record
+	// store. The store's compare-and-swap on each file's progress still
+	// guards against a copier in another process.
+	copier *sources.Copier
+}
+
+// Open opens the store and config of data directory dir and builds the
+// pipeline's long-lived parts once: the read side and the copier. It makes no network call and reads no
+// transcript: a copier meets its files at its first copy.
+func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{DB: db, Reader: graph.NewReader(db), Config: cfg, getenv: opts.Getenv, log: opts.Log, version: opts.Version}
+	if p.getenv == nil {
+		p.getenv = os.Getenv
+	}
+	if p.log == nil {
+		p.log = slog.Default()
+	}
+	if cfg.Mode == "copy" {
+		p.copier = &sources.Copier{DB: db, Sources: cfg.Sources, Redaction: cfg.Redaction, Log: p.log, Getenv: p.getenv}
+	}
+	db.Room = p.EnsureRoom
+	return p, nil
+}
+
+// Close closes the read side, then the store.
+func (p *Pipeline) Close() error {
+	var rerr error
+	if p.Reader != nil {
+		rerr = p.Reader.Close()
+	}
+	return errors.Join(rerr, p.DB.Close())
+}
+
+// Logger is where the pipeline's stages log (Options.Log).
+func (p *Pipeline) Logger() *slog.Logger { return p.log }
+
+// Getenv reads the environment the pipeline was opened with
+// (Options.Getenv).
+func (p *Pipeline) Getenv(key string) string { return p.getenv(key) }
+
+// CopyFile copies the new complete lines of one transcript with the
+// pipeline's Copier: the daemon's follower calls it for each file the
+// watcher reports. A record store has no transcripts to copy: it returns
+// an error wrapping sources.ErrNotSelected.
+func (p *Pipeline) CopyFile(ctx context.Context, path string) (sources.Report, error) {
+	if p.copier == nil {
+		return sources.Report{}, fmt.Errorf("copy %s: %w (a record store follows no transcripts)", path, sources.ErrNotSelected)
+	}
+	return p.copier.CopyFile(ctx, path)
+}
+
+// RecordFolders records the source folders a walk could not list, for
+// stats; a folder readable again drops out. A record store has none.
+func (p *Pipeline) RecordFolders(ctx context.Context, unreadable []sources.FileError) error {
+	if p.copier == nil {
+		return nil
+	}
+	return p.copier.RecordFolders(ctx, unreadable)
+}
+
+// CopyStats is what the pipeline's Copier stored since Open, and how
+// often another process's copier made it start a file again; zero in a
+// record store.
+func (p *Pipeline) CopyStats() sources.Stats {
+	if p.copier == nil {
+		return sources.Stats{}
+	}
+	return p.copier.Stats()
+}
