@@ -1,0 +1,208 @@
+// Package postgres is recollect's second storage engine: one store is one
+// PostgreSQL schema, reached through jackc/pgx v5's database/sql adapter.
+// It owns the connection (the URL from an environment variable, never from
+// config.json; the schema as the connection's search_path), the schema's
+// versioned migrations with the same meaning as SQLite's, and the
+// translation of the stages' portable SQL (`?` placeholders) to
+// PostgreSQL's (`$n`).
+//
+// It knows nothing of transcripts, models or ranking, and nothing of the
+// store package above it: store chooses the engine, this package only
+// speaks PostgreSQL.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strings"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+// DefaultURLEnv is the environment variable the connection URL is read
+// from unless storage.postgres.url_env names another.
+const DefaultURLEnv = "RECOLLECT_POSTGRES_URL"
+
+// ErrNoURL means the environment variable that should hold the connection
+// URL is unset or empty.
+var ErrNoURL = errors.New("no PostgreSQL URL")
+
+// ErrUnreachable means the server did not accept a connection.
+var ErrUnreachable = errors.New("PostgreSQL server unreachable")
+
+// ErrNewerSchema means the schema was written by a newer recollect.
+var ErrNewerSchema = errors.New("store written by a newer recollect")
+
+// URLFromEnv reads the connection URL from the variable named env (the
+// default when env is empty). A missing variable is ErrNoURL with the fix.
+func URLFromEnv(env string) (string, error) {
+	if env == "" {
+		env = DefaultURLEnv
+	}
+	u := strings.TrimSpace(os.Getenv(env))
+	if u == "" {
+		return "", fmt.Errorf("%w: $%s is not set; export %s=postgres://USER@HOST/DB (or name another variable in storage.postgres.url_env)", ErrNoURL, env, env)
+	}
+	return u, nil
+}
+
+// Open connects to the server at url, creates the schema when it is
+// missing, makes it the connection's search_path and migrates it to
+// SchemaVersion. Every connection of the returned pool works in schema
+// and nowhere else.
+func Open(ctx context.Context, url, schema string) (*sql.DB, error) {
+	if err := checkSchemaName(schema); err != nil {
+		return nil, err
+	}
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse PostgreSQL URL: %w; give a URL such as postgres://USER@HOST:5432/DB?sslmode=require", redact(err))
+	}
+	cfg.RuntimeParams["search_path"] = schema
+	// The stages send the same statement text many times; the extended
+	// protocol's statement cache makes that one parse per connection.
+	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
+	db := stdlib.OpenDB(*cfg)
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, Host(cfg.Config), redact(err))
+	}
+	if _, err := db.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+quoteIdent(schema)); err != nil && !isDuplicateSchema(err) {
+		db.Close()
+		return nil, fmt.Errorf("create schema %s on %s: %w; grant the role CREATE on the database, or create the schema for it", schema, Host(cfg.Config), err)
+	}
+	if err := Migrate(ctx, db, schema, SchemaVersion); err != nil {
+		db.Close()
+		return nil, err
+	}
+	return db, nil
+}
+
+// Host names the server a config reaches, for error messages: host:port,
+// or the socket directory.
+func Host(cfg pgconn.Config) string {
+	if strings.HasPrefix(cfg.Host, "/") {
+		return "socket " + cfg.Host
+	}
+	return net.JoinHostPort(cfg.Host, fmt.Sprint(cfg.Port))
+}
+
+// redact drops the connect string pgx puts in some errors, which can hold
+// a password.
+func redact(err error) error {
+	var pe *pgconn.ConnectError
+	if errors.As(err, &pe) {
+		return pe.Unwrap()
+	}
+	return err
+}
+
+func isDuplicateSchema(err error) bool {
+	// Two processes creating the same schema at once: IF NOT EXISTS is
+	// not atomic in PostgreSQL, and the loser sees a unique violation.
+	var pe *pgconn.PgError
+	return errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42P06")
+}
+
+// checkSchemaName refuses a schema name PostgreSQL would fold, truncate or
+// reserve, so that the name in config.json is the name on the server.
+func checkSchemaName(s string) error {
+	if s == "" {
+		return fmt.Errorf("storage.postgres.schema is empty; name the schema this store lives in")
+	}
+	if len(s) > 63 {
+		return fmt.Errorf("storage.postgres.schema %q is longer than PostgreSQL's 63 bytes; choose a shorter name", s)
+	}
+	if strings.HasPrefix(s, "pg_") || s == "public" || s == "information_schema" {
+		return fmt.Errorf("storage.postgres.schema %q is reserved; choose a name of this store's own", s)
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return fmt.Errorf("storage.postgres.schema %q: use lower-case letters, digits, _ and - only", s)
+		}
+	}
+	return nil
+}
+
+func quoteIdent(s string) string { return pgx.Identifier{s}.Sanitize() }
+
+// Version reports the schema's version: 0 for a schema with no recollect
+// tables yet.
+func Version(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var exists bool
+	if err := q.QueryRowContext(ctx, `SELECT to_regclass('recollect_schema') IS NOT NULL`).Scan(&exists); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	if !exists {
+		return 0, nil
+	}
+	var v int
+	if err := q.QueryRowContext(ctx, `SELECT version FROM recollect_schema`).Scan(&v); err != nil {
+		return 0, fmt.Errorf("read schema version: %w", err)
+	}
+	return v, nil
+}
+
+// Migrate moves the schema forward to version target, one transaction per
+// step, each under a transaction-scoped advisory lock on the schema's name
+// so that two daemons starting at once migrate it once. A schema newer
+// than this binary is refused, never touched.
+func Migrate(ctx context.Context, db *sql.DB, schema string, target int) error {
+	if target > len(migrations) {
+		return fmt.Errorf("migrate to %d: only %d versions known", target, len(migrations))
+	}
+	for {
+		done, err := migrateStep(ctx, db, schema, target)
+		if err != nil || done {
+			return err
+		}
+	}
+}
+
+// migrateStep runs the next migration below target, if any; done reports
+// that the schema is at target.
+func migrateStep(ctx context.Context, db *sql.DB, schema string, target int) (done bool, err error) {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return false, fmt.Errorf("migrate schema %s: begin: %w", schema, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('recollect migrate ' || $1))`, schema); err != nil {
+		return false, fmt.Errorf("migrate schema %s: lock: %w", schema, err)
+	}
+	cur, err := Version(ctx, tx)
+	if err != nil {
+		return false, err
+	}
+	if cur > len(migrations) {
+		return false, fmt.Errorf("%w: schema %s is at version %d, this binary knows up to %d; upgrade recollect (go install -tags sqlite_fts5 ./cmd/recollect)",
+			ErrNewerSchema, schema, cur, len(migrations))
+	}
+	if cur >= target {
+		return true, nil
+	}
+	if cur == 0 {
+		if _, err := tx.ExecContext(ctx, `CREATE TABLE recollect_schema (version INTEGER NOT NULL);
+			INSERT INTO recollect_schema VALUES (0)`); err != nil {
+			return false, fmt.Errorf("migrate schema %s: create version table: %w", schema, err)
+		}
+	}
+	if _, err := tx.ExecContext(ctx, migrations[cur]); err != nil {
+		return false, fmt.Errorf("migrate schema %s from version %d: %w", schema, cur, err)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE recollect_schema SET version = $1`, cur+1); err != nil {
+		return false, fmt.Errorf("migrate schema %s: set version %d: %w", schema, cur+1, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return false, fmt.Errorf("migrate schema %s: commit version %d: %w", schema, cur+1, err)
+	}
+	return cur+1 >= target, nil
+}

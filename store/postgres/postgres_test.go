@@ -1,0 +1,260 @@
+package postgres_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/recollect/recollect/fixtures/pgtest"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/postgres"
+)
+
+func open(t *testing.T) *sql.DB {
+	t.Helper()
+	url, schema := pgtest.Schema(t)
+	db, err := postgres.Open(context.Background(), url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// TestMigrationsMatchSQLite pins one PostgreSQL migration per SQLite
+// migration: a store at version n means the same on both engines.
+func TestMigrationsMatchSQLite(t *testing.T) {
+	if postgres.SchemaVersion != store.SchemaVersion {
+		t.Fatalf("PostgreSQL schema version %d, SQLite's %d: add the PostgreSQL form of every new SQLite migration to store/postgres/schema.go",
+			postgres.SchemaVersion, store.SchemaVersion)
+	}
+}
+
+// TestMigrateFromEveryVersion builds a schema at each earlier version,
+// writes an event where the version can hold one, migrates forward and
+// checks the event is still found by full-text search and every table is
+// there.
+func TestMigrateFromEveryVersion(t *testing.T) {
+	ctx := context.Background()
+	for from := 0; from < postgres.SchemaVersion; from++ {
+		t.Run(fmt.Sprintf("v%d", from), func(t *testing.T) {
+			url, schema := pgtest.Schema(t)
+			db, err := postgres.Open(ctx, url, schema)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			// Open migrated to the end; rebuild the schema at from.
+			if _, err := db.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
+				t.Fatal(err)
+			}
+			if err := postgres.Migrate(ctx, db, schema, from); err != nil {
+				t.Fatalf("migrate to %d: %v", from, err)
+			}
+			if v, err := postgres.Version(ctx, db); err != nil || v != from {
+				t.Fatalf("version = %d, %v; want %d", v, err, from)
+			}
+			if from >= 1 {
+				if _, err := db.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', $1)`, store.Now()); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := db.ExecContext(ctx, `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at)
+					VALUES ('s1', 'record', 'user', 'message', 'text', 'kept across migrations', $1)`, store.Now()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			db.Close()
+			re, err := postgres.Open(ctx, url, schema)
+			if err != nil {
+				t.Fatalf("reopen and migrate from %d: %v", from, err)
+			}
+			defer re.Close()
+			if v, _ := postgres.Version(ctx, re); v != postgres.SchemaVersion {
+				t.Fatalf("after migration version = %d, want %d", v, postgres.SchemaVersion)
+			}
+			if from >= 1 {
+				var n int
+				if err := re.QueryRowContext(ctx, `SELECT count(*) FROM session_events WHERE content_tsv @@ plainto_tsquery('recollect', 'migration')`).Scan(&n); err != nil || n != 1 {
+					t.Fatalf("event from v%d not found after migration: n=%d err=%v", from, n, err)
+				}
+			}
+			for _, table := range []string{"sessions", "session_events", "session_facts", "facts", "entities", "fact_entities", "entity_edges",
+				"embeddings", "vector_codes", "spend", "mutation_log", "tombstones", "extract_watermarks", "source_files", "source_problems",
+				"pruned_keys", "fact_signatures"} {
+				var ok bool
+				if err := re.QueryRowContext(ctx, `SELECT to_regclass($1) IS NOT NULL`, table).Scan(&ok); err != nil || !ok {
+					t.Errorf("table %s missing after migration from v%d", table, from)
+				}
+			}
+		})
+	}
+}
+
+func TestNewerSchemaRefused(t *testing.T) {
+	ctx := context.Background()
+	url, schema := pgtest.Schema(t)
+	db, err := postgres.Open(ctx, url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE recollect_schema SET version = 99`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	_, err = postgres.Open(ctx, url, schema)
+	if !errors.Is(err, postgres.ErrNewerSchema) || !strings.Contains(err.Error(), "upgrade recollect") {
+		t.Fatalf("open newer schema: err = %v, want ErrNewerSchema saying to upgrade", err)
+	}
+}
+
+// TestConcurrentOpenMigratesOnce starts several daemons' worth of Opens on
+// one new schema at once: each succeeds and the schema is built once.
+func TestConcurrentOpenMigratesOnce(t *testing.T) {
+	ctx := context.Background()
+	url, schema := pgtest.Schema(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	for i := range errs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			db, err := postgres.Open(ctx, url, schema)
+			if err == nil {
+				db.Close()
+			}
+			errs[i] = err
+		}()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("open %d: %v", i, err)
+		}
+	}
+}
+
+func TestFactContentIsImmutable(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('I live in Lisbon', 'd', 'heuristic', $1)`, store.Now()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := db.ExecContext(ctx, `UPDATE facts SET content = 'I live in Porto' WHERE id = 1`)
+	if err == nil || !strings.Contains(err.Error(), "immutable") {
+		t.Fatalf("editing a fact's content: err = %v, want the immutability refusal", err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'superseded' WHERE id = 1`); err != nil {
+		t.Fatalf("status change must stay allowed: %v", err)
+	}
+}
+
+// TestVectorCodesFollowVectors checks the v9 triggers: deleting a vector
+// deletes its code, and every removed or rewritten code is counted.
+func TestVectorCodesFollowVectors(t *testing.T) {
+	db := open(t)
+	ctx := context.Background()
+	for _, q := range []string{
+		`INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('a', 'a', 'heuristic', 'now')`,
+		`INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (1, 'p', 'm', 2, '\x0102'::bytea, 'now')`,
+		`INSERT INTO vector_codes(fact_id, provider, model, dim, code) VALUES (1, 'p', 'm', 2, '\x01'::bytea)`,
+		`UPDATE vector_codes SET code = '\x02'::bytea`,
+		`DELETE FROM embeddings`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	var codes, removed int
+	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM vector_codes), (SELECT removed FROM vector_code_changes)`).Scan(&codes, &removed); err != nil {
+		t.Fatal(err)
+	}
+	if codes != 0 || removed != 2 {
+		t.Fatalf("after rewriting and deleting: %d codes left (want 0), %d counted removed (want 2)", codes, removed)
+	}
+}
+
+// TestWidenedEventSources checks v16: codex and gemini events are refused
+// before it and accepted after it, and rows keep their seq.
+func TestWidenedEventSources(t *testing.T) {
+	ctx := context.Background()
+	url, schema := pgtest.Schema(t)
+	db, err := postgres.Open(ctx, url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(ctx, db, schema, 15); err != nil {
+		t.Fatal(err)
+	}
+	ins := `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at) VALUES ('s1', $1, 'user', 'message', 'text', $2, 'now')`
+	if _, err := db.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', 'now')`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, ins, "codex", "refused before v16"); err == nil {
+		t.Fatal("v15 accepted a codex event; the test no longer tests the widening")
+	}
+	if _, err := db.ExecContext(ctx, ins, "claude-code", "first kept"); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(ctx, db, schema, 16); err != nil {
+		t.Fatal(err)
+	}
+	for _, src := range []string{"codex", "gemini"} {
+		if _, err := db.ExecContext(ctx, ins, src, "from "+src); err != nil {
+			t.Fatalf("insert %s event after migration: %v", src, err)
+		}
+	}
+	var seqs string
+	if err := db.QueryRowContext(ctx, `SELECT string_agg(seq::text, ' ' ORDER BY seq) FROM session_events`).Scan(&seqs); err != nil {
+		t.Fatal(err)
+	}
+	// The refused insert took seq 1 from the identity: seqs are never
+	// reused, as AUTOINCREMENT never reuses them.
+	if seqs != "2 3 4" {
+		t.Fatalf("seqs = %q, want \"2 3 4\"", seqs)
+	}
+}
+
+func TestUnreachableServerNamesHost(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	_, err := postgres.Open(ctx, "postgres://nobody@/db?host="+dir+"&connect_timeout=2", "s")
+	if !errors.Is(err, postgres.ErrUnreachable) {
+		t.Fatalf("err = %v, want ErrUnreachable", err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "socket "+dir) || !strings.Contains(msg, "start the server") || strings.Contains(msg, "\n") {
+		t.Errorf("error should be one line naming the socket and the fix: %q", msg)
+	}
+	_, err = postgres.Open(ctx, "postgres://nobody:hunter2@127.0.0.1:1/db?connect_timeout=2", "s")
+	if !errors.Is(err, postgres.ErrUnreachable) || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("err = %v, want ErrUnreachable naming 127.0.0.1:1 without the password", err)
+	}
+}
+
+func TestURLFromEnv(t *testing.T) {
+	t.Setenv("RECOLLECT_TEST_PG_UNSET", "")
+	_, err := postgres.URLFromEnv("RECOLLECT_TEST_PG_UNSET")
+	if !errors.Is(err, postgres.ErrNoURL) || !strings.Contains(err.Error(), "export RECOLLECT_TEST_PG_UNSET=") {
+		t.Fatalf("err = %v, want ErrNoURL naming the variable and how to set it", err)
+	}
+	t.Setenv(postgres.DefaultURLEnv, "postgres://u@h/d")
+	if u, err := postgres.URLFromEnv(""); err != nil || u != "postgres://u@h/d" {
+		t.Fatalf("default variable: %q, %v", u, err)
+	}
+}
+
+func TestSchemaNameChecked(t *testing.T) {
+	for _, s := range []string{"", "Upper", "pg_x", "public", "a b", strings.Repeat("x", 64)} {
+		if _, err := postgres.Open(context.Background(), "postgres://u@h/d", s); err == nil || !strings.Contains(err.Error(), "storage.postgres.schema") {
+			t.Errorf("schema %q: err = %v, want a refusal naming storage.postgres.schema", s, err)
+		}
+	}
+}
