@@ -1,26 +1,28 @@
-package store
+package store_test
 
 import (
 	"context"
+	"encoding/hex"
+	"math/rand/v2"
 	"os"
 	"slices"
 	"testing"
+
+	"github.com/recollect/recollect/fixtures/storetest"
+	"github.com/recollect/recollect/store"
 )
 
-// engineStores opens one fresh store per engine this binary can reach; the
-// engine tests run against each, so a second engine passes the same suite.
-func engineStores(tb testing.TB) map[string]*DB {
-	tb.Helper()
-	return map[string]*DB{"sqlite": openTemp(tb)}
-}
+// The engine tests run against a fresh store on each engine
+// (storetest.ForEach: SQLite, and PostgreSQL when the test server is
+// set), so every engine passes the same suite.
 
-func addFacts(tb testing.TB, db *DB, contents ...string) []int64 {
+func addFacts(tb testing.TB, db *store.DB, contents ...string) []int64 {
 	tb.Helper()
 	var ids []int64
 	for _, c := range contents {
 		var id int64
 		if err := db.QueryRowContext(context.Background(), `INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?, ?, 'cli', ?) RETURNING id`,
-			c, Digest(c), Now()).Scan(&id); err != nil {
+			c, store.Digest(c), store.Now()).Scan(&id); err != nil {
 			tb.Fatalf("add fact %q: %v", c, err)
 		}
 		ids = append(ids, id)
@@ -30,165 +32,176 @@ func addFacts(tb testing.TB, db *DB, contents ...string) []int64 {
 
 func TestEngineTextMatches(t *testing.T) {
 	ctx := context.Background()
-	for name, db := range engineStores(t) {
-		t.Run(name, func(t *testing.T) {
-			ids := addFacts(t, db, "Caroline moved to Berlin last spring", "Berlin, Berlin, Berlin", "nothing to see", `the "quoted" word`)
-			eng := db.Engine()
-			search := func(q TextQuery) []int64 {
-				t.Helper()
-				rows, err := db.QueryContext(ctx, `SELECT f.id FROM `+eng.TextMatches(FactText)+` k JOIN facts f ON f.id = k.id ORDER BY k.score DESC, f.id`, eng.TextQuery(q))
-				if err != nil {
-					t.Fatalf("search %q: %v", q, err)
-				}
-				defer rows.Close()
-				var got []int64
-				for rows.Next() {
-					var id int64
-					if err := rows.Scan(&id); err != nil {
-						t.Fatal(err)
-					}
-					got = append(got, id)
-				}
-				if err := rows.Err(); err != nil {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addFacts(t, db, "Caroline moved to Berlin last spring", "Berlin, Berlin, Berlin", "nothing to see", `the "quoted" word`)
+		eng := db.Engine()
+		search := func(q store.TextQuery) []int64 {
+			t.Helper()
+			rows, err := db.QueryContext(ctx, `SELECT f.id FROM `+eng.TextMatches(store.FactText)+` k JOIN facts f ON f.id = k.id ORDER BY k.score DESC, f.id`, eng.TextQuery(q))
+			if err != nil {
+				t.Fatalf("search %q: %v", q, err)
+			}
+			defer rows.Close()
+			var got []int64
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
 					t.Fatal(err)
 				}
-				return got
+				got = append(got, id)
 			}
-			// The fact saying Berlin three times in three words scores higher.
-			if got, want := search(TextQuery{"berlin"}), []int64{ids[1], ids[0]}; !slices.Equal(got, want) {
-				t.Errorf("berlin: got %v, want %v (higher score first)", got, want)
-			}
-			if got, want := search(TextQuery{"moved to berlin"}), []int64{ids[0]}; !slices.Equal(got, want) {
-				t.Errorf("phrase: got %v, want %v", got, want)
-			}
-			if got, want := search(TextQuery{"see", "spring"}), []int64{ids[0], ids[2]}; !slices.Equal(sorted(got), want) {
-				t.Errorf("any of two words: got %v, want %v", got, want)
-			}
-			// Quotes and operators in a word are text, never syntax.
-			if got, want := search(TextQuery{`"quoted"`}), []int64{ids[3]}; !slices.Equal(got, want) {
-				t.Errorf("quoted word: got %v, want %v", got, want)
-			}
-			if got := search(TextQuery{"NEAR"}); len(got) != 0 {
-				t.Errorf("NEAR as a word: got %v, want nothing", got)
-			}
-			top, err := eng.RawTextTop(ctx, db, FactText, TextQuery{"berlin"}, 1)
-			if err != nil {
+			if err := rows.Err(); err != nil {
 				t.Fatal(err)
 			}
-			if want := []int64{ids[1]}; !slices.Equal(top, want) {
-				t.Errorf("raw top 1: got %v, want %v", top, want)
-			}
-		})
-	}
+			return got
+		}
+		// The fact saying Berlin three times in three words scores higher.
+		if got, want := search(store.TextQuery{"berlin"}), []int64{ids[1], ids[0]}; !slices.Equal(got, want) {
+			t.Errorf("berlin: got %v, want %v (higher score first)", got, want)
+		}
+		if got, want := search(store.TextQuery{"moved to berlin"}), []int64{ids[0]}; !slices.Equal(got, want) {
+			t.Errorf("phrase: got %v, want %v", got, want)
+		}
+		if got, want := search(store.TextQuery{"see", "spring"}), []int64{ids[0], ids[2]}; !slices.Equal(sorted(got), want) {
+			t.Errorf("any of two words: got %v, want %v", got, want)
+		}
+		// Quotes and operators in a word are text, never syntax.
+		if got, want := search(store.TextQuery{`"quoted"`}), []int64{ids[3]}; !slices.Equal(got, want) {
+			t.Errorf("quoted word: got %v, want %v", got, want)
+		}
+		if got := search(store.TextQuery{"NEAR"}); len(got) != 0 {
+			t.Errorf("NEAR as a word: got %v, want nothing", got)
+		}
+		top, err := eng.RawTextTop(ctx, db, store.FactText, store.TextQuery{"berlin"}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []int64{ids[1]}; !slices.Equal(top, want) {
+			t.Errorf("raw top 1: got %v, want %v", top, want)
+		}
+	})
 }
 
 func sorted(s []int64) []int64 { return slices.Sorted(slices.Values(s)) }
 
 func TestEngineFragments(t *testing.T) {
 	ctx := context.Background()
-	for name, db := range engineStores(t) {
-		t.Run(name, func(t *testing.T) {
-			eng := db.Engine()
-			rows, err := db.QueryContext(ctx, `SELECT CAST(j.value AS INTEGER) FROM (SELECT ? AS ids) s, `+eng.JSONInts("s.ids", "j")+` ORDER BY 1`, "[7, 3, 5]")
-			if err != nil {
-				t.Fatalf("json ints: %v", err)
-			}
-			var got []int64
-			for rows.Next() {
-				var v int64
-				if err := rows.Scan(&v); err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, v)
-			}
-			rows.Close()
-			if want := []int64{3, 5, 7}; !slices.Equal(got, want) {
-				t.Errorf("json ints: got %v, want %v", got, want)
-			}
-			for _, c := range []struct {
-				hay, needle string
-				want        int
-			}{{"deploys to Fly.io", "Fly.io", 1}, {"deploys to Fly.io", "fly.io", 0}, {"100% sure", "0%", 1}, {"a_b", "a%b", 0}} {
-				var in int
-				if err := db.QueryRowContext(ctx, `SELECT CASE WHEN `+eng.Contains("?", "?")+` THEN 1 ELSE 0 END`, c.hay, c.needle).Scan(&in); err != nil {
-					t.Fatal(err)
-				}
-				if in != c.want {
-					t.Errorf("%q contains %q = %d, want %d", c.hay, c.needle, in, c.want)
-				}
-			}
-			ids := addFacts(t, db, "one fact")
-			at := Now()
-			for _, seq := range []int64{30, 10, 20} {
-				if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, added_at) VALUES (?, ?, ?)`, ids[0], seq, at); err != nil {
-					t.Fatal(err)
-				}
-			}
-			rows, err = db.QueryContext(ctx, `SELECT p.event_seq FROM fact_provenance p ORDER BY `+eng.InsertOrder("p"))
-			if err != nil {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		eng := db.Engine()
+		rows, err := db.QueryContext(ctx, `SELECT CAST(j.value AS INTEGER) FROM (SELECT ? AS ids) s, `+eng.JSONInts("s.ids", "j")+` ORDER BY 1`, "[7, 3, 5]")
+		if err != nil {
+			t.Fatalf("json ints: %v", err)
+		}
+		var got []int64
+		for rows.Next() {
+			var v int64
+			if err := rows.Scan(&v); err != nil {
 				t.Fatal(err)
 			}
-			got = got[:0]
-			for rows.Next() {
-				var v int64
-				if err := rows.Scan(&v); err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, v)
+			got = append(got, v)
+		}
+		rows.Close()
+		if want := []int64{3, 5, 7}; !slices.Equal(got, want) {
+			t.Errorf("json ints: got %v, want %v", got, want)
+		}
+		for _, c := range []struct {
+			hay, needle string
+			want        int
+		}{{"deploys to Fly.io", "Fly.io", 1}, {"deploys to Fly.io", "fly.io", 0}, {"100% sure", "0%", 1}, {"a_b", "a%b", 0}} {
+			var in int
+			if err := db.QueryRowContext(ctx, `SELECT CASE WHEN `+eng.Contains("?", "?")+` THEN 1 ELSE 0 END`, c.hay, c.needle).Scan(&in); err != nil {
+				t.Fatal(err)
 			}
-			rows.Close()
-			if want := []int64{30, 10, 20}; !slices.Equal(got, want) {
-				t.Errorf("insert order: got %v, want %v", got, want)
+			if in != c.want {
+				t.Errorf("%q contains %q = %d, want %d", c.hay, c.needle, in, c.want)
 			}
-		})
-	}
+		}
+		ids := addFacts(t, db, "one fact")
+		at := store.Now()
+		for _, seq := range []int64{30, 10, 20} {
+			if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, added_at) VALUES (?, ?, ?)`, ids[0], seq, at); err != nil {
+				t.Fatal(err)
+			}
+		}
+		rows, err = db.QueryContext(ctx, `SELECT p.event_seq FROM fact_provenance p ORDER BY `+eng.InsertOrder("p"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = got[:0]
+		for rows.Next() {
+			var v int64
+			if err := rows.Scan(&v); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, v)
+		}
+		rows.Close()
+		if want := []int64{30, 10, 20}; !slices.Equal(got, want) {
+			t.Errorf("insert order: got %v, want %v", got, want)
+		}
+	})
 }
 
 // TestEngineCompactAndSecureDelete: a deleted fact's words leave the
 // index and the freed space leaves the file.
 func TestEngineCompactAndSecureDelete(t *testing.T) {
 	ctx := context.Background()
-	for name, db := range engineStores(t) {
-		t.Run(name, func(t *testing.T) {
-			big := make([]string, 400)
-			for i := range big {
-				big[i] = "filler sentence number " + string(rune('a'+i%26)) + " " + string(slices.Repeat([]byte("x"), 2000))
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		// Incompressible text: PostgreSQL compresses a repeated run to
+		// almost nothing, and there would be nothing to reclaim.
+		rnd := rand.New(rand.NewPCG(1, 2))
+		big := make([]string, 400)
+		for i := range big {
+			raw := make([]byte, 1000)
+			for j := range raw {
+				raw[j] = byte(rnd.Uint32())
 			}
-			addFacts(t, db, big...)
-			if done, err := db.Checkpoint(ctx); err != nil || !done {
-				t.Fatalf("checkpoint: complete %v, %v", done, err)
-			}
-			before := fileSize(t, db.Path)
-			err := db.Tx(ctx, func(tx *Tx) error {
-				if err := tx.SecureDelete(ctx); err != nil {
-					return err
-				}
-				_, err := tx.ExecContext(ctx, `DELETE FROM facts`)
+			big[i] = "filler sentence number " + string(rune('a'+i%26)) + " " + hex.EncodeToString(raw)
+		}
+		addFacts(t, db, big...)
+		if done, err := db.Checkpoint(ctx); err != nil || !done {
+			t.Fatalf("checkpoint: complete %v, %v", done, err)
+		}
+		before := diskSize(t, db)
+		err := db.Tx(ctx, func(tx *store.Tx) error {
+			if err := tx.SecureDelete(ctx); err != nil {
 				return err
-			})
-			if err != nil {
-				t.Fatal(err)
 			}
-			if err := db.Compact(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if after := fileSize(t, db.Path); after*4 > before {
-				t.Errorf("file %d bytes after deleting everything and compacting, %d before", after, before)
-			}
-			var n int
-			if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+db.Engine().TextMatches(FactText)+` k`, db.Engine().TextQuery(TextQuery{"filler"})).Scan(&n); err != nil {
-				t.Fatal(err)
-			}
-			if n != 0 {
-				t.Errorf("%d deleted facts still match", n)
-			}
+			_, err := tx.ExecContext(ctx, `DELETE FROM facts`)
+			return err
 		})
-	}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := db.Compact(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if after := diskSize(t, db); after*4 > before {
+			t.Errorf("file %d bytes after deleting everything and compacting, %d before", after, before)
+		}
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+db.Engine().TextMatches(store.FactText)+` k`, db.Engine().TextQuery(store.TextQuery{"filler"})).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 0 {
+			t.Errorf("%d deleted facts still match", n)
+		}
+	})
 }
 
-func fileSize(tb testing.TB, path string) int64 {
+// diskSize is what the store takes on disk: SQLite's file, or the
+// schema's tables with their indexes and TOAST on PostgreSQL.
+func diskSize(tb testing.TB, db *store.DB) int64 {
 	tb.Helper()
-	fi, err := os.Stat(path)
+	if db.Engine().Name() == "postgres" {
+		var n int64
+		if err := db.QueryRowContext(context.Background(), `SELECT sum(pg_total_relation_size(c.oid))::bigint FROM pg_class c
+			JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = current_schema() AND c.relkind = 'r'`).Scan(&n); err != nil {
+			tb.Fatal(err)
+		}
+		return n
+	}
+	fi, err := os.Stat(db.Path)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -110,19 +110,24 @@ func InsertEvent(ctx context.Context, tx *Tx, ev *Event) (seq int64, inserted bo
 	if err := TouchSession(ctx, tx, ev.SessionID, ev.Source, "", ev.SourceFile, at); err != nil {
 		return 0, false, err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO session_events
+	// ON CONFLICT: another writer (a second daemon on the same server)
+	// may store the same key between the look-up above and this insert.
+	err = tx.QueryRowContext(ctx, `INSERT INTO session_events
 		(session_id, source, source_file, source_offset, role, speaker, event_type, content_type,
 		 content, content_ref, metadata, occurred_at, recorded_at, dedupe_key)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)`,
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
+		ON CONFLICT (dedupe_key) DO NOTHING RETURNING seq`,
 		ev.SessionID, ev.Source, nullStr(ev.SourceFile), ev.SourceOffset, ev.Role, nullStr(ev.Speaker),
 		ev.EventType, ev.ContentType, ev.Content, nullStr(ev.ContentRef), nullRaw(ev.Metadata),
-		nullTime(ev.OccurredAt), FormatTime(ev.RecordedAt), nullStr(ev.DedupeKey))
+		nullTime(ev.OccurredAt), FormatTime(ev.RecordedAt), nullStr(ev.DedupeKey)).Scan(&seq)
+	if errors.Is(err, sql.ErrNoRows) {
+		if err := tx.QueryRowContext(ctx, `SELECT seq FROM session_events WHERE dedupe_key = ?`, ev.DedupeKey).Scan(&seq); err != nil {
+			return 0, false, fmt.Errorf("look up event %s: %w", ev.DedupeKey, err)
+		}
+		return seq, false, nil
+	}
 	if err != nil {
 		return 0, false, fmt.Errorf("insert event for session %s: %w", ev.SessionID, err)
-	}
-	seq, err = res.LastInsertId()
-	if err != nil {
-		return 0, false, fmt.Errorf("insert event: %w", err)
 	}
 	ev.Seq = seq
 	return seq, true, nil

@@ -18,12 +18,71 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/recollect/recollect/store"
 )
+
+// Config says where a store lives on a server: the variable that holds the
+// connection URL (DefaultURLEnv when empty) and the schema (the data
+// directory's name when empty).
+type Config struct {
+	URLEnv string
+	Schema string
+}
+
+// OpenStore opens (creating and migrating if needed) the store of data
+// directory dir in its schema on the server, as store.Open does for a
+// SQLite file. The directory still holds the config, socket and logs.
+func OpenStore(ctx context.Context, dir string, c Config) (*store.DB, error) {
+	url, err := URLFromEnv(c.URLEnv)
+	if err != nil {
+		return nil, err
+	}
+	schema := c.Schema
+	if schema == "" {
+		schema = DefaultSchema(dir)
+	}
+	return OpenStoreURL(ctx, dir, url, schema)
+}
+
+// OpenStoreURL is OpenStore with the URL and schema given.
+func OpenStoreURL(ctx context.Context, dir, url, schema string) (*store.DB, error) {
+	raw, where, err := open(ctx, url, schema)
+	if err != nil {
+		return nil, err
+	}
+	return store.Wrap(raw, Engine{Schema: schema}, dir, where), nil
+}
+
+// DefaultSchema is the schema a data directory's store lives in when
+// config.json names none: the directory's name, lower-cased, with every
+// character PostgreSQL would need quoted replaced by _ (~/.recollect is
+// "recollect").
+func DefaultSchema(dir string) string {
+	name := strings.TrimLeft(filepath.Base(filepath.Clean(dir)), ".")
+	var b strings.Builder
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	s := b.String()
+	if s == "" || s == "public" || strings.HasPrefix(s, "pg_") || s == "information_schema" {
+		s = "recollect_" + s
+	}
+	if len(s) > 63 {
+		s = s[:63]
+	}
+	return s
+}
 
 // DefaultURLEnv is the environment variable the connection URL is read
 // from unless storage.postgres.url_env names another.
@@ -57,12 +116,18 @@ func URLFromEnv(env string) (string, error) {
 // SchemaVersion. Every connection of the returned pool works in schema
 // and nowhere else.
 func Open(ctx context.Context, url, schema string) (*sql.DB, error) {
+	db, _, err := open(ctx, url, schema)
+	return db, err
+}
+
+// open is Open, also naming the store for messages ("schema S on HOST").
+func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 	if err := checkSchemaName(schema); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	cfg, err := pgx.ParseConfig(url)
 	if err != nil {
-		return nil, fmt.Errorf("parse PostgreSQL URL: %w; give a URL such as postgres://USER@HOST:5432/DB?sslmode=require", redact(err))
+		return nil, "", fmt.Errorf("parse PostgreSQL URL: %w; give a URL such as postgres://USER@HOST:5432/DB?sslmode=require", redact(err))
 	}
 	cfg.RuntimeParams["search_path"] = schema
 	// The stages send the same statement text many times; the extended
@@ -71,17 +136,17 @@ func Open(ctx context.Context, url, schema string) (*sql.DB, error) {
 	db := stdlib.OpenDB(*cfg)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, Host(cfg.Config), redact(err))
+		return nil, "", fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, Host(cfg.Config), redact(err))
 	}
 	if _, err := db.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+quoteIdent(schema)); err != nil && !isDuplicateSchema(err) {
 		db.Close()
-		return nil, fmt.Errorf("create schema %s on %s: %w; grant the role CREATE on the database, or create the schema for it", schema, Host(cfg.Config), err)
+		return nil, "", fmt.Errorf("create schema %s on %s: %w; grant the role CREATE on the database, or create the schema for it", schema, Host(cfg.Config), err)
 	}
 	if err := Migrate(ctx, db, schema, SchemaVersion); err != nil {
 		db.Close()
-		return nil, err
+		return nil, "", err
 	}
-	return db, nil
+	return db, "schema " + schema + " on " + Host(cfg.Config), nil
 }
 
 // Host names the server a config reaches, for error messages: host:port,

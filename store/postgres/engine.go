@@ -1,0 +1,138 @@
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+
+	"github.com/jackc/pgx/v5/pgconn"
+
+	"github.com/recollect/recollect/store"
+)
+
+// Engine is the PostgreSQL implementation of store.Engine for the store in
+// one schema.
+type Engine struct {
+	// Schema is the store's schema, which every connection has as its
+	// search_path.
+	Schema string
+}
+
+var _ store.Engine = Engine{}
+
+// Name is "postgres".
+func (Engine) Name() string { return "postgres" }
+
+// Rebind rewrites ? and ?N into $n (see the package function).
+func (Engine) Rebind(query string) string { return Rebind(query) }
+
+// TextMatches ranks by a BM25-shaped score over the tsvector column (see
+// textMatches).
+func (Engine) TextMatches(ix store.TextIndex) string { return textMatches(int(ix)) }
+
+// TextQuery renders q as a JSON array of tsquery terms.
+func (Engine) TextQuery(q store.TextQuery) string { return renderTerms(q) }
+
+// JSONInts unnests a JSON array stored as text.
+func (Engine) JSONInts(expr, alias string) string {
+	return `jsonb_array_elements_text(CAST(` + expr + ` AS jsonb)) AS ` + alias + `(value)`
+}
+
+// Contains is strpos, byte-exact as SQLite's instr.
+func (Engine) Contains(hay, needle string) string { return `strpos(` + hay + `, ` + needle + `) > 0` }
+
+// InsertOrder is fact_provenance's identity column ord (schema v3).
+func (Engine) InsertOrder(alias string) string { return alias + `.ord` }
+
+// Version reads the schema's version table.
+func (Engine) Version(ctx context.Context, q store.Querier) (int, error) { return Version(ctx, q) }
+
+// Migrate runs the schema's migrations under an advisory lock.
+func (e Engine) Migrate(ctx context.Context, db *store.DB, target int) error {
+	return Migrate(ctx, db.DB, e.Schema, target)
+}
+
+// UsedBytes is the schema's tables, indexes and TOAST on disk, each scaled
+// by its share of live rows: PostgreSQL keeps a deleted row's space until
+// VACUUM and a table's file until VACUUM FULL, so the raw size would not
+// fall after a prune. The live and dead counts are the server's statistics,
+// which follow writes within a moment of their commit.
+func (Engine) UsedBytes(ctx context.Context, db *store.DB) (int64, error) {
+	var n sql.NullFloat64
+	err := db.QueryRowContext(ctx, `SELECT sum(pg_total_relation_size(s.relid)::float8 *
+			CASE WHEN s.n_live_tup + s.n_dead_tup = 0 THEN 1 ELSE s.n_live_tup::float8 / (s.n_live_tup + s.n_dead_tup) END)
+		FROM pg_stat_user_tables s WHERE s.schemaname = current_schema()`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("measure schema: %w", err)
+	}
+	return int64(n.Float64), nil
+}
+
+// Checkpoint asks the server for a checkpoint. Only a superuser or a
+// member of pg_checkpoint may; for any other role the server recycles its
+// own log in its own time, and complete is false.
+func (Engine) Checkpoint(ctx context.Context, db *store.DB) (bool, error) {
+	if _, err := db.DB.ExecContext(ctx, `CHECKPOINT`); err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "42501" {
+			return false, nil
+		}
+		return false, fmt.Errorf("checkpoint: %w", err)
+	}
+	return true, nil
+}
+
+// Compact rewrites every table of the schema (VACUUM FULL), which returns
+// the space of deleted rows, and the row versions that held their text, to
+// the file system.
+func (Engine) Compact(ctx context.Context, db *store.DB) error {
+	rows, err := db.QueryContext(ctx, `SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() ORDER BY relname`)
+	if err != nil {
+		return fmt.Errorf("compact: list tables: %w", err)
+	}
+	var tables []string
+	for rows.Next() {
+		var t string
+		if err := rows.Scan(&t); err != nil {
+			rows.Close()
+			return fmt.Errorf("compact: %w", err)
+		}
+		tables = append(tables, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("compact: %w", err)
+	}
+	for _, t := range tables {
+		if _, err := db.DB.ExecContext(ctx, `VACUUM (FULL, ANALYZE) `+quoteIdent(t)); err != nil {
+			return fmt.Errorf("compact %s: %w", t, err)
+		}
+	}
+	return nil
+}
+
+// SecureDelete has nothing to turn on: PostgreSQL has no secure delete. A
+// deleted row's text stays in its dead row version until VACUUM reclaims
+// the space, and in the server's write-ahead log until it is recycled;
+// Compact (VACUUM FULL) rewrites the tables without it.
+func (Engine) SecureDelete(context.Context, *store.Tx) error { return nil }
+
+// RawTextTop is PostgreSQL's plain full-text best k: the OR of the terms,
+// ordered by ts_rank.
+func (Engine) RawTextTop(ctx context.Context, db *store.DB, ix store.TextIndex, q store.TextQuery, k int) ([]int64, error) {
+	rows, err := db.QueryContext(ctx, rawTextTop(int(ix)), renderTSQuery(q), k)
+	if err != nil {
+		return nil, fmt.Errorf("full-text query %s: %w", textTables[ix].table, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("full-text query: %w", err)
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
