@@ -8,8 +8,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/recollect/recollect/fixtures/storetest"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // The engine tests run against a fresh store on each engine

@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/fixtures/storetest"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // The write helpers every layer shares, on every engine.

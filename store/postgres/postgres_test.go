@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/recollect/recollect/fixtures/pgtest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/postgres/pgtest"
 )
 
 func open(t *testing.T) *sql.DB {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/recollect/recollect/fixtures/pgtest"
+	"github.com/recollect/recollect/store/postgres/pgtest"
 )
 
 // TestTextMatchesRanksLikeBM25 checks the keyword ranking on a real
