@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -73,8 +74,8 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		opts.Actor = "cli"
 	}
 	err := p.DB.Tx(ctx, func(tx *store.Tx) error {
-		if err := secureDelete(ctx, tx); err != nil {
-			return err
+		if err := tx.SecureDelete(ctx); err != nil {
+			return fmt.Errorf("forget: %w", err)
 		}
 		events := map[int64]bool{}
 		for _, id := range ids {
@@ -107,11 +108,11 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 // holds an old snapshot (a running daemon mid-search) can keep it; that is
 // said, not hidden.
 func (p *Pipeline) truncateWAL(ctx context.Context) string {
-	var busy, logFrames, done int
-	if err := p.DB.QueryRowContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`).Scan(&busy, &logFrames, &done); err != nil {
+	complete, err := p.DB.Checkpoint(ctx)
+	if err != nil {
 		return "not checkpointed (" + err.Error() + "); the old text leaves memory.db-wal at the next checkpoint"
 	}
-	if busy != 0 {
+	if !complete {
 		return "not truncated: another process is reading the store; the old text leaves memory.db-wal at its next checkpoint"
 	}
 	return "truncated"
@@ -121,14 +122,15 @@ func (p *Pipeline) truncateWAL(ctx context.Context) string {
 // its provenance or by the extracted facts behind it) and every event whose
 // text holds one of its wordings.
 func sourceEvents(ctx context.Context, tx *store.Tx, id int64, events map[int64]bool) error {
+	eng := tx.Engine()
 	seqs, err := column[int64](ctx, tx, `
 		SELECT event_seq FROM fact_provenance WHERE fact_id = ?1 AND event_seq IS NOT NULL
-		UNION SELECT CAST(j.value AS INTEGER) FROM session_facts sf, json_each(sf.event_ids) j
-			WHERE (sf.fact_id = ?1 OR sf.digest = (SELECT digest FROM facts WHERE id = ?1)) AND json_valid(sf.event_ids)
+		UNION SELECT CAST(j.value AS INTEGER) FROM session_facts sf, `+eng.JSONInts("sf.event_ids", "j")+`
+			WHERE (sf.fact_id = ?1 OR sf.digest = (SELECT digest FROM facts WHERE id = ?1))
 		UNION SELECT e.seq FROM session_events e WHERE e.content != '' AND EXISTS (
 			SELECT 1 FROM (SELECT content AS w FROM facts WHERE id = ?1
-				UNION SELECT content FROM session_facts WHERE fact_id = ?1 OR digest = (SELECT digest FROM facts WHERE id = ?1))
-			WHERE length(w) > 0 AND instr(e.content, w) > 0)`, id)
+				UNION SELECT content FROM session_facts WHERE fact_id = ?1 OR digest = (SELECT digest FROM facts WHERE id = ?1)) ws
+			WHERE length(w) > 0 AND `+eng.Contains("e.content", "w")+`)`, id)
 	if err != nil {
 		return fmt.Errorf("find its events: %w", err)
 	}
@@ -146,9 +148,9 @@ func sourceEvents(ctx context.Context, tx *store.Tx, id int64, events map[int64]
 func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep *ForgetReport) error {
 	for _, seq := range slices.Sorted(maps.Keys(events)) {
 		var cited int
-		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM fact_provenance WHERE event_seq = ?1)
-			OR EXISTS (SELECT 1 FROM session_facts sf, json_each(sf.event_ids) j
-				WHERE json_valid(sf.event_ids) AND CAST(j.value AS INTEGER) = ?1)`, seq).Scan(&cited); err != nil {
+		if err := tx.QueryRowContext(ctx, `SELECT CASE WHEN EXISTS (SELECT 1 FROM fact_provenance WHERE event_seq = ?1)
+			OR EXISTS (SELECT 1 FROM session_facts sf, `+tx.Engine().JSONInts("sf.event_ids", "j")+`
+				WHERE CAST(j.value AS INTEGER) = ?1) THEN 1 ELSE 0 END`, seq).Scan(&cited); err != nil {
 			return fmt.Errorf("forget event %d: %w", seq, err)
 		}
 		if cited != 0 {
@@ -159,8 +161,9 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 			rep.ScrubbedEvents += n
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pruned_keys(dedupe_key)
-			SELECT dedupe_key FROM session_events WHERE seq = ? AND dedupe_key IS NOT NULL`, seq); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO pruned_keys(dedupe_key)
+			SELECT dedupe_key FROM session_events WHERE seq = ? AND dedupe_key IS NOT NULL
+			ON CONFLICT(dedupe_key) DO NOTHING`, seq); err != nil {
 			return fmt.Errorf("forget event %d: keep its dedupe key: %w", seq, err)
 		}
 		n, err := exec(ctx, tx, `DELETE FROM session_events WHERE seq = ?`, seq)
@@ -206,9 +209,6 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 		// it, in the summaries table and in the run's report; the next
 		// consolidation writes a fresh one.
 		{"summaries", `DELETE FROM summaries WHERE created_at >= (SELECT recorded_at FROM facts WHERE id = ?1)`},
-		{"runs.summary", `UPDATE runs SET summary = json_remove(summary, '$.integrate.summary')
-			WHERE json_valid(summary) AND json_extract(summary, '$.integrate.summary') IS NOT NULL
-			AND (finished_at IS NULL OR finished_at >= (SELECT recorded_at FROM facts WHERE id = ?1))`},
 		{"embeddings", `DELETE FROM embeddings WHERE fact_id = ?1`},
 		{"fact_entities", `DELETE FROM fact_entities WHERE fact_id = ?1`},
 		{"fact_provenance", `DELETE FROM fact_provenance WHERE fact_id = ?1`},
@@ -217,14 +217,15 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 			OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`},
 		{"facts", `DELETE FROM facts WHERE id = ?1`},
 	}
+	n, err = scrubRunSummaries(ctx, tx, id)
+	if err != nil {
+		return fmt.Errorf("forget fact %d: runs.summary: %w", id, err)
+	}
+	rep.ScrubbedRuns += n
 	for _, s := range steps {
 		n, err := exec(ctx, tx, s.query, id)
 		if err != nil {
 			return fmt.Errorf("forget fact %d: %s: %w", id, s.table, err)
-		}
-		if s.table == "runs.summary" {
-			rep.ScrubbedRuns += n
-			continue
 		}
 		rep.RowsBy[s.table] += n
 		switch s.table {
@@ -273,21 +274,65 @@ func tombstone(ctx context.Context, tx *store.Tx, id int64, digests []string, en
 	return store.LogMutation(ctx, tx, "forget", fmt.Sprintf("fact:%d", id), opts.Actor, opts.Reason, detail)
 }
 
-// secureDelete makes this transaction's deletes overwrite the freed bytes
-// and the fact indexes drop deleted terms at once, instead of leaving them
-// in free pages or FTS segments until a merge.
-func secureDelete(ctx context.Context, tx *store.Tx) error {
-	for _, q := range []string{
-		`PRAGMA secure_delete = ON`,
-		`INSERT INTO facts_fts(facts_fts, rank) VALUES ('secure-delete', 1)`,
-		`INSERT INTO session_facts_fts(session_facts_fts, rank) VALUES ('secure-delete', 1)`,
-		`INSERT INTO events_fts(events_fts, rank) VALUES ('secure-delete', 1)`,
-	} {
-		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("forget: %s: %w", q, err)
+// scrubRunSummaries takes the integrate step's summary out of the report
+// of every run that finished after fact id arrived (or has not finished):
+// a summary written since may quote or paraphrase the fact, and the next
+// consolidation writes a fresh one. It returns how many reports changed.
+func scrubRunSummaries(ctx context.Context, tx *store.Tx, id int64) (int, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT id, summary FROM runs WHERE summary IS NOT NULL
+		AND (finished_at IS NULL OR finished_at >= (SELECT recorded_at FROM facts WHERE id = ?))`, id)
+	if err != nil {
+		return 0, err
+	}
+	scrubbed := map[int64]string{}
+	for rows.Next() {
+		var run int64
+		var summary string
+		if err := rows.Scan(&run, &summary); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		if s, ok := withoutIntegrateSummary(summary); ok {
+			scrubbed[run] = s
 		}
 	}
-	return nil
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for run, s := range scrubbed {
+		if _, err := tx.ExecContext(ctx, `UPDATE runs SET summary = ? WHERE id = ?`, s, run); err != nil {
+			return 0, err
+		}
+	}
+	return len(scrubbed), nil
+}
+
+// withoutIntegrateSummary returns the run report summary without
+// integrate.summary, and false when it holds none (or is not a JSON
+// object).
+func withoutIntegrateSummary(summary string) (string, bool) {
+	var run map[string]json.RawMessage
+	if json.Unmarshal([]byte(summary), &run) != nil {
+		return "", false
+	}
+	var step map[string]json.RawMessage
+	if json.Unmarshal(run["integrate"], &step) != nil {
+		return "", false
+	}
+	if s, ok := step["summary"]; !ok || string(s) == "null" {
+		return "", false
+	}
+	delete(step, "summary")
+	b, err := json.Marshal(step)
+	if err != nil {
+		return "", false
+	}
+	run["integrate"] = b
+	if b, err = json.Marshal(run); err != nil {
+		return "", false
+	}
+	return string(b), true
 }
 
 // weakenEdges takes back the co-mention strength the fact added between

@@ -258,3 +258,46 @@ func leftovers(tb testing.TB, p *Pipeline, word string) {
 		rows.Close()
 	}
 }
+
+// A run report written after the fact arrived loses its integrate summary
+// (it may quote the fact) and keeps the rest; an earlier run's stays.
+func TestForgetScrubsLaterRunSummaries(t *testing.T) {
+	ctx := context.Background()
+	p := openTest(t)
+	const early = `{"trigger":"cli","integrate":{"integrated":0,"summary":"nothing yet"}}`
+	if _, err := p.DB.ExecContext(ctx, `INSERT INTO runs(trigger, started_at, finished_at, summary) VALUES ('cli', ?, ?, ?)`, store.Now(), store.Now(), early); err != nil {
+		t.Fatal(err)
+	}
+	say(t, p, "s1", shellfish)
+	consolidate(t, p)
+	var id int64
+	if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE digest = ?`, store.Digest(shellfish)).Scan(&id); err != nil {
+		t.Fatal(err)
+	}
+	const later = `{"trigger":"cli","integrate":{"integrated":1,"summary":"The user is allergic to shellfish."},"elapsed":"1s"}`
+	if _, err := p.DB.ExecContext(ctx, `INSERT INTO runs(trigger, started_at, finished_at, summary) VALUES ('cli', ?, ?, ?)`, store.Now(), store.Now(), later); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := p.Forget(ctx, []int64{id}, ForgetOptions{Actor: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The consolidate run that integrated the fact wrote a summary too.
+	if rep.ScrubbedRuns != 2 {
+		t.Errorf("scrubbed %d run reports, want the two written after the fact", rep.ScrubbedRuns)
+	}
+	if n := count(t, p, `SELECT count(*) FROM runs WHERE summary LIKE '%shellfish%'`); n != 0 {
+		t.Errorf("%d run reports still quote the forgotten fact", n)
+	}
+	if n := count(t, p, `SELECT count(*) FROM runs WHERE summary = ?`, early); n != 1 {
+		t.Errorf("the run report from before the fact changed")
+	}
+	var got map[string]any
+	var s string
+	if err := p.DB.QueryRowContext(ctx, `SELECT summary FROM runs WHERE summary LIKE '%"elapsed":"1s"%'`).Scan(&s); err != nil || json.Unmarshal([]byte(s), &got) != nil {
+		t.Fatalf("scrubbed report %q: %v", s, err)
+	}
+	if step, _ := got["integrate"].(map[string]any); step == nil || step["integrated"] != float64(1) || got["trigger"] != "cli" {
+		t.Errorf("scrubbed report lost more than its summary: %s", s)
+	}
+}

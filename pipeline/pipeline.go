@@ -69,11 +69,10 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	if sum.Trigger == "" {
 		sum.Trigger = "cli"
 	}
-	res, err := p.DB.ExecContext(ctx, `INSERT INTO runs(trigger, started_at) VALUES (?, ?)`, sum.Trigger, store.Now())
+	err := p.DB.QueryRowContext(ctx, `INSERT INTO runs(trigger, started_at) VALUES (?, ?) RETURNING id`, sum.Trigger, store.Now()).Scan(&sum.RunID)
 	if err != nil {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
-	sum.RunID, _ = res.LastInsertId()
 	err = p.runSteps(ctx, opts, &sum)
 	sum.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	if err != nil {

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,12 +15,19 @@ import (
 // watermark); no I fact (session_facts.event_ids) and no K fact
 // (fact_provenance.event_seq) cites it; and it is not among its session's
 // most recent working-memory events (parameter 1). The report and the delete
-// use this one string, so what is counted is what goes.
-const reclaimableWhere = `e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
+// use this one condition, so what is counted is what goes.
+func reclaimableWhere(eng store.Engine) string {
+	return `e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
 	AND e.seq NOT IN (SELECT p.event_seq FROM fact_provenance p WHERE p.event_seq IS NOT NULL)
-	AND e.seq NOT IN (SELECT CAST(j.value AS INTEGER) FROM session_facts s, json_each(s.event_ids) j WHERE j.value IS NOT NULL)
+	AND e.seq NOT IN (` + citedBySessionFacts(eng) + `)
 	AND e.seq NOT IN (SELECT r.seq FROM (SELECT seq, row_number() OVER (PARTITION BY session_id ORDER BY seq DESC) AS rn
 		FROM session_events) r WHERE r.rn <= ?)`
+}
+
+// citedBySessionFacts selects the seqs of the events I facts cite.
+func citedBySessionFacts(eng store.Engine) string {
+	return `SELECT CAST(j.value AS INTEGER) FROM session_facts s, ` + eng.JSONInts("s.event_ids", "j") + ` WHERE j.value IS NOT NULL`
+}
 
 // PruneOptions select what a prune does beyond reporting.
 type PruneOptions struct {
@@ -68,6 +74,7 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 		opts.Actor = "cli"
 	}
 	err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+		where := reclaimableWhere(tx.Engine())
 		if err := reclaimable(ctx, tx, rep.WorkingMemory, &rep); err != nil {
 			return err
 		}
@@ -78,11 +85,12 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 			return nil
 		}
 		// Their dedupe keys stay, so a re-read transcript cannot copy them back.
-		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO pruned_keys(dedupe_key)
-			SELECT e.dedupe_key FROM session_events e WHERE e.dedupe_key IS NOT NULL AND `+reclaimableWhere, rep.WorkingMemory); err != nil {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO pruned_keys(dedupe_key)
+			SELECT e.dedupe_key FROM session_events e WHERE e.dedupe_key IS NOT NULL AND `+where+`
+			ON CONFLICT(dedupe_key) DO NOTHING`, rep.WorkingMemory); err != nil {
 			return fmt.Errorf("prune events: keep their dedupe keys: %w", err)
 		}
-		res, err := tx.ExecContext(ctx, `DELETE FROM session_events WHERE seq IN (SELECT e.seq FROM session_events e WHERE `+reclaimableWhere+`)`, rep.WorkingMemory)
+		res, err := tx.ExecContext(ctx, `DELETE FROM session_events WHERE seq IN (SELECT e.seq FROM session_events e WHERE `+where+`)`, rep.WorkingMemory)
 		if err != nil {
 			return fmt.Errorf("prune events: %w", err)
 		}
@@ -117,8 +125,8 @@ func (p *Pipeline) workingMemory() int {
 }
 
 // reclaimable fills the count, bytes and seq ranges of reclaimable events.
-func reclaimable(ctx context.Context, q queryer, window int, rep *PruneReport) error {
-	rows, err := q.QueryContext(ctx, `SELECT e.seq, length(CAST(e.content AS BLOB)) FROM session_events e WHERE `+reclaimableWhere+` ORDER BY e.seq`, window)
+func reclaimable(ctx context.Context, q store.Conn, window int, rep *PruneReport) error {
+	rows, err := q.QueryContext(ctx, `SELECT e.seq, octet_length(e.content) FROM session_events e WHERE `+reclaimableWhere(q.Engine())+` ORDER BY e.seq`, window)
 	if err != nil {
 		return fmt.Errorf("find reclaimable events: %w", err)
 	}
@@ -147,19 +155,19 @@ func reclaimable(ctx context.Context, q queryer, window int, rep *PruneReport) e
 func nextSeqAdjacent(prev, seq int64) bool { return seq == prev+1 }
 
 // keptCounts counts the events prune keeps, by reason.
-func keptCounts(ctx context.Context, q queryer, window int, k *KeptCounts) error {
+func keptCounts(ctx context.Context, q store.Conn, window int, k *KeptCounts) error {
 	err := q.QueryRowContext(ctx, `SELECT
 		COALESCE(sum(CASE WHEN e.seq > COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0) THEN 1 ELSE 0 END), 0),
 		COALESCE(sum(CASE WHEN e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
 			AND (e.seq IN (SELECT p.event_seq FROM fact_provenance p WHERE p.event_seq IS NOT NULL)
-				OR e.seq IN (SELECT CAST(j.value AS INTEGER) FROM session_facts s, json_each(s.event_ids) j WHERE j.value IS NOT NULL)) THEN 1 ELSE 0 END), 0),
+				OR e.seq IN (`+citedBySessionFacts(q.Engine())+`)) THEN 1 ELSE 0 END), 0),
 		count(*)
 		FROM session_events e`).Scan(&k.Unexamined, &k.Cited, &k.WorkingMemory)
 	if err != nil {
 		return fmt.Errorf("count kept events: %w", err)
 	}
 	var reclaim int
-	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM session_events e WHERE `+reclaimableWhere, window).Scan(&reclaim); err != nil {
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM session_events e WHERE `+reclaimableWhere(q.Engine()), window).Scan(&reclaim); err != nil {
 		return fmt.Errorf("count kept events: %w", err)
 	}
 	// What is neither unexamined, cited nor reclaimable is kept only by the
@@ -168,25 +176,12 @@ func keptCounts(ctx context.Context, q queryer, window int, k *KeptCounts) error
 	return nil
 }
 
-type queryer interface {
-	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
-	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
-}
-
 // vacuum rebuilds the file and folds the WAL back into it, returning the
 // on-disk size (file plus WAL) before and after.
 func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, err error) {
 	before = FileBytes(p.DB.Path)
-	// FTS5 keeps deletions as markers until segments merge; merge them so
-	// the vacuum can return their pages.
-	if _, err := p.DB.ExecContext(ctx, `INSERT INTO events_fts(events_fts) VALUES ('optimize')`); err != nil {
-		return before, before, fmt.Errorf("optimize event index: %w", err)
-	}
-	if _, err := p.DB.ExecContext(ctx, `VACUUM`); err != nil {
-		return before, before, fmt.Errorf("vacuum %s: %w", p.DB.Path, err)
-	}
-	if _, err := p.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return before, FileBytes(p.DB.Path), fmt.Errorf("checkpoint %s after vacuum: %w", p.DB.Path, err)
+	if err := p.DB.Compact(ctx); err != nil {
+		return before, FileBytes(p.DB.Path), err
 	}
 	return before, FileBytes(p.DB.Path), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/store"
 )
 
 // Stats is the store's self-report. Every number is read from the store;
@@ -192,7 +193,7 @@ func (p *Pipeline) countStats(ctx context.Context, st *Stats, unknown func(strin
 }
 
 // eachRow runs query and hands every row's Scan to fn.
-func eachRow(ctx context.Context, q queryer, query string, fn func(scanFunc) error) error {
+func eachRow(ctx context.Context, q store.Querier, query string, fn func(scanFunc) error) error {
 	rows, err := q.QueryContext(ctx, query)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -133,17 +134,19 @@ func (p *Pipeline) spendStats(ctx context.Context, st *Stats) error {
 			g.into[k] = v
 		}
 	}
-	rows, err := p.DB.QueryContext(ctx, `SELECT id, trigger, started_at, COALESCE(finished_at, ''),
-		CASE WHEN json_valid(summary) THEN COALESCE(json_extract(summary, '$.error'), '') ELSE '' END FROM runs ORDER BY id DESC LIMIT 10`)
+	rows, err := p.DB.QueryContext(ctx, `SELECT id, trigger, started_at, COALESCE(finished_at, ''), COALESCE(summary, '')
+		FROM runs ORDER BY id DESC LIMIT 10`)
 	if err != nil {
 		return fmt.Errorf("stats: read runs: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var r RunSpend
-		if err := rows.Scan(&r.ID, &r.Trigger, &r.StartedAt, &r.FinishedAt, &r.Error); err != nil {
+		var summary string
+		if err := rows.Scan(&r.ID, &r.Trigger, &r.StartedAt, &r.FinishedAt, &summary); err != nil {
 			return fmt.Errorf("stats: read runs: %w", err)
 		}
+		r.Error = runError(summary)
 		sp.LastRuns = append(sp.LastRuns, r)
 	}
 	if err := rows.Err(); err != nil {
@@ -162,7 +165,7 @@ func (p *Pipeline) spendStats(ctx context.Context, st *Stats) error {
 
 // spendTotals sums spend rows matching where, grouped by key (an SQL
 // expression; "”" for one total).
-func spendTotals(ctx context.Context, q queryer, key, where string, args ...any) (map[string]SpendTotal, error) {
+func spendTotals(ctx context.Context, q store.Querier, key, where string, args ...any) (map[string]SpendTotal, error) {
 	rows, err := q.QueryContext(ctx, `SELECT `+key+`, count(*), count(*) - sum(ok),
 		COALESCE(sum(input_tokens), 0), COALESCE(sum(output_tokens), 0),
 		sum(CASE WHEN input_tokens IS NULL AND output_tokens IS NULL THEN 1 ELSE 0 END), COALESCE(sum(elapsed_ms), 0)
@@ -295,4 +298,20 @@ func (p *Pipeline) BinaryVersion() string {
 		return bi.Main.Version
 	}
 	return "(devel)"
+}
+
+// runError is the error a run's report records, or "" when it records none
+// (or the report is not JSON).
+func runError(summary string) string {
+	var run struct {
+		Error json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal([]byte(summary), &run) != nil || len(run.Error) == 0 || string(run.Error) == "null" {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(run.Error, &s) == nil {
+		return s
+	}
+	return string(run.Error)
 }

@@ -65,6 +65,8 @@ type Engine interface {
 	// RawTextTop runs the engine's own plain best-k full-text query over
 	// ix: the baseline that search is benchmarked against.
 	RawTextTop(ctx context.Context, db *DB, ix TextIndex, q TextQuery, k int) ([]int64, error)
+	// IndexPlainFacts builds PlainFactText over the facts active now.
+	IndexPlainFacts(ctx context.Context, db *DB) error
 }
 
 // TextIndex names a full-text index the store keeps over one table's text,
@@ -78,6 +80,10 @@ const (
 	PendingText
 	// EventText indexes session_events.content; its id is session_events.seq.
 	EventText
+	// PlainFactText indexes the active facts' words unstemmed; its id is
+	// facts.id. It exists only after Engine.IndexPlainFacts: the plain BM25
+	// baseline that bench locomo scores search against.
+	PlainFactText
 )
 
 // TextQuery is a full-text query in no engine's syntax: each element is a
@@ -93,6 +99,15 @@ type Querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
+
+// Conn is a *DB or a *Tx: somewhere to run portable statements, with the
+// engine's own forms at hand for the rest.
+type Conn interface {
+	Querier
+	Engine() Engine
+}
+
+var _, _ Conn = (*DB)(nil), (*Tx)(nil)
 
 // Engine returns the engine behind this store, for the SQL forms that have
 // no common spelling (see Engine).

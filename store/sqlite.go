@@ -20,7 +20,7 @@ func (sqliteEngine) Rebind(query string) string { return query }
 
 // ftsTables names each index's FTS5 table (external content, porter
 // unicode61) and the column its rowid mirrors.
-var ftsTables = [...]string{FactText: "facts_fts", PendingText: "session_facts_fts", EventText: "events_fts"}
+var ftsTables = [...]string{FactText: "facts_fts", PendingText: "session_facts_fts", EventText: "events_fts", PlainFactText: "bench_plain"}
 
 // TextMatches ranks by -bm25(), the same score as FTS5's rank column but
 // without the second, sorting statement ORDER BY rank makes FTS5 prepare
@@ -122,7 +122,7 @@ func (e sqliteEngine) Compact(ctx context.Context, db *DB) error {
 // instead of at the next segment merge.
 func (sqliteEngine) SecureDelete(ctx context.Context, tx *Tx) error {
 	stmts := []string{`PRAGMA secure_delete = ON`}
-	for _, t := range ftsTables {
+	for _, t := range ftsTables[:PlainFactText] {
 		stmts = append(stmts, `INSERT INTO `+t+`(`+t+`, rank) VALUES ('secure-delete', 1)`)
 	}
 	for _, q := range stmts {
@@ -150,4 +150,15 @@ func (sqliteEngine) RawTextTop(ctx context.Context, db *DB, ix TextIndex, q Text
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// IndexPlainFacts builds an FTS5 table (unicode61, no porter) whose rowids
+// are the active facts' ids.
+func (sqliteEngine) IndexPlainFacts(ctx context.Context, db *DB) error {
+	_, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE `+ftsTables[PlainFactText]+` USING fts5(content, tokenize='unicode61');
+		INSERT INTO `+ftsTables[PlainFactText]+`(rowid, content) SELECT id, content FROM facts WHERE status = 'active'`)
+	if err != nil {
+		return fmt.Errorf("build plain full-text index: %w", err)
+	}
+	return nil
 }

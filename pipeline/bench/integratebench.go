@@ -52,7 +52,7 @@ func BenchIntegrate(ctx context.Context, work, fixtures string, n, batch int) (I
 		return err
 	})
 	if err == nil {
-		_, err = db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`)
+		_, err = db.Checkpoint(ctx)
 	}
 	db.Close()
 	if err != nil {
@@ -140,12 +140,13 @@ func pendingContents(ctx context.Context, db *store.DB) ([]string, error) {
 // orQuery is the store-wide lookup near duplicates came from before the
 // signature index: any of the fact's signature words, best bm25 first.
 func orQuery(ctx context.Context, db *store.DB, content string) error {
-	match := graph.Sanitize(strings.Join(integrate.SignatureWords(content), " "))
-	if match == "" {
+	q := graph.Analyze(strings.Join(integrate.SignatureWords(content), " ")).Query()
+	if len(q) == 0 {
 		return nil
 	}
-	rows, err := db.QueryContext(ctx, `SELECT f.id, f.content FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND f.status = 'active' AND f.domain = 'general' ORDER BY bm25(facts_fts) LIMIT 20`, match)
+	eng := db.Engine()
+	rows, err := db.QueryContext(ctx, `SELECT f.id, f.content FROM `+eng.TextMatches(store.FactText)+` k JOIN facts f ON f.id = k.id
+		WHERE f.status = 'active' AND f.domain = 'general' ORDER BY k.score DESC LIMIT 20`, eng.TextQuery(q))
 	if err != nil {
 		return fmt.Errorf("or query: %w", err)
 	}

@@ -292,8 +292,8 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 		SystemRecollect: func(ctx context.Context, q string) ([][]string, error) {
 			return search(ctx, graph.Query{Text: q, Limit: Depth})
 		},
-		SystemBM25Stem:  ftsRetriever(db, "facts_fts", graph.Terms, byFact),
-		SystemBM25Plain: ftsRetriever(db, "bench_plain", AllWords, byFact),
+		SystemBM25Stem:  ftsRetriever(db, store.FactText, graph.Terms, byFact),
+		SystemBM25Plain: ftsRetriever(db, store.PlainFactText, AllWords, byFact),
 	}
 	if emb != nil {
 		start := time.Now()
@@ -430,38 +430,34 @@ func factDias(ctx context.Context, db *store.DB, byCapture map[int64][]string) (
 // buildPlainIndex indexes the same facts without stemming: the plain BM25
 // baseline.
 func buildPlainIndex(ctx context.Context, db *store.DB) error {
-	_, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE bench_plain USING fts5(content, tokenize='unicode61');
-		INSERT INTO bench_plain(rowid, content) SELECT id, content FROM facts WHERE status = 'active'`)
-	if err != nil {
+	if err := db.Engine().IndexPlainFacts(ctx, db); err != nil {
 		return fmt.Errorf("build plain BM25 index: %w", err)
 	}
 	return nil
 }
 
-// ftsRetriever ranks the active facts by FTS5's bm25 over table with the
-// words split takes from the question OR-ed: no fusion, no entities, no
-// context.
-func ftsRetriever(db *store.DB, table string, split func(string) []string, byFact map[int64][]string) retriever {
-	query := `SELECT f.id FROM ` + table + ` t JOIN facts f ON f.id = t.rowid WHERE ` + table + ` MATCH ? AND f.status = 'active'
-		ORDER BY bm25(` + table + `), f.id LIMIT ?`
+// ftsRetriever ranks the active facts by the engine's BM25 over index ix
+// with the words split takes from the question OR-ed: no fusion, no
+// entities, no context.
+func ftsRetriever(db *store.DB, ix store.TextIndex, split func(string) []string, byFact map[int64][]string) retriever {
+	eng := db.Engine()
+	query := `SELECT f.id FROM ` + eng.TextMatches(ix) + ` k JOIN facts f ON f.id = k.id WHERE f.status = 'active'
+		ORDER BY k.score DESC, f.id LIMIT ?`
 	return func(ctx context.Context, q string) ([][]string, error) {
-		var words []string
-		for _, w := range split(q) {
-			words = append(words, `"`+w+`"`)
-		}
+		words := store.TextQuery(split(q))
 		if len(words) == 0 {
 			return nil, nil
 		}
-		rows, err := db.QueryContext(ctx, query, strings.Join(words, " OR "), Depth)
+		rows, err := db.QueryContext(ctx, query, eng.TextQuery(words), Depth)
 		if err != nil {
-			return nil, fmt.Errorf("bm25 over %s: %w", table, err)
+			return nil, fmt.Errorf("bm25 over index %d: %w", ix, err)
 		}
 		defer rows.Close()
 		var out [][]string
 		for rows.Next() {
 			var id int64
 			if err := rows.Scan(&id); err != nil {
-				return nil, fmt.Errorf("bm25 over %s: %w", table, err)
+				return nil, fmt.Errorf("bm25 over index %d: %w", ix, err)
 			}
 			out = append(out, byFact[id])
 		}

@@ -77,7 +77,7 @@ func buildFacts(ctx context.Context, db *store.DB, sentences []string, n int) er
 	now := store.Now()
 	return db.Tx(ctx, func(tx *store.Tx) error {
 		insFact, err := tx.PrepareContext(ctx, `INSERT INTO facts(content, digest, producer, speaker, session_id, said_at, recorded_at)
-			VALUES (?,?, 'heuristic', ?,?,?,?)`)
+			VALUES (?,?, 'heuristic', ?,?,?,?) RETURNING id`)
 		if err != nil {
 			return fmt.Errorf("build facts: %w", err)
 		}
@@ -90,11 +90,10 @@ func buildFacts(ctx context.Context, db *store.DB, sentences []string, n int) er
 		for i := 0; i < n; i++ {
 			content := sentences[rng.IntN(len(sentences))] + " " + sentences[rng.IntN(len(sentences))]
 			session := fmt.Sprintf("bench-%d", i/40)
-			res, err := insFact.ExecContext(ctx, content, store.Digest(content), speakers[i%len(speakers)], session, now, now)
-			if err != nil {
+			var id int64
+			if err := insFact.QueryRowContext(ctx, content, store.Digest(content), speakers[i%len(speakers)], session, now, now).Scan(&id); err != nil {
 				return fmt.Errorf("build facts: %w", err)
 			}
-			id, _ := res.LastInsertId()
 			if _, err := insProv.ExecContext(ctx, id, i+1, session, now, now); err != nil {
 				return fmt.Errorf("build facts: %w", err)
 			}
@@ -114,12 +113,10 @@ func linkMentions(ctx context.Context, tx *store.Tx, fact int64, content string,
 		}
 		id, ok := entities[key]
 		if !ok {
-			res, err := tx.ExecContext(ctx, `INSERT INTO entities(type, name, canonical, fold, created_at) VALUES (?,?,?,?,?)
-				ON CONFLICT DO NOTHING`, m.Type, m.Name, integrate.Canonical(m.Name)+"#"+key, key, store.Now())
-			if err != nil {
+			if err := tx.QueryRowContext(ctx, `INSERT INTO entities(type, name, canonical, fold, created_at) VALUES (?,?,?,?,?)
+				ON CONFLICT(canonical, type) DO UPDATE SET fold = excluded.fold RETURNING id`, m.Type, m.Name, integrate.Canonical(m.Name)+"#"+key, key, store.Now()).Scan(&id); err != nil {
 				return fmt.Errorf("build entities: %w", err)
 			}
-			id, _ = res.LastInsertId()
 			entities[key] = id
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO fact_entities(fact_id, entity_id, role) VALUES (?,?,'mention') ON CONFLICT DO NOTHING`, fact, id); err != nil {
@@ -160,7 +157,7 @@ func BenchSearch(ctx context.Context, work, fixtures string, n, queries int) (Se
 	if err := addVectors(ctx, db, n); err != nil {
 		return res, err
 	}
-	if _, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if _, err := db.Checkpoint(ctx); err != nil {
 		return res, fmt.Errorf("checkpoint the search store: %w", err)
 	}
 	res.Build = time.Since(start)
@@ -212,7 +209,7 @@ func buildSearchStore(ctx context.Context, dir, fixtures string, n int) (*store.
 	// the write-ahead log; a store at rest has checkpointed it, and a read
 	// through a log that size pays a lookup per page (raw FTS5 as much as
 	// search).
-	if _, err := db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if _, err := db.Checkpoint(ctx); err != nil {
 		db.Close()
 		return nil, nil, fmt.Errorf("checkpoint the search store: %w", err)
 	}
@@ -233,23 +230,15 @@ func timeSearch(ctx context.Context, r *graph.Reader, q string) (hybrid, raw tim
 		arms = append(arms, string(a))
 	}
 	t0 = time.Now()
-	if err := rawMatch(ctx, r.Store(), graph.Sanitize(q)); err != nil {
+	if err := rawMatch(ctx, r.Store(), graph.Analyze(q).Query()); err != nil {
 		return 0, 0, nil, err
 	}
 	return hybrid, time.Since(t0), arms, nil
 }
 
-func rawMatch(ctx context.Context, db *store.DB, match string) error {
-	rows, err := db.QueryContext(ctx, `SELECT rowid FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT 20`, match)
-	if err != nil {
-		return fmt.Errorf("raw FTS5 query: %w", err)
+func rawMatch(ctx context.Context, db *store.DB, q store.TextQuery) error {
+	if _, err := db.Engine().RawTextTop(ctx, db, store.FactText, q, 20); err != nil {
+		return fmt.Errorf("raw full-text query: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return fmt.Errorf("raw FTS5 query: %w", err)
-		}
-	}
-	return rows.Err()
+	return nil
 }
