@@ -207,3 +207,46 @@ func diskSize(tb testing.TB, db *store.DB) int64 {
 	}
 	return fi.Size()
 }
+
+// TestEngineIndexPlainFacts: the plain index matches words as written —
+// "moves" does not find "moved", as the stemmed index does — and covers
+// only the facts active when it was built.
+func TestEngineIndexPlainFacts(t *testing.T) {
+	ctx := context.Background()
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addFacts(t, db, "Caroline moved to Berlin", "Ben moves to Lisbon", "an old fact about Berlin")
+		if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'rejected' WHERE id = ?`, ids[2]); err != nil {
+			t.Fatal(err)
+		}
+		eng := db.Engine()
+		if err := eng.IndexPlainFacts(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		match := func(ix store.TextIndex, q store.TextQuery) []int64 {
+			t.Helper()
+			var got []int64
+			rows, err := db.QueryContext(ctx, `SELECT k.id FROM `+eng.TextMatches(ix)+` k ORDER BY k.id`, eng.TextQuery(q))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, id)
+			}
+			return got
+		}
+		if got, want := match(store.PlainFactText, store.TextQuery{"moves"}), []int64{ids[1]}; !slices.Equal(got, want) {
+			t.Errorf("plain moves: got %v, want %v", got, want)
+		}
+		if got, want := match(store.FactText, store.TextQuery{"moves"}), []int64{ids[0], ids[1]}; !slices.Equal(got, want) {
+			t.Errorf("stemmed moves: got %v, want %v", got, want)
+		}
+		if got, want := match(store.PlainFactText, store.TextQuery{"berlin"}), []int64{ids[0]}; !slices.Equal(got, want) {
+			t.Errorf("plain berlin: got %v, want %v (the rejected fact is not indexed)", got, want)
+		}
+	})
+}

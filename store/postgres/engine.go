@@ -136,3 +136,18 @@ func (Engine) RawTextTop(ctx context.Context, db *store.DB, ix store.TextIndex, 
 	}
 	return ids, rows.Err()
 }
+
+// IndexPlainFacts builds bench_plain: the active facts' words under the
+// simple configuration (lowercased, not stemmed), GIN-indexed.
+func (Engine) IndexPlainFacts(ctx context.Context, db *store.DB) error {
+	for _, q := range []string{
+		`CREATE TABLE bench_plain (id bigint PRIMARY KEY, content_tsv tsvector NOT NULL)`,
+		`INSERT INTO bench_plain(id, content_tsv) SELECT id, to_tsvector('simple', content) FROM facts WHERE status = 'active'`,
+		`CREATE INDEX bench_plain_tsv ON bench_plain USING gin (content_tsv)`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("build plain full-text index: %w", err)
+		}
+	}
+	return nil
+}

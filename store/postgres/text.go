@@ -6,11 +6,14 @@ import (
 )
 
 // Text indexes, in the order of store's TextIndex constants: the table
-// whose content_tsv column is indexed and the column that keys its rows.
-var textTables = [...]struct{ table, key string }{
-	{"facts", "id"},
-	{"session_facts", "id"},
-	{"session_events", "seq"},
+// whose content_tsv column is indexed, the column that keys its rows and
+// the text search configuration its words were indexed with (bench_plain,
+// store.PlainFactText, is built by IndexPlainFacts without stemming).
+var textTables = [...]struct{ table, key, config string }{
+	{"facts", "id", "recollect"},
+	{"session_facts", "id", "recollect"},
+	{"session_events", "seq", "recollect"},
+	{"bench_plain", "id", "simple"},
 }
 
 // textMatches is a row source (id, score) of the rows of textTables[ix]
@@ -30,7 +33,7 @@ func textMatches(ix int) string {
 	return `(SELECT d.` + t.key + ` AS id, sum(q.idf * ts_rank(d.content_tsv, q.q, 1)) AS score
 	FROM (SELECT q.q, ln(1 + (n.n - q.df + 0.5) / (q.df + 0.5)) AS idf
 		FROM (SELECT q, (SELECT count(*) FROM ` + t.table + ` WHERE content_tsv @@ q) AS df
-			FROM (SELECT to_tsquery('recollect', e) AS q FROM jsonb_array_elements_text(CAST(? AS jsonb)) e) q0
+			FROM (SELECT to_tsquery('` + t.config + `', e) AS q FROM jsonb_array_elements_text(CAST(? AS jsonb)) e) q0
 			WHERE numnode(q) > 0) q,
 		(SELECT count(*) AS n FROM ` + t.table + `) n) q
 	JOIN ` + t.table + ` d ON d.content_tsv @@ q.q
