@@ -13,12 +13,16 @@ import (
 // Budget is one provider's token budget over one rolling window, as spent
 // right now.
 type Budget struct {
+	// Provider is the configured provider name (http, ollama, cli).
 	Provider string `json:"provider"`
-	Window   string `json:"window"`
-	Cap      int64  `json:"cap"`
-	CapText  string `json:"cap_text"`
+	// Window is hour, day, week or month: the rolling span counted.
+	Window string `json:"window"`
+	// Cap is the configured token count, CapText as written ("2M").
+	Cap     int64  `json:"cap"`
+	CapText string `json:"cap_text"`
 	// Used counts the input and output tokens reported in the window.
-	Used      int64 `json:"used"`
+	Used int64 `json:"used"`
+	// Remaining is Cap less Used, never below zero.
 	Remaining int64 `json:"remaining"`
 	// AgesOutAt is when the oldest counted usage leaves the window, nil
 	// when nothing is counted.

@@ -13,14 +13,19 @@ type Request struct {
 	Stage string
 	// System and Prompt are the instructions and the material.
 	System, Prompt string
-	// SchemaName and Schema describe the JSON object the answer must be.
+	// SchemaName names the answer's schema (OpenAI's json_schema.name; the
+	// stage when empty).
 	SchemaName string
-	Schema     json.RawMessage
+	// Schema is the JSON Schema the answer must satisfy (ValidateAnswer).
+	Schema json.RawMessage
 }
 
 // Response is a model's answer with what it cost.
 type Response struct {
-	Text  string
+	// Text is the answer, stripped of a Markdown fence by the router.
+	Text string
+	// Model is the model that answered, as the host named it (else the
+	// configured one).
 	Model string
 	// Provider names the provider that answered (it differs from the
 	// stage's provider when the on_fail provider answered).
@@ -28,7 +33,8 @@ type Response struct {
 	// InputTokens and OutputTokens are nil when the provider did not report
 	// them: unknown is never written as zero.
 	InputTokens, OutputTokens *int64
-	Elapsed                   time.Duration
+	// Elapsed is the call's wall time, set by the router.
+	Elapsed time.Duration
 }
 
 // Provider is a model behind one of the configured names. The heuristic
