@@ -166,12 +166,12 @@ func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth in
 // rankKeyword is RankKeyword with the query's speakers already known.
 func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
 	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
-	match := a.withoutNames(speakers).Match()
+	match := db.Engine().TextQuery(a.withoutNames(speakers).Query())
 	if match == "" {
 		return kr, nil
 	}
 	if cond == "" {
-		cond = "1"
+		cond = "1 = 1"
 	}
 	order, err := bm25Pool(ctx, db, match, cond, args, keywordPool)
 	if err != nil {
@@ -211,16 +211,14 @@ func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[str
 }
 
 // bm25Pool reads the best keywordPool facts that pass cond among the
-// ranked best matches of the FTS5 query, best first, ties by id. FTS5
-// ranks alone first, then only the ranked are joined with facts (as the
-// outer loop: CROSS JOIN): joining every match before sorting costs a row
-// read per match. bm25() is the same score as the rank column, but ORDER BY
-// rank makes FTS5 prepare and run a second, sorting statement of its own:
-// at 100k facts that costs about a quarter of the query. The few hundred
-// joined rows are sorted here; a sorter in SQLite costs more.
+// ranked best matches of the full-text query, best first, ties by id. The
+// index ranks alone first, then only the ranked are joined with facts (as
+// the outer loop: CROSS JOIN): joining every match before sorting costs a
+// row read per match. The few hundred joined rows are sorted here; a
+// sorter in SQLite costs more.
 func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any, ranked int) ([]*candidate, error) {
 	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts WHERE facts_fts MATCH ? ORDER BY score DESC, id LIMIT ?) r
+		FROM (SELECT id, score FROM `+db.Engine().TextMatches(store.FactText)+` k ORDER BY score DESC, id LIMIT ?) r
 		CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append([]any{match, ranked}, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
@@ -246,11 +244,11 @@ func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any,
 	return out[:min(len(out), keywordPool)], nil
 }
 
-// matchesMoreThan reports whether the FTS5 query matches more than n facts
-// (it counts no further than n+1, and ranks none).
+// matchesMoreThan reports whether the full-text query matches more than n
+// facts (it counts no further than n+1).
 func matchesMoreThan(ctx context.Context, db *store.DB, match string, n int) (bool, error) {
 	var got int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? LIMIT ?)`,
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+db.Engine().TextMatches(store.FactText)+` k LIMIT ?) m`,
 		match, n+1).Scan(&got); err != nil {
 		return false, fmt.Errorf("keyword search: count matches: %w", err)
 	}
@@ -369,12 +367,12 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	for _, e := range ents {
 		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, ? AS w
 			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
-			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?)`)
+			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) x`)
 		args = append(append(append(args, weights[e], e), cargs...), EntityFactCap)
 	}
 	rows, err := db.QueryContext(ctx, `SELECT fact_id, sum(w) ws, max(is_subject) s, max(importance) imp,
-		group_concat(DISTINCT entity_id)
-		FROM (`+strings.Join(parts, " UNION ALL ")+`)
+		`+db.Engine().JoinText("entity_id", ",")+`
+		FROM (`+strings.Join(parts, " UNION ALL ")+`) u
 		GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
 		append(args, depth)...)
 	if err != nil {
@@ -455,8 +453,8 @@ func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope
 		}
 		// Driven from the candidate list (CROSS JOIN fixes the order), so
 		// SQLite looks up each candidate instead of walking every active fact.
-		query = `SELECT e.fact_id, e.vector FROM json_each(?) j CROSS JOIN embeddings e CROSS JOIN facts f
-			WHERE e.fact_id = j.value AND e.provider = ? AND e.model = ? AND e.dim = ? AND f.id = e.fact_id AND ` + cond
+		query = `SELECT e.fact_id, e.vector FROM ` + db.Engine().JSONInts("?", "j") + ` CROSS JOIN embeddings e CROSS JOIN facts f
+			WHERE e.fact_id = CAST(j.value AS INTEGER) AND e.provider = ? AND e.model = ? AND e.dim = ? AND f.id = e.fact_id AND ` + cond
 		qargs = append([]any{string(ids), space.Provider, space.Model, space.Dim}, args...)
 	}
 	rows, err := db.QueryContext(ctx, query, qargs...)

@@ -70,7 +70,7 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 		ids = append(ids, id)
 	}
 	in, inArgs := store.InList(ids)
-	rows, err := db.QueryContext(ctx, neighborQuery(in, cond), append(inArgs, args...)...)
+	rows, err := db.QueryContext(ctx, neighborQuery(db.Engine(), in, cond), append(inArgs, args...)...)
 	if err != nil {
 		return fmt.Errorf("conversation context: %w", err)
 	}
@@ -108,7 +108,7 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 // without an event the order of capture (two seeks on the partial index
 // fact_provenance_session_capture) — with the neighbour's speaker and
 // whether the seed asks a question, kept to the facts cond allows.
-func neighborQuery(seeds, cond string) string {
+func neighborQuery(eng store.Engine, seeds, cond string) string {
 	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
 			CASE WHEN p.event_seq IS NOT NULL THEN
 				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
@@ -123,7 +123,7 @@ func neighborQuery(seeds, cond string) string {
 		FROM fact_provenance p WHERE p.fact_id IN (` + seeds + `) AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
 		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''),
-			COALESCE((SELECT instr(s.content, '?') > 0 FROM facts s WHERE s.id = a.seed), 0)
+			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = a.seed), 0)
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
 		WHERE f.id != a.seed AND ` + cond
 }

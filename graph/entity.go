@@ -212,13 +212,14 @@ func linkedFacts(ctx context.Context, db *store.DB, sc scope, ids []int64, limit
 
 // wordingFacts finds believed facts whose text holds the name's words.
 func wordingFacts(ctx context.Context, db *store.DB, sc scope, name string, limit int) ([]EntityFact, error) {
-	match := Sanitize(name)
-	if match == "" {
+	text := Sanitize(name)
+	if len(text) == 0 {
 		return []EntityFact{}, nil
 	}
+	eng := db.Engine()
 	live, largs := sc.live()
-	rows, err := db.QueryContext(ctx, `SELECT f.id FROM facts_fts JOIN facts f ON f.id = facts_fts.rowid
-		WHERE facts_fts MATCH ? AND `+live+` ORDER BY bm25(facts_fts), f.id LIMIT ?`, append(append([]any{match}, largs...), limit)...)
+	rows, err := db.QueryContext(ctx, `SELECT f.id FROM `+eng.TextMatches(store.FactText)+` k JOIN facts f ON f.id = k.id
+		WHERE `+live+` ORDER BY k.score DESC, f.id LIMIT ?`, append(append([]any{eng.TextQuery(text)}, largs...), limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("facts mentioning %q: %w", name, err)
 	}

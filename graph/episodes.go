@@ -45,14 +45,14 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) (
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT e.seq, e.session_id, e.content FROM events_fts JOIN session_events e ON e.seq = events_fts.rowid
-		WHERE events_fts MATCH ?`
+	q := `SELECT e.seq, e.session_id, e.content FROM ` + db.Engine().TextMatches(store.EventText) + ` k JOIN session_events e ON e.seq = k.id
+		WHERE 1 = 1`
 	args := []any{match}
 	if sc.asOf != "" {
 		q += ` AND e.recorded_at <= ?`
 		args = append(args, sc.asOf)
 	}
-	rows, err := db.QueryContext(ctx, q+` ORDER BY bm25(events_fts), e.seq LIMIT 20`, args...)
+	rows, err := db.QueryContext(ctx, q+` ORDER BY k.score DESC, e.seq LIMIT 20`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("episode search: %w", err)
 	}

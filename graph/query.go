@@ -79,40 +79,19 @@ func Analyze(text string) Analysis {
 	return a
 }
 
-// Sanitize turns any user text into a safe FTS5 query: each content word
-// becomes a quoted term and each quoted phrase a quoted phrase, joined by
-// OR, so quotes, operators (AND, NEAR, *) and punctuation are matched as
-// words, never parsed. Stopwords are left out unless nothing else remains.
-// It returns "" when the text holds no searchable word.
-func Sanitize(text string) string {
-	return Analyze(text).Match()
+// Sanitize turns any user text into a full-text query: each content word
+// a term and each quoted phrase a phrase, any of which a match holds. The
+// store's engine renders it (store.Engine.TextQuery) so that quotes,
+// operators (AND, NEAR, *) and punctuation are matched as words, never
+// parsed. Stopwords are left out unless nothing else remains. It is empty
+// when the text holds no searchable word.
+func Sanitize(text string) store.TextQuery {
+	return Analyze(text).Query()
 }
 
-// Match is the FTS5 MATCH expression for the analysis (see Sanitize).
-// Each term is matched as the index stems it, and also by its stem read as
-// a word when that word stems elsewhere (see Variant).
-func (a Analysis) Match() string {
-	parts := make([]string, 0, len(a.Phrases)+2*len(a.Terms))
-	for _, p := range a.Phrases {
-		parts = append(parts, `"`+p+`"`)
-	}
-	seen := map[string]bool{}
-	for _, t := range a.Terms {
-		parts = append(parts, `"`+t+`"`)
-		seen[Stem(t)] = true
-	}
-	for _, t := range a.Terms {
-		if v := Variant(t); v != "" && !seen[Stem(v)] {
-			seen[Stem(v)] = true
-			parts = append(parts, `"`+v+`"`)
-		}
-	}
-	return strings.Join(parts, " OR ")
-}
-
-// Query is the analysis as a full-text query in no engine's syntax: its
-// phrases, its terms and their variants, any of which a match holds. The
-// store's engine renders it (store.Engine.TextQuery).
+// Query is the analysis as a full-text query in no engine's syntax (see
+// Sanitize): its phrases, its terms and, for each term, its variant when
+// that word stems elsewhere (see Variant).
 func (a Analysis) Query() store.TextQuery {
 	q := make(store.TextQuery, 0, len(a.Phrases)+2*len(a.Terms))
 	q = append(q, a.Phrases...)

@@ -78,8 +78,9 @@ func TestSanitize(t *testing.T) {
 		"?!  ...":                  "",
 		`NEAR(a b) AND c*`:         `"near" OR "b" OR "c"`,
 	}
+	eng := openTestStore(t).Engine()
 	for in, want := range cases {
-		if got := Sanitize(in); got != want {
+		if got := eng.TextQuery(Sanitize(in)); got != want {
 			t.Errorf("Sanitize(%q) = %s, want %s", in, got, want)
 		}
 	}
@@ -90,7 +91,7 @@ func TestSanitize(t *testing.T) {
 func TestSanitizeIsValidFTS5(t *testing.T) {
 	db := openTestStore(t)
 	for _, in := range []string{`"unbalanced`, `a"b"c"`, `col:value`, `^start`, `-minus +plus`, `{a b}`, `x NOT y`, "naïve café", "日本語のテキスト", "emoji 🎉 here", "tab\tand\nnewline"} {
-		q := Sanitize(in)
+		q := db.Engine().TextQuery(Sanitize(in))
 		if q == "" {
 			t.Errorf("Sanitize(%q) is empty", in)
 			continue
@@ -107,7 +108,7 @@ func FuzzSanitize(f *testing.F) {
 	}
 	db := openTestStore(f)
 	f.Fuzz(func(t *testing.T, s string) {
-		q := Sanitize(s)
+		q := db.Engine().TextQuery(Sanitize(s))
 		if q == "" {
 			if len(tokens(s)) > 0 {
 				t.Fatalf("Sanitize(%q) is empty but the text has words %q", s, tokens(s))

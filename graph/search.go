@@ -122,11 +122,12 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		ans.Notes = append(ans.Notes, fmt.Sprintf("the query has %d words; only the first %d were searched", len(terms), MaxQueryTerms))
 		terms = terms[:MaxQueryTerms]
 	}
-	match := Sanitize(strings.Join(terms, " "))
-	if match == "" && len(q.Vector) == 0 {
+	text := Sanitize(strings.Join(terms, " "))
+	if len(text) == 0 && len(q.Vector) == 0 {
 		ans.Notes = append(ans.Notes, "the query holds no searchable word (letters or digits)")
 		return ans, nil
 	}
+	match := r.db.Engine().TextQuery(text)
 	sc := newScope(q.AsOf)
 	depth := max(3*q.Limit, 60)
 	if q.Budget > 0 {
@@ -236,9 +237,9 @@ func sortChronological(hits []Hit) {
 
 func searchPending(ctx context.Context, db *store.DB, match string, limit int) ([]PendingHit, error) {
 	rows, err := db.QueryContext(ctx, `SELECT s.id, s.session_id, s.content, s.producer, s.confidence, s.created_at
-		FROM session_facts_fts JOIN session_facts s ON s.id = session_facts_fts.rowid
-		WHERE session_facts_fts MATCH ? AND s.status IN ('pending','claimed')
-		ORDER BY bm25(session_facts_fts), s.id LIMIT ?`, match, limit)
+		FROM `+db.Engine().TextMatches(store.PendingText)+` k JOIN session_facts s ON s.id = k.id
+		WHERE s.status IN ('pending','claimed')
+		ORDER BY k.score DESC, s.id LIMIT ?`, match, limit)
 	if err != nil {
 		return nil, fmt.Errorf("pending search: %w", err)
 	}

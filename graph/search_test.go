@@ -254,7 +254,7 @@ func TestSearchEdgeCases(t *testing.T) {
 			if got := len(ans.Results) > 0; got != tc.wantHits {
 				t.Errorf("hits = %v, want %v (%+v)", got, tc.wantHits, ans)
 			}
-			if len(ans.Results) == 0 && len(ans.Notes) == 0 && len(ans.Episodes) == 0 && graph.Sanitize(tc.q) == "" {
+			if len(ans.Results) == 0 && len(ans.Notes) == 0 && len(ans.Episodes) == 0 && len(graph.Sanitize(tc.q)) == 0 {
 				t.Errorf("no hits and no note saying why")
 			}
 		})

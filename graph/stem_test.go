@@ -109,14 +109,15 @@ func TestVariantBridgesPorterGap(t *testing.T) {
 	if got[0] != Stem("deployment") || got[1] != Stem("deploy") || got[0] == got[1] || got[2] != got[1] || got[3] != got[1] {
 		t.Fatalf("FTS5 porter stems %v; Stem says %s, %s", got, Stem("deployment"), Stem("deploy"))
 	}
-	if m := Sanitize("deployment"); m != `"deployment" OR "deploy"` {
+	fts5 := openTestStore(t).Engine().TextQuery(Sanitize("deployment"))
+	if m := fts5; m != `"deployment" OR "deploy"` {
 		t.Fatalf("Sanitize(deployment) = %s", m)
 	}
 	var n int
 	if _, err := p.db.Exec(`DELETE FROM stem_probe; INSERT INTO stem_probe(rowid, x) VALUES (1, 'We deploy on Fridays'), (2, 'It was deployed'), (3, 'The deployment plan'), (4, 'Lunch')`); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.db.QueryRow(`SELECT count(*) FROM stem_probe WHERE stem_probe MATCH ?`, Sanitize("deployment")).Scan(&n); err != nil || n != 3 {
+	if err := p.db.QueryRow(`SELECT count(*) FROM stem_probe WHERE stem_probe MATCH ?`, fts5).Scan(&n); err != nil || n != 3 {
 		t.Fatalf("search deployment matched %d of the three deploy facts (%v)", n, err)
 	}
 }

@@ -159,7 +159,7 @@ func (p *Pipeline) countStats(ctx context.Context, st *Stats, unknown func(strin
 		{"facts_by_producer", `SELECT producer, count(*) FROM facts WHERE status = 'active' GROUP BY producer`, into(st.FactsBy)},
 		{"domains", `SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain`, into(st.Domains)},
 		{"entities", `SELECT count(*) FROM entities`, func(scan scanFunc) error { return scan(&st.Entities) }},
-		{"events", `SELECT source, event_type, count(*), COALESCE(sum(length(CAST(content AS BLOB))), 0) FROM session_events GROUP BY source, event_type`, func(scan scanFunc) error {
+		{"events", `SELECT source, event_type, count(*), COALESCE(sum(octet_length(content)), 0) FROM session_events GROUP BY source, event_type`, func(scan scanFunc) error {
 			var src, typ string
 			var cb CountAndBytes
 			if err := scan(&src, &typ, &cb.Count, &cb.Bytes); err != nil {

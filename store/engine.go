@@ -38,6 +38,9 @@ type Engine interface {
 	// Contains is a condition true when the text expr hay holds the text
 	// expr needle (exactly, case-sensitive).
 	Contains(hay, needle string) string
+	// JoinText is an aggregate: the group's values of expr, as text, joined
+	// by sep (a string literal's text), in the order the group's rows come.
+	JoinText(expr, sep string) string
 	// InsertOrder is an expression ordering the rows of a table without an
 	// id column (fact_provenance) in the order they were inserted; alias is
 	// the table's alias.

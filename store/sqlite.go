@@ -40,6 +40,10 @@ func (sqliteEngine) Contains(hay, needle string) string {
 	return `instr(` + hay + `, ` + needle + `) > 0`
 }
 
+func (sqliteEngine) JoinText(expr, sep string) string {
+	return `group_concat(` + expr + `, '` + strings.ReplaceAll(sep, "'", "''") + `')`
+}
+
 func (sqliteEngine) InsertOrder(alias string) string { return alias + `.rowid` }
 
 // Version reads PRAGMA user_version, which the migrations advance.

@@ -268,7 +268,7 @@ func snippet(s string, n int) string {
 }
 
 func readEvents(ctx context.Context, db *store.DB, limit int, d *Data) error {
-	return each(ctx, db, `SELECT seq, session_id, role, event_type, COALESCE(occurred_at, recorded_at), length(CAST(content AS BLOB)), substr(content, 1, 400)
+	return each(ctx, db, `SELECT seq, session_id, role, event_type, COALESCE(occurred_at, recorded_at), octet_length(content), substr(content, 1, 400)
 		FROM session_events ORDER BY seq DESC LIMIT ?`, []any{limit}, func(r *sql.Rows) error {
 		var e EventRow
 		if err := r.Scan(&e.Seq, &e.SessionID, &e.Role, &e.Type, &e.At, &e.Bytes, &e.Content); err != nil {
@@ -303,8 +303,8 @@ func inScope(scope []int64) (string, []any) {
 func readFacts(ctx context.Context, db *store.DB, limit int, scope []int64, d *Data) error {
 	where, args := inScope(scope)
 	err := each(ctx, db, `SELECT f.id, f.status, f.domain, f.producer, f.recorded_at, f.content,
-		COALESCE((SELECT group_concat(name, '|') FROM (SELECT e.name FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
-			WHERE fe.fact_id = f.id ORDER BY fe.is_subject DESC, e.id)), '')
+		COALESCE((SELECT `+db.Engine().JoinText("name", "|")+` FROM (SELECT e.name FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
+			WHERE fe.fact_id = f.id ORDER BY fe.is_subject DESC, e.id) n), '')
 		FROM facts f WHERE `+where+` ORDER BY f.id DESC LIMIT ?`, append(args, limit), func(r *sql.Rows) error {
 		var f FactRow
 		var names string

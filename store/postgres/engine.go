@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -41,6 +42,11 @@ func (Engine) JSONInts(expr, alias string) string {
 
 // Contains is strpos, byte-exact as SQLite's instr.
 func (Engine) Contains(hay, needle string) string { return `strpos(` + hay + `, ` + needle + `) > 0` }
+
+// JoinText is string_agg over the values as text.
+func (Engine) JoinText(expr, sep string) string {
+	return `string_agg(CAST(` + expr + ` AS text), '` + strings.ReplaceAll(sep, "'", "''") + `')`
+}
 
 // InsertOrder is fact_provenance's identity column ord (schema v3).
 func (Engine) InsertOrder(alias string) string { return alias + `.ord` }
