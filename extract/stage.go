@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -96,7 +97,7 @@ func (s *Stage) Run(ctx context.Context, opts Options) (Report, error) {
 		limit = s.Config.BatchSize
 	}
 	if opts.All {
-		limit = -1
+		limit = math.MaxInt64 // LIMIT -1 is SQLite's alone; PostgreSQL refuses it
 	}
 	groups, err := s.selectBatch(ctx, limit)
 	if err != nil {
@@ -341,7 +342,7 @@ func (s *Stage) commit(ctx context.Context, g Group, cands []Candidate) (int, er
 func (s *Stage) recordFailure(ctx context.Context, session string, cause error) error {
 	_, err := s.DB.ExecContext(ctx, `INSERT INTO extract_watermarks(session_id, last_seq, consecutive_failures, last_error, last_error_at, updated_at)
 		VALUES (?, 0, 1, ?, ?, ?)
-		ON CONFLICT(session_id) DO UPDATE SET consecutive_failures = consecutive_failures + 1,
+		ON CONFLICT(session_id) DO UPDATE SET consecutive_failures = extract_watermarks.consecutive_failures + 1,
 			last_error = excluded.last_error, last_error_at = excluded.last_error_at, updated_at = excluded.updated_at`,
 		session, cause.Error(), store.Now(), store.Now())
 	if err != nil {

@@ -21,7 +21,7 @@ func StoreCode(ctx context.Context, ex store.Execer, factID int64, sp graph.Spac
 	}
 	if _, err := ex.ExecContext(ctx, `INSERT INTO vector_codes(fact_id, provider, model, dim, code)
 		SELECT ?,?,?,?,? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?)
-		ON CONFLICT(fact_id, provider, model, dim) DO UPDATE SET code = excluded.code WHERE code != excluded.code`,
+		ON CONFLICT(fact_id, provider, model, dim) DO UPDATE SET code = excluded.code WHERE vector_codes.code != excluded.code`,
 		factID, sp.Provider, sp.Model, sp.Dim, graph.SignCode(v), factID); err != nil {
 		return fmt.Errorf("store code of fact %d: %w", factID, err)
 	}

@@ -193,7 +193,7 @@ func boundLinks(ms []Mention, rels []Relation) ([]Mention, []Relation, map[strin
 func addEdge(ctx context.Context, tx *store.Tx, a, b int64, relation string, factID int64) error {
 	if _, err := tx.ExecContext(ctx, `INSERT INTO entity_edges(a_id, b_id, relation, strength, fact_id, updated_at)
 		VALUES (?,?,?,1,?,?)
-		ON CONFLICT(a_id, b_id, relation) DO UPDATE SET strength = strength + 1, fact_id = excluded.fact_id, updated_at = excluded.updated_at`,
+		ON CONFLICT(a_id, b_id, relation) DO UPDATE SET strength = entity_edges.strength + 1, fact_id = excluded.fact_id, updated_at = excluded.updated_at`,
 		a, b, relation, factID, store.Now()); err != nil {
 		return fmt.Errorf("add edge %d-%d %s: %w", a, b, relation, err)
 	}

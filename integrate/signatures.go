@@ -162,7 +162,7 @@ func signatureCandidates(ctx context.Context, q querier, content, domain string)
 		if i > 0 {
 			b.WriteString(" UNION ")
 		}
-		b.WriteString(`SELECT * FROM (SELECT fact_id FROM fact_signatures WHERE token = ? AND size BETWEEN ? AND ? ORDER BY fact_id DESC LIMIT ?)`)
+		b.WriteString(`SELECT * FROM (SELECT fact_id FROM fact_signatures WHERE token = ? AND size BETWEEN ? AND ? ORDER BY fact_id DESC LIMIT ?) s`)
 		args = append(args, t, lo, hi, PostingCap)
 	}
 	b.WriteString(`) AND f.status = 'active' AND f.domain = ? ORDER BY f.id`)

@@ -103,7 +103,7 @@ func RecordStageFailure(ctx context.Context, ex store.Execer, stage, provider st
 	now := store.Now()
 	_, err := ex.ExecContext(ctx, `INSERT INTO stage_health(stage, provider, consecutive_failures, last_error, last_error_at)
 		VALUES (?, ?, 1, ?, ?)
-		ON CONFLICT(stage, provider) DO UPDATE SET consecutive_failures = consecutive_failures + 1,
+		ON CONFLICT(stage, provider) DO UPDATE SET consecutive_failures = stage_health.consecutive_failures + 1,
 			last_error = excluded.last_error, last_error_at = excluded.last_error_at`,
 		stage, provider, truncate(cause.Error(), 500), now)
 	if err != nil {

@@ -105,8 +105,10 @@ func (in *Integrator) supersedeCandidates(ctx context.Context, entities []int64,
 func (in *Integrator) newestNaming(ctx context.Context, entities []int64, statusClause string, limit int) ([]int64, error) {
 	seen := map[int64]bool{}
 	var ids []int64
-	q := `SELECT DISTINCT fe.fact_id FROM fact_entities fe CROSS JOIN facts f ON f.id = fe.fact_id
-		WHERE fe.entity_id = ? AND fe.is_subject = ? AND ` + statusClause + ` ORDER BY fe.fact_id DESC LIMIT ?`
+	// CROSS JOIN keeps SQLite reading fact_entities first; the join
+	// condition is in WHERE, as PostgreSQL takes no ON after CROSS JOIN.
+	q := `SELECT DISTINCT fe.fact_id FROM fact_entities fe CROSS JOIN facts f
+		WHERE f.id = fe.fact_id AND fe.entity_id = ? AND fe.is_subject = ? AND ` + statusClause + ` ORDER BY fe.fact_id DESC LIMIT ?`
 	for _, e := range entities {
 		// is_subject is written from a bool: 0 or 1.
 		for _, subject := range []int{0, 1} {

@@ -228,13 +228,13 @@ func (b *batchTx) finish(end int64) error {
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.skipped)) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO skipped_records(source, record_type, count) VALUES (?,?,?)
-			ON CONFLICT(source, record_type) DO UPDATE SET count = count + excluded.count`, b.st.f.kind, k, b.skipped[k]); err != nil {
+			ON CONFLICT(source, record_type) DO UPDATE SET count = skipped_records.count + excluded.count`, b.st.f.kind, k, b.skipped[k]); err != nil {
 			return fmt.Errorf("count skipped %s: %w", k, err)
 		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(b.redacted)) {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO redactions(kind, count) VALUES (?,?)
-			ON CONFLICT(kind) DO UPDATE SET count = count + excluded.count`, k, b.redacted[k]); err != nil {
+			ON CONFLICT(kind) DO UPDATE SET count = redactions.count + excluded.count`, k, b.redacted[k]); err != nil {
 			return fmt.Errorf("count redactions %s: %w", k, err)
 		}
 	}

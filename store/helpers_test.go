@@ -155,3 +155,24 @@ func TestFactContentIsImmutableOnEveryEngine(t *testing.T) {
 		}
 	})
 }
+
+// TestFlagsWrittenAsBools: the stages write flags as Go bools into integer
+// columns; both engines store them as 0 and 1.
+func TestFlagsWrittenAsBools(t *testing.T) {
+	ctx := context.Background()
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		for i, self := range []bool{true, false} {
+			if _, err := db.ExecContext(ctx, `INSERT INTO entities(type, name, canonical, fold, is_self, created_at) VALUES ('person', ?, ?, ?, ?, ?)`,
+				"n", string(rune('a'+i)), "n", self, store.Now()); err != nil {
+				t.Fatalf("insert is_self=%v: %v", self, err)
+			}
+		}
+		var sum, ones int
+		if err := db.QueryRowContext(ctx, `SELECT sum(is_self), count(*) FROM entities WHERE is_self = 1`).Scan(&sum, &ones); err != nil {
+			t.Fatal(err)
+		}
+		if sum != 1 || ones != 1 {
+			t.Fatalf("is_self sum %d, rows with 1: %d; want 1 and 1", sum, ones)
+		}
+	})
+}

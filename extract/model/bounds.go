@@ -45,7 +45,7 @@ func CountCuts(ctx context.Context, ex store.Execer, stage string, cut map[strin
 			continue
 		}
 		if _, err := ex.ExecContext(ctx, `INSERT INTO skipped_records(source, record_type, count) VALUES (?,?,?)
-			ON CONFLICT(source, record_type) DO UPDATE SET count = count + excluded.count`, stage, k, cut[k]); err != nil {
+			ON CONFLICT(source, record_type) DO UPDATE SET count = skipped_records.count + excluded.count`, stage, k, cut[k]); err != nil {
 			return fmt.Errorf("count %s cut by %s: %w", k, stage, err)
 		}
 	}

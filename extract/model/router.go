@@ -259,7 +259,7 @@ func (r *Router) book(ctx context.Context, stage, provider string, resp Response
 			ON CONFLICT(stage, provider) DO UPDATE SET consecutive_failures = 0, last_ok_at = excluded.last_ok_at`, stage, provider, now)
 	} else {
 		_, err = r.db.ExecContext(ctx, `INSERT INTO stage_health(stage, provider, consecutive_failures, last_error, last_error_at) VALUES (?,?,1,?,?)
-			ON CONFLICT(stage, provider) DO UPDATE SET consecutive_failures = consecutive_failures + 1,
+			ON CONFLICT(stage, provider) DO UPDATE SET consecutive_failures = stage_health.consecutive_failures + 1,
 				last_error = excluded.last_error, last_error_at = excluded.last_error_at`, stage, provider, callErr.Error(), now)
 	}
 	if err != nil {

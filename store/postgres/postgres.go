@@ -133,7 +133,7 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 	// The stages send the same statement text many times; the extended
 	// protocol's statement cache makes that one parse per connection.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(registerTypes))
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, "", fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, Host(cfg.Config), redact(err))
