@@ -168,8 +168,8 @@ func (p *Pipeline) Events(ctx context.Context, q EventsQuery) ([]store.Event, er
 // id.
 func (p *Pipeline) SessionKnown(ctx context.Context, id string) (bool, error) {
 	var n int
-	err := p.DB.QueryRowContext(ctx, `SELECT EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
-		OR EXISTS(SELECT 1 FROM session_facts WHERE session_id = ?)`, id, id).Scan(&n)
+	err := p.DB.QueryRowContext(ctx, `SELECT CASE WHEN EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
+		OR EXISTS(SELECT 1 FROM session_facts WHERE session_id = ?) THEN 1 ELSE 0 END`, id, id).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("look up session %q: %w", id, err)
 	}
