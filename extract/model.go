@@ -67,10 +67,15 @@ For each fact give: content; domain (reuse a known domain when one fits, else a 
 // group, whose prompt carries the group's events, a few earlier events of
 // the conversation as context, the store's domains and related known facts.
 type ModelExtractor struct {
-	DB     *store.DB
+	// DB is read for the prompt's domains, context and related facts, and
+	// takes the count of what an answer's bounds cut.
+	DB *store.DB
+	// Router makes the calls (stage "extract").
 	Router *model.Router
+	// Config sets how many earlier events go in as context.
 	Config config.Extraction
-	Log    *slog.Logger
+	// Log takes the warnings as they happen; nil logs nothing.
+	Log *slog.Logger
 
 	mu       sync.Mutex
 	model    string
@@ -116,10 +121,14 @@ type modelFact struct {
 // EntityMention is an entity a fact names, in the shape integrate reads
 // from session_facts.entities.
 type EntityMention struct {
-	Name      string `json:"name"`
-	Type      string `json:"type"`
-	Role      string `json:"role,omitempty"`
-	IsSubject bool   `json:"is_subject,omitempty"`
+	// Name is the entity as the fact names it.
+	Name string `json:"name"`
+	// Type is lowercase (person, project, tool, …); "thing" when none given.
+	Type string `json:"type"`
+	// Role is the entity's part in the fact (subject, object, …).
+	Role string `json:"role,omitempty"`
+	// IsSubject marks the one entity the fact is about.
+	IsSubject bool `json:"is_subject,omitempty"`
 }
 
 // Extract implements Extractor.

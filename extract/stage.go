@@ -20,37 +20,56 @@ type Options struct {
 	// Limit caps the candidate events examined; 0 means the configured
 	// batch size. All lifts the cap.
 	Limit int
-	All   bool
+	// All examines every unexamined event in one run.
+	All bool
 }
 
 // Report says what one extract run did.
 type Report struct {
-	EventsExamined  int    `json:"events_examined"`
-	FactsExtracted  int    `json:"facts_extracted"`
-	FactsDropped    int    `json:"facts_dropped"`
-	EventsRemaining int    `json:"events_remaining"`
-	Provider        string `json:"provider"`
-	Model           string `json:"model,omitempty"`
+	// EventsExamined counts the events of the conversations committed.
+	EventsExamined int `json:"events_examined"`
+	// FactsExtracted counts the pending facts written (a forgotten or
+	// already stored statement is not written again).
+	FactsExtracted int `json:"facts_extracted"`
+	// FactsDropped counts proposed facts that cited no event or an event
+	// outside their batch.
+	FactsDropped int `json:"facts_dropped"`
+	// EventsRemaining is the eligible backlog after the run.
+	EventsRemaining int `json:"events_remaining"`
+	// Provider and Model name the extractor (Model once a call answered).
+	Provider string `json:"provider"`
+	Model    string `json:"model,omitempty"`
 	// Held lists conversations whose batch failed and whose watermark stayed.
-	Held     []string `json:"held,omitempty"`
+	Held []string `json:"held,omitempty"`
+	// Warnings are what the user should act on (over budget, an unpinned
+	// model, a conversation that fell back to the heuristic).
 	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Candidate is a fact proposed by a provider, before it is written.
 type Candidate struct {
-	Content      string          `json:"content"`
-	Domain       string          `json:"domain,omitempty"`
-	Confidence   float64         `json:"confidence"`
-	Importance   float64         `json:"importance"`
-	ValidFrom    string          `json:"valid_from,omitempty"`
-	ValidUntil   string          `json:"valid_until,omitempty"`
-	Entities     json.RawMessage `json:"entities,omitempty"`
-	EventIDs     []int64         `json:"event_ids"`
-	SpeakerRole  string          `json:"-"`
-	Speaker      string          `json:"-"`
-	SaidAt       *time.Time      `json:"-"`
-	CaptureHint  string          `json:"-"`
-	CaptureNotes string          `json:"-"`
+	// Content is the self-contained statement.
+	Content string `json:"content"`
+	// Domain is the proposed domain hint, lowercase; "" for none.
+	Domain string `json:"domain,omitempty"`
+	// Confidence and Importance are in 0..1 (clamped when written).
+	Confidence float64 `json:"confidence"`
+	Importance float64 `json:"importance"`
+	// ValidFrom and ValidUntil are dates or times the text gave, else "".
+	ValidFrom  string `json:"valid_from,omitempty"`
+	ValidUntil string `json:"valid_until,omitempty"`
+	// Entities is a JSON array of EntityMention, as stored in
+	// session_facts.entities.
+	Entities json.RawMessage `json:"entities,omitempty"`
+	// EventIDs are the seqs of the events the fact rests on.
+	EventIDs []int64 `json:"event_ids"`
+	// SpeakerRole, Speaker and SaidAt say who said it and when; the stage
+	// fills them from the first cited event when empty.
+	SpeakerRole string     `json:"-"`
+	Speaker     string     `json:"-"`
+	SaidAt      *time.Time `json:"-"`
+	// CaptureNotes is the context an agent gave with a captured fact.
+	CaptureNotes string `json:"-"`
 	// Producer and Model, when set, override the extractor's for this
 	// candidate (a conversation that fell back to the heuristic, or a
 	// fact from the on_fail provider).
@@ -61,8 +80,10 @@ type Candidate struct {
 // Group is one conversation's slice of a batch: the candidate events, in
 // sequence order, and the watermark to store when they are done.
 type Group struct {
+	// SessionID is the conversation.
 	SessionID string
-	Events    []store.Event
+	// Events are the candidate events, oldest first.
+	Events []store.Event
 	// NextWatermark is the seq up to which the conversation is examined once
 	// this group commits.
 	NextWatermark int64
@@ -81,10 +102,14 @@ type Extractor interface {
 
 // Stage is the extract stage over one store.
 type Stage struct {
-	DB        *store.DB
-	Config    config.Extraction
+	// DB is the store read and written.
+	DB *store.DB
+	// Config holds the cap and the filters of eligible events.
+	Config config.Extraction
+	// Extractor proposes the facts of each conversation group.
 	Extractor Extractor
-	Log       *slog.Logger
+	// Log takes held conversations; nil means slog.Default.
+	Log *slog.Logger
 }
 
 // Run examines the oldest unexamined events, at most the cap, one
