@@ -286,7 +286,7 @@ func TestModelExtractorOverBudgetSkipsAndHolds(t *testing.T) {
 	}
 	h := modeltest.NewHost(t)
 	cfg := httpConfig(h, "llama3.2:3b")
-	cfg.TokenBudget = map[string]map[string]string{"http": {"hour": "10k"}}
+	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"hour": config.NewCount("10k")}}
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
 	stage, _ := modelStage(t, db, cfg)
 	rep, err := stage.Run(context.Background(), Options{})

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 // apply writes one fact's plan in tx: it first checks the claim is still
@@ -134,7 +135,7 @@ func (in *Integrator) supersede(ctx context.Context, tx *store.Tx, newer, older 
 	}
 	now := store.FormatTime(in.now())
 	var retracted any
-	if in.Config.Temporal.Mode == "bitemporal" {
+	if in.Config.Temporal.Mode == config.TemporalBitemporal {
 		retracted = now
 	}
 	if err := retire(ctx, tx, older, newer, retracted); err != nil {

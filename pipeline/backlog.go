@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/store/config"
 )
 
 // DrainPause is the rest between two drain batches: long enough for a
@@ -54,10 +55,10 @@ func (p *Pipeline) BacklogPolicy() (BacklogPolicy, error) {
 		return pol, nil
 	}
 	switch p.Config.Scheduler.Backlog {
-	case "gated":
+	case config.BacklogGated:
 		pol.Why = "scheduler.backlog is gated"
 		return pol, nil
-	case "drain":
+	case config.BacklogDrain:
 		return drain("scheduler.backlog is drain")
 	}
 	r, err := p.Router()
@@ -102,10 +103,11 @@ func (p *Pipeline) backlogStats(ctx context.Context, st *Stats) error {
 	}
 	batches := int(math.Ceil(float64(st.Unextracted) / float64(max(pol.EventsPerBatch, 1))))
 	if !pol.Drain {
-		interval, err := time.ParseDuration(p.Config.Scheduler.ThresholdInterval)
-		if err != nil {
+		ti := p.Config.Scheduler.ThresholdInterval
+		if err := ti.Err(); err != nil {
 			return fmt.Errorf("scheduler.threshold_interval: %w", err)
 		}
+		interval := ti.Duration()
 		eta := float64(batches) * interval.Seconds()
 		st.Backlog.ETASeconds = &eta
 		st.Backlog.Basis = fmt.Sprintf("at least %d gated runs of at most %d events, one per %s, and only while new transcript lines arrive; recollect consolidate --all works through it now", batches, pol.EventsPerBatch, interval)

@@ -67,7 +67,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 	if p.log == nil {
 		p.log = slog.Default()
 	}
-	if cfg.Mode == "copy" {
+	if cfg.Mode == config.ModeCopy {
 		p.copier = &sources.Copier{DB: db, Sources: cfg.Sources, Redaction: cfg.Redaction, Log: p.log, Getenv: p.getenv}
 	}
 	db.Room = p.EnsureRoom

@@ -24,14 +24,14 @@ type Refusal struct {
 // DiskBudget is retention.disk_budget in bytes; ok is false when no budget
 // is configured.
 func (p *Pipeline) DiskBudget() (budget int64, ok bool, err error) {
-	if p.Config.Retention.DiskBudget == "" {
+	b := p.Config.Retention.DiskBudget
+	if !b.Set() {
 		return 0, false, nil
 	}
-	b, err := config.ParseBytes(p.Config.Retention.DiskBudget)
-	if err != nil {
+	if err := b.Err(); err != nil {
 		return 0, false, &config.Error{Path: "retention.disk_budget", Msg: err.Error()}
 	}
-	return b, true, nil
+	return b.Int64(), true, nil
 }
 
 // EnsureRoom keeps the store within retention.disk_budget before raw events

@@ -15,6 +15,7 @@ import (
 
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 // TestPruneThousandsOfToolOutputs is the issue's done-when: a store made
@@ -81,7 +82,7 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	budget := base + 96<<10
-	p.Config.Retention.DiskBudget = fmt.Sprint(budget)
+	p.Config.Retention.DiskBudget = config.NewBytes(fmt.Sprint(budget))
 	facts := count(t, p, `SELECT count(*) FROM facts`)
 
 	// Writes continue by pruning: each batch is examined by extraction,
@@ -165,7 +166,7 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Config.Retention.DiskBudget = fmt.Sprint(base + 32<<10)
+	p.Config.Retention.DiskBudget = config.NewBytes(fmt.Sprint(base + 32<<10))
 	var refused error
 	for i := 0; i < 100 && refused == nil; i++ {
 		_, refused = p.Record(ctx, []store.Event{{SessionID: "r", Source: "record", Role: "tool", EventType: "tool_result", ContentType: "text", Content: strings.Repeat("y", 4000)}})
@@ -179,7 +180,7 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 	if n := count(t, p, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 0 {
 		t.Fatalf("refused copy stored %d events", n)
 	}
-	p.Config.Retention.DiskBudget = ""
+	p.Config.Retention.DiskBudget = config.Bytes{}
 	rep, err := p.Copy(ctx)
 	if err != nil || rep.Events != 20 {
 		t.Fatalf("copy after raising the budget: %+v, %v", rep, err)

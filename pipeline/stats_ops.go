@@ -187,7 +187,7 @@ func spendTotals(ctx context.Context, q store.Querier, key, where string, args .
 }
 
 func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
-	d := DiskStats{FileBytes: FileBytes(p.DB.Path), Budget: p.Config.Retention.DiskBudget, WorkingMemory: p.workingMemory()}
+	d := DiskStats{FileBytes: FileBytes(p.DB.Path), Budget: p.Config.Retention.DiskBudget.String(), WorkingMemory: p.workingMemory()}
 	var err error
 	if d.UsedBytes, err = p.DB.UsedBytes(ctx); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/sources"
+	"github.com/recollect/recollect/store/config"
 )
 
 // SourceStats is one configured source: what it sees on disk now
@@ -99,7 +100,7 @@ func plural(n int, noun string) string { return graph.Plural(n, noun) }
 // warning when it matches nothing), as the daemon does once at start, so
 // a wrong cwd or a typo in home is in the log, not only in stats.
 func (p *Pipeline) LogSources() {
-	if p.Config.Mode != "copy" {
+	if p.Config.Mode != config.ModeCopy {
 		return
 	}
 	reps, err := sources.Diagnose(p.Config.Sources, p.Getenv)

@@ -12,6 +12,7 @@ import (
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 // spendRow writes one spend row as the extract router books a call.
@@ -167,7 +168,7 @@ func TestStatsDisk(t *testing.T) {
 	if _, err := p.Prune(ctx, PruneOptions{Apply: true}); err != nil {
 		t.Fatal(err)
 	}
-	p.Config.Retention.DiskBudget = "2GB"
+	p.Config.Retention.DiskBudget = config.NewBytes("2GB")
 	if st, err = p.Stats(ctx); err != nil {
 		t.Fatal(err)
 	}

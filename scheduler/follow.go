@@ -11,6 +11,7 @@ import (
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
+	"github.com/recollect/recollect/store/config"
 )
 
 // follower keeps the events table current with the configured transcript
@@ -33,7 +34,7 @@ type follower struct {
 // newFollower returns the follower of a copy store, nil for a record store
 // (its events come from record and log_event, there is nothing to follow).
 func newFollower(p *pipeline.Pipeline, log *slog.Logger) (*follower, error) {
-	if p.Config.Mode != "copy" {
+	if p.Config.Mode != config.ModeCopy {
 		return nil, nil
 	}
 	w, err := sources.NewWatcher(p.Config.Sources, p.Getenv, log)

@@ -459,10 +459,10 @@ func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment hooks.Moment,
 // due reports whether a threshold notification should extract now.
 func (s *Scheduler) due(ctx context.Context) (bool, string, error) {
 	cfg := s.p.Config.Scheduler
-	interval, err := time.ParseDuration(cfg.ThresholdInterval)
-	if err != nil {
+	if err := cfg.ThresholdInterval.Err(); err != nil {
 		return false, "", fmt.Errorf("scheduler.threshold_interval: %w", err)
 	}
+	interval := cfg.ThresholdInterval.Duration()
 	s.mu.Lock()
 	last := s.lastGated
 	s.mu.Unlock()

@@ -16,6 +16,7 @@ import (
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/store/config"
 )
 
 // TestMomentsTable pins what each moment runs (issue 3's table).
@@ -100,7 +101,7 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 func TestThresholdGate(t *testing.T) {
 	p := openPipeline(t)
 	p.Config.Scheduler.ThresholdEvents = 10
-	p.Config.Scheduler.ThresholdInterval = "2m"
+	p.Config.Scheduler.ThresholdInterval = config.NewDuration("2m")
 	p.Config.Scheduler.Backlog = "gated"
 	var mu sync.Mutex
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)

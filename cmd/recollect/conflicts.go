@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/store/config"
 )
 
 func conflictsCommand(env Env) *cli.Command {
@@ -76,7 +77,7 @@ func resolveConflict(c *cli.Context, env Env) error {
 	}
 	defer p.Close()
 	res, err := integrate.ResolveConflict(c.Context, p.DB, id, integrate.ResolveOptions{
-		Keep: keep, Both: both, Note: c.String("note"), Actor: "cli", Bitemporal: p.Config.Temporal.Mode == "bitemporal",
+		Keep: keep, Both: both, Note: c.String("note"), Actor: "cli", Bitemporal: p.Config.Temporal.Mode == config.TemporalBitemporal,
 	})
 	if errors.Is(err, integrate.ErrConflictInput) {
 		return usagef("conflicts resolve: %v", err)

@@ -30,7 +30,7 @@ func TestConsolidateThroughAnHTTPModel(t *testing.T) {
 	cfg.Intelligence.Provider = "http"
 	cfg.Intelligence.HTTP.BaseURL = h.OpenAIURL()
 	cfg.Intelligence.HTTP.Model = "llama3.2:3b"
-	cfg.Intelligence.TokenBudget = map[string]map[string]string{"http": {"day": "1M"}}
+	cfg.Intelligence.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("1M")}}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}

@@ -134,11 +134,11 @@ func hookDataDir(c *cli.Context, env Env, payloadCwd string) (string, error) {
 
 // waitConsolidation asks the daemon to answer once the consolidation the
 // PreCompact notice started has finished, waiting at most wait.
-func waitConsolidation(ctx context.Context, dir, wait string) hookctx.Consolidation {
-	limit, err := time.ParseDuration(wait)
-	if err != nil {
+func waitConsolidation(ctx context.Context, dir string, wait config.Duration) hookctx.Consolidation {
+	if err := wait.Err(); err != nil {
 		return hookctx.Consolidation{State: hookctx.Unknown, Reason: "context.compact_wait: " + err.Error()}
 	}
+	limit := wait.Duration()
 	start := time.Now()
 	resp, err := hooks.WaitIdle(ctx, hooks.SocketPath(dir), limit)
 	waited := time.Since(start)

@@ -79,7 +79,7 @@ func initFlags(c *cli.Context) (config.Config, error) {
 			}
 		}
 	case "copy":
-		cfg.Mode = "copy"
+		cfg.Mode = config.ModeCopy
 		src := config.Source{Kind: c.String("source"), Home: c.String("home")}
 		if cwd := c.String("cwd"); cwd != "" {
 			abs, err := filepath.Abs(cwd)
@@ -171,7 +171,7 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 	if w := embeddingWarning(ctx, cfg.Embedding); w != "" {
 		fmt.Fprintln(env.Stdout, w)
 	}
-	if cfg.Mode == "copy" {
+	if cfg.Mode == config.ModeCopy {
 		if err := offerBackfill(ctx, env, a, dir); err != nil {
 			return err
 		}

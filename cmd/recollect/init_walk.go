@@ -129,8 +129,8 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
-	cfg.Mode = mode
-	if mode == "copy" {
+	cfg.Mode = config.Mode(mode)
+	if cfg.Mode == config.ModeCopy {
 		kind, err := a.ask("Transcript kind ("+strings.Join(config.SourceKinds, ", ")+")?", defKind, oneOf(config.SourceKinds...))
 		if err != nil {
 			return cfg, err

@@ -72,7 +72,7 @@ func TestRecordWakesThresholdExtraction(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	cfg := config.Default()
-	cfg.Scheduler.ThresholdEvents, cfg.Scheduler.ThresholdInterval = 1, "0s"
+	cfg.Scheduler.ThresholdEvents, cfg.Scheduler.ThresholdInterval = 1, config.NewDuration("0s")
 	cfg.Intelligence.Provider = "heuristic"
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)

@@ -21,8 +21,8 @@ func TestStatsSentences(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Retention.DiskBudget = "2GB"
-	cfg.Intelligence.TokenBudget = map[string]map[string]string{"http": {"day": "2M"}}
+	cfg.Retention.DiskBudget = config.NewBytes("2GB")
+	cfg.Intelligence.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("2M")}}
 	cfg.Extraction.WorkingMemorySize = 1
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
@@ -78,7 +78,7 @@ func TestDiskBudgetRefusalInStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Retention.DiskBudget = "64KB" // below an empty store: nothing can be written
+	cfg.Retention.DiskBudget = config.NewBytes("64KB") // below an empty store: nothing can be written
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
 	}

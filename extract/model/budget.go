@@ -86,22 +86,21 @@ func Budgets(ctx context.Context, db *store.DB, cfg config.Intelligence, now tim
 }
 
 // budgetsFor reads one provider's windows.
-func budgetsFor(ctx context.Context, db *store.DB, provider string, windows map[string]string, now time.Time) ([]Budget, error) {
+func budgetsFor(ctx context.Context, db *store.DB, provider string, windows map[string]config.Count, now time.Time) ([]Budget, error) {
 	var out []Budget
 	for _, w := range windowOrder {
-		text, ok := windows[w]
+		capN, ok := windows[w]
 		if !ok {
 			continue
 		}
-		capN, err := config.ParseCount(text)
-		if err != nil {
+		if err := capN.Err(); err != nil {
 			return nil, fmt.Errorf("intelligence.token_budget.%s.%s: %w", provider, w, err)
 		}
 		length := config.BudgetWindows[w]
 		since := store.FormatTime(now.Add(-length))
-		b := Budget{Provider: provider, Window: w, Cap: capN, CapText: text}
+		b := Budget{Provider: provider, Window: w, Cap: capN.Int64(), CapText: capN.String()}
 		var oldest *string
-		err = db.QueryRowContext(ctx, `SELECT COALESCE(sum(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0),
+		err := db.QueryRowContext(ctx, `SELECT COALESCE(sum(COALESCE(input_tokens, 0) + COALESCE(output_tokens, 0)), 0),
 				min(CASE WHEN input_tokens IS NOT NULL OR output_tokens IS NOT NULL THEN created_at END),
 				count(*) - count(CASE WHEN input_tokens IS NOT NULL OR output_tokens IS NOT NULL THEN 1 END)
 			FROM spend_counted WHERE provider = ? AND created_at >= ?`, provider, since).Scan(&b.Used, &oldest, &b.UnreportedCalls)

@@ -32,12 +32,11 @@ func newOllamaProvider(cfg config.OllamaProvider, warn func(string)) (*ollamaPro
 		return nil, &config.Error{Path: "intelligence.ollama.host", Msg: fmt.Sprintf("%q is not a URL; write e.g. http://localhost:11434", cfg.Host)}
 	}
 	p := &ollamaProvider{cfg: cfg, client: api.NewClient(u, &http.Client{}), warn: warn, models: modelChoice{model: cfg.Model}}
-	if cfg.KeepAlive != "" {
-		d, err := time.ParseDuration(cfg.KeepAlive)
-		if err != nil {
+	if !cfg.KeepAlive.Empty() {
+		if cfg.KeepAlive.Err() != nil {
 			return nil, &config.Error{Path: "intelligence.ollama.keep_alive", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"5m\"", cfg.KeepAlive)}
 		}
-		p.keepAlive = &api.Duration{Duration: d}
+		p.keepAlive = &api.Duration{Duration: cfg.KeepAlive.Duration()}
 	}
 	return p, nil
 }

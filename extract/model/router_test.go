@@ -284,7 +284,7 @@ func TestRouterOverBudgetHoldsWithoutCalling(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := httpConfig(h, "llama3.2:3b")
-	cfg.TokenBudget = map[string]map[string]string{"http": {"day": "2k", "hour": "1M"}}
+	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("2k"), "hour": config.NewCount("1M")}}
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
 	r := newRouter(t, cfg, db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 // Token counts near 2^62 from a host are refused at the door (stored as
@@ -20,7 +21,7 @@ func TestAbsurdTokenCountsAreStoredAsUnknown(t *testing.T) {
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 1 << 62},
 		modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 10})
 	cfg := httpConfig(h, "m")
-	cfg.TokenBudget = map[string]map[string]string{"http": {"day": "1M"}}
+	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("1M")}}
 	var logs strings.Builder
 	r, err := NewRouter(cfg, db, func(string) string { return "" }, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
@@ -59,7 +60,7 @@ func TestStoredAbsurdTokenCountsDoNotBreakBudgets(t *testing.T) {
 		}
 	}
 	cfg := httpConfig(modeltest.NewHost(t), "m")
-	cfg.TokenBudget = map[string]map[string]string{"http": {"day": "1M"}}
+	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("1M")}}
 	bs, err := Budgets(context.Background(), db, cfg, now)
 	if err != nil || len(bs) != 1 || bs[0].Used != 200 || bs[0].UnreportedCalls != 3 {
 		t.Fatalf("budgets over stored absurd rows = %+v, %v; want 200 used and 3 calls unreported", bs, err)

@@ -52,7 +52,7 @@ func TestMCPConsolidatesWhenNoDaemonRuns(t *testing.T) {
 func TestLogEventWakesThresholdExtraction(t *testing.T) {
 	dir := t.TempDir()
 	cfg := config.Default()
-	cfg.Scheduler.ThresholdEvents, cfg.Scheduler.ThresholdInterval = 1, "0s"
+	cfg.Scheduler.ThresholdEvents, cfg.Scheduler.ThresholdInterval = 1, config.NewDuration("0s")
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store/config"
 )
 
 // Resource URIs.
@@ -175,7 +176,7 @@ func ServerName(dir, home string) string {
 // copy does not fail the tool call; its error is kept and reported as a
 // note by the answers that read events.
 func (s *Server) freshen(ctx context.Context) {
-	if s.p.Config.Mode != "copy" {
+	if s.p.Config.Mode != config.ModeCopy {
 		return
 	}
 	s.copyMu.Lock()

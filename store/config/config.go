@@ -1,10 +1,14 @@
 // Package config reads and writes a data directory's config.json: every key
 // recollect understands, its default, and validation that names the field
-// path and the fix. Loading has no side effects; unknown keys and wrong types
-// are errors, never silently ignored.
+// path and the fix. The file is parsed once into typed values — a Mode,
+// durations, byte and token counts (types.go) — validated section by
+// section in a stable order, so consumers never parse its text again.
+// Loading has no side effects; unknown keys and wrong types are errors,
+// never silently ignored.
 //
-// It imports nothing else of recollect but the leaf store/regfile (a
-// config.json that is a FIFO is refused, never waited on), so every layer
+// It imports nothing else of recollect but the leaves store/regfile (a
+// config.json that is a FIFO is refused, never waited on) and
+// store/jsonedit (settings set changes one value in place), so every layer
 // can read its section. trust.go keeps the user's approvals of project
 // configs (see CheckProject).
 package config
@@ -15,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -35,7 +40,7 @@ const FileName = "config.json"
 type Config struct {
 	// Mode is "record" (events come from record and the log_event tool) or
 	// "copy" (events are copied from the transcripts in Sources).
-	Mode         string       `json:"mode"`
+	Mode         Mode         `json:"mode"`
 	Sources      []Source     `json:"sources"`
 	Redaction    Redaction    `json:"redaction"`
 	Intelligence Intelligence `json:"intelligence"`
@@ -72,12 +77,12 @@ type RedactionPattern struct {
 
 // Intelligence chooses the model providers per stage.
 type Intelligence struct {
-	Provider    string                       `json:"provider"`
-	Stages      map[string]StageRoute        `json:"stages"`
-	HTTP        HTTPProvider                 `json:"http"`
-	Ollama      OllamaProvider               `json:"ollama"`
-	CLI         CLIProvider                  `json:"cli"`
-	TokenBudget map[string]map[string]string `json:"token_budget"`
+	Provider    string                      `json:"provider"`
+	Stages      map[string]StageRoute       `json:"stages"`
+	HTTP        HTTPProvider                `json:"http"`
+	Ollama      OllamaProvider              `json:"ollama"`
+	CLI         CLIProvider                 `json:"cli"`
+	TokenBudget map[string]map[string]Count `json:"token_budget"`
 }
 
 // StageRoute overrides the provider for one stage.
@@ -103,10 +108,12 @@ type HTTPProvider struct {
 
 // OllamaProvider is Ollama's native API.
 type OllamaProvider struct {
-	Host      string `json:"host"`
-	Model     string `json:"model"`
-	KeepAlive string `json:"keep_alive"`
-	TimeoutMS int    `json:"timeout_ms"`
+	Host  string `json:"host"`
+	Model string `json:"model"`
+	// KeepAlive is checked when the ollama provider is built, not at
+	// load: a store that never routes to ollama keeps working.
+	KeepAlive Duration `json:"keep_alive"`
+	TimeoutMS int      `json:"timeout_ms"`
 }
 
 // CLIProvider is the Claude Code CLI.
@@ -139,25 +146,25 @@ type Embedding struct {
 
 // Temporal chooses how time is kept: "valid" or "bitemporal".
 type Temporal struct {
-	Mode string `json:"mode"`
+	Mode TemporalMode `json:"mode"`
 }
 
 // Retention bounds the raw event store.
 type Retention struct {
 	// DiskBudget is a size such as "2GB"; empty means no budget.
-	DiskBudget string `json:"disk_budget"`
+	DiskBudget Bytes `json:"disk_budget"`
 }
 
 // Scheduler holds the daemon's thresholds.
 type Scheduler struct {
-	ThresholdEvents   int    `json:"threshold_events"`
-	ThresholdInterval string `json:"threshold_interval"`
-	ExtractCap        int    `json:"extract_cap"`
+	ThresholdEvents   int      `json:"threshold_events"`
+	ThresholdInterval Duration `json:"threshold_interval"`
+	ExtractCap        int      `json:"extract_cap"`
 	// Backlog is how unexamined events are worked through: "auto" drains
 	// them continuously when no model route is charged per call (the
 	// heuristic, ollama, an http host on this machine) and gates them
 	// otherwise; "gated" always caps and gates; "drain" always drains.
-	Backlog string `json:"backlog"`
+	Backlog BacklogMode `json:"backlog"`
 }
 
 // Context sizes what agent hooks add to the agent's context by themselves.
@@ -166,7 +173,7 @@ type Context struct {
 	SessionBudget int `json:"session_budget"`
 	// CompactWait is how long the session-start hook after a compaction
 	// waits for the consolidation the PreCompact notice started, at most.
-	CompactWait string `json:"compact_wait"`
+	CompactWait Duration `json:"compact_wait"`
 	// Prompt turns on the per-prompt hook (UserPromptSubmit): off by
 	// default, since it adds to every prompt.
 	Prompt bool `json:"prompt"`
@@ -180,22 +187,22 @@ type Context struct {
 const MaxCompactWait = 10 * time.Second
 
 // BacklogModes are the values of scheduler.backlog.
-var BacklogModes = []string{"auto", "gated", "drain"}
+var BacklogModes = []BacklogMode{BacklogAuto, BacklogGated, BacklogDrain}
 
 // Default returns a config with every default spelled out: a record store
 // on the heuristic provider.
 func Default() Config {
 	return Config{
-		Mode:      "record",
+		Mode:      ModeRecord,
 		Sources:   []Source{},
 		Redaction: Redaction{Enabled: true, Patterns: []RedactionPattern{}},
 		Intelligence: Intelligence{
 			Provider:    "heuristic",
 			Stages:      map[string]StageRoute{},
 			HTTP:        HTTPProvider{BaseURL: "http://localhost:11434/v1", APIKeyEnv: "", TimeoutMS: 120000},
-			Ollama:      OllamaProvider{Host: "http://localhost:11434", KeepAlive: "5m", TimeoutMS: 120000},
+			Ollama:      OllamaProvider{Host: "http://localhost:11434", KeepAlive: NewDuration("5m"), TimeoutMS: 120000},
 			CLI:         CLIProvider{Command: "claude", Model: "haiku", TimeoutMS: 180000},
-			TokenBudget: map[string]map[string]string{},
+			TokenBudget: map[string]map[string]Count{},
 		},
 		Extraction: Extraction{
 			BatchSize:         50,
@@ -207,10 +214,10 @@ func Default() Config {
 			WorkingMemorySize: 200,
 		},
 		Embedding: Embedding{BatchSize: 32},
-		Temporal:  Temporal{Mode: "valid"},
-		Retention: Retention{DiskBudget: ""},
-		Scheduler: Scheduler{ThresholdEvents: 10, ThresholdInterval: "2m", ExtractCap: 50, Backlog: "auto"},
-		Context:   Context{SessionBudget: 1500, CompactWait: "3s", Prompt: false, PromptBudget: 400},
+		Temporal:  Temporal{Mode: TemporalValid},
+		Retention: Retention{DiskBudget: Bytes{}},
+		Scheduler: Scheduler{ThresholdEvents: 10, ThresholdInterval: NewDuration("2m"), ExtractCap: 50, Backlog: BacklogAuto},
+		Context:   Context{SessionBudget: 1500, CompactWait: NewDuration("3s"), Prompt: false, PromptBudget: 400},
 	}
 }
 
@@ -294,11 +301,29 @@ func Write(dir string, cfg Config) error {
 	return nil
 }
 
-// Validate checks values that JSON types alone cannot.
+// Validate checks values that JSON types alone cannot, section by section
+// in the file's order (map keys sorted), so a config with several mistakes
+// always reports the same one first.
 func (c Config) Validate() error {
-	if c.Mode != "record" && c.Mode != "copy" {
+	for _, check := range []func() error{
+		c.validateMode, c.validateSources, c.Redaction.validate, c.Intelligence.validate, c.Extraction.validate,
+		c.Embedding.validate, c.Temporal.validate, c.Retention.validate, c.Scheduler.validate, c.Context.validate,
+	} {
+		if err := check(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c Config) validateMode() error {
+	if c.Mode != ModeRecord && c.Mode != ModeCopy {
 		return &Error{Path: "mode", Msg: fmt.Sprintf("unknown mode %q; use record or copy", c.Mode)}
 	}
+	return nil
+}
+
+func (c Config) validateSources() error {
 	for i, s := range c.Sources {
 		if !contains(SourceKinds, s.Kind) {
 			return &Error{Path: fmt.Sprintf("sources[%d].kind", i), Msg: fmt.Sprintf("unknown kind %q; known kinds: %s", s.Kind, strings.Join(SourceKinds, ", "))}
@@ -307,10 +332,14 @@ func (c Config) Validate() error {
 			return &Error{Path: fmt.Sprintf("sources[%d].cwd", i), Msg: fmt.Sprintf("%q is not absolute; give the project's absolute path or leave it out for every project", s.Cwd)}
 		}
 	}
-	if c.Mode == "copy" && len(c.Sources) == 0 {
+	if c.Mode == ModeCopy && len(c.Sources) == 0 {
 		return &Error{Path: "sources", Msg: "mode is copy but no source is configured; add {\"kind\": \"claude-code\"} or set mode to record"}
 	}
-	for i, p := range c.Redaction.Patterns {
+	return nil
+}
+
+func (r Redaction) validate() error {
+	for i, p := range r.Patterns {
 		if p.Kind == "" || p.Regex == "" {
 			return &Error{Path: fmt.Sprintf("redaction.patterns[%d]", i), Msg: "needs both kind and regex"}
 		}
@@ -321,11 +350,15 @@ func (c Config) Validate() error {
 			return &Error{Path: fmt.Sprintf("redaction.patterns[%d].regex", i), Msg: fmt.Sprintf("%q matches the empty string, so it would redact between every character; make it match at least one character", p.Regex)}
 		}
 	}
-	in := c.Intelligence
+	return nil
+}
+
+func (in Intelligence) validate() error {
 	if !contains(Providers, in.Provider) {
 		return &Error{Path: "intelligence.provider", Msg: fmt.Sprintf("unknown provider %q; use one of %s", in.Provider, strings.Join(Providers, ", "))}
 	}
-	for stage, r := range in.Stages {
+	for _, stage := range slices.Sorted(maps.Keys(in.Stages)) {
+		r := in.Stages[stage]
 		if !contains(Stages, stage) {
 			return &Error{Path: "intelligence.stages." + stage, Msg: fmt.Sprintf("unknown stage; stages are %s", strings.Join(Stages, ", "))}
 		}
@@ -336,15 +369,16 @@ func (c Config) Validate() error {
 			return &Error{Path: "intelligence.stages." + stage + ".on_fail", Msg: fmt.Sprintf("unknown value %q; use a provider (%s) or none", r.OnFail, strings.Join(Providers, ", "))}
 		}
 	}
-	for prov, windows := range in.TokenBudget {
+	for _, prov := range slices.Sorted(maps.Keys(in.TokenBudget)) {
 		if !contains(Providers, prov) || prov == "heuristic" {
 			return &Error{Path: "intelligence.token_budget." + prov, Msg: "budgets apply to http, ollama or cli"}
 		}
-		for w, v := range windows {
+		windows := in.TokenBudget[prov]
+		for _, w := range slices.Sorted(maps.Keys(windows)) {
 			if _, ok := BudgetWindows[w]; !ok {
 				return &Error{Path: "intelligence.token_budget." + prov + "." + w, Msg: "unknown window; use hour, day, week or month"}
 			}
-			if _, err := ParseCount(v); err != nil {
+			if err := windows[w].Err(); err != nil {
 				return &Error{Path: "intelligence.token_budget." + prov + "." + w, Msg: err.Error()}
 			}
 		}
@@ -352,47 +386,76 @@ func (c Config) Validate() error {
 	for _, t := range []struct {
 		path string
 		v    int
-	}{{"intelligence.http.timeout_ms", in.HTTP.TimeoutMS}, {"intelligence.ollama.timeout_ms", in.Ollama.TimeoutMS}, {"intelligence.cli.timeout_ms", in.CLI.TimeoutMS}, {"extraction.batch_size", c.Extraction.BatchSize}} {
+	}{{"intelligence.http.timeout_ms", in.HTTP.TimeoutMS}, {"intelligence.ollama.timeout_ms", in.Ollama.TimeoutMS}, {"intelligence.cli.timeout_ms", in.CLI.TimeoutMS}} {
 		if t.v <= 0 {
 			return &Error{Path: t.path, Msg: "must be a positive number"}
 		}
-		if strings.HasSuffix(t.path, "timeout_ms") && t.v > MaxTimeoutMS {
+		if t.v > MaxTimeoutMS {
 			return &Error{Path: t.path, Msg: fmt.Sprintf("%d is more than a day; write at most %d", t.v, MaxTimeoutMS)}
 		}
 	}
-	if c.Embedding.Provider != "" && c.Embedding.Provider != "ollama" && c.Embedding.Provider != "http" {
-		return &Error{Path: "embedding.provider", Msg: fmt.Sprintf("unknown provider %q; use ollama, http, or \"\" for off", c.Embedding.Provider)}
+	return nil
+}
+
+func (e Extraction) validate() error {
+	if e.BatchSize <= 0 {
+		return &Error{Path: "extraction.batch_size", Msg: "must be a positive number"}
 	}
-	if c.Embedding.Provider != "" && c.Embedding.Model == "" {
+	return nil
+}
+
+func (e Embedding) validate() error {
+	if e.Provider != "" && e.Provider != "ollama" && e.Provider != "http" {
+		return &Error{Path: "embedding.provider", Msg: fmt.Sprintf("unknown provider %q; use ollama, http, or \"\" for off", e.Provider)}
+	}
+	if e.Provider != "" && e.Model == "" {
 		return &Error{Path: "embedding.model", Msg: "embeddings are on but no model is named; set embedding.model (e.g. nomic-embed-text)"}
 	}
-	if c.Embedding.BatchSize <= 0 {
+	if e.BatchSize <= 0 {
 		return &Error{Path: "embedding.batch_size", Msg: "must be a positive number of texts per request (default 32)"}
 	}
-	if b := c.Embedding.BaseURL; b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
+	if b := e.BaseURL; b != "" && !strings.HasPrefix(b, "http://") && !strings.HasPrefix(b, "https://") {
 		return &Error{Path: "embedding.base_url", Msg: fmt.Sprintf("%q is not an http(s) URL; write e.g. http://localhost:11434 (ollama) or http://localhost:8080/v1 (http)", b)}
 	}
-	if c.Temporal.Mode != "valid" && c.Temporal.Mode != "bitemporal" {
-		return &Error{Path: "temporal.mode", Msg: fmt.Sprintf("unknown mode %q; use valid or bitemporal", c.Temporal.Mode)}
+	return nil
+}
+
+func (t Temporal) validate() error {
+	if t.Mode != TemporalValid && t.Mode != TemporalBitemporal {
+		return &Error{Path: "temporal.mode", Msg: fmt.Sprintf("unknown mode %q; use valid or bitemporal", t.Mode)}
 	}
-	if c.Retention.DiskBudget != "" {
-		if _, err := ParseBytes(c.Retention.DiskBudget); err != nil {
-			return &Error{Path: "retention.disk_budget", Msg: err.Error()}
-		}
+	return nil
+}
+
+func (r Retention) validate() error {
+	if err := r.DiskBudget.Err(); err != nil {
+		return &Error{Path: "retention.disk_budget", Msg: err.Error()}
 	}
-	if d, err := time.ParseDuration(c.Scheduler.ThresholdInterval); err != nil || d < 0 {
-		return &Error{Path: "scheduler.threshold_interval", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"2m\"", c.Scheduler.ThresholdInterval)}
+	return nil
+}
+
+func (s Scheduler) validate() error {
+	if d := s.ThresholdInterval; !d.ok() || d.Duration() < 0 {
+		return &Error{Path: "scheduler.threshold_interval", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"2m\"", d)}
 	}
-	if c.Scheduler.ThresholdEvents < 0 {
+	if s.ThresholdEvents < 0 {
 		return &Error{Path: "scheduler.threshold_events", Msg: "must be zero or more unexamined events"}
 	}
-	if c.Scheduler.ExtractCap <= 0 {
+	if s.ExtractCap <= 0 {
 		return &Error{Path: "scheduler.extract_cap", Msg: "must be a positive number of events per run"}
 	}
-	if !slices.Contains(BacklogModes, c.Scheduler.Backlog) {
-		return &Error{Path: "scheduler.backlog", Msg: fmt.Sprintf("unknown policy %q; use %s", c.Scheduler.Backlog, strings.Join(BacklogModes, ", "))}
+	if !slices.Contains(BacklogModes, s.Backlog) {
+		return &Error{Path: "scheduler.backlog", Msg: fmt.Sprintf("unknown policy %q; use %s", s.Backlog, joinModes(BacklogModes))}
 	}
-	return c.Context.validate()
+	return nil
+}
+
+func joinModes[M ~string](modes []M) string {
+	names := make([]string, len(modes))
+	for i, m := range modes {
+		names[i] = string(m)
+	}
+	return strings.Join(names, ", ")
 }
 
 // MaxTimeoutMS is the longest model-call timeout, one day: more overflows
@@ -450,8 +513,8 @@ func (c Context) validate() error {
 			return &Error{Path: b.path, Msg: fmt.Sprintf("%d is below %d tokens, too small for the framing and one fact; write e.g. 1500 (session) or 400 (prompt)", b.v, MinContextBudget)}
 		}
 	}
-	if d, err := time.ParseDuration(c.CompactWait); err != nil || d < 0 || d > MaxCompactWait {
-		return &Error{Path: "context.compact_wait", Msg: fmt.Sprintf("%q is not a duration between 0s and %s; write e.g. \"3s\"", c.CompactWait, MaxCompactWait)}
+	if d := c.CompactWait; !d.ok() || d.Duration() < 0 || d.Duration() > MaxCompactWait {
+		return &Error{Path: "context.compact_wait", Msg: fmt.Sprintf("%q is not a duration between 0s and %s; write e.g. \"3s\"", d, MaxCompactWait)}
 	}
 	return nil
 }
@@ -469,6 +532,9 @@ var BudgetWindows = map[string]time.Duration{
 func checkKeys(v any, t reflect.Type, path string) error {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if textual(t) {
+		return nil // a knob read from its text has no keys; a non-string is a type error
 	}
 	switch t.Kind() {
 	case reflect.Struct:
@@ -542,6 +608,9 @@ func join(path, k string) string {
 }
 
 func describe(t reflect.Type) string {
+	if textual(t) {
+		return "a string"
+	}
 	switch t.Kind() {
 	case reflect.String:
 		return "a string"

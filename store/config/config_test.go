@@ -76,18 +76,18 @@ func TestParseAcceptsEveryKind(t *testing.T) {
 
 func TestParseUnits(t *testing.T) {
 	for in, want := range map[string]int64{"2M": 2e6, "500k": 5e5, "1G": 1e9, "10": 10} {
-		if got, err := ParseCount(in); err != nil || got != want {
-			t.Errorf("ParseCount(%q) = %d, %v; want %d", in, got, err, want)
+		if got, err := parseCount(in); err != nil || got != want {
+			t.Errorf("parseCount(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for in, want := range map[string]int64{"2GB": 2 << 30, "500MB": 500 << 20, "1.5G": 3 << 29, "4096": 4096, "1GiB": 1 << 30} {
-		if got, err := ParseBytes(in); err != nil || got != want {
-			t.Errorf("ParseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "lots", "-1M", "2X"} {
-		if _, err := ParseBytes(bad); err == nil {
-			t.Errorf("ParseBytes(%q) accepted", bad)
+		if _, err := parseBytes(bad); err == nil {
+			t.Errorf("parseBytes(%q) accepted", bad)
 		}
 	}
 }

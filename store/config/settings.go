@@ -35,6 +35,10 @@ func Settings(cfg Config) []Setting {
 }
 
 func walkSettings(v reflect.Value, path string, out *[]Setting) {
+	if textual(v.Type()) {
+		*out = append(*out, Setting{Key: path, Value: plain(v)})
+		return
+	}
 	switch v.Kind() {
 	case reflect.Struct:
 		t := v.Type()
@@ -67,7 +71,7 @@ func walkSettings(v reflect.Value, path string, out *[]Setting) {
 			walkSettings(e, join(path, k), out)
 		}
 	default:
-		*out = append(*out, Setting{Key: path, Value: v.Interface()})
+		*out = append(*out, Setting{Key: path, Value: plain(v)})
 	}
 }
 
@@ -78,14 +82,16 @@ func Get(cfg Config, key string) (any, error) {
 	parts := strings.Split(key, ".")
 	for i, part := range parts {
 		here := strings.Join(parts[:i+1], ".")
-		switch v.Kind() {
-		case reflect.Struct:
+		switch kind := v.Kind(); {
+		case textual(v.Type()):
+			return nil, &Error{Path: here, Msg: fmt.Sprintf("%s is %s, not a section", strings.Join(parts[:i], "."), describe(v.Type()))}
+		case kind == reflect.Struct:
 			f, ok := fieldByTag(v.Type(), part)
 			if !ok {
 				return nil, unknownKey(here, part, tagNames(v.Type()))
 			}
 			v = v.FieldByIndex(f.Index)
-		case reflect.Map:
+		case kind == reflect.Map:
 			e := v.MapIndex(reflect.ValueOf(part))
 			if !e.IsValid() {
 				var known []string
@@ -98,6 +104,9 @@ func Get(cfg Config, key string) (any, error) {
 		default:
 			return nil, &Error{Path: here, Msg: fmt.Sprintf("%s is %s, not a section", strings.Join(parts[:i], "."), describe(v.Type()))}
 		}
+	}
+	if textual(v.Type()) {
+		return plain(v), nil
 	}
 	return v.Interface(), nil
 }
@@ -158,19 +167,21 @@ func keyType(parts []string) (reflect.Type, error) {
 	t := reflect.TypeOf(Config{})
 	for i, part := range parts {
 		here := strings.Join(parts[:i+1], ".")
-		switch t.Kind() {
-		case reflect.Struct:
+		switch kind := t.Kind(); {
+		case textual(t):
+			return nil, &Error{Path: here, Msg: fmt.Sprintf("%s is %s, not a section", strings.Join(parts[:i], "."), describe(t))}
+		case kind == reflect.Struct:
 			f, ok := fieldByTag(t, part)
 			if !ok {
 				return nil, unknownKey(here, part, tagNames(t))
 			}
 			t = f.Type
-		case reflect.Map:
+		case kind == reflect.Map:
 			if part == "" {
 				return nil, &Error{Path: here, Msg: "empty name"}
 			}
 			t = t.Elem()
-		case reflect.Slice:
+		case kind == reflect.Slice:
 			return nil, &Error{Path: here, Msg: fmt.Sprintf("%s is a list; set it whole as JSON, e.g. recollect settings set %s '[…]'", strings.Join(parts[:i], "."), strings.Join(parts[:i], "."))}
 		default:
 			return nil, &Error{Path: here, Msg: fmt.Sprintf("%s is %s, not a section", strings.Join(parts[:i], "."), describe(t))}
@@ -185,7 +196,7 @@ func keyType(parts []string) (reflect.Type, error) {
 // is the one loading the file gives.
 func settingJSON(t reflect.Type, value string) json.RawMessage {
 	valid := json.Valid([]byte(value))
-	if valid && (t.Kind() != reflect.String || strings.HasPrefix(strings.TrimSpace(value), `"`)) {
+	if valid && (!textual(t) || strings.HasPrefix(strings.TrimSpace(value), `"`)) {
 		return json.RawMessage(value)
 	}
 	b, _ := json.Marshal(value)

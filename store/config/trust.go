@@ -121,7 +121,7 @@ func ReadProject(dir string) (ProjectConfig, error) {
 // heuristic provider for every stage, no embeddings, redaction on. Such a
 // config needs no approval; any other does.
 func Harmless(cfg Config) bool {
-	if cfg.Mode != "record" || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled {
+	if cfg.Mode != ModeRecord || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled {
 		return false
 	}
 	return slices.Equal(usedProviders(cfg), []string{"heuristic"})
@@ -146,7 +146,7 @@ func usedProviders(cfg Config) []string {
 func Describe(cfg Config) []string {
 	var out []string
 	switch {
-	case cfg.Mode == "copy":
+	case cfg.Mode == ModeCopy:
 		out = append(out, "reads: copies transcripts from:")
 		for _, s := range cfg.Sources {
 			home := s.Home

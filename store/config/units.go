@@ -7,14 +7,14 @@ import (
 	"strings"
 )
 
-// ParseCount reads a token count such as "2M", "500k" or "1G" (powers of
+// parseCount reads a token count such as "2M", "500k" or "1G" (powers of
 // 1000, because token prices are quoted that way).
-func ParseCount(s string) (int64, error) {
+func parseCount(s string) (int64, error) {
 	return parseScaled(s, map[string]int64{"": 1, "k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "g": 1e9, "G": 1e9}, "a token count such as 500k, 2M or 1G")
 }
 
-// ParseBytes reads a size such as "2GB", "500MB" or "1.5G" (powers of 1024).
-func ParseBytes(s string) (int64, error) {
+// parseBytes reads a size such as "2GB", "500MB" or "1.5G" (powers of 1024).
+func parseBytes(s string) (int64, error) {
 	s = strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(s), "B"), "b")
 	s = strings.TrimSuffix(s, "i")
 	return parseScaled(s, map[string]int64{"": 1, "k": 1 << 10, "K": 1 << 10, "m": 1 << 20, "M": 1 << 20, "g": 1 << 30, "G": 1 << 30, "t": 1 << 40, "T": 1 << 40}, "a size such as 500MB or 2GB")
