@@ -5,7 +5,9 @@
 // daemon and an MCP server that finds no daemon run it.
 //
 // It owns the daemon's lifecycle (lock, socket, log, shutdown) and its
-// policies; the steps themselves are pipeline's, the copying is sources'.
+// policies; the steps themselves are pipeline's, and the follower copies
+// through the pipeline's one Copier (the one the MCP server in the same
+// process copies with), watching with a sources Watcher.
 package scheduler
 
 import (
