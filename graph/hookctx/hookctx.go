@@ -4,7 +4,8 @@
 // budget, byte-stable for an unchanged store, and only from active facts —
 // never a superseded or forgotten one.
 //
-// It reads the K layer through graph and store and writes nothing. It does
+// It reads the K layer through the caller's graph.Reader (its search, and its
+// handle for the few queries of its own) and writes nothing. It does
 // not talk to the daemon: the caller asks the daemon about a running
 // consolidation and passes what it learned in Consolidation. The hook JSON
 // Claude Code reads is built by Output.
