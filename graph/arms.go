@@ -326,7 +326,7 @@ func entityWeights(ctx context.Context, db *store.DB, names map[int64]string) (m
 	half := n / 2
 	for id := range names {
 		var d float64
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT ?)`,
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT ?) s`,
 			id, min(int64(half)+1, EntityCountCap)).Scan(&d); err != nil {
 			return nil, fmt.Errorf("entity weights: %w", err)
 		}
@@ -365,7 +365,7 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	var parts []string
 	var args []any
 	for _, e := range ents {
-		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, ? AS w
+		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, CAST(? AS DOUBLE PRECISION) AS w
 			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
 			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) x`)
 		args = append(append(append(args, weights[e], e), cargs...), EntityFactCap)

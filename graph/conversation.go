@@ -170,7 +170,7 @@ func knownSpeakers(ctx context.Context, db *store.DB, names []string) (map[strin
 	out := map[string]bool{}
 	for _, n := range names {
 		var one int
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts WHERE speaker = ? LIMIT 1)`, n).Scan(&one)
+		err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts WHERE speaker = ? LIMIT 1) s`, n).Scan(&one)
 		if err != nil {
 			return nil, fmt.Errorf("look up speaker %q: %w", n, err)
 		}

@@ -107,10 +107,10 @@ func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64,
 	}
 	rows, err := db.QueryContext(ctx, `SELECT * FROM (
 		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
-			WHERE session_id = ? AND seq < ? AND recorded_at <= `+bound+` ORDER BY seq DESC LIMIT `+fmt.Sprint(EpisodeRadius)+`)
+			WHERE session_id = ? AND seq < ? AND recorded_at <= `+bound+` ORDER BY seq DESC LIMIT `+fmt.Sprint(EpisodeRadius)+`) older
 		UNION ALL SELECT * FROM (
 		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
-			WHERE session_id = ? AND seq >= ? AND recorded_at <= `+bound+` ORDER BY seq LIMIT `+fmt.Sprint(EpisodeRadius+1)+`)
+			WHERE session_id = ? AND seq >= ? AND recorded_at <= `+bound+` ORDER BY seq LIMIT `+fmt.Sprint(EpisodeRadius+1)+`) newer
 		ORDER BY seq`, args...)
 	if err != nil {
 		return ep, fmt.Errorf("episode window: %w", err)

@@ -25,7 +25,7 @@ func (r *Reader) Schemas(ctx context.Context) ([]DomainSchema, error) {
 	db := r.db
 	rows, err := db.QueryContext(ctx, `SELECT name, SUM(n) total FROM (
 			SELECT name, 0 n FROM domains
-			UNION ALL SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain)
+			UNION ALL SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain) d
 		GROUP BY name ORDER BY total DESC, name`)
 	if err != nil {
 		return nil, fmt.Errorf("list domains: %w", err)

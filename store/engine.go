@@ -132,6 +132,12 @@ func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *s
 	return db.DB.QueryRowContext(ctx, db.eng.Rebind(query), args...)
 }
 
+// PrepareContext prepares a statement written with ? placeholders for
+// repeated use on the store's pool.
+func (db *DB) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
+	return db.DB.PrepareContext(ctx, db.eng.Rebind(query))
+}
+
 // Checkpoint makes committed writes durable in the main store and empties
 // the engine's log where it can (see Engine.Checkpoint).
 func (db *DB) Checkpoint(ctx context.Context) (complete bool, err error) {
