@@ -11,6 +11,7 @@ import (
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres"
 )
 
 // Options are what the caller of Open injects. The zero value reads the
@@ -56,7 +57,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, dir)
+	getenv := opts.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	db, err := OpenStore(ctx, dir, cfg.Storage, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +77,18 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 	}
 	db.Room = p.EnsureRoom
 	return p, nil
+}
+
+// OpenStore opens (creating and migrating if needed) the store of data
+// directory dir in the engine storage names: memory.db in dir, or a schema
+// on the PostgreSQL server whose URL the variable storage.postgres.url_env
+// names holds (read with getenv). It never falls back from one engine to
+// the other.
+func OpenStore(ctx context.Context, dir string, storage config.Storage, getenv func(string) string) (*store.DB, error) {
+	if storage.Provider == "postgres" {
+		return postgres.OpenStore(ctx, dir, postgres.Config{URLEnv: storage.Postgres.URLEnv, Schema: storage.Postgres.Schema, Getenv: getenv})
+	}
+	return store.Open(ctx, dir)
 }
 
 // Close closes the read side, then the store.

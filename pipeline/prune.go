@@ -179,11 +179,14 @@ func keptCounts(ctx context.Context, q store.Conn, window int, k *KeptCounts) er
 // vacuum rebuilds the file and folds the WAL back into it, returning the
 // on-disk size (file plus WAL) before and after.
 func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, err error) {
-	before = FileBytes(p.DB.Path)
-	if err := p.DB.Compact(ctx); err != nil {
-		return before, FileBytes(p.DB.Path), err
+	if before, err = p.diskBytes(ctx); err != nil {
+		return 0, 0, err
 	}
-	return before, FileBytes(p.DB.Path), nil
+	if err := p.DB.Compact(ctx); err != nil {
+		return before, before, err
+	}
+	after, err = p.diskBytes(ctx)
+	return before, after, err
 }
 
 // FileBytes is the on-disk size of a store: the database file plus its WAL

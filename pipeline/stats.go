@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/recollect/recollect/store/postgres"
 	"time"
 
 	"github.com/recollect/recollect/extract/model"
@@ -13,15 +14,17 @@ import (
 // Stats is the store's self-report. Every number is read from the store;
 // a number that cannot be known is absent with a reason in Unknown.
 type Stats struct {
-	DataDir       string         `json:"data_dir"`
-	SchemaVersion int            `json:"schema_version"`
-	FileBytes     int64          `json:"file_bytes"`
-	Facts         FactCounts     `json:"facts"`
-	FactsBy       map[string]int `json:"facts_by_producer"`
-	Entities      int            `json:"entities"`
-	Domains       map[string]int `json:"domains"`
-	Events        EventCounts    `json:"events"`
-	Unextracted   int            `json:"unextracted_events"`
+	DataDir       string `json:"data_dir"`
+	SchemaVersion int    `json:"schema_version"`
+	// Storage is the engine the store lives in and how it keeps vectors.
+	Storage     StorageStats   `json:"storage"`
+	FileBytes   int64          `json:"file_bytes"`
+	Facts       FactCounts     `json:"facts"`
+	FactsBy     map[string]int `json:"facts_by_producer"`
+	Entities    int            `json:"entities"`
+	Domains     map[string]int `json:"domains"`
+	Events      EventCounts    `json:"events"`
+	Unextracted int            `json:"unextracted_events"`
 	// Backlog is how the unextracted events are worked through and how
 	// long that will take.
 	Backlog    BacklogStats   `json:"backlog"`
@@ -95,6 +98,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 		st.SchemaVersion = 0
 	}
 	st.Provider = p.ProviderName()
+	p.storageStats(ctx, &st, unknown)
 	p.countStats(ctx, &st, unknown)
 	stage, err := p.ExtractStage()
 	if !unknown("unextracted_events", err) {
@@ -232,4 +236,34 @@ func jsonUnmarshal(s string, v any) error {
 		return fmt.Errorf("decode: %w", err)
 	}
 	return nil
+}
+
+// StorageStats names the engine a store lives in: sqlite (Where is the
+// file) or postgres (Where is the schema and server), and how vectors are
+// kept there.
+type StorageStats struct {
+	Engine  string `json:"engine"`
+	Where   string `json:"where"`
+	Vectors string `json:"vectors"`
+}
+
+func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(string, error) bool) {
+	st.Storage = StorageStats{Engine: p.DB.Engine().Name(), Where: p.DB.Path, Vectors: "bytes with sign codes, searched in recollect"}
+	if st.Storage.Engine == "postgres" {
+		v, err := postgres.VectorStorage(ctx, p.DB)
+		if unknown("storage.vectors", err) {
+			st.Storage.Vectors = ""
+			return
+		}
+		st.Storage.Vectors = v
+	}
+}
+
+// diskBytes is what the store takes on disk: the SQLite file with its WAL,
+// or the schema's tables on the PostgreSQL server.
+func (p *Pipeline) diskBytes(ctx context.Context) (int64, error) {
+	if p.DB.Engine().Name() == "postgres" {
+		return postgres.SchemaBytes(ctx, p.DB)
+	}
+	return FileBytes(p.DB.Path), nil
 }

@@ -51,7 +51,10 @@ type SpendStats struct {
 
 // DiskStats is the file and what prune could reclaim from it.
 type DiskStats struct {
-	FileBytes int64 `json:"file_bytes"`
+	// Engine is where FileBytes is measured: sqlite, the file with its
+	// WAL; postgres, the schema's tables on the server.
+	Engine    string `json:"engine"`
+	FileBytes int64  `json:"file_bytes"`
 	// UsedBytes is what the pages hold; the budget is checked against it.
 	UsedBytes         int64    `json:"used_bytes"`
 	Budget            string   `json:"budget,omitempty"`
@@ -117,10 +120,10 @@ func (p *Pipeline) spendStats(ctx context.Context, st *Stats) error {
 		one   *SpendTotal
 	}{
 		{key: "''", where: "created_at >= ?", args: []any{since}, one: &sp.Last24h},
-		{key: "''", where: "1", one: &sp.AllTime},
-		{key: "stage", where: "1", into: sp.ByStage},
-		{key: "provider", where: "1", into: sp.ByProvider},
-		{key: "provider || '/' || COALESCE(model, '(unnamed)')", where: "1", into: sp.ByModel},
+		{key: "''", where: "1 = 1", one: &sp.AllTime},
+		{key: "stage", where: "1 = 1", into: sp.ByStage},
+		{key: "provider", where: "1 = 1", into: sp.ByProvider},
+		{key: "provider || '/' || COALESCE(model, '(unnamed)')", where: "1 = 1", into: sp.ByModel},
 	} {
 		m, err := spendTotals(ctx, p.DB, g.key, g.where, g.args...)
 		if err != nil {
@@ -187,8 +190,11 @@ func spendTotals(ctx context.Context, q store.Querier, key, where string, args .
 }
 
 func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
-	d := DiskStats{FileBytes: FileBytes(p.DB.Path), Budget: p.Config.Retention.DiskBudget.String(), WorkingMemory: p.workingMemory()}
+	d := DiskStats{Engine: p.DB.Engine().Name(), Budget: p.Config.Retention.DiskBudget.String(), WorkingMemory: p.workingMemory()}
 	var err error
+	if d.FileBytes, err = p.diskBytes(ctx); err != nil {
+		return err
+	}
 	if d.UsedBytes, err = p.DB.UsedBytes(ctx); err != nil {
 		return err
 	}

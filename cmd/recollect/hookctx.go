@@ -15,6 +15,7 @@ import (
 	"github.com/recollect/recollect/graph/hookctx"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/datadir"
@@ -91,7 +92,14 @@ func contextFor(c *cli.Context, env Env, event string) (string, error) {
 	if event == hookctx.EventSessionStart && pl.Source == hookctx.SourceCompact {
 		cons = waitConsolidation(c.Context, dir, cfg.Context.CompactWait)
 	}
-	db, err := store.OpenReader(c.Context, dir)
+	var db *store.DB
+	if cfg.Storage.Provider == "postgres" {
+		// A schema on a server: nothing to find on disk first, and
+		// opening it migrates at most once, under the server's lock.
+		db, err = pipeline.OpenStore(c.Context, dir, cfg.Storage, env.Getenv)
+	} else {
+		db, err = store.OpenReader(c.Context, dir)
+	}
 	if errors.Is(err, store.ErrOlderSchema) {
 		db, err = store.Open(c.Context, dir) // the first run after an upgrade migrates, as any command would
 	}

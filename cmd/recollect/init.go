@@ -12,8 +12,8 @@ import (
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/mcpserver"
-	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -121,10 +121,11 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 	exists := statErr == nil
 	if exists && !force {
 		// Validate what is there, so init also answers "is my config OK?".
-		if _, err := config.Load(dir); err != nil {
+		have, err := config.Load(dir)
+		if err != nil {
 			return err
 		}
-		db, err := store.Open(ctx, dir)
+		db, err := pipeline.OpenStore(ctx, dir, have.Storage, env.Getenv)
 		if err != nil {
 			return err
 		}
@@ -147,7 +148,7 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
-	db, err := store.Open(ctx, dir)
+	db, err := pipeline.OpenStore(ctx, dir, cfg.Storage, env.Getenv)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,10 @@ func statsCommand(env Env) *cli.Command {
 
 func printStats(w io.Writer, st pipeline.Stats) {
 	fmt.Fprintf(w, "store        %s (schema %d, recollect %s)\n", st.DataDir, st.SchemaVersion, st.BinaryVersion)
+	if st.Storage.Engine == "postgres" {
+		fmt.Fprintf(w, "storage      postgres: %s\n", st.Storage.Where)
+		fmt.Fprintf(w, "vectors      %s\n", orUnknown(st.Storage.Vectors, st.Unknown["storage.vectors"]))
+	}
 	fmt.Fprintf(w, "provider     %s\n", st.Provider)
 	// A count that could not be read says so in its own line, never 0.
 	line := func(label, key string, text func() string) {
@@ -191,7 +195,11 @@ func printSpend(w io.Writer, sp pipeline.SpendStats) {
 }
 
 func printDisk(w io.Writer, d pipeline.DiskStats) {
-	fmt.Fprintf(w, "file         %s on disk, %s in use\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
+	if d.Engine == "postgres" {
+		fmt.Fprintf(w, "schema       %s on the server, %s in use (live rows, as the server counts them)\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
+	} else {
+		fmt.Fprintf(w, "file         %s on disk, %s in use\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
+	}
 	if d.BudgetBytes == nil {
 		fmt.Fprintln(w, "disk budget  none (retention.disk_budget is unset)")
 	} else {
@@ -269,4 +277,12 @@ func printBudgets(w io.Writer, bs []model.Budget) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// orUnknown is s, or "unknown" with the reason when s could not be read.
+func orUnknown(s, reason string) string {
+	if s == "" {
+		return "unknown: " + reason
+	}
+	return s
 }

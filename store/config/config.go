@@ -50,7 +50,32 @@ type Config struct {
 	Retention    Retention    `json:"retention"`
 	Scheduler    Scheduler    `json:"scheduler"`
 	Context      Context      `json:"context"`
+	Storage      Storage      `json:"storage"`
 }
+
+// Storage chooses the engine the store lives in: "sqlite" (memory.db in
+// the data directory) or "postgres" (a schema on a PostgreSQL server,
+// which several daemons on several machines can share). The data
+// directory holds the config, socket and logs either way.
+type Storage struct {
+	Provider string          `json:"provider"`
+	Postgres PostgresStorage `json:"postgres"`
+}
+
+// PostgresStorage says where a postgres store lives. The connection URL
+// (with any password) is never in config.json: it is read from the
+// environment variable URLEnv names.
+type PostgresStorage struct {
+	// URLEnv names the variable holding the URL; empty means
+	// RECOLLECT_POSTGRES_URL.
+	URLEnv string `json:"url_env"`
+	// Schema is the store's schema; empty means the data directory's name
+	// (see postgres.DefaultSchema).
+	Schema string `json:"schema"`
+}
+
+// StorageProviders are the values of storage.provider.
+var StorageProviders = []string{"sqlite", "postgres"}
 
 // Source is one transcript location the daemon follows.
 type Source struct {
@@ -218,6 +243,7 @@ func Default() Config {
 		Retention: Retention{DiskBudget: Bytes{}},
 		Scheduler: Scheduler{ThresholdEvents: 10, ThresholdInterval: NewDuration("2m"), ExtractCap: 50, Backlog: BacklogAuto},
 		Context:   Context{SessionBudget: 1500, CompactWait: NewDuration("3s"), Prompt: false, PromptBudget: 400},
+		Storage:   Storage{Provider: "sqlite"},
 	}
 }
 
@@ -308,6 +334,7 @@ func (c Config) Validate() error {
 	for _, check := range []func() error{
 		c.validateMode, c.validateSources, c.Redaction.validate, c.Intelligence.validate, c.Extraction.validate,
 		c.Embedding.validate, c.Temporal.validate, c.Retention.validate, c.Scheduler.validate, c.Context.validate,
+		c.validateStorage,
 	} {
 		if err := check(); err != nil {
 			return err
@@ -665,4 +692,32 @@ func contains(list []string, v string) bool {
 		}
 	}
 	return false
+}
+
+var (
+	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	schemaName = regexp.MustCompile(`^[a-z0-9_-]{1,63}$`)
+)
+
+func (c Config) validateStorage() error {
+	if err := c.Storage.validate(); err != nil {
+		return err
+	}
+	if c.Storage.Provider == "postgres" && c.Retention.DiskBudget.Set() {
+		return &Error{Path: "retention.disk_budget", Msg: "a postgres store's space is bounded on its server (quotas, VACUUM), not by recollect; leave retention.disk_budget empty, or keep the store in sqlite"}
+	}
+	return nil
+}
+
+func (st Storage) validate() error {
+	if !contains(StorageProviders, st.Provider) {
+		return &Error{Path: "storage.provider", Msg: fmt.Sprintf("unknown engine %q; use %s", st.Provider, strings.Join(StorageProviders, " or "))}
+	}
+	if v := st.Postgres.URLEnv; v != "" && !envName.MatchString(v) {
+		return &Error{Path: "storage.postgres.url_env", Msg: fmt.Sprintf("%q is not an environment variable name; name the variable that holds the URL (the URL itself never goes in config.json)", v)}
+	}
+	if v := st.Postgres.Schema; v != "" && (!schemaName.MatchString(v) || v == "public" || strings.HasPrefix(v, "pg_") || v == "information_schema") {
+		return &Error{Path: "storage.postgres.schema", Msg: fmt.Sprintf("%q: use 1 to 63 lower-case letters, digits, _ and -, not public, information_schema or pg_…", v)}
+	}
+	return nil
 }

@@ -43,6 +43,12 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"compact wait too long", `{"context": {"compact_wait": "1m"}}`, "context.compact_wait", "between 0s and 10s"},
 		{"prompt not a bool", `{"context": {"prompt": "yes"}}`, "context.prompt", "want true or false"},
 		{"unknown backlog policy", `{"scheduler": {"backlog": "fast"}}`, "scheduler.backlog", "auto, gated, drain"},
+		{"unknown storage engine", `{"storage": {"provider": "mysql"}}`, "storage.provider", "use sqlite or postgres"},
+		{"url in config", `{"storage": {"provider": "postgres", "postgres": {"url": "postgres://u:p@h/d"}}}`, "storage.postgres.url", "unknown key"},
+		{"url_env not a name", `{"storage": {"provider": "postgres", "postgres": {"url_env": "postgres://u@h/d"}}}`, "storage.postgres.url_env", "the URL itself never goes in config.json"},
+		{"schema folded", `{"storage": {"provider": "postgres", "postgres": {"schema": "Atlas"}}}`, "storage.postgres.schema", "lower-case"},
+		{"schema reserved", `{"storage": {"provider": "postgres", "postgres": {"schema": "public"}}}`, "storage.postgres.schema", "not public"},
+		{"budget on postgres", `{"storage": {"provider": "postgres"}, "retention": {"disk_budget": "2GB"}}`, "retention.disk_budget", "bounded on its server"},
 		{"bad redaction regex", `{"redaction": {"patterns": [{"kind": "x", "regex": "("}]}}`, "redaction.patterns[0].regex", "Go RE2"},
 	}
 	for _, c := range cases {

@@ -118,10 +118,12 @@ func ReadProject(dir string) (ProjectConfig, error) {
 
 // Harmless reports whether cfg reads nothing but what is recorded into the
 // store and sends nothing anywhere: record mode with no sources, the
-// heuristic provider for every stage, no embeddings, redaction on. Such a
+// heuristic provider for every stage, no embeddings, redaction on, the
+// store in the data directory (a postgres store sends everything to the
+// server whose URL a named variable holds). Such a
 // config needs no approval; any other does.
 func Harmless(cfg Config) bool {
-	if cfg.Mode != ModeRecord || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled {
+	if cfg.Mode != ModeRecord || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled || cfg.Storage.Provider != "sqlite" {
 		return false
 	}
 	return slices.Equal(usedProviders(cfg), []string{"heuristic"})
@@ -191,6 +193,17 @@ func Describe(cfg Config) []string {
 	}
 	if !cfg.Redaction.Enabled {
 		out = append(out, "stores: secrets as written (redaction.enabled is false)")
+	}
+	if st := cfg.Storage; st.Provider == "postgres" {
+		env := st.Postgres.URLEnv
+		if env == "" {
+			env = "RECOLLECT_POSTGRES_URL"
+		}
+		schema := st.Postgres.Schema
+		if schema == "" {
+			schema = "named after the data directory"
+		}
+		out = append(out, fmt.Sprintf("stores: everything on the PostgreSQL server whose URL $%s holds (schema %s)", env, schema))
 	}
 	return out
 }

@@ -25,6 +25,8 @@ func TestHarmless(t *testing.T) {
 		{"hold on failure", `{"intelligence":{"stages":{"extract":{"on_fail":"none"}}}}`, true},
 		{"embedding host", `{"embedding":{"provider":"ollama","model":"m"}}`, false},
 		{"redaction off", `{"redaction":{"enabled":false}}`, false},
+		{"sqlite named", `{"storage":{"provider":"sqlite"}}`, true},
+		{"postgres store", `{"storage":{"provider":"postgres","postgres":{"url_env":"DATABASE_URL"}}}`, false},
 	} {
 		cfg, err := Parse(strings.NewReader(tc.json))
 		if err != nil {
@@ -105,5 +107,19 @@ func TestCheckProjectRefusesAFIFO(t *testing.T) {
 	err := CheckProject(dir, func(string) string { return t.TempDir() })
 	if err == nil || !strings.Contains(err.Error(), "not a regular file") {
 		t.Fatalf("FIFO config: %v", err)
+	}
+}
+
+// TestDescribeNamesThePostgresServer: a project config that keeps the
+// store on a server says whose URL variable it reads, so the person
+// approving it sees where everything goes.
+func TestDescribeNamesThePostgresServer(t *testing.T) {
+	cfg, err := Parse(strings.NewReader(`{"storage":{"provider":"postgres","postgres":{"url_env":"DATABASE_URL","schema":"atlas"}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Join(Describe(cfg), "\n")
+	if !strings.Contains(lines, "stores: everything on the PostgreSQL server whose URL $DATABASE_URL holds (schema atlas)") {
+		t.Errorf("Describe = %s; want the server's URL variable and schema named", lines)
 	}
 }

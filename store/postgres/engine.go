@@ -157,3 +157,30 @@ func (Engine) IndexPlainFacts(ctx context.Context, db *store.DB) error {
 	}
 	return nil
 }
+
+// SchemaBytes is what the store's schema takes on the server: its tables
+// with their indexes and TOAST, deleted rows included until a VACUUM FULL
+// (Compact) returns them.
+func SchemaBytes(ctx context.Context, db *store.DB) (int64, error) {
+	var n int64
+	err := db.QueryRowContext(ctx, `SELECT COALESCE(sum(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c
+		JOIN pg_namespace ns ON ns.oid = c.relnamespace WHERE ns.nspname = current_schema() AND c.relkind IN ('r', 'm')`).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("measure schema: %w", err)
+	}
+	return n, nil
+}
+
+// VectorStorage says how the store keeps and searches vectors on this
+// server, for stats: always as bytes with their sign codes, searched in
+// this process; whether the server offers pgvector is said, not used.
+func VectorStorage(ctx context.Context, db *store.DB) (string, error) {
+	var have bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`).Scan(&have); err != nil {
+		return "", fmt.Errorf("look for pgvector: %w", err)
+	}
+	if have {
+		return "bytes with sign codes, searched in recollect (the server offers pgvector; recollect does not use it yet)", nil
+	}
+	return "bytes with sign codes, searched in recollect (the server has no pgvector)", nil
+}

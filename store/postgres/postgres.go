@@ -19,6 +19,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5"
@@ -30,23 +31,33 @@ import (
 
 // Config says where a store lives on a server: the variable that holds the
 // connection URL (DefaultURLEnv when empty) and the schema (the data
-// directory's name when empty).
+// directory's name when empty). Getenv reads the variable (os.Getenv when
+// nil).
 type Config struct {
 	URLEnv string
 	Schema string
+	Getenv func(string) string
 }
 
 // OpenStore opens (creating and migrating if needed) the store of data
 // directory dir in its schema on the server, as store.Open does for a
-// SQLite file. The directory still holds the config, socket and logs.
+// SQLite file. The directory, created 0700 if missing, still holds the
+// config, socket and logs.
 func OpenStore(ctx context.Context, dir string, c Config) (*store.DB, error) {
-	url, err := URLFromEnv(c.URLEnv)
+	getenv := c.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	url, err := urlFrom(getenv, c.URLEnv)
 	if err != nil {
 		return nil, err
 	}
 	schema := c.Schema
 	if schema == "" {
 		schema = DefaultSchema(dir)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
 	}
 	return OpenStoreURL(ctx, dir, url, schema)
 }
@@ -62,10 +73,15 @@ func OpenStoreURL(ctx context.Context, dir, url, schema string) (*store.DB, erro
 
 // DefaultSchema is the schema a data directory's store lives in when
 // config.json names none: the directory's name, lower-cased, with every
-// character PostgreSQL would need quoted replaced by _ (~/.recollect is
-// "recollect").
+// character PostgreSQL would need quoted replaced by _. A directory named
+// .recollect (a project's store, or ~/.recollect) lends the name of the
+// directory holding it, so two projects' stores are two schemas.
 func DefaultSchema(dir string) string {
-	name := strings.TrimLeft(filepath.Base(filepath.Clean(dir)), ".")
+	dir = filepath.Clean(dir)
+	if filepath.Base(dir) == ".recollect" {
+		dir = filepath.Dir(dir)
+	}
+	name := strings.TrimLeft(filepath.Base(dir), ".")
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
 		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
@@ -100,11 +116,13 @@ var ErrNewerSchema = errors.New("store written by a newer recollect")
 
 // URLFromEnv reads the connection URL from the variable named env (the
 // default when env is empty). A missing variable is ErrNoURL with the fix.
-func URLFromEnv(env string) (string, error) {
+func URLFromEnv(env string) (string, error) { return urlFrom(os.Getenv, env) }
+
+func urlFrom(getenv func(string) string, env string) (string, error) {
 	if env == "" {
 		env = DefaultURLEnv
 	}
-	u := strings.TrimSpace(os.Getenv(env))
+	u := strings.TrimSpace(getenv(env))
 	if u == "" {
 		return "", fmt.Errorf("%w: $%s is not set; export %s=postgres://USER@HOST/DB (or name another variable in storage.postgres.url_env)", ErrNoURL, env, env)
 	}
@@ -159,11 +177,15 @@ func Host(cfg pgconn.Config) string {
 }
 
 // redact drops the connect string pgx puts in some errors, which can hold
-// a password.
+// a password, and puts the error on one line (pgx writes one line per
+// address it tried).
 func redact(err error) error {
 	var pe *pgconn.ConnectError
 	if errors.As(err, &pe) {
-		return pe.Unwrap()
+		err = pe.Unwrap()
+	}
+	if msg := err.Error(); strings.Contains(msg, "\n") {
+		return errors.New(strings.Join(slices.Compact(strings.Split(msg, "\n")), "; "))
 	}
 	return err
 }

@@ -234,8 +234,8 @@ func TestUnreachableServerNamesHost(t *testing.T) {
 		t.Errorf("error should be one line naming the socket and the fix: %q", msg)
 	}
 	_, err = postgres.Open(ctx, "postgres://nobody:hunter2@127.0.0.1:1/db?connect_timeout=2", "s")
-	if !errors.Is(err, postgres.ErrUnreachable) || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "hunter2") {
-		t.Errorf("err = %v, want ErrUnreachable naming 127.0.0.1:1 without the password", err)
+	if !errors.Is(err, postgres.ErrUnreachable) || !strings.Contains(err.Error(), "127.0.0.1:1") || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "\n") {
+		t.Errorf("err = %q, want ErrUnreachable on one line naming 127.0.0.1:1 without the password", err)
 	}
 }
 
@@ -255,6 +255,21 @@ func TestSchemaNameChecked(t *testing.T) {
 	for _, s := range []string{"", "Upper", "pg_x", "public", "a b", strings.Repeat("x", 64)} {
 		if _, err := postgres.Open(context.Background(), "postgres://u@h/d", s); err == nil || !strings.Contains(err.Error(), "storage.postgres.schema") {
 			t.Errorf("schema %q: err = %v, want a refusal naming storage.postgres.schema", s, err)
+		}
+	}
+}
+
+func TestDefaultSchema(t *testing.T) {
+	for dir, want := range map[string]string{
+		"/home/ann/work/atlas/.recollect": "atlas",
+		"/home/ann/.recollect":            "ann",
+		"/srv/Team Memory":                "team_memory",
+		"/tmp/store.2":                    "store_2",
+		"/data/public":                    "recollect_public",
+		"/data/pg_x":                      "recollect_pg_x",
+	} {
+		if got := postgres.DefaultSchema(dir); got != want {
+			t.Errorf("DefaultSchema(%q) = %q, want %q", dir, got, want)
 		}
 	}
 }

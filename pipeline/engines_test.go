@@ -1,0 +1,163 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/sources"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/postgres/pgtest"
+)
+
+// openEngine opens a copy store following the Claude Code transcripts
+// under home on the named engine, configured as a user configures it: in
+// config.json (storage.provider), the PostgreSQL URL in the variable
+// storage.postgres.url_env names.
+func openEngine(t *testing.T, engine, home string) *Pipeline {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Mode = "copy"
+	cfg.Sources = []config.Source{{Kind: sources.ClaudeCode, Home: home}}
+	env := map[string]string{}
+	if engine == "postgres" {
+		url, schema := pgtest.Schema(t)
+		cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{URLEnv: "TEAM_MEMORY_URL", Schema: schema}}
+		env["TEAM_MEMORY_URL"] = url
+	}
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(context.Background(), dir, Options{Log: slog.New(slog.DiscardHandler), Getenv: func(k string) string { return env[k] }})
+	if err != nil {
+		t.Fatalf("open %s pipeline: %v", engine, err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+// TestCopyExtractIntegrateSearchOnEveryEngine follows one transcript on
+// each engine through every step a user's store takes — copy, extract,
+// integrate, search — and expects the same knowledge: a move supersedes
+// the old address, search finds the new one first by keyword, and stats
+// counts what is stored.
+func TestCopyExtractIntegrateSearchOnEveryEngine(t *testing.T) {
+	ctx := context.Background()
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			home := t.TempDir()
+			path := filepath.Join(home, "projects", "-w-app", "s.jsonl")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			lines := `{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:00:00Z","message":{"role":"user","content":"I live in Paris."}}
+{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:01:00Z","message":{"role":"user","content":"We deploy the Atlas service with Render."}}
+{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-09T09:00:00Z","message":{"role":"user","content":"I moved to Berlin last week."}}
+`
+			if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := openEngine(t, engine, home)
+			if got := p.DB.Engine().Name(); got != engine {
+				t.Fatalf("store engine %q, want %q", got, engine)
+			}
+			sum, err := p.Run(ctx, RunOptions{Steps: Steps{Copy: true, Extract: true, Integrate: true}})
+			if err != nil {
+				t.Fatalf("consolidate: %v", err)
+			}
+			if sum.Copy == nil || sum.Copy.Events != 3 {
+				t.Fatalf("copy report %+v, want 3 events", sum.Copy)
+			}
+			ans, err := p.Reader.Search(ctx, graph.Query{Text: "where do I live"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ans.Results) == 0 || !strings.Contains(ans.Results[0].Content, "Berlin") {
+				t.Fatalf("first hit for where do I live: %+v, want the move to Berlin", ans.Results)
+			}
+			ans, err = p.Reader.Search(ctx, graph.Query{Text: "Render deploy"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			found := false
+			for _, h := range ans.Results {
+				if strings.Contains(h.Content, "Render") {
+					for _, m := range h.MatchedBy {
+						found = found || m.Arm == graph.ArmKeyword
+					}
+				}
+			}
+			if !found {
+				t.Errorf("the Render fact was not found by the keyword arm: %+v", ans.Results)
+			}
+			st, err := p.Stats(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Storage.Engine != engine || !strings.Contains(st.Storage.Vectors, "sign codes") || st.Disk.Engine != engine || st.Disk.FileBytes <= 0 {
+				t.Errorf("stats storage %+v, disk engine %q, %d bytes; want %s, vectors said, a measured size", st.Storage, st.Disk.Engine, st.Disk.FileBytes, engine)
+			}
+			if engine == "postgres" && (!strings.Contains(st.Storage.Where, "schema ") || !strings.Contains(st.Storage.Vectors, "pgvector")) {
+				t.Errorf("stats storage %+v: want the schema and server named and pgvector's absence or presence said", st.Storage)
+			}
+			if st.Facts.Active == 0 || st.Facts.Superseded == 0 || st.Events.Count != 3 {
+				t.Errorf("stats: facts %+v, events %d; want active and superseded facts and 3 events", st.Facts, st.Events.Count)
+			}
+			// Nothing fell back to a SQLite file beside the config.
+			_, err = os.Stat(filepath.Join(p.DB.Dir, store.DBFile))
+			if exists := err == nil; exists != (engine == "sqlite") {
+				t.Errorf("%s store: memory.db exists = %v", engine, exists)
+			}
+		})
+	}
+}
+
+// TestPostgresStoreRefusesWithoutServer: a postgres store whose URL
+// variable is unset, or whose server does not answer, stops Open with one
+// line naming the variable or the host and the fix, and creates no SQLite
+// file in its place.
+func TestPostgresStoreRefusesWithoutServer(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, url string
+		is        error
+		says      []string
+	}{
+		{"unset", "", postgres.ErrNoURL, []string{"$TEAM_MEMORY_URL is not set", "export TEAM_MEMORY_URL="}},
+		{"unreachable", "postgres://ann@127.0.0.1:1/team?connect_timeout=2", postgres.ErrUnreachable, []string{"127.0.0.1:1", "start the server"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := config.Default()
+			cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{URLEnv: "TEAM_MEMORY_URL"}}
+			if err := config.Write(dir, cfg); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Open(ctx, dir, Options{Getenv: func(k string) string {
+				if k == "TEAM_MEMORY_URL" {
+					return c.url
+				}
+				return ""
+			}})
+			if !errors.Is(err, c.is) {
+				t.Fatalf("open: %v, want %v", err, c.is)
+			}
+			for _, s := range c.says {
+				if !strings.Contains(err.Error(), s) || strings.Contains(err.Error(), "\n") {
+					t.Errorf("error %q: want one line saying %q", err, s)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, store.DBFile)); !errors.Is(err, os.ErrNotExist) {
+				t.Errorf("a failed postgres open left %s: %v", store.DBFile, err)
+			}
+		})
+	}
+}
