@@ -48,6 +48,9 @@ type ForgetReport struct {
 	// WAL says whether the write-ahead log, which still holds the old
 	// pages until a checkpoint, was emptied: "truncated", or why not.
 	WAL string `json:"wal"`
+	// Engine is the store's engine; on postgres WAL says where the server
+	// still keeps the old text.
+	Engine string `json:"engine"`
 }
 
 // ForgottenText replaces the content of a raw event that held a
@@ -69,7 +72,7 @@ const ForgottenText = "[forgotten]"
 // so the old pages leave the disk too (the store zeroes deleted content:
 // secure_delete is on for every connection).
 func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) (ForgetReport, error) {
-	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}}
+	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}, Engine: p.DB.Engine().Name()}
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
@@ -108,6 +111,9 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 // holds an old snapshot (a running daemon mid-search) can keep it; that is
 // said, not hidden.
 func (p *Pipeline) truncateWAL(ctx context.Context) string {
+	if p.DB.Engine().Name() == "postgres" {
+		return "kept by the server: PostgreSQL has no secure delete, so the old text stays in dead row versions until VACUUM (recollect prune --vacuum rewrites the schema) and in the server's write-ahead log until it recycles it"
+	}
 	complete, err := p.DB.Checkpoint(ctx)
 	if err != nil {
 		return "not checkpointed (" + err.Error() + "); the old text leaves memory.db-wal at the next checkpoint"
@@ -171,7 +177,9 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 			return fmt.Errorf("forget event %d: %w", seq, err)
 		}
 		rep.RowsBy["session_events"] += n
-		rep.RowsBy["events_fts"] += n
+		if ftsTables(tx) {
+			rep.RowsBy["events_fts"] += n
+		}
 	}
 	return nil
 }
@@ -228,10 +236,11 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 			return fmt.Errorf("forget fact %d: %s: %w", id, s.table, err)
 		}
 		rep.RowsBy[s.table] += n
-		switch s.table {
-		case "facts":
+		switch {
+		case !ftsTables(tx):
+		case s.table == "facts":
 			rep.RowsBy["facts_fts"] += n
-		case "session_facts":
+		case s.table == "session_facts":
 			rep.RowsBy["session_facts_fts"] += n
 		}
 	}
@@ -438,3 +447,8 @@ func nullIfEmpty(s string) any {
 	}
 	return s
 }
+
+// ftsTables reports whether the store keeps its full-text indexes in
+// tables of their own (SQLite's FTS5), whose rows forget counts; on
+// PostgreSQL the index is a column of the row itself.
+func ftsTables(tx *store.Tx) bool { return tx.Engine().Name() == "sqlite" }

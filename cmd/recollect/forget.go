@@ -126,7 +126,10 @@ func printForget(w io.Writer, rep pipeline.ForgetReport) {
 	case n > 1:
 		fmt.Fprintf(w, "%d raw events other facts still cite keep their row but not their text\n", n)
 	}
-	if rep.WAL != "truncated" {
+	switch {
+	case rep.Engine == "postgres":
+		fmt.Fprintf(w, "old text     %s\n", rep.WAL)
+	case rep.WAL != "truncated":
 		fmt.Fprintf(w, "memory.db-wal %s\n", rep.WAL)
 	}
 }
