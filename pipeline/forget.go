@@ -112,7 +112,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 // said, not hidden.
 func (p *Pipeline) truncateWAL(ctx context.Context) string {
 	if p.DB.Engine().Name() == "postgres" {
-		return "kept by the server: PostgreSQL has no secure delete, so the old text stays in dead row versions until VACUUM (recollect prune --vacuum rewrites the schema) and in the server's write-ahead log until it recycles it"
+		return "kept by the server: PostgreSQL has no secure delete, so the old text stays in dead row versions until the server vacuums them (recollect prune --vacuum rewrites the schema) and in the server's write-ahead log until it recycles it"
 	}
 	complete, err := p.DB.Checkpoint(ctx)
 	if err != nil {
