@@ -33,6 +33,7 @@ var sqliteOnly = []struct {
 	{regexp.MustCompile(`(?i)\b(group_concat|ifnull|instr|typeof|glob|printf|total|json_each|json_extract|json_valid)\s*\(|\bGLOB\b|COLLATE\s+NOCASE`), "SQLite function: use the engine's form (Engine.JSONInts, Contains, JoinText), COALESCE, or compute it in Go"},
 	{regexp.MustCompile(`(?i)\b(max|min)\s*\([^()]*,`), "scalar max/min of two values: use CASE WHEN"},
 	{regexp.MustCompile(`(?i)\bSELECT\s+(NOT\s+)?EXISTS\b`), "a boolean scanned as a number: SELECT CASE WHEN EXISTS (…) THEN 1 ELSE 0 END"},
+	{regexp.MustCompile(`(?i)\bLIMIT\s+-1\b`), "no limit: leave LIMIT out, or pass a large one"},
 	{regexp.MustCompile(`(?i)\bAS\s+BLOB\b`), "BLOB is SQLite's type name: octet_length(x) gives a text's bytes"},
 	{regexp.MustCompile(`(^|[^\w".])offset($|[^\w"])`), "offset is a reserved word in PostgreSQL: quote the column, \"offset\""},
 }
