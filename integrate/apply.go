@@ -80,12 +80,11 @@ func (in *Integrator) insertFact(ctx context.Context, tx *store.Tx, pf PendingFa
 	if validFrom == "" {
 		validFrom = pf.SaidAt
 	}
-	var id int64
-	err := tx.QueryRowContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
+	id, _, err := tx.InsertID(ctx, "id", `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
 		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at)
-		VALUES (?,?,?,?,?, 'active', ?,?,?,?,?,?,?,?) RETURNING id`,
+		VALUES (?,?,?,?,?, 'active', ?,?,?,?,?,?,?,?)`,
 		pf.Content, pf.Digest, p.domain, pf.Confidence, pf.Importance, pf.Producer, nullStr(pf.SpeakerRole), nullStr(pf.Speaker),
-		pf.SessionID, nullStr(pf.SaidAt), nullStr(validFrom), nullStr(pf.ValidUntil), store.FormatTime(in.now())).Scan(&id)
+		pf.SessionID, nullStr(pf.SaidAt), nullStr(validFrom), nullStr(pf.ValidUntil), store.FormatTime(in.now()))
 	if err != nil {
 		return 0, fmt.Errorf("insert fact: %w", err)
 	}

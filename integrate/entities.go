@@ -399,8 +399,9 @@ func ResolveEntity(ctx context.Context, tx *store.Tx, name, typ string) (int64, 
 		}
 		return id, nil
 	}
-	if err := tx.QueryRowContext(ctx, `INSERT INTO entities(type, name, canonical, fold, is_self, created_at) VALUES (?,?,?,?,0,?) RETURNING id`,
-		typ, name, Canonical(name), Fold(name), store.Now()).Scan(&id); err != nil {
+	id, _, err = tx.InsertID(ctx, "id", `INSERT INTO entities(type, name, canonical, fold, is_self, created_at) VALUES (?,?,?,?,0,?)`,
+		typ, name, Canonical(name), Fold(name), store.Now())
+	if err != nil {
 		return 0, fmt.Errorf("create entity %q: %w", name, err)
 	}
 	return id, nil
@@ -494,8 +495,9 @@ func selfEntity(ctx context.Context, tx *store.Tx) (int64, error) {
 	if err != sql.ErrNoRows {
 		return 0, fmt.Errorf("find self entity: %w", err)
 	}
-	if err := tx.QueryRowContext(ctx, `INSERT INTO entities(type, name, canonical, fold, is_self, created_at) VALUES ('person', ?, ?, ?, 1, ?) RETURNING id`,
-		SelfName, Canonical(SelfName), Fold(SelfName), store.Now()).Scan(&id); err != nil {
+	id, _, err = tx.InsertID(ctx, "id", `INSERT INTO entities(type, name, canonical, fold, is_self, created_at) VALUES ('person', ?, ?, ?, 1, ?)`,
+		SelfName, Canonical(SelfName), Fold(SelfName), store.Now())
+	if err != nil {
 		return 0, fmt.Errorf("create self entity: %w", err)
 	}
 	return id, nil

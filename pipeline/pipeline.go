@@ -69,7 +69,8 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	if sum.Trigger == "" {
 		sum.Trigger = "cli"
 	}
-	err := p.DB.QueryRowContext(ctx, `INSERT INTO runs(trigger, started_at) VALUES (?, ?) RETURNING id`, sum.Trigger, store.Now()).Scan(&sum.RunID)
+	var err error
+	sum.RunID, _, err = p.DB.InsertID(ctx, "id", `INSERT INTO runs(trigger, started_at) VALUES (?, ?)`, sum.Trigger, store.Now())
 	if err != nil {
 		return sum, fmt.Errorf("start run: %w", err)
 	}

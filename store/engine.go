@@ -46,6 +46,11 @@ type Engine interface {
 	// the table's alias.
 	InsertOrder(alias string) string
 
+	// InsertID runs query, an INSERT written without RETURNING (a plain one,
+	// or one whose ON CONFLICT does nothing), and returns the value the row
+	// got in its key column; inserted is false when ON CONFLICT skipped it.
+	InsertID(ctx context.Context, q Querier, key, query string, args ...any) (id int64, inserted bool, err error)
+
 	// Version reads the schema version the store's migrations reached.
 	Version(ctx context.Context, q Querier) (int, error)
 	// Migrate moves the schema forward to version target, one transaction
@@ -144,6 +149,12 @@ func (db *DB) Checkpoint(ctx context.Context) (complete bool, err error) {
 	return db.eng.Checkpoint(ctx, db)
 }
 
+// InsertID runs an INSERT written without RETURNING and returns the new
+// row's key (see Engine.InsertID).
+func (db *DB) InsertID(ctx context.Context, key, query string, args ...any) (id int64, inserted bool, err error) {
+	return db.eng.InsertID(ctx, db, key, query, args...)
+}
+
 // Compact returns the space of deleted rows to the file system.
 func (db *DB) Compact(ctx context.Context) error { return db.eng.Compact(ctx, db) }
 
@@ -177,6 +188,12 @@ func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sq
 // transaction; it is closed with the transaction.
 func (t *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
 	return t.tx.PrepareContext(ctx, t.eng.Rebind(query))
+}
+
+// InsertID runs an INSERT written without RETURNING in the transaction and
+// returns the new row's key (see Engine.InsertID).
+func (t *Tx) InsertID(ctx context.Context, key, query string, args ...any) (id int64, inserted bool, err error) {
+	return t.eng.InsertID(ctx, t, key, query, args...)
 }
 
 // SecureDelete makes this transaction's deletes overwrite what they remove

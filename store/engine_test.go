@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"encoding/hex"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -247,6 +248,47 @@ func TestEngineIndexPlainFacts(t *testing.T) {
 		}
 		if got, want := match(store.PlainFactText, store.TextQuery{"berlin"}), []int64{ids[0]}; !slices.Equal(got, want) {
 			t.Errorf("plain berlin: got %v, want %v (the rejected fact is not indexed)", got, want)
+		}
+	})
+}
+
+// TestEngineInsertID: the key a new row got, and inserted false when ON
+// CONFLICT skipped the row.
+func TestEngineInsertID(t *testing.T) {
+	ctx := context.Background()
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		var ids []int64
+		for _, c := range []string{"first", "second"} {
+			id, inserted, err := db.InsertID(ctx, "id", `INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?, ?, 'cli', ?)`, c, store.Digest(c), store.Now())
+			if err != nil || !inserted {
+				t.Fatalf("insert %s: id %d, inserted %v, %v", c, id, inserted, err)
+			}
+			var got string
+			if err := db.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, id).Scan(&got); err != nil || got != c {
+				t.Fatalf("fact %d holds %q (%v), want %q", id, got, err, c)
+			}
+			ids = append(ids, id)
+		}
+		if ids[1] <= ids[0] {
+			t.Errorf("ids %v do not grow", ids)
+		}
+		entity := `INSERT INTO entities(type, name, canonical, fold, created_at) VALUES ('person', ?, 'ana', 'ana', ?) ON CONFLICT(canonical, type) DO NOTHING`
+		err := db.Tx(ctx, func(tx *store.Tx) error {
+			id, inserted, err := tx.InsertID(ctx, "id", entity, "Ana", store.Now())
+			if err != nil || !inserted {
+				return fmt.Errorf("first entity: id %d, inserted %v, %v", id, inserted, err)
+			}
+			var name string
+			if err := tx.QueryRowContext(ctx, `SELECT name FROM entities WHERE id = ?`, id).Scan(&name); err != nil || name != "Ana" {
+				return fmt.Errorf("entity %d is %q (%v)", id, name, err)
+			}
+			if _, inserted, err = tx.InsertID(ctx, "id", entity, "ANA", store.Now()); err != nil || inserted {
+				return fmt.Errorf("second entity of one canonical name: inserted %v, %v; want skipped", inserted, err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
 	})
 }

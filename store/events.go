@@ -112,15 +112,15 @@ func InsertEvent(ctx context.Context, tx *Tx, ev *Event) (seq int64, inserted bo
 	}
 	// ON CONFLICT: another writer (a second daemon on the same server)
 	// may store the same key between the look-up above and this insert.
-	err = tx.QueryRowContext(ctx, `INSERT INTO session_events
+	seq, inserted, err = tx.InsertID(ctx, "seq", `INSERT INTO session_events
 		(session_id, source, source_file, source_offset, role, speaker, event_type, content_type,
 		 content, content_ref, metadata, occurred_at, recorded_at, dedupe_key)
 		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)
-		ON CONFLICT (dedupe_key) DO NOTHING RETURNING seq`,
+		ON CONFLICT (dedupe_key) DO NOTHING`,
 		ev.SessionID, ev.Source, nullStr(ev.SourceFile), ev.SourceOffset, ev.Role, nullStr(ev.Speaker),
 		ev.EventType, ev.ContentType, ev.Content, nullStr(ev.ContentRef), nullRaw(ev.Metadata),
-		nullTime(ev.OccurredAt), FormatTime(ev.RecordedAt), nullStr(ev.DedupeKey)).Scan(&seq)
-	if errors.Is(err, sql.ErrNoRows) {
+		nullTime(ev.OccurredAt), FormatTime(ev.RecordedAt), nullStr(ev.DedupeKey))
+	if err == nil && !inserted {
 		if err := tx.QueryRowContext(ctx, `SELECT seq FROM session_events WHERE dedupe_key = ?`, ev.DedupeKey).Scan(&seq); err != nil {
 			return 0, false, fmt.Errorf("look up event %s: %w", ev.DedupeKey, err)
 		}

@@ -43,6 +43,19 @@ func (Engine) JSONInts(expr, alias string) string {
 // Contains is strpos, byte-exact as SQLite's instr.
 func (Engine) Contains(hay, needle string) string { return `strpos(` + hay + `, ` + needle + `) > 0` }
 
+// InsertID appends RETURNING key to the insert.
+func (Engine) InsertID(ctx context.Context, q store.Querier, key, query string, args ...any) (int64, bool, error) {
+	var id int64
+	err := q.QueryRowContext(ctx, query+` RETURNING `+key, args...).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, err
+	}
+	return id, true, nil
+}
+
 // JoinText is string_agg over the values as text.
 func (Engine) JoinText(expr, sep string) string {
 	return `string_agg(CAST(` + expr + ` AS text), '` + strings.ReplaceAll(sep, "'", "''") + `')`
