@@ -43,13 +43,14 @@ func httpIntelligence(url, name string) config.Intelligence {
 	return cfg
 }
 
-func newRouter(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *model.Router {
+// newRun begins one run over a new model router.
+func newRun(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *model.Run {
 	t.Helper()
-	r, err := model.NewRouter(cfg, db, func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+	run, err := model.NewRouter(cfg, db, func(k string) string { return env[k] }, slog.New(slog.DiscardHandler)).BeginRun(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return run
 }
 
 type spendRow struct {

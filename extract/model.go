@@ -70,8 +70,9 @@ type ModelExtractor struct {
 	// DB is read for the prompt's domains, context and related facts, and
 	// takes the count of what an answer's bounds cut.
 	DB *store.DB
-	// Router makes the calls (stage "extract").
-	Router *model.Router
+	// Run makes the calls (stage "extract"): the run's use of the
+	// pipeline's model router.
+	Run *model.Run
 	// Config sets how many earlier events go in as context.
 	Config config.Extraction
 	// Log takes the warnings as they happen; nil logs nothing.
@@ -85,7 +86,7 @@ type ModelExtractor struct {
 var _ Extractor = (*ModelExtractor)(nil)
 
 // Producer implements Extractor: the extract stage's provider.
-func (m *ModelExtractor) Producer() string { return m.Router.ProviderFor("extract") }
+func (m *ModelExtractor) Producer() string { return m.Run.ProviderFor("extract") }
 
 // Model implements Extractor: the model that last answered, else the
 // configured one.
@@ -95,7 +96,7 @@ func (m *ModelExtractor) Model() string {
 	if m.model != "" {
 		return m.model
 	}
-	return m.Router.ModelFor("extract")
+	return m.Run.ModelFor("extract")
 }
 
 // Warnings are the router's warnings and the conversations that fell back
@@ -103,7 +104,7 @@ func (m *ModelExtractor) Model() string {
 func (m *ModelExtractor) Warnings() []string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append(m.Router.Warnings(), m.warnings...)
+	return append(m.Run.Warnings(), m.warnings...)
 }
 
 // modelFact is one fact as the model writes it.
@@ -137,7 +138,7 @@ func (m *ModelExtractor) Extract(ctx context.Context, g Group) ([]Candidate, err
 	if err != nil {
 		return nil, err
 	}
-	resp, err := m.Router.Call(ctx, model.Request{Stage: "extract", System: extractSystem, Prompt: prompt, SchemaName: "facts", Schema: FactSchema})
+	resp, err := m.Run.Call(ctx, model.Request{Stage: "extract", System: extractSystem, Prompt: prompt, SchemaName: "facts", Schema: FactSchema})
 	if errors.Is(err, model.ErrHeuristic) {
 		m.note(fmt.Sprintf("conversation %s: %v; its facts come from the heuristic", g.SessionID, err))
 		cands, herr := Heuristic{}.Extract(ctx, g)

@@ -55,11 +55,11 @@ func factsAnswer(facts ...any) string {
 	return string(b)
 }
 
-func modelStage(t testing.TB, db *store.DB, cfg config.Intelligence) (*Stage, *model.Router) {
+func modelStage(t testing.TB, db *store.DB, cfg config.Intelligence) (*Stage, *model.Run) {
 	t.Helper()
-	r := newRouter(t, cfg, db, nil)
+	r := newRun(t, cfg, db, nil)
 	ex := config.Default().Extraction
-	return &Stage{DB: db, Config: ex, Extractor: &ModelExtractor{DB: db, Router: r, Config: ex}, Log: slog.New(slog.DiscardHandler)}, r
+	return &Stage{DB: db, Config: ex, Extractor: &ModelExtractor{DB: db, Run: r, Config: ex}, Log: slog.New(slog.DiscardHandler)}, r
 }
 
 type sessionFact struct {

@@ -66,8 +66,8 @@ func BenchmarkExtractStageModel(b *testing.B) {
 			rows.Close()
 			h.Enqueue(modeltest.Answer{Content: factsAnswer(facts...)})
 		}
-		r := newRouter(b, httpConfig(h, "llama3.2:3b"), db, nil)
-		return &ModelExtractor{DB: db, Router: r, Config: config.Default().Extraction}
+		r := newRun(b, httpConfig(h, "llama3.2:3b"), db, nil)
+		return &ModelExtractor{DB: db, Run: r, Config: config.Default().Extraction}
 	})
 }
 

@@ -1,6 +1,7 @@
 package integrate_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/recollect/recollect/extract/model"
@@ -31,7 +32,7 @@ func newScript(t *testing.T, in *integrate.Integrator, stages []string, answers 
 	for _, st := range stages {
 		in.Config.Intelligence.Stages[st] = config.StageRoute{Provider: "ollama"}
 	}
-	r, err := model.NewRouter(in.Config.Intelligence, in.DB, func(string) string { return "" }, nil)
+	r, err := model.NewRouter(in.Config.Intelligence, in.DB, func(string) string { return "" }, nil).BeginRun(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package integrate_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -27,7 +28,7 @@ type supersessionCase struct {
 func pipelineIntegrator(t *testing.T, db *store.DB, d int) *integrate.Integrator {
 	t.Helper()
 	in := newIntegrator(db, day(d))
-	r, err := model.NewRouter(in.Config.Intelligence, db, func(string) string { return "" }, nil)
+	r, err := model.NewRouter(in.Config.Intelligence, db, func(string) string { return "" }, nil).BeginRun(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,31 +47,27 @@ func (b BacklogPolicy) Name() string {
 // when no route is charged per call (the heuristic, ollama, or an http host
 // on this machine, for every stage, its on_fail and the embedder), since
 // the cap and the gate exist to bound spend.
-func (p *Pipeline) BacklogPolicy() (BacklogPolicy, error) {
+func (p *Pipeline) BacklogPolicy() BacklogPolicy {
 	batch := p.Config.Scheduler.ExtractCap
 	pol := BacklogPolicy{EventsPerBatch: batch, MaxEventsPerBatch: batch}
-	drain := func(why string) (BacklogPolicy, error) {
+	drain := func(why string) BacklogPolicy {
 		pol.Drain, pol.MaxEventsPerBatch, pol.Why = true, batch*DrainMaxFactor, why
-		return pol, nil
+		return pol
 	}
 	switch p.Config.Scheduler.Backlog {
 	case config.BacklogGated:
 		pol.Why = "scheduler.backlog is gated"
-		return pol, nil
+		return pol
 	case config.BacklogDrain:
 		return drain("scheduler.backlog is drain")
 	}
-	r, err := p.Router()
-	if err != nil {
-		return pol, err
-	}
-	if paid := r.Spending(); paid != "" {
+	if paid := p.router.Spending(); paid != "" {
 		pol.Why = paid + ", so the cap and the threshold gate bound spend"
-		return pol, nil
+		return pol
 	}
 	if e := p.Config.Embedding; e.Provider == "http" && e.BaseURL != "" && !model.LoopbackURL(e.BaseURL) {
 		pol.Why = fmt.Sprintf("embeddings come from %s (not this machine), so the cap and the threshold gate bound spend", e.BaseURL)
-		return pol, nil
+		return pol
 	}
 	return drain("every model route runs on this machine, so a backlog costs time, not money")
 }
@@ -91,10 +87,7 @@ type BacklogStats struct {
 // backlogStats projects the time until the unextracted events and the
 // pending facts are worked through.
 func (p *Pipeline) backlogStats(ctx context.Context, st *Stats) error {
-	pol, err := p.BacklogPolicy()
-	if err != nil {
-		return err
-	}
+	pol := p.BacklogPolicy()
 	st.Backlog = BacklogStats{BacklogPolicy: pol, Policy: pol.Name()}
 	if st.Unextracted == 0 && st.Pending == 0 {
 		zero := 0.0

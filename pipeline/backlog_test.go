@@ -46,18 +46,15 @@ func TestBacklogPolicy(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			p := openTest(t)
-			tc.edit(&p.Config)
-			p.getenv = func(k string) string {
+			cfg := config.Default()
+			tc.edit(&cfg)
+			p := openConfigured(t, cfg, func(k string) string {
 				if k == model.EnvProvider {
 					return tc.env
 				}
 				return ""
-			}
-			pol, err := p.BacklogPolicy()
-			if err != nil {
-				t.Fatal(err)
-			}
+			})
+			pol := p.BacklogPolicy()
 			if pol.Drain != tc.drain || !strings.Contains(pol.Why, tc.why) {
 				t.Fatalf("policy = %+v, want drain=%v and why containing %q", pol, tc.drain, tc.why)
 			}

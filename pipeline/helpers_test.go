@@ -45,6 +45,26 @@ func openCopyTest(tb testing.TB, home string) *Pipeline {
 	return p
 }
 
+// openConfigured opens a fresh pipeline whose config.json is cfg and whose
+// environment is getenv (nil: empty), the way a user's store is opened:
+// the model router is built from both at Open.
+func openConfigured(tb testing.TB, cfg config.Config, getenv func(string) string) *Pipeline {
+	tb.Helper()
+	dir := tb.TempDir()
+	if err := config.Write(dir, cfg); err != nil {
+		tb.Fatal(err)
+	}
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	p, err := Open(context.Background(), dir, Options{Getenv: getenv, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		tb.Fatalf("open pipeline: %v", err)
+	}
+	tb.Cleanup(func() { p.Close() })
+	return p
+}
+
 // say records user statements in session as one event each.
 func say(tb testing.TB, p *Pipeline, session string, lines ...string) []int64 {
 	tb.Helper()

@@ -15,13 +15,14 @@ import (
 // model calls are booked under its id, Berlin replaces Paris, and the one
 // active fact gets a vector.
 func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
-	p := openTest(t)
 	host := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text")
 	host.ServeEmbeddings(16)
-	p.Config.Intelligence.Ollama.Host = host.URL
-	p.Config.Intelligence.Ollama.Model = "llama3.2:3b"
-	p.Config.Intelligence.Stages = map[string]config.StageRoute{"supersede": {Provider: "ollama"}}
-	p.Config.Embedding = config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL, BatchSize: 8}
+	cfg := config.Default()
+	cfg.Intelligence.Ollama.Host = host.URL
+	cfg.Intelligence.Ollama.Model = "llama3.2:3b"
+	cfg.Intelligence.Stages = map[string]config.StageRoute{"supersede": {Provider: "ollama"}}
+	cfg.Embedding = config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL, BatchSize: 8}
+	p := openConfigured(t, cfg, nil)
 	say(t, p, "s1", "I live in Paris")
 	consolidate(t, p)
 	say(t, p, "s2", "I moved to Berlin")
@@ -64,7 +65,7 @@ func TestWhereDoILiveAcrossTime(t *testing.T) {
 		if _, err := p.Run(ctx, RunOptions{Steps: Steps{Extract: true}}); err != nil {
 			t.Fatal(err)
 		}
-		in, err := p.Integrator()
+		in, err := p.Integrator(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}

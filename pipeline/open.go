@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
@@ -37,7 +38,8 @@ type Pipeline struct {
 	// kept, so its vector-code index stays warm across searches.
 	Reader *graph.Reader
 	// Config is config.json as Open loaded it; the copier was built from
-	// its mode, sources and redaction then.
+	// its mode, sources and redaction then, the model router from its
+	// intelligence section.
 	Config config.Config
 
 	getenv  func(string) string
@@ -47,11 +49,15 @@ type Pipeline struct {
 	// store. The store's compare-and-swap on each file's progress still
 	// guards against a copier in another process.
 	copier *sources.Copier
+	// router is the one model router: its providers and HTTP clients are
+	// built once; each run begins its own model.Run over it.
+	router *model.Router
 }
 
 // Open opens the store and config of data directory dir and builds the
-// pipeline's long-lived parts once: the read side and the copier. It makes no network call and reads no
-// transcript: a copier meets its files at its first copy.
+// pipeline's long-lived parts once: the read side, the copier and the model
+// router. It makes no network call and reads no transcript: a copier meets
+// its files at its first copy, a model host its first call.
 func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 	cfg, err := config.Load(dir)
 	if err != nil {
@@ -75,6 +81,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 	if cfg.Mode == config.ModeCopy {
 		p.copier = &sources.Copier{DB: db, Sources: cfg.Sources, Redaction: cfg.Redaction, Log: p.log, Getenv: p.getenv}
 	}
+	p.router = model.NewRouter(cfg.Intelligence, db, p.getenv, p.log)
 	db.Room = p.EnsureRoom
 	return p, nil
 }

@@ -85,11 +85,11 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 // runSteps runs the selected steps into sum, stopping at the first that
 // fails.
 func (p *Pipeline) runSteps(ctx context.Context, opts RunOptions, sum *Summary) error {
-	router, err := p.Router()
+	ctx = model.WithRun(ctx, sum.RunID)
+	run, err := p.router.BeginRun(ctx)
 	if err != nil {
 		return err
 	}
-	router.SetRunID(sum.RunID)
 	if opts.Copy {
 		rep, err := p.Copy(ctx)
 		if err != nil {
@@ -98,14 +98,14 @@ func (p *Pipeline) runSteps(ctx context.Context, opts RunOptions, sum *Summary) 
 		sum.Copy = &rep
 	}
 	if opts.Steps.Extract {
-		rep, err := p.extractStage(router).Run(ctx, opts.Extract)
+		rep, err := p.extractStage(run).Run(ctx, opts.Extract)
 		if err != nil {
 			return fmt.Errorf("extract: %w", err)
 		}
 		sum.Extract = &rep
 	}
 	if opts.Integrate {
-		in, err := p.integrator(router)
+		in, err := p.integrator(run)
 		if err != nil {
 			return err
 		}
@@ -147,47 +147,46 @@ func (p *Pipeline) Copy(ctx context.Context) (CopyReport, error) {
 	return out, nil
 }
 
-// Router builds the model router of one run from the config and the
-// environment (the RECOLLECT_PROVIDER kill-switch, API keys). It makes no
-// network call.
-func (p *Pipeline) Router() (*model.Router, error) {
-	return model.NewRouter(p.Config.Intelligence, p.DB, p.Getenv, p.Logger())
-}
+// Router is the pipeline's one model router, built at Open from the config
+// and the environment (the RECOLLECT_PROVIDER kill-switch, API keys): its
+// providers and HTTP clients serve every run in the process.
+func (p *Pipeline) Router() *model.Router { return p.router }
 
 // ExtractStage builds the extract stage with the provider the config (or
-// the kill-switch) selects.
-func (p *Pipeline) ExtractStage() (*extract.Stage, error) {
-	r, err := p.Router()
+// the kill-switch) selects, over a run of its own on the pipeline's router.
+func (p *Pipeline) ExtractStage(ctx context.Context) (*extract.Stage, error) {
+	run, err := p.router.BeginRun(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return p.extractStage(r), nil
+	return p.extractStage(run), nil
 }
 
-// extractStage builds the extract stage over router r: the heuristic when
-// the extract stage routes there, else one model call per conversation.
-func (p *Pipeline) extractStage(r *model.Router) *extract.Stage {
+// extractStage builds the extract stage over run: the heuristic when the
+// extract stage routes there, else one model call per conversation.
+func (p *Pipeline) extractStage(run *model.Run) *extract.Stage {
 	var ex extract.Extractor = extract.Heuristic{}
-	if r.ProviderFor("extract") != "heuristic" {
-		ex = &extract.ModelExtractor{DB: p.DB, Router: r, Config: p.Config.Extraction, Log: p.Logger()}
+	if run.ProviderFor("extract") != "heuristic" {
+		ex = &extract.ModelExtractor{DB: p.DB, Run: run, Config: p.Config.Extraction, Log: p.Logger()}
 	}
 	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: ex, Log: p.Logger()}
 }
 
 // Integrator builds the integrate stage with the model router (its stages
 // classify, entities, reconcile, supersede and summarise run where
-// config.json routes them) and the configured embedder.
-func (p *Pipeline) Integrator() (*integrate.Integrator, error) {
-	r, err := p.Router()
+// config.json routes them, over a run of its own on the pipeline's router)
+// and the configured embedder.
+func (p *Pipeline) Integrator(ctx context.Context) (*integrate.Integrator, error) {
+	run, err := p.router.BeginRun(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("integrate: %w", err)
 	}
-	return p.integrator(r)
+	return p.integrator(run)
 }
 
-// integrator builds the integrate stage whose model stages call router r.
-func (p *Pipeline) integrator(r *model.Router) (*integrate.Integrator, error) {
-	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Logger(), Model: r}
+// integrator builds the integrate stage whose model stages call run.
+func (p *Pipeline) integrator(run *model.Run) (*integrate.Integrator, error) {
+	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Logger(), Model: run}
 	emb, err := p.Embedder()
 	switch {
 	case err == nil:

@@ -20,7 +20,7 @@ func (p *Pipeline) BriefingInput(ctx context.Context) graph.BriefingInput {
 	} else {
 		in.Reclaimable = graph.Known(rep.Events)
 	}
-	stage, err := p.ExtractStage()
+	stage, err := p.ExtractStage(ctx)
 	if err != nil {
 		in.Backlog = graph.Unknown(err.Error())
 		return in

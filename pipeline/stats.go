@@ -100,7 +100,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	st.Provider = p.ProviderName()
 	p.storageStats(ctx, &st, unknown)
 	p.countStats(ctx, &st, unknown)
-	stage, err := p.ExtractStage()
+	stage, err := p.ExtractStage(ctx)
 	if !unknown("unextracted_events", err) {
 		st.Unextracted, err = stage.Remaining(ctx)
 		unknown("unextracted_events", err)

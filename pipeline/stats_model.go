@@ -42,14 +42,14 @@ type HeldExtraction struct {
 
 func (p *Pipeline) modelStats(ctx context.Context, st *Stats) error {
 	ms := ModelStats{Routes: map[string]string{}, Health: []StageHealth{}, Held: []HeldExtraction{}}
-	r, err := p.Router()
+	run, err := p.router.BeginRun(ctx)
 	if err != nil {
 		return err
 	}
 	for _, s := range config.Stages {
-		ms.Routes[s] = r.ProviderFor(s)
+		ms.Routes[s] = run.ProviderFor(s)
 	}
-	ms.Notes = r.Warnings()
+	ms.Notes = run.Warnings()
 	rows, err := p.DB.QueryContext(ctx, `SELECT stage, provider, consecutive_failures, COALESCE(last_error, ''), COALESCE(last_error_at, ''), COALESCE(last_ok_at, '')
 		FROM stage_health ORDER BY stage, provider`)
 	if err != nil {

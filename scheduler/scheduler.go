@@ -130,9 +130,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if s.policy, err = s.p.BacklogPolicy(); err != nil {
-		s.log.Warn("backlog policy unknown; the cap and the gate apply", "err", err)
-	}
+	s.policy = s.p.BacklogPolicy()
 	s.mu.Lock()
 	s.status.Started = s.opts.Now().UTC()
 	s.mu.Unlock()
@@ -473,7 +471,7 @@ func (s *Scheduler) due(ctx context.Context) (bool, string, error) {
 			return false, fmt.Sprintf("last gated run %s ago (< %s)", since.Round(time.Second), interval), nil
 		}
 	}
-	stage, err := s.p.ExtractStage()
+	stage, err := s.p.ExtractStage(ctx)
 	if err != nil {
 		return false, "", err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 func demoCommand(env Env) *cli.Command {
@@ -28,12 +29,18 @@ func demoCommand(env Env) *cli.Command {
 			if !c.Bool("keep") {
 				defer os.RemoveAll(dir)
 			}
+			// The heuristic provider is written into the store's config,
+			// so the pipeline's model router is built with it at Open.
+			cfg := config.Default()
+			cfg.Intelligence.Provider = "heuristic"
+			if err := config.Write(dir, cfg); err != nil {
+				return fmt.Errorf("demo: %w", err)
+			}
 			p, err := pipeline.Open(c.Context, dir, pipeline.Options{})
 			if err != nil {
 				return err
 			}
 			defer p.Close()
-			p.Config.Intelligence.Provider = "heuristic"
 			data, err := fixtures.FS.ReadFile("demo/statements.txt")
 			if err != nil {
 				return fmt.Errorf("demo: %w", err)

@@ -102,7 +102,7 @@ func backfill(ctx context.Context, env Env, p *pipeline.Pipeline) error {
 		copied = sum.Copy.Events
 	}
 	fmt.Fprintf(env.Stdout, "backfill: copied %s\n", graph.Plural(copied, "event"))
-	stage, err := p.ExtractStage()
+	stage, err := p.ExtractStage(ctx)
 	if err != nil {
 		return err
 	}

@@ -25,6 +25,9 @@ var _ Provider = (*cliProvider)(nil)
 
 func newCLIProvider(cfg config.CLIProvider) *cliProvider { return &cliProvider{cfg: cfg} }
 
+// forRun returns p: a cli call learns nothing a run must keep.
+func (p *cliProvider) forRun(func(string)) Provider { return p }
+
 // Name implements Provider.
 func (p *cliProvider) Name() string { return "cli" }
 

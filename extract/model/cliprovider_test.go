@@ -71,7 +71,7 @@ func cliConfig(timeoutMS int) config.Intelligence {
 func TestCLIProviderRunsClaudeAsAGuardedChild(t *testing.T) {
 	logDir := fakeClaude(t, `{"answer":"hi"}`)
 	db := openDB(t)
-	r := newRouter(t, cliConfig(10000), db, nil)
+	r := newRun(t, cliConfig(10000), db, nil)
 	req := testRequest("extract")
 	resp, err := r.Call(context.Background(), req)
 	if err != nil {
@@ -124,7 +124,7 @@ func TestCLIProviderFailures(t *testing.T) {
 			if tc.replies[0] == "hang" {
 				timeout = 400
 			}
-			r := newRouter(t, cliConfig(timeout), db, nil)
+			r := newRun(t, cliConfig(timeout), db, nil)
 			_, err := r.Call(context.Background(), testRequest("extract"))
 			if tc.wantErr == "" && err != nil || tc.wantErr != "" && (!errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), tc.wantErr)) {
 				t.Fatalf("err = %v, want %q", err, tc.wantErr)
@@ -139,7 +139,7 @@ func TestCLIProviderFailures(t *testing.T) {
 func TestCLIProviderMissingCommandIsNotBilled(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
 	db := openDB(t)
-	r := newRouter(t, cliConfig(1000), db, nil)
+	r := newRun(t, cliConfig(1000), db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))
 	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), `intelligence.cli.command "claude" is not on PATH; install Claude Code or choose another provider`) {
 		t.Fatalf("err = %v", err)

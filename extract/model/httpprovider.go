@@ -28,11 +28,18 @@ const (
 
 var formatNames = []string{"json_schema", "json_object", "prompt-only JSON"}
 
-// httpProvider calls any OpenAI-compatible host through go-openai.
-type httpProvider struct {
+// httpHost is an OpenAI-compatible host's settings and go-openai client,
+// built once with the router.
+type httpHost struct {
 	cfg    config.HTTPProvider
 	client *openai.Client
 	keyErr error
+}
+
+// httpProvider is one run's calls to an OpenAI-compatible host: the model
+// it discovered and the response format the host accepts last the run.
+type httpProvider struct {
+	*httpHost
 	warn   func(string)
 	format atomic.Int32
 
@@ -41,11 +48,11 @@ type httpProvider struct {
 
 var _ Provider = (*httpProvider)(nil)
 
-func newHTTPProvider(cfg config.HTTPProvider, getenv func(string) string, warn func(string)) (*httpProvider, error) {
+func newHTTPHost(cfg config.HTTPProvider, getenv func(string) string) (*httpHost, error) {
 	if _, err := url.Parse(cfg.BaseURL); err != nil {
 		return nil, &config.Error{Path: "intelligence.http.base_url", Msg: fmt.Sprintf("%q is not a URL; write e.g. http://localhost:11434/v1", cfg.BaseURL)}
 	}
-	p := &httpProvider{cfg: cfg, warn: warn, models: modelChoice{model: cfg.Model}}
+	p := &httpHost{cfg: cfg}
 	key := ""
 	if cfg.APIKeyEnv != "" {
 		if key = getenv(cfg.APIKeyEnv); key == "" {
@@ -57,6 +64,10 @@ func newHTTPProvider(cfg config.HTTPProvider, getenv func(string) string, warn f
 	oc.HTTPClient = &http.Client{}
 	p.client = openai.NewClientWithConfig(oc)
 	return p, nil
+}
+
+func (h *httpHost) forRun(warn func(string)) Provider {
+	return &httpProvider{httpHost: h, warn: warn, models: modelChoice{model: h.cfg.Model}}
 }
 
 // Name implements Provider.

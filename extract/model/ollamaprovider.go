@@ -13,25 +13,32 @@ import (
 	"github.com/recollect/recollect/store/config"
 )
 
-// ollamaProvider calls Ollama's native /api/chat through its own client,
-// with the answer's JSON schema as the format and no streaming.
-type ollamaProvider struct {
+// ollamaHost is an Ollama host's settings and client, built once with the
+// router.
+type ollamaHost struct {
 	cfg       config.OllamaProvider
 	client    *api.Client
 	keepAlive *api.Duration
-	warn      func(string)
+}
+
+// ollamaProvider is one run's calls to Ollama's native /api/chat, with the
+// answer's JSON schema as the format and no streaming; the model it
+// discovered lasts the run.
+type ollamaProvider struct {
+	*ollamaHost
+	warn func(string)
 
 	models modelChoice
 }
 
 var _ Provider = (*ollamaProvider)(nil)
 
-func newOllamaProvider(cfg config.OllamaProvider, warn func(string)) (*ollamaProvider, error) {
+func newOllamaHost(cfg config.OllamaProvider) (*ollamaHost, error) {
 	u, err := url.Parse(strings.TrimRight(cfg.Host, "/"))
 	if err != nil || u.Host == "" {
 		return nil, &config.Error{Path: "intelligence.ollama.host", Msg: fmt.Sprintf("%q is not a URL; write e.g. http://localhost:11434", cfg.Host)}
 	}
-	p := &ollamaProvider{cfg: cfg, client: api.NewClient(u, &http.Client{}), warn: warn, models: modelChoice{model: cfg.Model}}
+	p := &ollamaHost{cfg: cfg, client: api.NewClient(u, &http.Client{})}
 	if !cfg.KeepAlive.Empty() {
 		if cfg.KeepAlive.Err() != nil {
 			return nil, &config.Error{Path: "intelligence.ollama.keep_alive", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"5m\"", cfg.KeepAlive)}
@@ -39,6 +46,10 @@ func newOllamaProvider(cfg config.OllamaProvider, warn func(string)) (*ollamaPro
 		p.keepAlive = &api.Duration{Duration: cfg.KeepAlive.Duration()}
 	}
 	return p, nil
+}
+
+func (h *ollamaHost) forRun(warn func(string)) Provider {
+	return &ollamaProvider{ollamaHost: h, warn: warn, models: modelChoice{model: h.cfg.Model}}
 }
 
 // Name implements Provider.

@@ -16,7 +16,7 @@ func TestOllamaProviderSendsTheSchemaAsFormat(t *testing.T) {
 	cfg := httpConfig(h, "")
 	cfg.Provider = "ollama"
 	db := openDB(t)
-	r := newRouter(t, cfg, db, nil)
+	r := newRun(t, cfg, db, nil)
 	for range 2 {
 		if _, err := r.Call(context.Background(), testRequest("reconcile")); err != nil {
 			t.Fatal(err)

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/recollect/recollect/store"
@@ -35,52 +34,97 @@ var ErrSetup = errors.New("provider is not set up")
 
 // Router resolves each stage's provider, makes the calls with one retry and
 // the stage's fallback, checks token budgets first, and writes a spend row
-// and the stage's health for every call. One Router serves one pipeline
-// run; what it learns about hosts (the chosen model, which response formats
-// a host rejects) lasts as long as it does.
+// and the stage's health for every call. One Router serves a process: it
+// holds the providers' settings and HTTP clients (their connection pools),
+// built once. Calls go through a Run, which keeps what one run learns.
 type Router struct {
-	cfg       config.Intelligence
-	db        *store.DB
-	log       *slog.Logger
-	killed    bool
+	cfg    config.Intelligence
+	db     *store.DB
+	log    *slog.Logger
+	killed bool
+	hosts  map[string]host
+}
+
+// host is a provider's long-lived part: its settings and client. forRun
+// gives the provider one run calls, with what that run learns (the
+// discovered model, the response formats a host rejects) kept apart from
+// every other run; warn takes the run's warnings.
+type host interface {
+	forRun(warn func(string)) Provider
+}
+
+// NewRouter builds the providers named by cfg. It makes no network call
+// and reads no store; hosts are first contacted by a run's Call. getenv
+// reads the kill-switch and API keys (os.Getenv in production).
+func NewRouter(cfg config.Intelligence, db *store.DB, getenv func(string) string, log *slog.Logger) *Router {
+	if log == nil {
+		log = slog.Default()
+	}
+	r := &Router{cfg: cfg, db: db, log: log, killed: getenv(EnvProvider) == "heuristic", hosts: map[string]host{}}
+	// A provider whose settings are wrong fails its calls, so a store that
+	// never routes to it keeps working.
+	if h, err := newHTTPHost(cfg.HTTP, getenv); err != nil {
+		r.hosts["http"] = brokenProvider{name: "http", err: err}
+	} else {
+		r.hosts["http"] = h
+	}
+	if o, err := newOllamaHost(cfg.Ollama); err != nil {
+		r.hosts["ollama"] = brokenProvider{name: "ollama", err: err}
+	} else {
+		r.hosts["ollama"] = o
+	}
+	r.hosts["cli"] = newCLIProvider(cfg.CLI)
+	return r
+}
+
+// Run is one run's use of the shared router. What a run learns lasts as
+// long as it does and no longer: the model discovered on a host whose
+// model is not configured (a model pulled since is found by the next run;
+// a failed discovery is never kept past the run), the response formats a
+// host rejected, and the warnings, logged once per run. Spend rows carry
+// the run id of the call's context (WithRun), so two runs at once in one
+// process each book their own calls.
+type Run struct {
+	r         *Router
 	providers map[string]Provider
-	runID     atomic.Int64
 
 	mu       sync.Mutex
 	warnings []string
 }
 
-// NewRouter builds the providers named by cfg. It makes no network call;
-// hosts are first contacted by Call. getenv reads the kill-switch and API
-// keys (os.Getenv in production).
-func NewRouter(cfg config.Intelligence, db *store.DB, getenv func(string) string, log *slog.Logger) (*Router, error) {
-	if log == nil {
-		log = slog.Default()
+// BeginRun starts a run: fresh per-run provider state over the router's
+// clients, and the token budgets checked, a budget that cannot be enforced
+// being the run's first warning.
+func (r *Router) BeginRun(ctx context.Context) (*Run, error) {
+	run := &Run{r: r, providers: make(map[string]Provider, len(r.hosts))}
+	for name, h := range r.hosts {
+		run.providers[name] = h.forRun(run.warn)
 	}
-	r := &Router{cfg: cfg, db: db, log: log, killed: getenv(EnvProvider) == "heuristic", providers: map[string]Provider{}}
-	// A provider whose settings are wrong fails its calls, so a store that
-	// never routes to it keeps working.
-	if h, err := newHTTPProvider(cfg.HTTP, getenv, r.warn); err != nil {
-		r.providers["http"] = brokenProvider{name: "http", err: err}
-	} else {
-		r.providers["http"] = h
-	}
-	if o, err := newOllamaProvider(cfg.Ollama, r.warn); err != nil {
-		r.providers["ollama"] = brokenProvider{name: "ollama", err: err}
-	} else {
-		r.providers["ollama"] = o
-	}
-	r.providers["cli"] = newCLIProvider(cfg.CLI)
-	if db != nil {
-		if err := r.checkBudgetable(context.Background()); err != nil {
+	if r.db != nil {
+		if err := run.checkBudgetable(ctx); err != nil {
 			return nil, err
 		}
 	}
-	return r, nil
+	return run, nil
 }
 
-// SetRunID tags the spend rows written from now on with a run.
-func (r *Router) SetRunID(id int64) { r.runID.Store(id) }
+// runKey is the context key of the run id spend rows are tagged with.
+type runKey struct{}
+
+// WithRun returns ctx tagged with a run: the spend rows of the calls made
+// with it carry id. The id travels with the call, not the router, so runs
+// sharing a router never tag each other's rows.
+func WithRun(ctx context.Context, id int64) context.Context {
+	return context.WithValue(ctx, runKey{}, id)
+}
+
+// runOf is the run id WithRun put in ctx, or nil (NULL) outside a run.
+func runOf(ctx context.Context) any {
+	if id, ok := ctx.Value(runKey{}).(int64); ok && id > 0 {
+		return id
+	}
+	return nil
+}
 
 // Killed reports whether the RECOLLECT_PROVIDER kill-switch is on.
 func (r *Router) Killed() bool { return r.killed }
@@ -97,10 +141,14 @@ func (r *Router) ProviderFor(stage string) string {
 	return r.cfg.Provider
 }
 
-// ModelFor names the model the stage's provider is configured with, or ""
-// when it is chosen at the first call (or there is none).
-func (r *Router) ModelFor(stage string) string {
-	switch p := r.providers[r.ProviderFor(stage)].(type) {
+// ProviderFor names the provider stage runs on (Router.ProviderFor).
+func (run *Run) ProviderFor(stage string) string { return run.r.ProviderFor(stage) }
+
+// ModelFor names the model the stage's provider uses in this run: the
+// configured one, the one the run discovered, or "" before discovery (or
+// when there is none).
+func (run *Run) ModelFor(stage string) string {
+	switch p := run.providers[run.r.ProviderFor(stage)].(type) {
 	case *httpProvider:
 		return p.models.current()
 	case *ollamaProvider:
@@ -125,6 +173,8 @@ func (b brokenProvider) Complete(context.Context, Request) (Response, error) {
 	return Response{}, fmt.Errorf("%w: %w", ErrSetup, b.err)
 }
 
+func (b brokenProvider) forRun(func(string)) Provider { return b }
+
 // onFail is the stage's fallback provider, or "" to hold.
 func (r *Router) onFail(stage string) string {
 	f := r.cfg.Stages[stage].OnFail
@@ -134,24 +184,26 @@ func (r *Router) onFail(stage string) string {
 	return f
 }
 
-// Warnings returns what the router noticed that the user should act on
-// (an unpinned model, a host without JSON-schema support), once each.
-func (r *Router) Warnings() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]string(nil), r.warnings...)
+// Warnings returns what the run noticed that the user should act on (an
+// unpinned model, a host without JSON-schema support, a budget that cannot
+// be enforced), once each.
+func (run *Run) Warnings() []string {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	return append([]string(nil), run.warnings...)
 }
 
-func (r *Router) warn(msg string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for _, w := range r.warnings {
+// warn logs msg the first time this run notices it.
+func (run *Run) warn(msg string) {
+	run.mu.Lock()
+	defer run.mu.Unlock()
+	for _, w := range run.warnings {
 		if w == msg {
 			return
 		}
 	}
-	r.warnings = append(r.warnings, msg)
-	r.log.Warn(msg)
+	run.warnings = append(run.warnings, msg)
+	run.r.log.Warn(msg)
 }
 
 // Call makes one structured call for req.Stage. It returns ErrHeuristic
@@ -160,13 +212,14 @@ func (r *Router) warn(msg string) {
 // empty answer, a timeout or an HTTP error is retried once, then the
 // stage's on_fail provider is tried; if that fails too the error wraps
 // ErrHeld. A provider over its token budget is not called (ErrOverBudget,
-// also ErrHeld).
-func (r *Router) Call(ctx context.Context, req Request) (Response, error) {
+// also ErrHeld). The spend rows carry the run id of ctx (WithRun).
+func (run *Run) Call(ctx context.Context, req Request) (Response, error) {
+	r := run.r
 	name := r.ProviderFor(req.Stage)
 	if name == "heuristic" {
 		return Response{Provider: "heuristic"}, ErrHeuristic
 	}
-	resp, err := r.try(ctx, name, req)
+	resp, err := run.try(ctx, name, req)
 	if err == nil {
 		return resp, nil
 	}
@@ -181,7 +234,7 @@ func (r *Router) Call(ctx context.Context, req Request) (Response, error) {
 		return Response{Provider: "heuristic"}, fmt.Errorf("%s on %s failed (%s), on_fail is heuristic: %w", req.Stage, name, err, ErrHeuristic)
 	default:
 		r.log.Warn("model failed; trying on_fail provider", "stage", req.Stage, "provider", name, "on_fail", fb, "err", err)
-		resp, ferr := r.try(ctx, fb, req)
+		resp, ferr := run.try(ctx, fb, req)
 		if ferr == nil {
 			return resp, nil
 		}
@@ -191,8 +244,9 @@ func (r *Router) Call(ctx context.Context, req Request) (Response, error) {
 }
 
 // try calls one provider, retrying once, and books every attempt.
-func (r *Router) try(ctx context.Context, name string, req Request) (Response, error) {
-	p, ok := r.providers[name]
+func (run *Run) try(ctx context.Context, name string, req Request) (Response, error) {
+	r := run.r
+	p, ok := run.providers[name]
 	if !ok {
 		return Response{}, fmt.Errorf("%w: unknown provider %q", ErrSetup, name)
 	}
@@ -235,10 +289,6 @@ func (r *Router) book(ctx context.Context, stage, provider string, resp Response
 	ctx = context.WithoutCancel(ctx)
 	now := store.Now()
 	if !errors.Is(callErr, ErrSetup) {
-		var run any
-		if id := r.runID.Load(); id > 0 {
-			run = id
-		}
 		in, whyIn := saneTokens(resp.InputTokens)
 		out, whyOut := saneTokens(resp.OutputTokens)
 		for _, why := range []string{whyIn, whyOut} {
@@ -247,7 +297,7 @@ func (r *Router) book(ctx context.Context, stage, provider string, resp Response
 			}
 		}
 		_, err := r.db.ExecContext(ctx, `INSERT INTO spend(run_id, stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
-			VALUES (?,?,?,?,?,?,?,?,?)`, run, stage, provider, nullIfEmpty(resp.Model), nullableInt(in), nullableInt(out),
+			VALUES (?,?,?,?,?,?,?,?,?)`, runOf(ctx), stage, provider, nullIfEmpty(resp.Model), nullableInt(in), nullableInt(out),
 			resp.Elapsed.Milliseconds(), callErr == nil, now)
 		if err != nil {
 			return fmt.Errorf("record spend: %w", err)
@@ -300,9 +350,10 @@ func (r *Router) checkBudget(ctx context.Context, provider string, now time.Time
 	return nil
 }
 
-// checkBudgetable warns, at config load, about a budget on a provider that
+// checkBudgetable warns, as a run begins, about a budget on a provider that
 // has never reported token counts: such a budget cannot be enforced.
-func (r *Router) checkBudgetable(ctx context.Context) error {
+func (run *Run) checkBudgetable(ctx context.Context) error {
+	r := run.r
 	provs := make([]string, 0, len(r.cfg.TokenBudget))
 	for p := range r.cfg.TokenBudget {
 		provs = append(provs, p)
@@ -314,7 +365,7 @@ func (r *Router) checkBudgetable(ctx context.Context) error {
 			return err
 		}
 		if note != "" {
-			r.warn("intelligence.token_budget." + p + ": " + note)
+			run.warn("intelligence.token_budget." + p + ": " + note)
 		}
 	}
 	return nil

@@ -38,13 +38,14 @@ func httpConfig(h *modeltest.Host, model string) config.Intelligence {
 	return cfg
 }
 
-func newRouter(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *Router {
+// newRun begins one run over a new router.
+func newRun(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *Run {
 	t.Helper()
-	r, err := NewRouter(cfg, db, func(k string) string { return env[k] }, slog.New(slog.DiscardHandler))
+	run, err := NewRouter(cfg, db, func(k string) string { return env[k] }, slog.New(slog.DiscardHandler)).BeginRun(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	return run
 }
 
 var testSchema = json.RawMessage(`{"type":"object","required":["answer"],"properties":{"answer":{"type":"string"}}}`)
@@ -82,7 +83,7 @@ func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
 	h := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 40, OutputTokens: 3})
 	db := openDB(t)
-	r := newRouter(t, httpConfig(h, ""), db, nil)
+	r := newRun(t, httpConfig(h, ""), db, nil)
 	resp, err := r.Call(context.Background(), testRequest("extract"))
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
 func TestRouterRefusesToGuessAmongSeveralModels(t *testing.T) {
 	h := modeltest.NewHost(t, "qwen2.5:7b", "llama3.2:3b", "nomic-embed-text:latest")
 	db := openDB(t)
-	r := newRouter(t, httpConfig(h, ""), db, nil)
+	r := newRun(t, httpConfig(h, ""), db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))
 	if !errors.Is(err, ErrHeld) {
 		t.Fatalf("err = %v, want held", err)
@@ -186,7 +187,7 @@ func TestRouterRetriesThenFallsBackThenHolds(t *testing.T) {
 			cfg.HTTP.TimeoutMS = 300
 			cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: tc.onFail}}
 			db := openDB(t)
-			r := newRouter(t, cfg, db, nil)
+			r := newRun(t, cfg, db, nil)
 			resp, err := r.Call(context.Background(), testRequest("extract"))
 			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
 				t.Fatalf("err = %v, want %v", err, tc.wantErr)
@@ -229,7 +230,7 @@ func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
 	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
 	h.RejectFormat("json_object", "response_format is not supported by this server")
 	h.Enqueue(modeltest.Answer{Content: "```json\n{\"answer\":\"hi\"}\n```"}, modeltest.Answer{Content: `{"answer":"again"}`})
-	r := newRouter(t, httpConfig(h, "llama3.2:3b"), openDB(t), nil)
+	r := newRun(t, httpConfig(h, "llama3.2:3b"), openDB(t), nil)
 	for _, want := range []string{`{"answer":"hi"}`, `{"answer":"again"}`} {
 		resp, err := r.Call(context.Background(), testRequest("classify"))
 		if err != nil {
@@ -265,7 +266,7 @@ func TestRouterBooksUnreportedTokensAsNull(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, NoUsage: true})
 	db := openDB(t)
-	r := newRouter(t, httpConfig(h, "llama3.2:3b"), db, nil)
+	r := newRun(t, httpConfig(h, "llama3.2:3b"), db, nil)
 	if _, err := r.Call(context.Background(), testRequest("summarise")); err != nil {
 		t.Fatal(err)
 	}
@@ -286,7 +287,7 @@ func TestRouterOverBudgetHoldsWithoutCalling(t *testing.T) {
 	cfg := httpConfig(h, "llama3.2:3b")
 	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("2k"), "hour": config.NewCount("1M")}}
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
-	r := newRouter(t, cfg, db, nil)
+	r := newRun(t, cfg, db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))
 	if !errors.Is(err, ErrOverBudget) || !errors.Is(err, ErrHeld) || errors.Is(err, ErrHeuristic) {
 		t.Fatalf("err = %v, want over budget and held, no heuristic fallback", err)
@@ -303,7 +304,7 @@ func TestRouterKillSwitchAndRoutes(t *testing.T) {
 	cfg := config.Default().Intelligence
 	cfg.Provider = "cli"
 	cfg.Stages = map[string]config.StageRoute{"classify": {Provider: "http"}, "summarise": {Provider: "heuristic"}}
-	r := newRouter(t, cfg, nil, nil)
+	r := newRun(t, cfg, nil, nil)
 	for stage, want := range map[string]string{"extract": "cli", "classify": "http", "summarise": "heuristic", "entities": "cli"} {
 		if got := r.ProviderFor(stage); got != want {
 			t.Errorf("ProviderFor(%s) = %s, want %s", stage, got, want)
@@ -312,7 +313,7 @@ func TestRouterKillSwitchAndRoutes(t *testing.T) {
 	if _, err := r.Call(context.Background(), testRequest("summarise")); !errors.Is(err, ErrHeuristic) {
 		t.Fatalf("heuristic stage: err = %v, want ErrHeuristic", err)
 	}
-	killed := newRouter(t, cfg, nil, map[string]string{EnvProvider: "heuristic"})
+	killed := newRun(t, cfg, nil, map[string]string{EnvProvider: "heuristic"})
 	for _, stage := range config.Stages {
 		if got := killed.ProviderFor(stage); got != "heuristic" {
 			t.Errorf("with the kill-switch ProviderFor(%s) = %s", stage, got)
@@ -324,13 +325,13 @@ func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
 	h := modeltest.NewHost(t)
 	cfg := httpConfig(h, "llama3.2:3b")
 	cfg.HTTP.APIKeyEnv = "TEST_LLM_KEY"
-	missing := newRouter(t, cfg, nil, nil)
+	missing := newRun(t, cfg, nil, nil)
 	_, err := missing.Call(context.Background(), testRequest("extract"))
 	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), "intelligence.http.api_key_env names TEST_LLM_KEY, which is not set; export TEST_LLM_KEY") {
 		t.Fatalf("err = %v", err)
 	}
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`})
-	r := newRouter(t, cfg, nil, map[string]string{"TEST_LLM_KEY": "sk-test-123"})
+	r := newRun(t, cfg, nil, map[string]string{"TEST_LLM_KEY": "sk-test-123"})
 	if _, err := r.Call(context.Background(), testRequest("extract")); err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +347,7 @@ func TestRouterBadSettingsFailOnlyTheirProvider(t *testing.T) {
 	cfg := httpConfig(h, "llama3.2:3b")
 	cfg.Ollama.Host = "::not a url"
 	cfg.Stages = map[string]config.StageRoute{"summarise": {Provider: "ollama"}}
-	r := newRouter(t, cfg, openDB(t), nil)
+	r := newRun(t, cfg, openDB(t), nil)
 	if _, err := r.Call(context.Background(), testRequest("extract")); err != nil {
 		t.Fatalf("http stage failed for ollama's settings: %v", err)
 	}

@@ -23,7 +23,7 @@ func TestAbsurdTokenCountsAreStoredAsUnknown(t *testing.T) {
 	cfg := httpConfig(h, "m")
 	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("1M")}}
 	var logs strings.Builder
-	r, err := NewRouter(cfg, db, func(string) string { return "" }, slog.New(slog.NewTextHandler(&logs, nil)))
+	r, err := NewRouter(cfg, db, func(string) string { return "" }, slog.New(slog.NewTextHandler(&logs, nil))).BeginRun(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -134,7 +134,7 @@ func BenchImport(ctx context.Context, bin, work, fixtures string, mb int) (Impor
 	}
 	defer p.Close()
 	db := p.DB
-	stage, err := p.ExtractStage()
+	stage, err := p.ExtractStage(ctx)
 	if err != nil {
 		return res, err
 	}
