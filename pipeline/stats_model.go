@@ -2,9 +2,9 @@ package pipeline
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -66,14 +66,14 @@ func (p *Pipeline) modelStats(ctx context.Context, st *Stats) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("stats: read stage health: %w", err)
 	}
-	if ms.Held, err = heldExtractions(ctx, p.DB.DB); err != nil {
+	if ms.Held, err = heldExtractions(ctx, p.DB); err != nil {
 		return err
 	}
 	st.Model = ms
 	return nil
 }
 
-func heldExtractions(ctx context.Context, db *sql.DB) ([]HeldExtraction, error) {
+func heldExtractions(ctx context.Context, db store.Querier) ([]HeldExtraction, error) {
 	rows, err := db.QueryContext(ctx, `SELECT session_id, consecutive_failures, COALESCE(last_error, ''), COALESCE(last_error_at, '')
 		FROM extract_watermarks WHERE consecutive_failures > 0 ORDER BY last_error_at DESC, session_id`)
 	if err != nil {

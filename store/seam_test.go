@@ -97,7 +97,15 @@ func scanSQL(t *testing.T, root, rel string) []string {
 		switch n := n.(type) {
 		case *ast.SelectorExpr:
 			if n.Sel.Name == "LastInsertId" {
-				out = append(out, fset.Position(n.Pos()).String()+": LastInsertId: use INSERT … RETURNING id")
+				out = append(out, fset.Position(n.Pos()).String()+": LastInsertId: use store's InsertID")
+			}
+			// The raw handle (store.DB's embedded *sql.DB, or a *sql.DB or
+			// *sql.Tx) runs statements past the engine's Rebind.
+			if x, ok := n.X.(*ast.SelectorExpr); ok && n.Sel.Name == "DB" && x.Sel.Name == "DB" {
+				out = append(out, fset.Position(n.Pos()).String()+": the raw *sql.DB inside store.DB skips the engine's rebinding: use the store.DB")
+			}
+			if x, ok := n.X.(*ast.Ident); ok && x.Name == "sql" && (n.Sel.Name == "DB" || n.Sel.Name == "Tx") {
+				out = append(out, fset.Position(n.Pos()).String()+": sql."+n.Sel.Name+" skips the engine's rebinding: take a store.DB, store.Tx or store.Querier")
 			}
 		case *ast.BasicLit:
 			if n.Kind != token.STRING {
