@@ -240,6 +240,18 @@ func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
 			t.Fatalf("text = %q, want %q", resp.Text, want)
 		}
 	}
+	if got := sentFormats(t, h); got != "json_schema,json_object,none,none" {
+		t.Fatalf("formats sent = %s, want json_schema,json_object,none,none", got)
+	}
+	if w := r.Warnings(); len(w) != 2 || !strings.Contains(w[1], "asking with prompt-only JSON for the rest of this run") {
+		t.Fatalf("warnings = %q", w)
+	}
+}
+
+// sentFormats lists the response_format type of each chat request, "none"
+// for a request without one.
+func sentFormats(t testing.TB, h *modeltest.Host) string {
+	t.Helper()
 	var formats []string
 	for _, req := range h.Requests("/v1/chat/completions") {
 		var sent struct {
@@ -254,11 +266,60 @@ func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
 		}
 		formats = append(formats, f)
 	}
-	if got := strings.Join(formats, ","); got != "json_schema,json_object,none,none" {
-		t.Fatalf("formats sent = %s, want json_schema,json_object,none,none", got)
+	return strings.Join(formats, ",")
+}
+
+// TestRunsOfOneRouterLearnApart: runs share the router's clients, not what
+// a run learns. A format the host rejected is asked with again by the next
+// run (a host may have been upgraded), and each run warns about it once;
+// spend rows carry each call's run id from its context, none outside a run.
+func TestRunsOfOneRouterLearnApart(t *testing.T) {
+	h := modeltest.NewHost(t)
+	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
+	db := openDB(t)
+	r := NewRouter(httpConfig(h, "llama3.2:3b"), db, func(string) string { return "" }, slog.New(slog.DiscardHandler))
+	for id := int64(1); id <= 2; id++ {
+		run, err := r.BeginRun(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := WithRun(context.Background(), id)
+		for range 2 {
+			h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`})
+			if _, err := run.Call(ctx, testRequest("classify")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if w := run.Warnings(); len(w) != 1 || !strings.Contains(w[0], "rejected response_format json_schema") {
+			t.Fatalf("run %d warnings = %q, want the rejected format once", id, w)
+		}
 	}
-	if w := r.Warnings(); len(w) != 2 || !strings.Contains(w[1], "asking with prompt-only JSON for the rest of this run") {
-		t.Fatalf("warnings = %q", w)
+	if got, want := sentFormats(t, h), "json_schema,json_object,json_object,json_schema,json_object,json_object"; got != want {
+		t.Fatalf("formats sent = %s, want %s (each run starts from json_schema)", got, want)
+	}
+	outside, err := r.BeginRun(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`})
+	if _, err := outside.Call(context.Background(), testRequest("classify")); err != nil {
+		t.Fatal(err)
+	}
+	var runs []string
+	rows, err := db.Query(`SELECT COALESCE(CAST(run_id AS TEXT), 'none') FROM spend ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var s string
+		if err := rows.Scan(&s); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, s)
+	}
+	if got := strings.Join(runs, ","); got != "1,1,2,2,none" {
+		t.Fatalf("spend rows carry runs %s, want 1,1,2,2,none", got)
 	}
 }
 
