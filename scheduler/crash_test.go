@@ -12,9 +12,12 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres/pgtest"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // crashLines is the size of the crash test's transcript.
@@ -28,7 +31,7 @@ const crashMaxLine = 2048
 // counted once too.
 func skippedCounts(tb testing.TB, db *store.DB) map[string]int64 {
 	tb.Helper()
-	rows, err := db.Query(`SELECT source || '/' || record_type, count FROM skipped_records`)
+	rows, err := db.QueryContext(context.Background(), `SELECT source || '/' || record_type, count FROM skipped_records`)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -49,7 +52,7 @@ func skippedCounts(tb testing.TB, db *store.DB) map[string]int64 {
 // file order.
 func storedEvents(tb testing.TB, db *store.DB, file string) []string {
 	tb.Helper()
-	rows, err := db.Query(`SELECT source_offset, event_type, role, content, coalesce(metadata, '') FROM session_events WHERE source_file = ? ORDER BY source_offset, seq`, file)
+	rows, err := db.QueryContext(context.Background(), `SELECT source_offset, event_type, role, content, coalesce(metadata, '') FROM session_events WHERE source_file = ? ORDER BY source_offset, seq`, file)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -75,10 +78,47 @@ func storedEvents(tb testing.TB, db *store.DB, file string) []string {
 // uninterrupted copy of the file stores — and every dropped record is
 // counted once.
 func TestCrashRestart(t *testing.T) {
+	for _, engine := range storetest.Engines {
+		t.Run(engine, func(t *testing.T) { crashRestart(t, engine) })
+	}
+}
+
+// engineStore puts the copy store in data on engine: for postgres, in a
+// schema of its own on the test server, its URL in a variable that the
+// returned environment entry sets for the daemon. It opens the store as
+// the daemon does, for the test to read.
+func engineStore(t *testing.T, engine, data string) (*store.DB, []string) {
+	t.Helper()
+	cfg, err := config.Load(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{}
+	var daemonEnv []string
+	if engine == "postgres" {
+		url, schema := pgtest.Schema(t)
+		const urlEnv = "RECOLLECT_TEST_DAEMON_PG_URL"
+		cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{URLEnv: urlEnv, Schema: schema}}
+		env[urlEnv] = url
+		daemonEnv = []string{urlEnv + "=" + url}
+		if err := config.Write(data, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db, err := pipeline.OpenStore(context.Background(), data, cfg.Storage, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, daemonEnv
+}
+
+func crashRestart(t *testing.T, engine string) {
 	bin := testbin.Binary(t)
 	root := t.TempDir()
 	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
 	folder := copyStore(t, data, home, cwd)
+	db, daemonEnv := engineStore(t, engine, data)
 	transcript := filepath.Join(folder, "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
 	var fixture [][]byte
 	for _, l := range fixtureLines(t) {
@@ -112,10 +152,9 @@ func TestCrashRestart(t *testing.T) {
 
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 0))
-	db := openStore(t, data)
 	var partial []int
 	for i := range 20 {
-		d := startDaemon(t, bin, data)
+		d := startDaemon(t, bin, data, daemonEnv...)
 		// The daemon copies from the moment its socket answers. Kill it
 		// after a random slice of a tenth of a whole copy on average, so
 		// the kills land all through the file.
@@ -129,7 +168,7 @@ func TestCrashRestart(t *testing.T) {
 	}
 	t.Logf("events stored after each kill: %v (seed %d)", partial, seed)
 
-	d := startDaemon(t, bin, data)
+	d := startDaemon(t, bin, data, daemonEnv...)
 	waitFor(t, "the whole file", func() bool { return len(storedEvents(t, db, transcript)) >= len(want) })
 	d.stop(t)
 	if got := storedEvents(t, db, transcript); !reflect.DeepEqual(got, want) {
