@@ -241,15 +241,21 @@ func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pip
 }
 
 // storeExists reports a missing store as one line that names the directory
-// and the command that creates it.
+// and the command that creates it. A directory whose config.json keeps the
+// store on PostgreSQL has its store there: its schema is opened (and made,
+// the first time) by whichever command comes first.
 func storeExists(dir string) error {
 	_, err := os.Stat(filepath.Join(dir, store.DBFile))
 	if err == nil {
 		return nil
 	}
 	if errors.Is(err, os.ErrNotExist) {
-		if _, cerr := config.Load(dir); cerr != nil {
+		cfg, cerr := config.Load(dir)
+		if cerr != nil {
 			return cerr // a broken config.json is the first thing to fix
+		}
+		if _, serr := os.Stat(filepath.Join(dir, config.FileName)); serr == nil && cfg.Storage.Provider == "postgres" {
+			return nil
 		}
 		return fmt.Errorf("no store in %s; create one with: recollect init %s (or pass --data DIR of an existing store)", dir, dir)
 	}
