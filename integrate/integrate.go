@@ -215,8 +215,10 @@ func (in *Integrator) claim(ctx context.Context) (token string, n int, err error
 	}
 	stale := store.FormatTime(now.Add(-lease))
 	err = in.DB.Tx(ctx, func(tx *store.Tx) error {
+		// The rows are picked by a SELECT that, on PostgreSQL, skips the
+		// rows another daemon's claim holds instead of waiting for it.
 		res, err := tx.ExecContext(ctx, `UPDATE session_facts SET status = 'claimed', claim_token = ?
-			WHERE status = 'pending' OR (status = 'claimed' AND claim_token < ?)`, token, stale)
+			WHERE id IN (SELECT id FROM session_facts WHERE status = 'pending' OR (status = 'claimed' AND claim_token < ?)`+tx.Engine().SkipLocked()+`)`, token, stale)
 		if err != nil {
 			return fmt.Errorf("claim pending facts: %w", err)
 		}

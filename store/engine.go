@@ -45,6 +45,12 @@ type Engine interface {
 	// id column (fact_provenance) in the order they were inserted; alias is
 	// the table's alias.
 	InsertOrder(alias string) string
+	// SkipLocked ends a SELECT that picks rows to claim: on an engine
+	// with row locks (FOR UPDATE SKIP LOCKED) it locks the rows it returns
+	// and passes over rows another transaction holds, so two writers
+	// claim disjoint rows without waiting; empty where a write
+	// transaction already holds the whole store (SQLite).
+	SkipLocked() string
 
 	// InsertID runs query, an INSERT written without RETURNING (a plain one,
 	// or one whose ON CONFLICT does nothing), and returns the value the row

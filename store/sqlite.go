@@ -46,6 +46,9 @@ func (sqliteEngine) JoinText(expr, sep string) string {
 
 func (sqliteEngine) InsertOrder(alias string) string { return alias + `.rowid` }
 
+// SkipLocked is empty: BEGIN IMMEDIATE already serialises writers.
+func (sqliteEngine) SkipLocked() string { return "" }
+
 // InsertID reads the rowid SQLite gave the row (every key column InsertID
 // is asked for is an INTEGER PRIMARY KEY, the rowid's alias). RETURNING
 // would give the same at a cost: SQLite collects a RETURNING statement's

@@ -61,6 +61,10 @@ func (Engine) JoinText(expr, sep string) string {
 	return `string_agg(CAST(` + expr + ` AS text), '` + strings.ReplaceAll(sep, "'", "''") + `')`
 }
 
+// SkipLocked locks the claimed rows and passes over rows another
+// writer (a second daemon on the same schema) holds.
+func (Engine) SkipLocked() string { return ` FOR UPDATE SKIP LOCKED` }
+
 // InsertOrder is fact_provenance's identity column ord (schema v3).
 func (Engine) InsertOrder(alias string) string { return alias + `.ord` }
 

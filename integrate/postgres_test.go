@@ -1,0 +1,99 @@
+package integrate_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/postgres/pgtest"
+)
+
+// twoWriters opens one PostgreSQL schema twice, as two daemons on two
+// machines open the store they share.
+func twoWriters(t *testing.T) (*store.DB, *store.DB) {
+	t.Helper()
+	url, schema := pgtest.Schema(t)
+	var dbs []*store.DB
+	for range 2 {
+		db, err := postgres.OpenStoreURL(context.Background(), t.TempDir(), url, schema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		dbs = append(dbs, db)
+	}
+	return dbs[0], dbs[1]
+}
+
+// TestPostgresIntegratorsNeverShareAFact: two integrate runs on two
+// handles of one schema, at once, integrate every pending fact once.
+func TestPostgresIntegratorsNeverShareAFact(t *testing.T) {
+	a, b := twoWriters(t)
+	ctx := context.Background()
+	const n = 40
+	for i := range n {
+		say(t, a, statement{session: fmt.Sprintf("s%d", i%3), text: fmt.Sprintf("Project number %d uses the Zeta%d build tool", i, i), day: 1 + i%20})
+	}
+	var wg sync.WaitGroup
+	reps := make([]integrate.Report, 2)
+	errs := make([]error, 2)
+	for i, db := range []*store.DB{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = newIntegrator(db, day(21)).Run(ctx)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := reps[0].Claimed + reps[1].Claimed; got != n {
+		t.Errorf("claimed %d + %d, want %d in all", reps[0].Claimed, reps[1].Claimed, n)
+	}
+	if got := count(t, a, `SELECT count(*) FROM facts`); got != n {
+		t.Errorf("%d facts, want %d", got, n)
+	}
+}
+
+// TestPostgresClaimSkipsLockedFacts: while another writer holds some
+// pending facts locked (its claim in flight), a claim takes the others at
+// once instead of waiting, and takes the rest once they are free.
+func TestPostgresClaimSkipsLockedFacts(t *testing.T) {
+	a, b := twoWriters(t)
+	ctx := context.Background()
+	for i := range 10 {
+		say(t, a, statement{session: "s", text: fmt.Sprintf("Service number %d runs on the Omega%d cluster", i, i), day: 1 + i})
+	}
+	held, err := b.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Rollback()
+	if _, err := held.ExecContext(ctx, `SELECT id FROM session_facts ORDER BY id LIMIT 3 FOR UPDATE`); err != nil {
+		t.Fatal(err)
+	}
+	wait, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	rep, err := newIntegrator(a, day(20)).Run(wait)
+	if err != nil {
+		t.Fatalf("claim beside another writer's locked facts: %v (a claim that waits for the lock runs out of time)", err)
+	}
+	if rep.Claimed != 7 {
+		t.Errorf("claimed %d beside 3 locked facts, want the 7 free ones", rep.Claimed)
+	}
+	if err := held.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	rep, err = newIntegrator(a, day(20)).Run(ctx)
+	if err != nil || rep.Claimed != 3 {
+		t.Fatalf("after the lock is released: claimed %d, %v; want the other 3", rep.Claimed, err)
+	}
+}
