@@ -121,6 +121,7 @@ func locomoCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "embedding-model", Usage: "the embedding `MODEL` (e.g. nomic-embed-text)"},
 			&cli.StringFlag{Name: "embedding-url", Usage: "the host's base `URL` (default http://localhost:11434, with /v1 for http)"},
 			&cli.StringFlag{Name: "embedding-key-env", Usage: "the environment `VARIABLE` holding the host's API key"},
+			&cli.StringFlag{Name: "engine", Value: "sqlite", Usage: "the storage `ENGINE` each conversation's store lives in: sqlite, or postgres (a schema per conversation on the server $RECOLLECT_POSTGRES_URL names, dropped after scoring)"},
 		},
 		Action: func(c *cli.Context) error {
 			path := c.Args().First()
@@ -146,6 +147,13 @@ func locomoCommand(env Env) *cli.Command {
 			opts := bench.LocomoOptions{Path: path, Conversations: c.Int("conversations"), Routes: routes, Getenv: env.Getenv,
 				Embedding: config.Embedding{Provider: c.String("embedding-provider"), Model: c.String("embedding-model"),
 					BaseURL: c.String("embedding-url"), APIKeyEnv: c.String("embedding-key-env")}}
+			switch c.String("engine") {
+			case "sqlite":
+			case "postgres":
+				opts.Storage = config.Storage{Provider: "postgres"}
+			default:
+				return usagef("bench locomo: unknown engine %q; use sqlite or postgres", c.String("engine"))
+			}
 			if opts.Embedding.Provider == "" && (c.IsSet("embedding-model") || c.IsSet("embedding-url") || c.IsSet("embedding-key-env")) {
 				return usagef("bench locomo: --embedding-model, --embedding-url and --embedding-key-env need --embedding-provider ollama or http")
 			}

@@ -11,6 +11,8 @@ package bench
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"io"
 	"log/slog"
@@ -28,6 +30,7 @@ import (
 	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres"
 )
 
 // LocomoOptions configure a LoCoMo run.
@@ -49,6 +52,13 @@ type LocomoOptions struct {
 	// the environment a user's pipeline reads (RECOLLECT_PROVIDER).
 	Embedding config.Embedding
 	Getenv    func(string) string
+	// Storage is where each conversation's store lives, as a user's
+	// config.json says it (sqlite when its provider is empty); a postgres
+	// store gets a schema of its own per conversation and route, dropped
+	// after it is scored.
+	Storage config.Storage
+	// run names this run's postgres schemas apart from any other run's.
+	run string
 }
 
 // Depth is how many results are scored per question (recall@10, MRR@10).
@@ -194,6 +204,11 @@ func RunLocomo(ctx context.Context, opts LocomoOptions) (LocomoReport, error) {
 		}
 		defer os.RemoveAll(work)
 	}
+	var run [4]byte
+	if _, err := rand.Read(run[:]); err != nil {
+		return rep, fmt.Errorf("name the run: %w", err)
+	}
+	opts.run = hex.EncodeToString(run[:])
 	names := []string{SystemRecollect, SystemBM25Stem, SystemBM25Plain}
 	var emb integrate.Embedder
 	if opts.Embedding.Provider == "" {
@@ -245,11 +260,22 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 		return fmt.Errorf("create store directory: %w", err)
 	}
 	defer os.RemoveAll(dir)
+	if opts.Storage.Provider == "postgres" {
+		cfg := config.Default()
+		cfg.Storage = opts.Storage
+		cfg.Storage.Postgres.Schema = postgres.DefaultSchema("locomo-" + opts.run + "-" + route + "-" + c.ID)
+		if err := config.Write(dir, cfg); err != nil {
+			return err
+		}
+	}
 	p, err := pipeline.Open(ctx, dir, pipeline.Options{Getenv: opts.Getenv, Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		return err
 	}
 	defer p.Close()
+	if opts.Storage.Provider == "postgres" {
+		defer postgres.DropSchema(context.WithoutCancel(ctx), p.DB)
+	}
 	start := time.Now()
 	byCapture, dups, err := ingest(ctx, p.DB, route, c)
 	if err != nil {

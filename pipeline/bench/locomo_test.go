@@ -11,9 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres/pgtest"
 )
 
 func TestNormalizeDiaID(t *testing.T) {
@@ -257,5 +259,43 @@ func TestLocomoRealBeatsBM25(t *testing.T) {
 		if k.Overall.RecallAt10 <= b.Overall.RecallAt10 {
 			t.Errorf("%s route: recollect recall@10 %.3f does not beat plain BM25 %.3f", rr.Route, k.Overall.RecallAt10, b.Overall.RecallAt10)
 		}
+	}
+}
+
+// TestRunLocomoMiniOnPostgres scores the mini dataset with every store on
+// PostgreSQL (bench locomo --engine postgres): the same questions are
+// answered as on SQLite, and no conversation's schema is left behind.
+func TestRunLocomoMiniOnPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	path := filepath.Join("testdata", "mini_locomo.json")
+	lite, err := RunLocomo(ctx, LocomoOptions{Path: path, WorkDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	pg, err := RunLocomo(ctx, LocomoOptions{Path: path, WorkDir: work,
+		Storage: config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{URLEnv: "LOCOMO_PG_URL"}},
+		Getenv:  func(k string) string { return map[string]string{"LOCOMO_PG_URL": url}[k] }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pg.Routes) != len(lite.Routes) || pg.Questions != lite.Questions {
+		t.Fatalf("postgres scored %d routes, %d questions; sqlite %d, %d", len(pg.Routes), pg.Questions, len(lite.Routes), lite.Questions)
+	}
+	for i, rr := range pg.Routes {
+		got, want := rr.Systems[0].Overall, lite.Routes[i].Systems[0].Overall
+		if rr.Facts != lite.Routes[i].Facts || got.N != want.N || got.RecallAt10 != want.RecallAt10 {
+			t.Errorf("%s: postgres %d facts, recollect %+v; sqlite %d facts, %+v", rr.Route, rr.Facts, got, lite.Routes[i].Facts, want)
+		}
+	}
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	var left int
+	if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE 'locomo-%'`).Scan(&left); err != nil || left != 0 {
+		t.Errorf("%d conversation schemas left on the server (%v)", left, err)
 	}
 }

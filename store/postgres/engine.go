@@ -201,3 +201,16 @@ func VectorStorage(ctx context.Context, db *store.DB) (string, error) {
 	}
 	return "bytes with sign codes, searched in recollect (the server has no pgvector)", nil
 }
+
+// DropSchema removes the store's schema and everything in it: for the
+// benchmarks' throwaway stores, never for a user's.
+func DropSchema(ctx context.Context, db *store.DB) error {
+	var schema string
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return fmt.Errorf("drop schema: %w", err)
+	}
+	if _, err := db.DB.ExecContext(ctx, `DROP SCHEMA `+quoteIdent(schema)+` CASCADE`); err != nil {
+		return fmt.Errorf("drop schema %s: %w", schema, err)
+	}
+	return nil
+}
