@@ -98,6 +98,12 @@ func OpenStore(ctx context.Context, dir string, storage config.Storage, getenv f
 	return store.Open(ctx, dir)
 }
 
+// CopyStore copies every row of from into to (another engine's store, or
+// a new one), verifying each table's count (see store.Copy).
+func CopyStore(ctx context.Context, from, to *store.DB) ([]store.TableCount, error) {
+	return store.Copy(ctx, from, to)
+}
+
 // Close closes the read side, then the store.
 func (p *Pipeline) Close() error {
 	var rerr error

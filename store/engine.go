@@ -51,6 +51,10 @@ type Engine interface {
 	// claim disjoint rows without waiting; empty where a write
 	// transaction already holds the whole store (SQLite).
 	SkipLocked() string
+	// AfterCopy runs in the transaction that copied table's rows with
+	// their ids (Copy): an engine whose id counters do not follow explicit
+	// ids moves them past the copied ones.
+	AfterCopy(ctx context.Context, tx *Tx, table string) error
 
 	// InsertID runs query, an INSERT written without RETURNING (a plain one,
 	// or one whose ON CONFLICT does nothing), and returns the value the row

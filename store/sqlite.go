@@ -46,6 +46,10 @@ func (sqliteEngine) JoinText(expr, sep string) string {
 
 func (sqliteEngine) InsertOrder(alias string) string { return alias + `.rowid` }
 
+// AfterCopy has nothing to do: AUTOINCREMENT's counter follows the
+// largest id inserted.
+func (sqliteEngine) AfterCopy(context.Context, *Tx, string) error { return nil }
+
 // SkipLocked is empty: BEGIN IMMEDIATE already serialises writers.
 func (sqliteEngine) SkipLocked() string { return "" }
 

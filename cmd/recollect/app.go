@@ -145,6 +145,7 @@ func commands(env Env) []*cli.Command {
 		statsCommand(env),
 		settingsCommand(env),
 		pruneCommand(env),
+		storeCommand(env),
 		forgetCommand(env),
 		inspectCommand(env),
 		demoCommand(env),

@@ -51,3 +51,41 @@ func TestPostgresStoreFromTheCLI(t *testing.T) {
 		t.Errorf("stats without the URL: exit %d, stderr %q; want exit 1 and one line naming the variable", code, errs)
 	}
 }
+
+// TestStoreCopyBothWays: recollect store copy moves a SQLite store into a
+// PostgreSQL one and back, says every table's count matches, and run again
+// copies nothing; the copies answer the same search.
+func TestStoreCopyBothWays(t *testing.T) {
+	url, schema := pgtest.Schema(t)
+	root := t.TempDir()
+	src, pg, back := filepath.Join(root, "src"), filepath.Join(root, "pg"), filepath.Join(root, "back")
+	if err := os.MkdirAll(pg, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{Schema: schema}}
+	if err := config.Write(pg, cfg); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"RECOLLECT_POSTGRES_URL": url, "HOME": t.TempDir()}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"record", "--data", src, "--role", "user", "--content", "We deploy the Atlas service with Render every Friday"}, "recorded event"},
+		{[]string{"consolidate", "--data", src}, "1 new fact"},
+		{[]string{"store", "copy", "--data", src, "--to", pg}, "(postgres): every table's count matches"},
+		{[]string{"store", "copy", "--data", src, "--to", pg}, "0 tables copied"},
+		{[]string{"store", "copy", "--data", pg, "--to", back}, "(sqlite): every table's count matches"},
+		{[]string{"search", "--data", back, "Render"}, `[fact 1] "We deploy the Atlas service with Render every Friday"`},
+		{[]string{"search", "--data", pg, "Render"}, `[fact 1] "We deploy the Atlas service with Render every Friday"`},
+	} {
+		out, errs, code := runApp(t, env, c.args...)
+		if code != 0 || !strings.Contains(out, c.says) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errs, c.says)
+		}
+	}
+	if _, errs, code := runApp(t, env, "store", "copy", "--data", src); code != 2 || !strings.Contains(errs, "--to DIR") {
+		t.Errorf("store copy without --to: exit %d, %q; want 2 naming --to", code, errs)
+	}
+}

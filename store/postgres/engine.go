@@ -61,6 +61,24 @@ func (Engine) JoinText(expr, sep string) string {
 	return `string_agg(CAST(` + expr + ` AS text), '` + strings.ReplaceAll(sep, "'", "''") + `')`
 }
 
+// AfterCopy moves the table's identity counter past the ids Copy
+// inserted, so the next row takes a new id.
+func (Engine) AfterCopy(ctx context.Context, tx *store.Tx, table string) error {
+	var col sql.NullString
+	err := tx.QueryRowContext(ctx, `SELECT a.attname FROM pg_attribute a WHERE a.attrelid = to_regclass(?) AND a.attidentity <> '' AND a.attnum > 0`, table).Scan(&col)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("copy %s: find its identity: %w", table, err)
+	}
+	q := `SELECT setval(pg_get_serial_sequence(?, ?), GREATEST((SELECT max(` + quoteIdent(col.String) + `) FROM ` + quoteIdent(table) + `), 1))`
+	if _, err := tx.ExecContext(ctx, q, table, col.String); err != nil {
+		return fmt.Errorf("copy %s: move its identity past the copied ids: %w", table, err)
+	}
+	return nil
+}
+
 // SkipLocked locks the claimed rows and passes over rows another
 // writer (a second daemon on the same schema) holds.
 func (Engine) SkipLocked() string { return ` FOR UPDATE SKIP LOCKED` }
