@@ -17,6 +17,13 @@ var copyTables = []string{
 	"source_problems", "fact_signatures", "fact_signature_backfill",
 }
 
+// selfReferences names, per table, the column whose foreign key points
+// at another row of the same table (a fact's successor). A copy in key
+// order would name a row not yet copied (a successor can have a higher
+// key), so it writes the column as NULL first and sets it once every row
+// of the table is in, in the same transaction.
+var selfReferences = map[string]string{"facts": "superseded_by"}
+
 // generatedColumns are columns an engine computes itself (PostgreSQL's
 // full-text vectors); a copy never writes them.
 var generatedColumns = []string{"content_tsv"}
@@ -143,9 +150,18 @@ func copyTable(ctx context.Context, from, to *DB, table string) error {
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
+		self, key := -1, slices.Index(cols, "id")
+		if col, ok := selfReferences[table]; ok && key >= 0 {
+			self = slices.Index(cols, col)
+		}
+		var later [][2]any // key, self-reference set after every row is in
 		for rows.Next() {
 			if err := rows.Scan(ptrs...); err != nil {
 				return fmt.Errorf("read %s: %w", table, err)
+			}
+			if self >= 0 && vals[self] != nil {
+				later = append(later, [2]any{vals[key], vals[self]})
+				vals[self] = nil
 			}
 			if _, err := stmt.ExecContext(ctx, vals...); err != nil {
 				return fmt.Errorf("copy %s: %w", table, err)
@@ -153,6 +169,12 @@ func copyTable(ctx context.Context, from, to *DB, table string) error {
 		}
 		if err := rows.Err(); err != nil {
 			return fmt.Errorf("read %s: %w", table, err)
+		}
+		for _, kv := range later {
+			col := quoteCol(cols[self])
+			if _, err := tx.ExecContext(ctx, `UPDATE `+table+` SET `+col+` = ? WHERE id = ?`, kv[1], kv[0]); err != nil {
+				return fmt.Errorf("copy %s: set %s of row %v: %w", table, cols[self], kv[0], err)
+			}
 		}
 		return tx.Engine().AfterCopy(ctx, tx, table)
 	})

@@ -39,11 +39,46 @@ func fill(t *testing.T, db *store.DB) {
 		{`INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?, 'p', 'm', 2, ?, 'a')`, []any{ids[0], []byte{1, 2, 3, 4, 5, 6, 7, 8}}},
 		{`INSERT INTO vector_codes(fact_id, provider, model, dim, code) VALUES (?, 'p', 'm', 2, ?)`, []any{ids[0], []byte{1}}},
 		{`INSERT INTO session_facts(session_id, content, digest, producer, created_at) VALUES ('s', 'pending one', 'pd', 'capture', 'a')`, nil},
+		// The first fact's successor has a higher key, so a copy in key
+		// order meets the reference before the row it names.
+		{`UPDATE facts SET status = 'superseded', superseded_by = ? WHERE id = ?`, []any{ids[2], ids[0]}},
 	} {
 		if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
 			t.Fatalf("%s: %v", q.sql, err)
 		}
 	}
+}
+
+// checkSuccessor checks that fill's superseded fact still names its
+// successor.
+func checkSuccessor(t *testing.T, db *store.DB) {
+	t.Helper()
+	var status string
+	var next *int64
+	if err := db.QueryRowContext(context.Background(), `SELECT status, superseded_by FROM facts WHERE id = 1`).Scan(&status, &next); err != nil {
+		t.Fatal(err)
+	}
+	if status != "superseded" || next == nil || *next != 3 {
+		t.Errorf("%s: fact 1 after the copy is %s, superseded by %v; want superseded by 3", db.Engine().Name(), status, next)
+	}
+}
+
+// TestCopyKeepsSuccessors copies a SQLite store into another (no server
+// needed): a fact superseded by a later one keeps its successor, and the
+// copy checks every table's count.
+func TestCopyKeepsSuccessors(t *testing.T) {
+	a, b := storetest.Open(t, "sqlite"), storetest.Open(t, "sqlite")
+	fill(t, a)
+	counts, err := store.Copy(context.Background(), a, b)
+	if err != nil {
+		t.Fatalf("copy: %v", err)
+	}
+	for _, tc := range counts {
+		if tc.Source != tc.Dest {
+			t.Errorf("%s: %d → %d", tc.Table, tc.Source, tc.Dest)
+		}
+	}
+	checkSuccessor(t, b)
 }
 
 func provenanceOrder(t *testing.T, db *store.DB) []int64 {
@@ -95,6 +130,9 @@ func TestCopyBetweenEngines(t *testing.T) {
 	}
 	if got, want := provenanceOrder(t, c), provenanceOrder(t, a); !slices.Equal(got, want) || len(got) != 3 {
 		t.Errorf("provenance order after two copies %v, want %v", got, want)
+	}
+	for _, db := range []*store.DB{b, c} {
+		checkSuccessor(t, db)
 	}
 	for _, db := range []*store.DB{b, c} {
 		ids := addFacts(t, db, "a fact written after the copy")
