@@ -79,7 +79,12 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 		p.log = slog.Default()
 	}
 	if cfg.Mode == config.ModeCopy {
-		p.copier = &sources.Copier{DB: db, Sources: cfg.Sources, Redaction: cfg.Redaction, Log: p.log, Getenv: p.getenv}
+		machine, err := store.MachineID(p.getenv)
+		if err != nil {
+			db.Close()
+			return nil, err
+		}
+		p.copier = &sources.Copier{DB: db, Sources: cfg.Sources, Redaction: cfg.Redaction, Log: p.log, Getenv: p.getenv, Machine: machine}
 	}
 	p.router = model.NewRouter(cfg.Intelligence, db, p.getenv, p.log)
 	db.Room = p.EnsureRoom

@@ -245,10 +245,24 @@ type StorageStats struct {
 	Engine  string `json:"engine"`
 	Where   string `json:"where"`
 	Vectors string `json:"vectors"`
+	// Machine is this machine's id (store.MachineID), which keys its copy
+	// progress; Machines counts the machines with copy progress in the
+	// store, and Unowned the files whose progress was recorded before
+	// machines were told apart and no copier has taken over yet.
+	Machine  string `json:"machine"`
+	Machines int    `json:"machines_copying"`
+	Unowned  int    `json:"files_before_machines"`
 }
 
 func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(string, error) bool) {
 	st.Storage = StorageStats{Engine: p.DB.Engine().Name(), Where: p.DB.Path, Vectors: "bytes with sign codes, searched in recollect"}
+	machine, err := store.MachineID(p.getenv)
+	if !unknown("storage.machine", err) {
+		st.Storage.Machine = machine
+	}
+	err = p.DB.QueryRowContext(ctx, `SELECT count(DISTINCT NULLIF(machine, '')), count(*) FILTER (WHERE machine = '') FROM source_files`).
+		Scan(&st.Storage.Machines, &st.Storage.Unowned)
+	unknown("storage.machines_copying", err)
 	if st.Storage.Engine == "postgres" {
 		v, err := postgres.VectorStorage(ctx, p.DB)
 		if unknown("storage.vectors", err) {

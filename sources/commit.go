@@ -29,6 +29,7 @@ type batchTx struct {
 	tx       *store.Tx
 	ins      *sql.Stmt
 	st       *passState
+	machine  string
 	now      string
 	sessions map[string]*span
 	skipped  map[string]int64
@@ -55,7 +56,7 @@ func (c *Copier) commit(ctx context.Context, st *passState, batch []mappedLine, 
 	}
 	var b *batchTx
 	err := c.DB.Tx(ctx, func(tx *store.Tx) error {
-		cur, err := readProgress(ctx, tx, st.f.path)
+		cur, err := readProgress(ctx, tx, c.Machine, st.f.path)
 		if err != nil {
 			return err
 		}
@@ -67,7 +68,7 @@ func (c *Copier) commit(ctx context.Context, st *passState, batch []mappedLine, 
 			return fmt.Errorf("prepare event insert: %w", err)
 		}
 		defer ins.Close()
-		b = &batchTx{ctx: ctx, tx: tx, ins: ins, st: st, now: store.Now(), sessions: map[string]*span{},
+		b = &batchTx{ctx: ctx, tx: tx, ins: ins, st: st, machine: c.Machine, now: store.Now(), sessions: map[string]*span{},
 			skipped: map[string]int64{}, redacted: map[string]int64{}}
 		for i := range batch {
 			if err := b.line(&batch[i]); err != nil {
@@ -80,7 +81,7 @@ func (c *Copier) commit(ctx context.Context, st *passState, batch []mappedLine, 
 		return err
 	}
 	st.stored = progress{exists: true, offset: end, lines: st.lineNo, rereadUntil: st.rereadUntil, fingerprint: b.fingerprint,
-		identity: st.f.identity, dev: st.dev, ino: st.ino, hasID: st.hasID}
+		identity: st.f.identity, dev: st.dev, ino: st.ino, hasID: st.hasID, machine: c.Machine}
 	rep.Lines += int64(len(batch))
 	rep.Events += b.events
 	rep.Duplicates += b.dups
@@ -247,17 +248,24 @@ func (b *batchTx) finish(end int64) error {
 	if b.st.hasID {
 		dev, ino = b.st.dev, b.st.ino
 	}
-	_, err = tx.ExecContext(ctx, `INSERT INTO source_files(path, kind, session_id, fingerprint, size, "offset", lines, missing, updated_at, reread_until, identity, dev, ino)
-		VALUES (?,?,?,?,?,?,?,0,?,?,?,?,?)
-		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind,
+	_, err = tx.ExecContext(ctx, `INSERT INTO source_files(machine, path, kind, session_id, fingerprint, size, "offset", lines, missing, updated_at, reread_until, identity, dev, ino)
+		VALUES (?,?,?,?,?,?,?,?,0,?,?,?,?,?)
+		ON CONFLICT(machine, path) DO UPDATE SET kind = excluded.kind,
 			session_id = COALESCE(source_files.session_id, excluded.session_id),
 			fingerprint = excluded.fingerprint, size = excluded.size, "offset" = excluded."offset",
 			lines = excluded.lines, missing = 0, updated_at = excluded.updated_at, reread_until = excluded.reread_until,
 			identity = excluded.identity, dev = excluded.dev, ino = excluded.ino`,
-		b.st.f.path, b.st.f.kind, nullStr(b.firstSID), fp, b.st.size, end, b.st.lineNo, b.now, b.st.rereadUntil,
+		b.machine, b.st.f.path, b.st.f.kind, nullStr(b.firstSID), fp, b.st.size, end, b.st.lineNo, b.now, b.st.rereadUntil,
 		b.st.f.identity, dev, ino)
 	if err != nil {
 		return fmt.Errorf("save progress of %s: %w", b.st.f.path, err)
+	}
+	if b.st.stored.exists && b.st.stored.machine != b.machine {
+		// The row recorded before machines were told apart is this
+		// machine's from now on: the one above continues it.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM source_files WHERE machine = '' AND path = ?`, b.st.f.path); err != nil {
+			return fmt.Errorf("take over progress of %s: %w", b.st.f.path, err)
+		}
 	}
 	return nil
 }

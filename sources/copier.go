@@ -45,6 +45,14 @@ type Copier struct {
 	Getenv func(string) string
 	// BatchLines overrides DefaultBatchLines when positive.
 	BatchLines int
+	// Machine names the machine this copier runs on (store.MachineID).
+	// Copy progress is keyed by machine and path, so copiers on two
+	// machines following the same path into one store never share a
+	// file's progress, and a new file's lines are stored under an identity
+	// that names the machine. A row recorded before machines were told
+	// apart (machine '') is taken over by the first copier that follows
+	// its path. "" is the machine of a copier that was told none.
+	Machine string
 
 	once    sync.Once
 	initErr error
@@ -264,7 +272,7 @@ func (c *Copier) copyFile(ctx context.Context, f selected, rep *Report) error {
 // markMissing flags progress rows whose file is gone. Their events stay;
 // the file just drops out of what is followed.
 func (c *Copier) markMissing(ctx context.Context) error {
-	rows, err := c.DB.QueryContext(ctx, `SELECT path FROM source_files WHERE missing = 0`)
+	rows, err := c.DB.QueryContext(ctx, `SELECT path FROM source_files WHERE missing = 0 AND machine = ?`, c.Machine)
 	if err != nil {
 		return fmt.Errorf("list copied files: %w", err)
 	}
@@ -285,7 +293,7 @@ func (c *Copier) markMissing(ctx context.Context) error {
 	}
 	sort.Strings(gone)
 	for _, p := range gone {
-		if _, err := c.DB.ExecContext(ctx, `UPDATE source_files SET missing = 1, updated_at = ? WHERE path = ?`, store.Now(), p); err != nil {
+		if _, err := c.DB.ExecContext(ctx, `UPDATE source_files SET missing = 1, updated_at = ? WHERE machine = ? AND path = ?`, store.Now(), c.Machine, p); err != nil {
 			return fmt.Errorf("mark %s missing: %w", p, err)
 		}
 	}
@@ -303,14 +311,18 @@ type progress struct {
 	identity string
 	dev, ino int64
 	hasID    bool
+	// machine is the row's machine: the copier's own, or '' for a row
+	// recorded before machines were told apart, which the copier takes
+	// over when it next commits.
+	machine string
 }
 
 // progressColumns is what readProgress scans, in order.
-const progressColumns = `"offset", lines, fingerprint, reread_until, COALESCE(identity, ''), dev, ino`
+const progressColumns = `"offset", lines, fingerprint, reread_until, COALESCE(identity, ''), dev, ino, machine`
 
 func (p *progress) scan(row interface{ Scan(...any) error }) error {
 	var dev, ino sql.NullInt64
-	if err := row.Scan(&p.offset, &p.lines, &p.fingerprint, &p.rereadUntil, &p.identity, &dev, &ino); err != nil {
+	if err := row.Scan(&p.offset, &p.lines, &p.fingerprint, &p.rereadUntil, &p.identity, &dev, &ino, &p.machine); err != nil {
 		return err
 	}
 	p.exists = true
@@ -318,9 +330,12 @@ func (p *progress) scan(row interface{ Scan(...any) error }) error {
 	return nil
 }
 
-func readProgress(ctx context.Context, q store.Execer, path string) (progress, error) {
+// readProgress reads the progress row of path on machine, or the row
+// recorded there before machines were told apart when machine has none.
+func readProgress(ctx context.Context, q store.Execer, machine, path string) (progress, error) {
 	var p progress
-	err := p.scan(q.QueryRowContext(ctx, `SELECT `+progressColumns+` FROM source_files WHERE path = ?`, path))
+	err := p.scan(q.QueryRowContext(ctx, `SELECT `+progressColumns+` FROM source_files
+		WHERE path = ? AND machine IN (?, '') ORDER BY machine = '' LIMIT 1`, path, machine))
 	if errors.Is(err, sql.ErrNoRows) {
 		return progress{}, nil
 	}

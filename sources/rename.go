@@ -18,7 +18,7 @@ import (
 // identify reads f's progress row, following the file across a rename,
 // and sets f.identity to the identity its lines are stored under.
 func (c *Copier) identify(ctx context.Context, f *selected, file *os.File, fi os.FileInfo) (progress, error) {
-	pr, err := readProgress(ctx, c.DB, f.path)
+	pr, err := readProgress(ctx, c.DB, c.Machine, f.path)
 	if err != nil {
 		return pr, err
 	}
@@ -42,7 +42,12 @@ func (c *Copier) identify(ctx context.Context, f *selected, file *os.File, fi os
 		// A new file: its lines are stored under its path's identity,
 		// also when a file renamed away carries the same one (a rotated
 		// log's successor): dedupe keys count identical lines, so the two
-		// files' lines never take each other's place.
+		// files' lines never take each other's place. The identity names
+		// the machine, so another machine's file at the same path keeps
+		// lines of its own even where the two are identical.
+		if c.Machine != "" {
+			f.identity = c.Machine + "/" + f.identity
+		}
 		return pr, nil
 	}
 	if pr.identity != "" {
@@ -51,11 +56,11 @@ func (c *Copier) identify(ctx context.Context, f *selected, file *os.File, fi os
 	if hasID && !pr.hasID {
 		// A row from before inodes were kept: note this file's, so a later
 		// rename is followed.
-		if _, err := c.DB.ExecContext(ctx, `UPDATE source_files SET dev = ?, ino = ?, identity = COALESCE(identity, ?) WHERE path = ? AND dev IS NULL`,
-			dev, ino, f.identity, f.path); err != nil {
+		if _, err := c.DB.ExecContext(ctx, `UPDATE source_files SET dev = ?, ino = ?, identity = COALESCE(identity, ?) WHERE machine = ? AND path = ? AND dev IS NULL`,
+			dev, ino, f.identity, pr.machine, f.path); err != nil {
 			return pr, fmt.Errorf("note identity of %s: %w", f.path, err)
 		}
-		return readProgress(ctx, c.DB, f.path)
+		return readProgress(ctx, c.DB, c.Machine, f.path)
 	}
 	return pr, nil
 }
@@ -68,12 +73,12 @@ func (c *Copier) keepAside(ctx context.Context, path string, pr progress) error 
 		identity = c.identityOf(path)
 	}
 	aside := fmt.Sprintf("%s (renamed away; inode %d:%d)", path, pr.dev, pr.ino)
-	_, err := c.DB.ExecContext(ctx, `INSERT INTO source_files(path, kind, session_id, fingerprint, size, "offset", lines, missing, updated_at, reread_until, identity, dev, ino)
-		SELECT ?, kind, session_id, fingerprint, size, "offset", lines, 1, updated_at, reread_until, ?, dev, ino FROM source_files WHERE path = ?
-		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, session_id = excluded.session_id, fingerprint = excluded.fingerprint,
+	_, err := c.DB.ExecContext(ctx, `INSERT INTO source_files(machine, path, kind, session_id, fingerprint, size, "offset", lines, missing, updated_at, reread_until, identity, dev, ino)
+		SELECT ?, ?, kind, session_id, fingerprint, size, "offset", lines, 1, updated_at, reread_until, ?, dev, ino FROM source_files WHERE machine = ? AND path = ?
+		ON CONFLICT(machine, path) DO UPDATE SET kind = excluded.kind, session_id = excluded.session_id, fingerprint = excluded.fingerprint,
 			size = excluded.size, "offset" = excluded."offset", lines = excluded.lines, missing = excluded.missing, updated_at = excluded.updated_at,
 			reread_until = excluded.reread_until, identity = excluded.identity, dev = excluded.dev, ino = excluded.ino`,
-		aside, identity, path)
+		c.Machine, aside, identity, pr.machine, path)
 	if err != nil {
 		return fmt.Errorf("keep progress of the file %s was before: %w", path, err)
 	}
@@ -86,7 +91,8 @@ func (c *Copier) keepAside(ctx context.Context, path string, pr progress) error 
 func (c *Copier) adopt(ctx context.Context, f selected, file *os.File, dev, ino int64) (progress, error) {
 	var pr progress
 	err := c.DB.Tx(ctx, func(tx *store.Tx) error {
-		rows, err := tx.QueryContext(ctx, `SELECT path FROM source_files WHERE dev = ? AND ino = ? AND path <> ? ORDER BY updated_at DESC`, dev, ino, f.path)
+		rows, err := tx.QueryContext(ctx, `SELECT path FROM source_files WHERE dev = ? AND ino = ? AND path <> ? AND machine IN (?, '')
+			GROUP BY path ORDER BY max(updated_at) DESC`, dev, ino, f.path, c.Machine)
 		if err != nil {
 			return fmt.Errorf("find %s under an earlier name: %w", f.path, err)
 		}
@@ -107,7 +113,7 @@ func (c *Copier) adopt(ctx context.Context, f selected, file *os.File, dev, ino 
 			if sameFileAt(old, dev, ino) {
 				continue // a hard link: both names are the one file, each followed as it is
 			}
-			cand, err := readProgress(ctx, tx, old)
+			cand, err := readProgress(ctx, tx, c.Machine, old)
 			if err != nil {
 				return err
 			}
@@ -117,13 +123,15 @@ func (c *Copier) adopt(ctx context.Context, f selected, file *os.File, dev, ino 
 			if cand.identity == "" {
 				cand.identity = c.identityOf(old)
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE source_files SET path = ?, identity = ?, missing = 0 WHERE path = ?`, f.path, cand.identity, old); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE source_files SET machine = ?, path = ?, identity = ?, missing = 0 WHERE machine = ? AND path = ?`,
+				c.Machine, f.path, cand.identity, cand.machine, old); err != nil {
 				return fmt.Errorf("follow %s renamed to %s: %w", old, f.path, err)
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM source_problems WHERE path = ?`, old); err != nil {
 				return fmt.Errorf("follow %s renamed to %s: %w", old, f.path, err)
 			}
 			c.Log.Info("transcript renamed; continuing where it was", "from", old, "to", f.path, "offset", cand.offset)
+			cand.machine = c.Machine
 			pr = cand
 			return nil
 		}

@@ -498,6 +498,36 @@ CREATE TRIGGER session_events_au AFTER UPDATE OF content ON session_events BEGIN
 	INSERT INTO events_fts(rowid, content) VALUES (new.seq, new.content);
 END;
 `,
+	// v17 — copy progress per machine: several daemons on several
+	// machines may share one store (PostgreSQL), and two of them can follow
+	// transcripts at the same absolute path. A file's row is keyed by
+	// (machine, path). Rows stored before carry machine '': recorded
+	// before machines were told apart, taken over by the first copier that
+	// follows the path (on a SQLite store, always this machine's).
+	`
+CREATE TABLE source_files_v17 (
+	path         TEXT NOT NULL,
+	kind         TEXT NOT NULL,
+	session_id   TEXT,
+	fingerprint  TEXT NOT NULL DEFAULT '',
+	size         INTEGER NOT NULL DEFAULT 0,
+	offset       INTEGER NOT NULL DEFAULT 0,
+	lines        INTEGER NOT NULL DEFAULT 0,
+	missing      INTEGER NOT NULL DEFAULT 0,
+	updated_at   TEXT NOT NULL,
+	reread_until INTEGER NOT NULL DEFAULT 0,
+	identity     TEXT,
+	dev          INTEGER,
+	ino          INTEGER,
+	machine      TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (machine, path)
+);
+INSERT INTO source_files_v17 (path, kind, session_id, fingerprint, size, offset, lines, missing, updated_at, reread_until, identity, dev, ino)
+	SELECT path, kind, session_id, fingerprint, size, offset, lines, missing, updated_at, reread_until, identity, dev, ino FROM source_files;
+DROP TABLE source_files;
+ALTER TABLE source_files_v17 RENAME TO source_files;
+CREATE INDEX source_files_inode ON source_files(dev, ino);
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

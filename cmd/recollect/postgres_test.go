@@ -27,6 +27,10 @@ func TestPostgresStoreFromTheCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	env := map[string]string{"TEAM_MEMORY_URL": url, "HOME": t.TempDir()}
+	machine, err := store.MachineID(func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		args []string
 		says string
@@ -36,6 +40,7 @@ func TestPostgresStoreFromTheCLI(t *testing.T) {
 		{[]string{"consolidate"}, "1 new fact"},
 		{[]string{"search", "Render"}, "found by: keyword"},
 		{[]string{"stats"}, "storage      postgres: schema " + schema},
+		{[]string{"stats"}, "machine      " + machine[:8] + "; 0 machines copying into this store\n"},
 	} {
 		out, errs, code := runApp(t, env, append(c.args, "--data", dir)...)
 		if code != 0 || !strings.Contains(out, c.says) {

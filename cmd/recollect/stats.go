@@ -38,12 +38,35 @@ func statsCommand(env Env) *cli.Command {
 	}
 }
 
+// machineLine names this machine (its id's first 8 characters) and, on a
+// store several machines can share, how many copy into it.
+func machineLine(st pipeline.Stats) string {
+	id := st.Storage.Machine
+	if reason, ok := st.Unknown["storage.machine"]; ok {
+		id = "unknown: " + reason
+	} else if len(id) > 8 {
+		id = id[:8]
+	}
+	if st.Storage.Engine != "postgres" {
+		return id
+	}
+	if reason, ok := st.Unknown["storage.machines_copying"]; ok {
+		return id + "; machines copying into this store unknown: " + reason
+	}
+	line := fmt.Sprintf("%s; %s copying into this store", id, graph.Plural(st.Storage.Machines, "machine"))
+	if st.Storage.Unowned > 0 {
+		line += fmt.Sprintf(" (and %s copied before machines were told apart, not yet taken over)", graph.Plural(st.Storage.Unowned, "file"))
+	}
+	return line
+}
+
 func printStats(w io.Writer, st pipeline.Stats) {
 	fmt.Fprintf(w, "store        %s (schema %d, recollect %s)\n", st.DataDir, st.SchemaVersion, st.BinaryVersion)
 	if st.Storage.Engine == "postgres" {
 		fmt.Fprintf(w, "storage      postgres: %s\n", st.Storage.Where)
 		fmt.Fprintf(w, "vectors      %s\n", orUnknown(st.Storage.Vectors, st.Unknown["storage.vectors"]))
 	}
+	fmt.Fprintf(w, "machine      %s\n", machineLine(st))
 	fmt.Fprintf(w, "provider     %s\n", st.Provider)
 	// A count that could not be read says so in its own line, never 0.
 	line := func(label, key string, text func() string) {

@@ -424,6 +424,14 @@ ALTER TABLE session_events DROP CONSTRAINT session_events_source_check;
 ALTER TABLE session_events ADD CONSTRAINT session_events_source_check
 	CHECK (source IN ('claude-code','cursor','codex','gemini','record','mcp'));
 `,
+	// v17 — copy progress per machine, keyed by (machine, path); rows
+	// stored before carry machine '' (recorded before machines were told
+	// apart) until the first copier that follows the path takes them over.
+	`
+ALTER TABLE source_files ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+ALTER TABLE source_files DROP CONSTRAINT source_files_pkey;
+ALTER TABLE source_files ADD PRIMARY KEY (machine, path);
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
