@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres"
 	"github.com/recollect/recollect/store/postgres/pgtest"
 )
 
@@ -49,6 +51,22 @@ func TestPostgresStoreFromTheCLI(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); !os.IsNotExist(err) {
 		t.Errorf("a postgres store left %s: %v", store.DBFile, err)
+	}
+	// Two machines' progress and one file from before machines were told
+	// apart: stats counts the machines and names the file left over.
+	pg, err := postgres.OpenStoreURL(context.Background(), t.TempDir(), url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{machine, "remotebox0000002", ""} {
+		if _, err := pg.ExecContext(context.Background(), `INSERT INTO source_files(machine, path, kind, updated_at) VALUES (?, '/home/alice/s1.jsonl', 'claude-code', '2026-03-01T10:00:00Z')`, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pg.Close()
+	if out, errs, code := runApp(t, env, "stats", "--data", dir); code != 0 ||
+		!strings.Contains(out, "machine      "+machine[:8]+"; 2 machines copying into this store (and 1 file copied before machines were told apart, not yet taken over)\n") {
+		t.Errorf("stats with two machines: exit %d, stdout %q, stderr %q", code, out, errs)
 	}
 	delete(env, "TEAM_MEMORY_URL")
 	_, errs, code := runApp(t, env, "stats", "--data", dir)
