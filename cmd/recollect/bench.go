@@ -28,10 +28,12 @@ func benchCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "import-mb", Value: def.ImportMB, Usage: "megabytes of history the import part builds from the fixtures"},
 			&cli.StringFlag{Name: "integrate-sizes", Value: "1000,100000", Usage: "store sizes (facts) to integrate new facts into, comma-separated; the first is the baseline (add 1000000 for the 1M row)"},
 			&cli.IntFlag{Name: "notify-runs", Value: def.NotifyRuns, Usage: "runs of each process for the notify medians"},
+			&cli.IntFlag{Name: "search-queries", Value: def.SearchQueries, Usage: "queries timed per search store"},
 			&cli.IntFlag{Name: "follow", Value: def.FollowAppends, Usage: "appends timed by the follow benchmark"},
+			&cli.StringFlag{Name: "engine", Value: "sqlite", Usage: "the storage `ENGINE` of the copy and search stores: sqlite, or postgres (a schema per store on the server $RECOLLECT_POSTGRES_URL names, dropped afterwards; runs copy and search only)"},
 		},
 		Action: func(c *cli.Context) error {
-			opts, err := systemsOptions(c)
+			opts, err := systemsOptions(c, env)
 			if err != nil {
 				return err
 			}
@@ -52,10 +54,11 @@ func benchCommand(env Env) *cli.Command {
 	}
 }
 
-func systemsOptions(c *cli.Context) (bench.SystemsOptions, error) {
+func systemsOptions(c *cli.Context, env Env) (bench.SystemsOptions, error) {
 	opts := bench.DefaultSystems()
 	opts.Fixtures, opts.Idle, opts.CopyLines = c.String("fixtures"), c.Duration("idle"), c.Int("copy-lines")
 	opts.NotifyRuns, opts.FollowAppends, opts.ImportMB = c.Int("notify-runs"), c.Int("follow"), c.Int("import-mb")
+	opts.SearchQueries = c.Int("search-queries")
 	if c.NArg() > 0 {
 		return opts, usagef("bench: unknown part %q; the parts are %s (use --only), or run bench locomo PATH", c.Args().First(), strings.Join(bench.Parts, ", "))
 	}
@@ -75,8 +78,23 @@ func systemsOptions(c *cli.Context) (bench.SystemsOptions, error) {
 			opts.Only = append(opts.Only, p)
 		}
 	}
-	if opts.NotifyRuns <= 0 || opts.FollowAppends <= 0 || opts.CopyLines <= 0 || opts.Idle <= 0 || opts.ImportMB <= 0 {
-		return opts, usagef("bench: --notify-runs, --follow, --copy-lines, --import-mb and --idle must be positive")
+	switch c.String("engine") {
+	case "sqlite":
+	case "postgres":
+		opts.Stores = bench.Stores{Storage: config.Storage{Provider: "postgres"}, Getenv: env.Getenv}
+		if len(opts.Only) == 0 {
+			opts.Only = bench.EngineParts
+		}
+		for _, p := range opts.Only {
+			if !contains(bench.EngineParts, p) {
+				return opts, usagef("bench: --engine postgres runs %s only; drop %q from --only", strings.Join(bench.EngineParts, " and "), p)
+			}
+		}
+	default:
+		return opts, usagef("bench: unknown engine %q; use sqlite or postgres", c.String("engine"))
+	}
+	if opts.NotifyRuns <= 0 || opts.FollowAppends <= 0 || opts.CopyLines <= 0 || opts.Idle <= 0 || opts.ImportMB <= 0 || opts.SearchQueries <= 0 {
+		return opts, usagef("bench: --notify-runs, --follow, --copy-lines, --import-mb, --search-queries and --idle must be positive")
 	}
 	bin, err := os.Executable()
 	if err != nil {

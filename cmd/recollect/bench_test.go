@@ -1,9 +1,15 @@
 package main
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/recollect/recollect/pipeline/bench"
+	"github.com/recollect/recollect/store/postgres/pgtest"
 )
 
 func TestBenchLocomo(t *testing.T) {
@@ -46,4 +52,59 @@ func TestBenchLocomo(t *testing.T) {
 	if code == 0 || !strings.Contains(errs, "embedding.model") {
 		t.Fatalf("a provider without a model: exit %d, %q", code, errs)
 	}
+}
+
+// TestBenchEnginePostgres runs the copy and search parts on a tiny store
+// on PostgreSQL (bench --engine postgres): both are measured against the
+// server's own raw queries, and no bench schema is left on the server.
+func TestBenchEnginePostgres(t *testing.T) {
+	fixtures := filepath.Join("..", "..", bench.FixturesDefaultPath)
+	if errs, code := bad(t, "bench", "--engine", "mysql"); code != 2 || !strings.Contains(errs, `unknown engine "mysql"; use sqlite or postgres`) {
+		t.Errorf("--engine mysql: exit %d, %q", code, errs)
+	}
+	if errs, code := bad(t, "bench", "--engine", "postgres", "--only", "copy,notify"); code != 2 || !strings.Contains(errs, `runs copy and search only; drop "notify" from --only`) {
+		t.Errorf("--engine postgres --only notify: exit %d, %q", code, errs)
+	}
+	if _, errs, code := runApp(t, map[string]string{"HOME": t.TempDir()}, "bench", "--engine", "postgres", "--fixtures", fixtures); code != 1 || !strings.Contains(errs, "RECOLLECT_POSTGRES_URL") {
+		t.Errorf("--engine postgres without the URL variable: exit %d, %q; want 1 naming the variable", code, errs)
+	}
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	conn, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	benchSchemas := func() int {
+		var n int
+		if err := conn.QueryRow(ctx, `SELECT count(*) FROM information_schema.schemata WHERE schema_name LIKE 'bench-%'`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	before := benchSchemas()
+	env := map[string]string{"RECOLLECT_POSTGRES_URL": url, "HOME": t.TempDir()}
+	out, errs, code := runApp(t, env, "bench", "--engine", "postgres", "--fixtures", fixtures, "--copy-lines", "400", "--search-sizes", "300", "--search-queries", "5")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"engine of the copy and search stores: postgres", "raw batched insert", "ts_rank query p50"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not measured") || strings.Contains(out, "FTS5") {
+		t.Errorf("a part was not measured on postgres, or measured against FTS5:\n%s", out)
+	}
+	if left := benchSchemas() - before; left != 0 {
+		t.Errorf("%d bench schemas left on the server", left)
+	}
+}
+
+// bad runs the CLI with an empty environment and returns its stderr and
+// exit status.
+func bad(t *testing.T, args ...string) (string, int) {
+	t.Helper()
+	code, _, errs := run(t, "", args...)
+	return errs, code
 }

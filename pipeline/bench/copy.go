@@ -110,8 +110,9 @@ func buildTranscript(work string, lines [][]byte, n int) (home, path string, siz
 // BenchCopy copies a transcript of n lines built from the fixtures with
 // the real copier, then inserts the same rows (mapped outside the clock)
 // with one prepared statement in transactions of 1000 into a fresh store
-// with the same schema and triggers.
-func BenchCopy(ctx context.Context, work, fixtures string, n int) (CopyResult, error) {
+// with the same schema and triggers, both stores in the engine stores
+// opens.
+func BenchCopy(ctx context.Context, work, fixtures string, n int, stores Stores) (CopyResult, error) {
 	var res CopyResult
 	lines, files, err := fixtureLines(fixtures)
 	if err != nil {
@@ -122,11 +123,11 @@ func BenchCopy(ctx context.Context, work, fixtures string, n int) (CopyResult, e
 		return res, err
 	}
 	res.Lines, res.Bytes, res.Fixtures = n, size, files
-	db, err := store.Open(ctx, filepath.Join(work, "copy-store"))
+	db, closeDB, err := stores.open(ctx, filepath.Join(work, "copy-store"), "copy")
 	if err != nil {
 		return res, err
 	}
-	defer db.Close()
+	defer closeDB()
 	c := &sources.Copier{DB: db, Sources: []config.Source{{Kind: sources.ClaudeCode, Home: home}},
 		Redaction: config.Default().Redaction, Getenv: func(k string) string { return map[string]string{"HOME": work}[k] }}
 	start := time.Now()
@@ -142,7 +143,7 @@ func BenchCopy(ctx context.Context, work, fixtures string, n int) (CopyResult, e
 		return res, fmt.Errorf("copy read %d lines of %d", rep.Lines, n)
 	}
 	res.Events = rep.Events
-	raw, events, err := rawInsert(ctx, filepath.Join(work, "raw-store"), path)
+	raw, events, err := rawInsert(ctx, stores, filepath.Join(work, "raw-store"), path)
 	if err != nil {
 		return res, err
 	}
@@ -161,7 +162,7 @@ const rawInsertSQL = `INSERT INTO session_events(session_id, source, source_file
 
 // rawInsert maps the file's lines outside the clock, then times inserting
 // the events in batches of sources.DefaultBatchLines.
-func rawInsert(ctx context.Context, dir, path string) (time.Duration, int64, error) {
+func rawInsert(ctx context.Context, stores Stores, dir, path string) (time.Duration, int64, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, 0, fmt.Errorf("read transcript: %w", err)
@@ -175,11 +176,11 @@ func rawInsert(ctx context.Context, dir, path string) (time.Duration, int64, err
 			evs = append(evs, m.Events...)
 		}
 	}
-	db, err := store.Open(ctx, dir)
+	db, closeDB, err := stores.open(ctx, dir, "raw")
 	if err != nil {
 		return 0, 0, err
 	}
-	defer db.Close()
+	defer closeDB()
 	now := store.Now()
 	start := time.Now()
 	for i := 0; i < len(evs); i += sources.DefaultBatchLines {

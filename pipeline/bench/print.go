@@ -102,6 +102,9 @@ const (
 func PrintSystems(w io.Writer, r SystemsReport) {
 	m := r.Machine
 	fmt.Fprintf(w, "machine: %s, %d CPUs, %s %s, load average %s\n", m.CPU, m.NumCPU, m.GoVersion, m.OS, m.LoadAvg)
+	if r.Engine != "" {
+		fmt.Fprintf(w, "engine of the copy and search stores: %s\n", r.Engine)
+	}
 	fmt.Fprintf(w, "%-12s %-30s %-36s %-14s %-30s %s\n", "figure", "recollect", "baseline (same run)", "ratio", "target", "met")
 	row := func(name, fig, base, ratio, target string, ok bool) {
 		fmt.Fprintf(w, "%-12s %-30s %-36s %-14s %-30s %s\n", name, fig, base, ratio, target, yesNo(ok))
@@ -174,18 +177,24 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 	if f := r.Follow; f != nil {
 		row("follow", fmt.Sprintf("p50 %s · p95 %s (%d)", fmtDur(f.Latency.P50), fmtDur(f.Latency.P95), f.Appends), "-", "-", "p95 < 1 s", f.Latency.P95 < FollowP95Max)
 	}
+	// The raw query is the engine's own full-text best 20; the 20 ms bound
+	// is stated for the embedded store, the ratio for both engines.
+	raw, sqlite := "FTS5 MATCH", r.Engine != "postgres"
+	if !sqlite {
+		raw = "ts_rank query"
+	}
 	for _, s := range r.Search {
-		target, ok := "p50 ≤ 3× FTS5", s.P50Ratio <= SearchMaxRatio
-		if s.Facts >= 100_000 {
+		target, ok := "p50 ≤ 3× "+raw, s.P50Ratio <= SearchMaxRatio
+		if s.Facts >= 100_000 && sqlite {
 			target, ok = "p50 ≤ 20 ms and ≤ 3× FTS5", ok && s.Hybrid.P50 <= SearchP50Max
 		}
 		row(fmt.Sprintf("search %dk", s.Facts/1000), fmt.Sprintf("p50 %s · p95 %s", fmtDur(s.Hybrid.P50), fmtDur(s.Hybrid.P95)),
-			fmt.Sprintf("FTS5 MATCH p50 %s · p95 %s", fmtDur(s.Raw.P50), fmtDur(s.Raw.P95)), fmt.Sprintf("%.1f×", s.P50Ratio), target, ok)
+			fmt.Sprintf("%s p50 %s · p95 %s", raw, fmtDur(s.Raw.P50), fmtDur(s.Raw.P95)), fmt.Sprintf("%.1f×", s.P50Ratio), target, ok)
 		if s.Vectors.N > 0 && s.Raw.P50 > 0 {
 			ratio := float64(s.Vectors.P50) / float64(s.Raw.P50)
-			vok := ratio <= SearchMaxRatio && (s.Facts < 100_000 || s.Vectors.P50 <= SearchP50Max)
+			vok := ratio <= SearchMaxRatio && (s.Facts < 100_000 || !sqlite || s.Vectors.P50 <= SearchP50Max)
 			row(fmt.Sprintf("  +%d-d vec", VectorDim), fmt.Sprintf("p50 %s · p95 %s", fmtDur(s.Vectors.P50), fmtDur(s.Vectors.P95)),
-				"the same FTS5 MATCH", fmt.Sprintf("%.1f×", ratio), target, vok)
+				"the same "+raw, fmt.Sprintf("%.1f×", ratio), target, vok)
 		}
 	}
 	if i := r.Idle; i != nil {

@@ -143,22 +143,31 @@ func benchQueries(sentences []string, n int) []string {
 	return out
 }
 
-// BenchSearch builds a store of n facts and times graph.Search (limit 20)
-// beside a raw FTS5 MATCH … ORDER BY rank LIMIT 20 of the same sanitised
-// query, alternating the two so load spikes hit both.
-func BenchSearch(ctx context.Context, work, fixtures string, n, queries int) (SearchResult, error) {
+// BenchSearch builds a store of n facts in the engine stores opens and
+// times graph.Search (limit 20) beside the engine's raw full-text best 20
+// of the same sanitised query (FTS5 MATCH … ORDER BY rank on SQLite,
+// ts_rank over the GIN index on PostgreSQL), alternating the two so load
+// spikes hit both.
+func BenchSearch(ctx context.Context, work, fixtures string, n, queries int, stores Stores) (SearchResult, error) {
 	res := SearchResult{Facts: n, Queries: queries}
 	start := time.Now()
-	db, sentences, err := buildSearchStore(ctx, filepath.Join(work, fmt.Sprintf("search-%d", n)), fixtures, n)
+	sentences, err := factSentences(fixtures)
 	if err != nil {
 		return res, err
 	}
-	defer db.Close()
+	db, closeDB, err := stores.open(ctx, filepath.Join(work, fmt.Sprintf("search-%d", n)), fmt.Sprintf("search-%d", n))
+	if err != nil {
+		return res, err
+	}
+	defer closeDB()
+	if err := buildFacts(ctx, db, sentences, n); err != nil {
+		return res, err
+	}
 	if err := addVectors(ctx, db, n); err != nil {
 		return res, err
 	}
-	if _, err := db.Checkpoint(ctx); err != nil {
-		return res, fmt.Errorf("checkpoint the search store: %w", err)
+	if err := settle(ctx, db); err != nil {
+		return res, err
 	}
 	res.Build = time.Since(start)
 	vecs, err := queryVectors(ctx, db, n, queries)

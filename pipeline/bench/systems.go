@@ -39,7 +39,13 @@ type SystemsOptions struct {
 	Only []string
 	// Progress, when set, receives a line as each part starts.
 	Progress func(string)
+	// Stores is the engine the copy and search parts' stores live in
+	// (SQLite when zero); the other parts run on SQLite only.
+	Stores Stores
 }
+
+// EngineParts are the parts that run on either engine (SystemsOptions.Stores).
+var EngineParts = []string{"copy", "search"}
 
 // DefaultSystems returns the sizes the targets are stated for.
 func DefaultSystems() SystemsOptions {
@@ -50,10 +56,12 @@ func DefaultSystems() SystemsOptions {
 // SystemsReport holds what was measured; a part that could not be measured
 // is absent and its reason is in Failed.
 type SystemsReport struct {
-	Machine Machine        `json:"machine"`
-	Copy    *CopyResult    `json:"copy,omitempty"`
-	Import  *ImportResult  `json:"import,omitempty"`
-	Search  []SearchResult `json:"search,omitempty"`
+	Machine Machine `json:"machine"`
+	// Engine is where the copy and search stores lived: sqlite or postgres.
+	Engine string         `json:"engine"`
+	Copy   *CopyResult    `json:"copy,omitempty"`
+	Import *ImportResult  `json:"import,omitempty"`
+	Search []SearchResult `json:"search,omitempty"`
 	// Integrate is one row per store size, smallest first.
 	Integrate []IntegrateResult `json:"integrate,omitempty"`
 	Notify    *NotifyResult     `json:"notify,omitempty"`
@@ -96,14 +104,28 @@ func ReadMachine() Machine {
 
 // RunSystems measures the parts selected in opts.
 func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error) {
-	rep := SystemsReport{Machine: ReadMachine(), Failed: map[string]string{}}
+	rep := SystemsReport{Machine: ReadMachine(), Engine: opts.Stores.Engine(), Failed: map[string]string{}}
+	stores, err := opts.Stores.named()
+	if err != nil {
+		return rep, err
+	}
 	work := opts.WorkDir
 	if work == "" {
-		var err error
 		if work, err = os.MkdirTemp("", "recollect-bench-"); err != nil {
 			return rep, fmt.Errorf("create work directory: %w", err)
 		}
 		defer os.RemoveAll(work)
+	}
+	if stores.Engine() == "postgres" {
+		// A missing URL variable or a server that does not answer stops the
+		// run with the store's own one-line error, before any part.
+		_, closeProbe, err := stores.open(ctx, filepath.Join(work, "probe"), "probe")
+		if err != nil {
+			return rep, err
+		}
+		if err := closeProbe(); err != nil {
+			return rep, err
+		}
 	}
 	want := func(part string) bool { return len(opts.Only) == 0 || contains(opts.Only, part) }
 	say := func(s string) {
@@ -113,7 +135,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 	}
 	if want("copy") {
 		say(fmt.Sprintf("copy: %d lines from %s", opts.CopyLines, opts.Fixtures))
-		if r, err := BenchCopy(ctx, filepath.Join(work, "copy"), opts.Fixtures, opts.CopyLines); err != nil {
+		if r, err := BenchCopy(ctx, filepath.Join(work, "copy"), opts.Fixtures, opts.CopyLines, stores); err != nil {
 			rep.Failed["copy"] = err.Error()
 		} else {
 			rep.Copy = &r
@@ -134,7 +156,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 	if want("search") {
 		for _, n := range opts.SearchSizes {
 			say(fmt.Sprintf("search: %d facts, %d queries", n, opts.SearchQueries))
-			r, err := BenchSearch(ctx, filepath.Join(work, "search"), opts.Fixtures, n, opts.SearchQueries)
+			r, err := BenchSearch(ctx, filepath.Join(work, "search"), opts.Fixtures, n, opts.SearchQueries, stores)
 			if err != nil {
 				rep.Failed[fmt.Sprintf("search %d", n)] = err.Error()
 				continue

@@ -28,7 +28,7 @@ func fixturesPath(t *testing.T) string {
 }
 
 func TestBenchCopySmall(t *testing.T) {
-	r, err := BenchCopy(context.Background(), t.TempDir(), fixturesPath(t), 3000)
+	r, err := BenchCopy(context.Background(), t.TempDir(), fixturesPath(t), 3000, Stores{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,14 +38,14 @@ func TestBenchCopySmall(t *testing.T) {
 }
 
 func TestBenchCopyWithoutFixtures(t *testing.T) {
-	_, err := BenchCopy(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), "none"), 10)
+	_, err := BenchCopy(context.Background(), t.TempDir(), filepath.Join(t.TempDir(), "none"), 10, Stores{})
 	if err == nil || !strings.Contains(err.Error(), "pass --fixtures DIR") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestBenchSearchSmall(t *testing.T) {
-	r, err := BenchSearch(context.Background(), t.TempDir(), fixturesPath(t), 2000, 20)
+	r, err := BenchSearch(context.Background(), t.TempDir(), fixturesPath(t), 2000, 20, Stores{})
 	if err != nil {
 		t.Fatal(err)
 	}
