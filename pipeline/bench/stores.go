@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
@@ -82,30 +81,8 @@ func settle(ctx context.Context, db *store.DB) error {
 	if _, err := db.Checkpoint(ctx); err != nil {
 		return fmt.Errorf("checkpoint the bench store: %w", err)
 	}
-	if db.Engine().Name() != "postgres" {
-		return nil
-	}
-	rows, err := db.QueryContext(ctx, `SELECT tablename FROM pg_tables WHERE schemaname = current_schema()`)
-	if err != nil {
-		return fmt.Errorf("analyze the bench store: %w", err)
-	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return fmt.Errorf("analyze the bench store: %w", err)
-		}
-		tables = append(tables, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("analyze the bench store: %w", err)
-	}
-	for _, t := range tables {
-		if _, err := db.ExecContext(ctx, `ANALYZE "`+strings.ReplaceAll(t, `"`, `""`)+`"`); err != nil {
-			return fmt.Errorf("analyze the bench store: %w", err)
-		}
+	if db.Engine().Name() == "postgres" {
+		return postgres.Analyze(ctx, db)
 	}
 	return nil
 }
