@@ -27,15 +27,18 @@ var textTables = [...]struct{ table, key, config string }{
 // saturates, normalised by the row's length (flag 1: divided by 1 + log
 // of the length). ts_rank alone has no IDF: every term would count the
 // same, and a hit on "the" would rank with a hit on "Kubernetes". Document
-// frequencies are counted on the GIN index, one term at a time.
+// frequencies are counted on the GIN index, one term at a time, once per
+// query: OFFSET 0 keeps the planner from pulling the per-term subquery up
+// into the aggregate, where it ran the count again for every matching row
+// (search at 10k facts took 1.2 s).
 func textMatches(ix int) string {
 	t := textTables[ix]
 	return `(SELECT d.` + t.key + ` AS id, sum(q.idf * ts_rank(d.content_tsv, q.q, 1)) AS score
 	FROM (SELECT q.q, ln(1 + (n.n - q.df + 0.5) / (q.df + 0.5)) AS idf
 		FROM (SELECT q, (SELECT count(*) FROM ` + t.table + ` WHERE content_tsv @@ q) AS df
 			FROM (SELECT to_tsquery('` + t.config + `', e) AS q FROM jsonb_array_elements_text(CAST(? AS jsonb)) e) q0
-			WHERE numnode(q) > 0) q,
-		(SELECT count(*) AS n FROM ` + t.table + `) n) q
+			WHERE numnode(q) > 0 OFFSET 0) q,
+		(SELECT count(*) AS n FROM ` + t.table + `) n OFFSET 0) q
 	JOIN ` + t.table + ` d ON d.content_tsv @@ q.q
 	GROUP BY d.` + t.key + `)`
 }
