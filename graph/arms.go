@@ -248,7 +248,7 @@ func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any,
 // facts (it counts no further than n+1).
 func matchesMoreThan(ctx context.Context, db *store.DB, match string, n int) (bool, error) {
 	var got int
-	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+db.Engine().TextMatches(store.FactText)+` k LIMIT ?) m`,
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM `+db.Engine().TextHits(store.FactText)+` k LIMIT ?) m`,
 		match, n+1).Scan(&got); err != nil {
 		return false, fmt.Errorf("keyword search: count matches: %w", err)
 	}

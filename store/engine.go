@@ -27,6 +27,12 @@ type Engine interface {
 	// it: `SELECT … FROM ` + TextMatches(FactText) + ` k JOIN facts f ON
 	// f.id = k.id … ORDER BY k.score DESC, f.id`.
 	TextMatches(ix TextIndex) string
+	// TextHits is TextMatches without the score: a row source, in
+	// parentheses, of the ids (column id, each once) of the rows of ix
+	// whose text matches its one ? argument. Counting or filtering by
+	// matches reads it, so an engine whose score costs work per row does
+	// not pay for a score nobody reads.
+	TextHits(ix TextIndex) string
 	// TextQuery renders q as the argument of TextMatches; "" when q holds
 	// nothing to search.
 	TextQuery(q TextQuery) string

@@ -8,6 +8,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
@@ -72,6 +73,26 @@ func TestEngineTextMatches(t *testing.T) {
 		}
 		if got := search(store.TextQuery{"NEAR"}); len(got) != 0 {
 			t.Errorf("NEAR as a word: got %v, want nothing", got)
+		}
+		// TextHits finds the same rows unscored, each once, for every query
+		// above.
+		for _, q := range []store.TextQuery{{"berlin"}, {"moved to berlin"}, {"see", "spring"}, {"berlin", "caroline"}, {`"quoted"`}, {"NEAR"}} {
+			var hits []int64
+			rows, err := db.QueryContext(ctx, `SELECT k.id FROM `+eng.TextHits(store.FactText)+` k ORDER BY k.id`, eng.TextQuery(q))
+			if err != nil {
+				t.Fatalf("hits %q: %v", q, err)
+			}
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				hits = append(hits, id)
+			}
+			rows.Close()
+			if want := sorted(search(q)); !slices.Equal(hits, want) {
+				t.Errorf("hits %q: got %v, want the matched rows %v", q, hits, want)
+			}
 		}
 		top, err := eng.RawTextTop(ctx, db, store.FactText, store.TextQuery{"berlin"}, 1)
 		if err != nil {
@@ -174,10 +195,22 @@ func TestEngineCompactAndSecureDelete(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := db.Compact(ctx); err != nil {
-			t.Fatal(err)
+		// On PostgreSQL a transaction open elsewhere in the database (another
+		// test package's store on the same server) keeps the deleted rows
+		// visible to it, and VACUUM FULL must copy them; once it ends, the
+		// next compaction drops them. Compact again for a few seconds before
+		// calling the space kept.
+		after := int64(0)
+		for try := 0; ; try++ {
+			if err := db.Compact(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if after = diskSize(t, db); after*4 <= before || db.Engine().Name() != "postgres" || try == 20 {
+				break
+			}
+			time.Sleep(250 * time.Millisecond)
 		}
-		if after := diskSize(t, db); after*4 > before {
+		if after*4 > before {
 			t.Errorf("file %d bytes after deleting everything and compacting, %d before", after, before)
 		}
 		var n int

@@ -32,6 +32,12 @@ func (sqliteEngine) TextMatches(ix TextIndex) string {
 	return `(SELECT rowid AS id, -bm25(` + t + `) AS score FROM ` + t + ` WHERE ` + t + ` MATCH ?)`
 }
 
+// TextHits is the FTS5 match alone.
+func (sqliteEngine) TextHits(ix TextIndex) string {
+	t := ftsTables[ix]
+	return `(SELECT rowid AS id FROM ` + t + ` WHERE ` + t + ` MATCH ?)`
+}
+
 func (sqliteEngine) TextQuery(q TextQuery) string { return renderFTS5(q) }
 
 func (sqliteEngine) JSONInts(expr, alias string) string { return `json_each(` + expr + `) ` + alias }

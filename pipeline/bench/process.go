@@ -135,7 +135,7 @@ func BenchFollow(ctx context.Context, dir, path string, n int) (FollowResult, er
 		err := poll(ctx, 30*time.Second, func() (bool, error) {
 			var one int
 			eng := db.Engine()
-			err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+eng.TextMatches(store.EventText)+` k`, eng.TextQuery(store.TextQuery{token})).Scan(&one)
+			err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+eng.TextHits(store.EventText)+` k`, eng.TextQuery(store.TextQuery{token})).Scan(&one)
 			if err != nil && err != sql.ErrNoRows {
 				return false, fmt.Errorf("look for appended line: %w", err)
 			}

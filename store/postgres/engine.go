@@ -32,6 +32,10 @@ func (Engine) Rebind(query string) string { return Rebind(query) }
 // textMatches).
 func (Engine) TextMatches(ix store.TextIndex) string { return textMatches(int(ix)) }
 
+// TextHits is the rows whose tsvector matches any of the terms, found on
+// the GIN index, unscored.
+func (Engine) TextHits(ix store.TextIndex) string { return textHits(int(ix)) }
+
 // TextQuery renders q as a JSON array of tsquery terms.
 func (Engine) TextQuery(q store.TextQuery) string { return renderTerms(q) }
 

@@ -43,6 +43,15 @@ func textMatches(ix int) string {
 	GROUP BY d.` + t.key + `)`
 }
 
+// textHits is a row source (id) of the rows of textTables[ix] matching
+// its one argument (as textMatches reads it): the terms ORed into one
+// tsquery, so the GIN index finds the rows and nothing is scored.
+func textHits(ix int) string {
+	t := textTables[ix]
+	return `(SELECT d.` + t.key + ` AS id FROM ` + t.table + ` d
+	WHERE d.content_tsv @@ to_tsquery('` + t.config + `', (SELECT string_agg('(' || e || ')', ' | ') FROM jsonb_array_elements_text(CAST(? AS jsonb)) e)))`
+}
+
 // renderTerms writes a text query as textMatches reads it: a JSON array
 // with one tsquery per word or phrase, each word quoted so that nothing in
 // it is read as an operator (a phrase's words joined by <->). The words
