@@ -37,11 +37,11 @@ func TestEngineTextMatches(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
 		ids := addFacts(t, db, "Caroline moved to Berlin last spring", "Berlin, Berlin, Berlin", "nothing to see", `the "quoted" word`)
 		eng := db.Engine()
-		search := func(q store.TextQuery) []int64 {
+		queryIDs := func(query string, q store.TextQuery) []int64 {
 			t.Helper()
-			rows, err := db.QueryContext(ctx, `SELECT f.id FROM `+eng.TextMatches(store.FactText)+` k JOIN facts f ON f.id = k.id ORDER BY k.score DESC, f.id`, eng.TextQuery(q))
+			rows, err := db.QueryContext(ctx, query, eng.TextQuery(q))
 			if err != nil {
-				t.Fatalf("search %q: %v", q, err)
+				t.Fatalf("%q: %v", q, err)
 			}
 			defer rows.Close()
 			var got []int64
@@ -56,6 +56,10 @@ func TestEngineTextMatches(t *testing.T) {
 				t.Fatal(err)
 			}
 			return got
+		}
+		search := func(q store.TextQuery) []int64 {
+			t.Helper()
+			return queryIDs(`SELECT f.id FROM `+eng.TextMatches(store.FactText)+` k JOIN facts f ON f.id = k.id ORDER BY k.score DESC, f.id`, q)
 		}
 		// The fact saying Berlin three times in three words scores higher.
 		if got, want := search(store.TextQuery{"berlin"}), []int64{ids[1], ids[0]}; !slices.Equal(got, want) {
@@ -77,19 +81,7 @@ func TestEngineTextMatches(t *testing.T) {
 		// TextHits finds the same rows unscored, each once, for every query
 		// above.
 		for _, q := range []store.TextQuery{{"berlin"}, {"moved to berlin"}, {"see", "spring"}, {"berlin", "caroline"}, {`"quoted"`}, {"NEAR"}} {
-			var hits []int64
-			rows, err := db.QueryContext(ctx, `SELECT k.id FROM `+eng.TextHits(store.FactText)+` k ORDER BY k.id`, eng.TextQuery(q))
-			if err != nil {
-				t.Fatalf("hits %q: %v", q, err)
-			}
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					t.Fatal(err)
-				}
-				hits = append(hits, id)
-			}
-			rows.Close()
+			hits := queryIDs(`SELECT k.id FROM `+eng.TextHits(store.FactText)+` k ORDER BY k.id`, q)
 			if want := sorted(search(q)); !slices.Equal(hits, want) {
 				t.Errorf("hits %q: got %v, want the matched rows %v", q, hits, want)
 			}
