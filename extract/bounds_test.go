@@ -52,7 +52,7 @@ func TestModelAnswerIsBounded(t *testing.T) {
 	answer, _ := json.Marshal(map[string]any{"facts": facts})
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: string(answer)}, modeltest.Answer{Content: `{"facts":[]}`})
-	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
+	stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/extract/model"
-	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -19,19 +18,6 @@ func openDB(t testing.TB) *store.DB {
 	}
 	t.Cleanup(func() { db.Close() })
 	return db
-}
-
-// httpConfig routes every stage to the http provider at h.
-func httpConfig(h *modeltest.Host, name string) config.Intelligence {
-	cfg := config.Default().Intelligence
-	cfg.Provider = "http"
-	cfg.HTTP.BaseURL = h.OpenAIURL()
-	cfg.HTTP.Model = name
-	cfg.HTTP.TimeoutMS = 2000
-	cfg.Ollama.Host = h.URL
-	cfg.Ollama.Model = name
-	cfg.Ollama.TimeoutMS = 2000
-	return cfg
 }
 
 // httpIntelligence routes every stage to the http provider at url.

@@ -113,7 +113,7 @@ func TestModelExtractorOneCallPerConversation(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: factsAnswer("The user's billing service deploys to Fly.io.", []int64{a[0]}), InputTokens: 900, OutputTokens: 80},
 		modeltest.Answer{Content: factsAnswer("The user moved to Lisbon in October 2026.", []int64{b[0]}), InputTokens: 700, OutputTokens: 60})
-	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
+	stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +181,7 @@ func TestModelExtractorHoldsOnlyTheFailingConversation(t *testing.T) {
 			h := modeltest.NewHost(t)
 			h.Enqueue(tc.answers...)
 			h.Enqueue(modeltest.Answer{Content: factsAnswer("The user moved to Lisbon in October 2026.", []int64{b[0]})})
-			cfg := httpConfig(h, "llama3.2:3b")
+			cfg := h.Intelligence("llama3.2:3b")
 			cfg.HTTP.TimeoutMS = 300
 			stage, _ := modelStage(t, db, cfg)
 			rep, err := stage.Run(context.Background(), Options{})
@@ -219,7 +219,7 @@ func TestModelExtractorDropsFactsCitingOutsideTheBatch(t *testing.T) {
 		"Invented fact.", []int64{99999},
 		"Uncited fact.", []int64{},
 	)}, modeltest.Answer{Content: `{"facts":[]}`})
-	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
+	stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -253,7 +253,7 @@ func TestModelExtractorCaps(t *testing.T) {
 			addEvents(t, db, "conv-a", contents...)
 			h := modeltest.NewHost(t)
 			h.Enqueue(modeltest.Answer{Content: `{"facts":[]}`})
-			stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
+			stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 			rep, err := stage.Run(context.Background(), tc.opts)
 			if err != nil {
 				t.Fatal(err)
@@ -285,7 +285,7 @@ func TestModelExtractorOverBudgetSkipsAndHolds(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := modeltest.NewHost(t)
-	cfg := httpConfig(h, "llama3.2:3b")
+	cfg := h.Intelligence("llama3.2:3b")
 	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"hour": config.NewCount("10k")}}
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
 	stage, _ := modelStage(t, db, cfg)
@@ -312,7 +312,7 @@ func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
 	a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	h := modeltest.NewHost(t, "qwen2.5:7b", "nomic-embed-text:latest")
 	h.Enqueue(modeltest.Answer{Content: factsAnswer("The user's billing service deploys to Fly.io.", []int64{a[0]})})
-	stage, _ := modelStage(t, db, httpConfig(h, ""))
+	stage, _ := modelStage(t, db, h.Intelligence(""))
 	rep, err := stage.Run(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -324,7 +324,7 @@ func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
 	db2 := openDB(t)
 	addEvents(t, db2, "conv-a", "Our billing service deploys to Fly.io now.")
 	h2 := modeltest.NewHost(t, "qwen2.5:7b", "llama3.2:3b")
-	stage2, _ := modelStage(t, db2, httpConfig(h2, ""))
+	stage2, _ := modelStage(t, db2, h2.Intelligence(""))
 	rep2, err := stage2.Run(context.Background(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -342,7 +342,7 @@ func TestModelExtractorOnFailHeuristicWritesHeuristicFacts(t *testing.T) {
 	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Status: http.StatusBadGateway}, modeltest.Answer{Status: http.StatusBadGateway})
-	cfg := httpConfig(h, "llama3.2:3b")
+	cfg := h.Intelligence("llama3.2:3b")
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
 	stage, _ := modelStage(t, db, cfg)
 	rep, err := stage.Run(context.Background(), Options{})
@@ -363,7 +363,7 @@ func TestModelExtractorCancelledRunCountsNoFailure(t *testing.T) {
 	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Hang: true})
-	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
+	stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
 		// Cancel once the request has reached the host.
@@ -398,7 +398,7 @@ func TestModelExtractorToldEventsAreDataAndWhoSpoke(t *testing.T) {
 	}
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: `{"facts": []}`, InputTokens: 10, OutputTokens: 3})
-	stage, _ := modelStage(t, db, httpConfig(h, "llama3.2:3b"))
+	stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 	if _, err := stage.Run(context.Background(), Options{}); err != nil {
 		t.Fatal(err)
 	}

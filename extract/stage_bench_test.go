@@ -66,7 +66,7 @@ func BenchmarkExtractStageModel(b *testing.B) {
 			rows.Close()
 			h.Enqueue(modeltest.Answer{Content: factsAnswer(facts...)})
 		}
-		r := newRun(b, httpConfig(h, "llama3.2:3b"), db, nil)
+		r := newRun(b, h.Intelligence("llama3.2:3b"), db, nil)
 		return &ModelExtractor{DB: db, Run: r, Config: config.Default().Extraction}
 	})
 }

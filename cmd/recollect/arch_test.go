@@ -49,8 +49,9 @@ var rooms = []room{
 	{root: "extract", may: []string{"extract/model", "graph", "store", "hooks"}},
 	{root: "integrate", may: []string{"extract/model", "graph", "store", "hooks"}},
 	{root: "extract/model", may: []string{"graph", "store", "hooks"}},
-	// modeltest serves model hosts to tests from recorded wire shapes.
-	{root: "extract/model/modeltest", may: []string{"fixtures"}},
+	// modeltest serves model hosts to tests from recorded wire shapes, and
+	// the intelligence settings that route to them.
+	{root: "extract/model/modeltest", may: []string{"fixtures", "store/config"}},
 	{root: "graph", may: []string{"store"}},
 	// hooks is what a hook runs: standard library, its own packages and the
 	// two store packages that carry no SQLite. Every room above graph may

@@ -13,7 +13,7 @@ func TestOllamaProviderSendsTheSchemaAsFormat(t *testing.T) {
 	h := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 321, OutputTokens: 7},
 		modeltest.Answer{Content: `{"answer":"again"}`, NoUsage: true})
-	cfg := httpConfig(h, "")
+	cfg := h.Intelligence("")
 	cfg.Provider = "ollama"
 	db := openDB(t)
 	r := newRun(t, cfg, db, nil)

@@ -25,19 +25,6 @@ func openDB(t testing.TB) *store.DB {
 	return db
 }
 
-// httpConfig routes every stage to the http provider at h.
-func httpConfig(h *modeltest.Host, model string) config.Intelligence {
-	cfg := config.Default().Intelligence
-	cfg.Provider = "http"
-	cfg.HTTP.BaseURL = h.OpenAIURL()
-	cfg.HTTP.Model = model
-	cfg.HTTP.TimeoutMS = 2000
-	cfg.Ollama.Host = h.URL
-	cfg.Ollama.Model = model
-	cfg.Ollama.TimeoutMS = 2000
-	return cfg
-}
-
 // newRun begins one run over a new router.
 func newRun(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *Run {
 	t.Helper()
@@ -83,7 +70,7 @@ func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
 	h := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 40, OutputTokens: 3})
 	db := openDB(t)
-	r := newRun(t, httpConfig(h, ""), db, nil)
+	r := newRun(t, h.Intelligence(""), db, nil)
 	resp, err := r.Call(context.Background(), testRequest("extract"))
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +112,7 @@ func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
 func TestRouterRefusesToGuessAmongSeveralModels(t *testing.T) {
 	h := modeltest.NewHost(t, "qwen2.5:7b", "llama3.2:3b", "nomic-embed-text:latest")
 	db := openDB(t)
-	r := newRun(t, httpConfig(h, ""), db, nil)
+	r := newRun(t, h.Intelligence(""), db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))
 	if !errors.Is(err, ErrHeld) {
 		t.Fatalf("err = %v, want held", err)
@@ -183,7 +170,7 @@ func TestRouterRetriesThenFallsBackThenHolds(t *testing.T) {
 			if tc.ollama {
 				h.Enqueue(ok)
 			}
-			cfg := httpConfig(h, "llama3.2:3b")
+			cfg := h.Intelligence("llama3.2:3b")
 			cfg.HTTP.TimeoutMS = 300
 			cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: tc.onFail}}
 			db := openDB(t)
@@ -230,7 +217,7 @@ func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
 	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
 	h.RejectFormat("json_object", "response_format is not supported by this server")
 	h.Enqueue(modeltest.Answer{Content: "```json\n{\"answer\":\"hi\"}\n```"}, modeltest.Answer{Content: `{"answer":"again"}`})
-	r := newRun(t, httpConfig(h, "llama3.2:3b"), openDB(t), nil)
+	r := newRun(t, h.Intelligence("llama3.2:3b"), openDB(t), nil)
 	for _, want := range []string{`{"answer":"hi"}`, `{"answer":"again"}`} {
 		resp, err := r.Call(context.Background(), testRequest("classify"))
 		if err != nil {
@@ -277,7 +264,7 @@ func TestRunsOfOneRouterLearnApart(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
 	db := openDB(t)
-	r := NewRouter(httpConfig(h, "llama3.2:3b"), db, func(string) string { return "" }, slog.New(slog.DiscardHandler))
+	r := NewRouter(h.Intelligence("llama3.2:3b"), db, func(string) string { return "" }, slog.New(slog.DiscardHandler))
 	for id := int64(1); id <= 2; id++ {
 		run, err := r.BeginRun(context.Background())
 		if err != nil {
@@ -327,7 +314,7 @@ func TestRouterBooksUnreportedTokensAsNull(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, NoUsage: true})
 	db := openDB(t)
-	r := newRun(t, httpConfig(h, "llama3.2:3b"), db, nil)
+	r := newRun(t, h.Intelligence("llama3.2:3b"), db, nil)
 	if _, err := r.Call(context.Background(), testRequest("summarise")); err != nil {
 		t.Fatal(err)
 	}
@@ -345,7 +332,7 @@ func TestRouterOverBudgetHoldsWithoutCalling(t *testing.T) {
 		VALUES ('extract','http','m',1500,600,10,1,?)`, old); err != nil {
 		t.Fatal(err)
 	}
-	cfg := httpConfig(h, "llama3.2:3b")
+	cfg := h.Intelligence("llama3.2:3b")
 	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("2k"), "hour": config.NewCount("1M")}}
 	cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: "heuristic"}}
 	r := newRun(t, cfg, db, nil)
@@ -384,7 +371,7 @@ func TestRouterKillSwitchAndRoutes(t *testing.T) {
 
 func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
 	h := modeltest.NewHost(t)
-	cfg := httpConfig(h, "llama3.2:3b")
+	cfg := h.Intelligence("llama3.2:3b")
 	cfg.HTTP.APIKeyEnv = "TEST_LLM_KEY"
 	missing := newRun(t, cfg, nil, nil)
 	_, err := missing.Call(context.Background(), testRequest("extract"))
@@ -405,7 +392,7 @@ func TestHTTPProviderSendsTheKeyFromItsEnvVar(t *testing.T) {
 func TestRouterBadSettingsFailOnlyTheirProvider(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`})
-	cfg := httpConfig(h, "llama3.2:3b")
+	cfg := h.Intelligence("llama3.2:3b")
 	cfg.Ollama.Host = "::not a url"
 	cfg.Stages = map[string]config.StageRoute{"summarise": {Provider: "ollama"}}
 	r := newRun(t, cfg, openDB(t), nil)

@@ -20,7 +20,7 @@ func TestAbsurdTokenCountsAreStoredAsUnknown(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 1 << 62},
 		modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 10})
-	cfg := httpConfig(h, "m")
+	cfg := h.Intelligence("m")
 	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("1M")}}
 	var logs strings.Builder
 	r, err := NewRouter(cfg, db, func(string) string { return "" }, slog.New(slog.NewTextHandler(&logs, nil))).BeginRun(context.Background())
@@ -59,7 +59,7 @@ func TestStoredAbsurdTokenCountsDoNotBreakBudgets(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	cfg := httpConfig(modeltest.NewHost(t), "m")
+	cfg := modeltest.NewHost(t).Intelligence("m")
 	cfg.TokenBudget = map[string]map[string]config.Count{"http": {"day": config.NewCount("1M")}}
 	bs, err := Budgets(context.Background(), db, cfg, now)
 	if err != nil || len(bs) != 1 || bs[0].Used != 200 || bs[0].UnreportedCalls != 3 {

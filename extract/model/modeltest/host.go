@@ -6,7 +6,8 @@
 // wire shapes in fixtures/models. Every request is recorded so tests can
 // assert on what the production clients sent.
 //
-// It is for tests only and imports nothing of recollect but fixtures.
+// It is for tests only and imports nothing of recollect but fixtures and
+// store/config (for the settings that route to a host).
 package modeltest
 
 import (
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures"
+	"github.com/recollect/recollect/store/config"
 )
 
 // Answer is one scripted reply of the chat endpoints.
@@ -221,3 +223,18 @@ func (h *Host) modelNames() []string {
 }
 
 func isEmbedding(name string) bool { return strings.Contains(strings.ToLower(name), "embed") }
+
+// Intelligence is the default intelligence settings with every stage
+// routed to the OpenAI-compatible API at h and Ollama at h, both asking for
+// model, with a 2 s timeout.
+func (h *Host) Intelligence(model string) config.Intelligence {
+	cfg := config.Default().Intelligence
+	cfg.Provider = "http"
+	cfg.HTTP.BaseURL = h.OpenAIURL()
+	cfg.HTTP.Model = model
+	cfg.HTTP.TimeoutMS = 2000
+	cfg.Ollama.Host = h.URL
+	cfg.Ollama.Model = model
+	cfg.Ollama.TimeoutMS = 2000
+	return cfg
+}
