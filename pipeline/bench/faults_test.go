@@ -10,52 +10,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/fixtures/testdisk"
 	"github.com/recollect/recollect/hooks"
 )
-
-// mountTmpfs mounts a small tmpfs at a fresh directory, or skips loudly
-// when this process may not mount (not root, or no CAP_SYS_ADMIN).
-func mountTmpfs(t *testing.T, size string) string {
-	t.Helper()
-	dir := filepath.Join(t.TempDir(), "disk")
-	if err := os.Mkdir(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
-		t.Skipf("FULL-DISK FAULT TEST NOT RUN: cannot mount a %s tmpfs at %s (%v); run as root (CI does) to prove behaviour on a full disk", size, dir, err)
-	}
-	t.Cleanup(func() {
-		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
-			t.Errorf("unmount %s: %v", dir, err)
-		}
-	})
-	return dir
-}
-
-// fill writes a file until the filesystem is full and returns its path.
-func fill(t *testing.T, dir string) string {
-	t.Helper()
-	path := filepath.Join(dir, "filler")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := make([]byte, 16<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if errors.Is(err, syscall.ENOSPC) {
-				return path
-			}
-			t.Fatal(err)
-		}
-	}
-}
 
 func runBin(t *testing.T, bin string, args ...string) (string, int) {
 	t.Helper()
@@ -95,7 +56,7 @@ func storeCounts(t *testing.T, dir string) (events, integrity string) {
 // once space returns.
 func TestFullDisk(t *testing.T) {
 	t.Parallel() // real processes: mostly waiting, so they overlap well
-	disk := mountTmpfs(t, "6m")
+	disk := testdisk.Mount(t, "6m")
 	bin := testbin.Binary(t)
 	dir := filepath.Join(disk, "data")
 	for i := 0; i < 5; i++ {
@@ -116,7 +77,7 @@ func TestFullDisk(t *testing.T) {
 	if ok != "ok" {
 		t.Fatalf("integrity before the fault: %s", ok)
 	}
-	filler := fill(t, disk)
+	filler := testdisk.Fill(t, disk)
 
 	out, code := runBin(t, bin, "record", "--data", dir, "--session-id", "s", "--content", strings.Repeat("a long sentence that needs room on disk ", 400))
 	if code == 0 {
