@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
@@ -86,8 +87,15 @@ func TestDaemonFollowsAppends(t *testing.T) {
 	copied := st.Copied
 	appendTo(t, transcript, []byte("\n"))
 	waitFor(t, "the completed half line", func() bool { return countContent(t, db, "the half line about the deploy window") == 1 })
-	if st, _ := status(data); st.Copied <= copied || st.CopyErrors != 0 {
-		t.Errorf("status copied %d → %d, copy errors %d", copied, st.Copied, st.CopyErrors)
+	// The follower counts a copy just after its transaction commits, so
+	// the line can be readable a moment before status counts it.
+	var after hooks.Status
+	waitFor(t, "status to count the completed line", func() bool {
+		after, err = status(data)
+		return err == nil && after.Copied > copied
+	})
+	if after.CopyErrors != 0 {
+		t.Errorf("status copied %d → %d, copy errors %d", copied, after.Copied, after.CopyErrors)
 	}
 	d.stop(t)
 }
