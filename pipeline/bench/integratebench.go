@@ -2,8 +2,12 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,25 +42,16 @@ type IntegrateResult struct {
 // BenchIntegrate builds a store of n facts (as the search bench does,
 // signed for near-duplicate lookup as integrate signs its own), records
 // batch user messages made of fixture sentences, extracts them with the
-// heuristic and times the integrate step, per integrated fact.
-func BenchIntegrate(ctx context.Context, work, fixtures string, n, batch int) (IntegrateResult, error) {
+// heuristic and times the integrate step, per integrated fact. With keep
+// set, the built store is kept there (integrate-N) and copied for later
+// runs instead of built again: a 1M store takes many minutes to build.
+func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch int) (IntegrateResult, error) {
 	res := IntegrateResult{Facts: n}
 	start := time.Now()
 	dir := filepath.Join(work, fmt.Sprintf("integrate-%d", n))
-	db, sentences, err := buildSearchStore(ctx, dir, fixtures, n)
+	sentences, err := integrateStore(ctx, dir, keep, fixtures, n)
 	if err != nil {
 		return res, err
-	}
-	err = db.Tx(ctx, func(tx *store.Tx) error {
-		_, err := integrate.SignFacts(ctx, tx, 1, int64(n))
-		return err
-	})
-	if err == nil {
-		_, err = db.Checkpoint(ctx)
-	}
-	db.Close()
-	if err != nil {
-		return res, fmt.Errorf("sign the integrate store: %w", err)
 	}
 	res.Build = time.Since(start)
 
@@ -117,6 +112,79 @@ func BenchIntegrate(ctx context.Context, work, fixtures string, n, batch int) (I
 	}
 	res.PerFact = took / time.Duration(res.New)
 	return res, nil
+}
+
+// integrateStore puts the integrate bench's store of n facts in dir:
+// built there, or with keep set copied from keep/integrate-N (built there
+// first when absent; a build that did not finish is never reused, as it
+// only takes the name once closed). It returns the fixture sentences.
+func integrateStore(ctx context.Context, dir, keep, fixtures string, n int) ([]string, error) {
+	if keep == "" {
+		return buildIntegrateStore(ctx, dir, fixtures, n)
+	}
+	kept := filepath.Join(keep, fmt.Sprintf("integrate-%d", n))
+	if _, err := os.Stat(filepath.Join(kept, store.DBFile)); errors.Is(err, fs.ErrNotExist) {
+		part := kept + ".part"
+		if err := os.RemoveAll(part); err != nil {
+			return nil, fmt.Errorf("remove the unfinished store %s: %w", part, err)
+		}
+		if _, err := buildIntegrateStore(ctx, part, fixtures, n); err != nil {
+			return nil, err
+		}
+		if err := os.Rename(part, kept); err != nil {
+			return nil, fmt.Errorf("keep the integrate store: %w", err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("read the kept integrate store: %w", err)
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create %s: %w", dir, err)
+	}
+	if err := copyStoreFile(filepath.Join(kept, store.DBFile), filepath.Join(dir, store.DBFile)); err != nil {
+		return nil, fmt.Errorf("copy the kept integrate store: %w", err)
+	}
+	return factSentences(fixtures)
+}
+
+// buildIntegrateStore builds the store of n facts in dir, signed as
+// integrate signs its own, checkpointed and closed.
+func buildIntegrateStore(ctx context.Context, dir, fixtures string, n int) ([]string, error) {
+	db, sentences, err := buildSearchStore(ctx, dir, fixtures, n)
+	if err != nil {
+		return nil, err
+	}
+	err = db.Tx(ctx, func(tx *store.Tx) error {
+		_, err := integrate.SignFacts(ctx, tx, 1, int64(n))
+		return err
+	})
+	if err == nil {
+		_, err = db.Checkpoint(ctx)
+	}
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("sign the integrate store: %w", err)
+	}
+	return sentences, nil
+}
+
+// copyStoreFile copies the closed store file from to a new file to, 0600.
+func copyStoreFile(from, to string) error {
+	in, err := os.Open(from)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }
 
 // pendingContents lists the pending facts' contents.

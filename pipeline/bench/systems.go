@@ -23,7 +23,10 @@ type SystemsOptions struct {
 	// Fixtures holds the real transcripts (claude-code/…/*.jsonl).
 	Fixtures string
 	// WorkDir holds the stores; a temporary directory when empty.
-	WorkDir       string
+	WorkDir string
+	// KeepStores, when set, keeps the integrate part's built stores there
+	// and copies them on later runs instead of building them again.
+	KeepStores    string
 	NotifyRuns    int
 	CopyLines     int
 	FollowAppends int
@@ -168,7 +171,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 	if want("integrate") {
 		for _, n := range opts.IntegrateSizes {
 			say(fmt.Sprintf("integrate: %d new messages into %d facts", IntegrateBatch, n))
-			r, err := BenchIntegrate(ctx, filepath.Join(work, "integrate"), opts.Fixtures, n, IntegrateBatch)
+			r, err := BenchIntegrate(ctx, filepath.Join(work, "integrate"), opts.KeepStores, opts.Fixtures, n, IntegrateBatch)
 			if err != nil {
 				rep.Failed[fmt.Sprintf("integrate %d", n)] = err.Error()
 				continue

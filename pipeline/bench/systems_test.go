@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/store"
 )
 
 // fixturesPath is the repository's real transcripts (or
@@ -58,12 +59,39 @@ func TestBenchSearchSmall(t *testing.T) {
 }
 
 func TestBenchIntegrateSmall(t *testing.T) {
-	r, err := BenchIntegrate(context.Background(), t.TempDir(), fixturesPath(t), 1000, 60)
+	r, err := BenchIntegrate(context.Background(), t.TempDir(), "", fixturesPath(t), 1000, 60)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Facts != 1000 || r.New == 0 || r.PerFact <= 0 || r.Lookup <= 0 || r.OR <= 0 {
 		t.Fatalf("integrate result %+v: every figure must be measured", r)
+	}
+}
+
+// TestBenchIntegrateKeptStore: with a keep directory the first run builds
+// the store there and a second run integrates into a copy of it, the kept
+// store itself untouched.
+func TestBenchIntegrateKeptStore(t *testing.T) {
+	ctx, keep := context.Background(), t.TempDir()
+	first, err := BenchIntegrate(ctx, t.TempDir(), keep, fixturesPath(t), 1000, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(keep, "integrate-1000", store.DBFile)
+	before, err := os.ReadFile(kept)
+	if err != nil {
+		t.Fatalf("the built store was not kept: %v", err)
+	}
+	second, err := BenchIntegrate(ctx, t.TempDir(), keep, fixturesPath(t), 1000, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.New == 0 || second.PerFact <= 0 || second.New != first.New {
+		t.Fatalf("integrate into the kept store: %+v, first run %+v; want the same facts integrated", second, first)
+	}
+	after, err := os.ReadFile(kept)
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("the kept store changed (err %v): runs must integrate into a copy", err)
 	}
 }
 
