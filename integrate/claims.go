@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -64,21 +65,35 @@ type value struct {
 }
 
 var (
-	clauseSplit   = regexp.MustCompile(`[;!?]+|[.](?:\s+|$)|,\s+(?:but|so|and|though|while)\s+|\s+but\s+`)
-	speakerPrefix = regexp.MustCompile(`^\s*(?:\[[^\]]{1,40}\]\s*)?([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*){0,2}):\s+`)
-	datePrefix    = regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`)
-	wordRe        = regexp.MustCompile("`[^`]+`|[\\p{L}\\p{N}][\\p{L}\\p{N}'’_/+#-]*(?:\\.[\\p{L}\\p{N}][\\p{L}\\p{N}_/+#-]*)*")
+	clauseSplit = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[;!?]+|[.](?:\s+|$)|,\s+(?:but|so|and|though|while)\s+|\s+but\s+`)
+	})
+	speakerPrefix = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*(?:\[[^\]]{1,40}\]\s*)?([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*){0,2}):\s+`)
+	})
+	datePrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`) })
+	wordRe     = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile("`[^`]+`|[\\p{L}\\p{N}][\\p{L}\\p{N}'’_/+#-]*(?:\\.[\\p{L}\\p{N}][\\p{L}\\p{N}_/+#-]*)*")
+	})
 
-	markerRe   = regexp.MustCompile(`(?i)\b(no longer|instead|anymore|any more|these days|nowadays|from now on|switched|switching|migrated|moved|changed|replaced|now)\b`)
-	additiveRe = regexp.MustCompile(`(?i)\b(also|too|as well|another|additionally|in addition|second)\b`)
-	negationRe = regexp.MustCompile(`(?i)\b(no longer|not|never|don't|doesn't|didn't|isn't|aren't|won't|stopped|quit|used to)\b`)
+	markerRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(no longer|instead|anymore|any more|these days|nowadays|from now on|switched|switching|migrated|moved|changed|replaced|now)\b`)
+	})
+	additiveRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(also|too|as well|another|additionally|in addition|second)\b`)
+	})
+	negationRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(no longer|not|never|don't|doesn't|didn't|isn't|aren't|won't|stopped|quit|used to)\b`)
+	})
 
-	replacedRes = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)\binstead of\s+(.+)`),
-		regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|moved|moving|changed|changing|went|upgraded|downgraded|bumped)\b.*?\bfrom\s+(.+?)\s+to\b`),
-		regexp.MustCompile(`(?i)\b(?:replaced|replacing|swapped|swapping)\s+(.+?)\s+(?:with|for|by)\b`),
-		regexp.MustCompile(`(?i)\brather than\s+(.+)`),
-	}
+	replacedRes = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`(?i)\binstead of\s+(.+)`),
+			regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|moved|moving|changed|changing|went|upgraded|downgraded|bumped)\b.*?\bfrom\s+(.+?)\s+to\b`),
+			regexp.MustCompile(`(?i)\b(?:replaced|replacing|swapped|swapping)\s+(.+?)\s+(?:with|for|by)\b`),
+			regexp.MustCompile(`(?i)\brather than\s+(.+)`),
+		}
+	})
 )
 
 // frame finds one attribute in a clause's predicate: re's first group is
@@ -93,34 +108,40 @@ type frame struct {
 // subject (single) or several (a person likes many things; a project uses
 // many tools), and then needs a word of change and, for tools, the same
 // purpose.
-var frames = []frame{
-	{"port", true, regexp.MustCompile(`(?i)\bport\s+:?(\d{2,5})\b|\blocalhost:(\d{2,5})\b`)},
-	{"version", true, regexp.MustCompile(`(?i)\b([a-z][\w.+#-]*)\s+v?(\d+(?:\.\d+)+)\b`)},
-	{"version", true, regexp.MustCompile(`\b([A-Z][\w.+#-]*)\s+v?(\d{1,3})\b(?:[^.:/\d]|$)`)},
-	{"version", true, regexp.MustCompile(`(?i)\bversion\s+v?(\d+(?:\.\d+)*)\b`)},
-	{"residence", true, regexp.MustCompile(`(?i)\b(?:live|lives|living|lived|reside|resides|residing|based|settled)\b(?:\s+[\p{L}'-]+){0,4}?\s+in\s+(.+)`)},
-	{"residence", true, regexp.MustCompile(`(?i)\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?to\s+(.+)`)},
-	{"residence", true, regexp.MustCompile(`(?i)\b(?:flat|apartment|house|home)\s+is\s+(?:now\s+)?in\s+(.+)`)},
-	{"employer", true, regexp.MustCompile(`(?i)\b(?:work|works|working|worked)\s+(?:at|for)\s+(.+)`)},
-	{"employer", true, regexp.MustCompile(`(?i)\b(?:employed\s+(?:at|by)|job\s+(?:at|with)|employer\s+is)\s+(.+)`)},
-	{"host", true, regexp.MustCompile(`(?i)\b(?:deploy|deploys|deployed|deploying|ship|ships|shipped|shipping|publish|publishes|published|host|hosts|hosted|hosting)\b\s*((?:[\w.-]+\s+){0,3}?)(?:to|on|at|with)\s+(.+)`)},
-	{"location", true, regexp.MustCompile(`(?i)\b(?:stored|kept|located|saved|backed up)\s+(?:in|on|at|to)\s+(.+)`)},
-	{"owner", true, regexp.MustCompile(`(?i)\b(?:owned|maintained|managed|led)\s+by\s+(.+)`)},
-	{"use", false, regexp.MustCompile(`(?i)\b(?:use|uses|using|used)\s+(.+)`)},
-	{"use", false, regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|changed|changing|moved|moving)\s+(?:over\s+|back\s+)?(?:from\s+.+?\s+)?to\s+(.+)`)},
-}
+var frames = sync.OnceValue(func() []frame {
+	return []frame{
+		{"port", true, regexp.MustCompile(`(?i)\bport\s+:?(\d{2,5})\b|\blocalhost:(\d{2,5})\b`)},
+		{"version", true, regexp.MustCompile(`(?i)\b([a-z][\w.+#-]*)\s+v?(\d+(?:\.\d+)+)\b`)},
+		{"version", true, regexp.MustCompile(`\b([A-Z][\w.+#-]*)\s+v?(\d{1,3})\b(?:[^.:/\d]|$)`)},
+		{"version", true, regexp.MustCompile(`(?i)\bversion\s+v?(\d+(?:\.\d+)*)\b`)},
+		{"residence", true, regexp.MustCompile(`(?i)\b(?:live|lives|living|lived|reside|resides|residing|based|settled)\b(?:\s+[\p{L}'-]+){0,4}?\s+in\s+(.+)`)},
+		{"residence", true, regexp.MustCompile(`(?i)\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?to\s+(.+)`)},
+		{"residence", true, regexp.MustCompile(`(?i)\b(?:flat|apartment|house|home)\s+is\s+(?:now\s+)?in\s+(.+)`)},
+		{"employer", true, regexp.MustCompile(`(?i)\b(?:work|works|working|worked)\s+(?:at|for)\s+(.+)`)},
+		{"employer", true, regexp.MustCompile(`(?i)\b(?:employed\s+(?:at|by)|job\s+(?:at|with)|employer\s+is)\s+(.+)`)},
+		{"host", true, regexp.MustCompile(`(?i)\b(?:deploy|deploys|deployed|deploying|ship|ships|shipped|shipping|publish|publishes|published|host|hosts|hosted|hosting)\b\s*((?:[\w.-]+\s+){0,3}?)(?:to|on|at|with)\s+(.+)`)},
+		{"location", true, regexp.MustCompile(`(?i)\b(?:stored|kept|located|saved|backed up)\s+(?:in|on|at|to)\s+(.+)`)},
+		{"owner", true, regexp.MustCompile(`(?i)\b(?:owned|maintained|managed|led)\s+by\s+(.+)`)},
+		{"use", false, regexp.MustCompile(`(?i)\b(?:use|uses|using|used)\s+(.+)`)},
+		{"use", false, regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|changed|changing|moved|moving)\s+(?:over\s+|back\s+)?(?:from\s+.+?\s+)?to\s+(.+)`)},
+	}
+})
 
 // preferenceRe reads a preference; it counts only as the clause's own verb
 // ("I now prefer tea"), not as a noun or a comparison ("love and support",
 // "options like coconut"), and not as a wish ("I'd love to").
-var preferenceRe = regexp.MustCompile(`(?i)^(?:(?:now|really|still|actually|just|totally|absolutely|truly|genuinely|definitely|always|no longer|do not|don't|does not|doesn't|never)\s+)*(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys)\s+(.+)`)
+var preferenceRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(?:(?:now|really|still|actually|just|totally|absolutely|truly|genuinely|definitely|always|no longer|do not|don't|does not|doesn't|never)\s+)*(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys)\s+(.+)`)
+})
 
 // ownsRe reads "Alice owns the billing service": the object is what the
 // ownership is about, the subject is the value.
-var ownsRe = regexp.MustCompile(`(?i)\b(?:owns|maintains|leads|manages)\s+(.+)`)
+var ownsRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(?:owns|maintains|leads|manages)\s+(.+)`) })
 
 // copulaRe reads "<subject> is <value>", as in "the default branch is main".
-var copulaRe = regexp.MustCompile(`(?i)^(?:is|are|was|were)\s+(?:now\s+|still\s+)?(.+)`)
+var copulaRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(?:is|are|was|were)\s+(?:now\s+|still\s+)?(.+)`)
+})
 
 var leadingSkip = set("so", "well", "also", "and", "but", "btw", "actually", "yes", "yeah", "ok", "okay", "oh", "hey",
 	"then", "anyway", "honestly", "recently", "lately", "currently", "today", "yesterday", "now", "finally",
@@ -181,15 +202,15 @@ var stopValue = set("for", "in", "on", "at", "with", "since", "because", "and", 
 // readStatement reads a statement; speaker is who "I" is when the text
 // does not start with "<Name>: ".
 func readStatement(text, speaker string) reading {
-	if m := speakerPrefix.FindStringSubmatchIndex(text); m != nil {
+	if m := speakerPrefix().FindStringSubmatchIndex(text); m != nil {
 		speaker, text = text[m[2]:m[3]], text[m[1]:]
 	} else {
-		text = datePrefix.ReplaceAllString(text, "")
+		text = datePrefix().ReplaceAllString(text, "")
 	}
 	speaker = strings.ToLower(strings.TrimSpace(speaker))
 	var out reading
 	var prev *clause
-	for _, part := range clauseSplit.Split(text, -1) {
+	for _, part := range clauseSplit().Split(text, -1) {
 		c, ok := readClause(part, speaker, prev)
 		if !ok {
 			prev = nil
@@ -205,11 +226,11 @@ func readStatement(text, speaker string) reading {
 // and moved to Porto") takes the previous clause's.
 func readClause(text, speaker string, prev *clause) (clause, bool) {
 	c := clause{words: wordSet(text), speaker: speaker}
-	if m := markerRe.FindString(text); m != "" {
+	if m := markerRe().FindString(text); m != "" {
 		c.marker = strings.ToLower(m)
 	}
-	c.additive = additiveRe.MatchString(text)
-	toks := wordRe.FindAllStringIndex(text, -1)
+	c.additive = additiveRe().MatchString(text)
+	toks := wordRe().FindAllStringIndex(text, -1)
 	lower := func(i int) string { return strings.ToLower(text[toks[i][0]:toks[i][1]]) }
 	i := 0
 	for i < len(toks) && leadingSkip[lower(i)] {
@@ -289,7 +310,7 @@ func readClause(text, speaker string, prev *clause) (clause, bool) {
 		}
 		c.claims[k].val = value{text: joinSorted(who), words: who}
 	}
-	for _, re := range replacedRes {
+	for _, re := range replacedRes() {
 		if m := re.FindStringSubmatch(pred); m != nil {
 			if v := valuePhrase(m[1]); len(v.words) > 0 {
 				c.replaced = append(c.replaced, v)
@@ -312,7 +333,7 @@ func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 		cl.negated = negatedAt(pred, at)
 		out = append(out, cl)
 	}
-	for _, f := range frames {
+	for _, f := range frames() {
 		m := f.re.FindStringSubmatchIndex(pred)
 		if m == nil {
 			continue
@@ -361,7 +382,7 @@ func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 		}
 		add(cl)
 	}
-	if m := preferenceRe.FindStringSubmatchIndex(verbPhrase); m != nil && !wish {
+	if m := preferenceRe().FindStringSubmatchIndex(verbPhrase); m != nil && !wish {
 		rest := verbPhrase[m[2]:m[3]]
 		if f := strings.ToLower(firstWord(rest)); f != "to" && f != "it" && f != "that" && f != "this" {
 			at = 0
@@ -372,13 +393,13 @@ func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 			}
 		}
 	}
-	if m := ownsRe.FindStringSubmatchIndex(pred); m != nil {
+	if m := ownsRe().FindStringSubmatchIndex(pred); m != nil {
 		if obj := valuePhrase(pred[m[2]:m[3]]); len(obj.words) > 0 {
 			out = append(out, claim{slot: "owner", single: true, owner: obj.words, negated: negatedAt(pred, m[0]), val: value{words: map[string]bool{}}})
 		}
 	}
 	at = 0
-	if m := copulaRe.FindStringSubmatch(verbPhrase); m != nil && len(out) == 0 {
+	if m := copulaRe().FindStringSubmatch(verbPhrase); m != nil && len(out) == 0 {
 		v := valuePhrase(m[1])
 		first := strings.ToLower(firstWord(m[1]))
 		if len(v.words) > 0 && !strings.HasSuffix(first, "ing") && !strings.HasSuffix(first, "ed") {
@@ -418,28 +439,30 @@ var slotWords = map[string][]string{
 // within three words before the attribute at i, or "anymore" follows it.
 func negatedAt(pred string, i int) bool {
 	before := pred[:i]
-	if locs := negationRe.FindAllStringIndex(before, -1); len(locs) > 0 {
+	if locs := negationRe().FindAllStringIndex(before, -1); len(locs) > 0 {
 		between := before[locs[len(locs)-1][1]:]
-		if len(wordRe.FindAllString(between, -1)) <= 3 && !strings.Contains(between, ",") {
+		if len(wordRe().FindAllString(between, -1)) <= 3 && !strings.Contains(between, ",") {
 			return true
 		}
 	}
-	return anymoreRe.MatchString(pred[i:])
+	return anymoreRe().MatchString(pred[i:])
 }
 
-var anymoreRe = regexp.MustCompile(`(?i)\b(anymore|any more|any longer)\b`)
+var anymoreRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(anymore|any more|any longer)\b`) })
 
 // purpose is what a tool is used for ("…for billing"), "" when unsaid.
 // scope is the purpose ("for the API") or environment ("in production")
 // a value is stated for, "" when unsaid.
 func scope(rest string) string {
-	if m := envRe.FindStringSubmatch(rest); m != nil {
+	if m := envRe().FindStringSubmatch(rest); m != nil {
 		return strings.ToLower(m[1])
 	}
 	return purpose(rest)
 }
 
-var envRe = regexp.MustCompile(`(?i)\b(?:in|on|for)\s+(?:the\s+)?(production|prod|staging|development|dev|tests?|testing|ci|local)\b`)
+var envRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(?:in|on|for)\s+(?:the\s+)?(production|prod|staging|development|dev|tests?|testing|ci|local)\b`)
+})
 
 func purpose(rest string) string {
 	low := strings.ToLower(rest)
@@ -455,7 +478,7 @@ func purpose(rest string) string {
 // a word that starts another phrase ("Porto last month" → "Porto").
 func valuePhrase(s string) value {
 	var kept []string
-	for _, loc := range wordRe.FindAllStringIndex(s, -1) {
+	for _, loc := range wordRe().FindAllStringIndex(s, -1) {
 		if strings.ContainsAny(s[:loc[0]], ",;:()") {
 			break
 		}
@@ -489,7 +512,7 @@ func nameLike(s string, lowerOK bool) bool {
 	if unicode.IsUpper(r) || unicode.IsDigit(r) || r == '`' {
 		return true
 	}
-	return lowerOK && len(wordRe.FindAllString(valuePhrase(s).text, -1)) == 1 && !determiners[strings.ToLower(f)] &&
+	return lowerOK && len(wordRe().FindAllString(valuePhrase(s).text, -1)) == 1 && !determiners[strings.ToLower(f)] &&
 		!intensifiers[strings.ToLower(f)]
 }
 
@@ -497,7 +520,7 @@ var intensifiers = set("so", "very", "really", "pretty", "super", "too", "quite"
 	"a", "an", "the", "going", "getting", "doing", "kind", "sort", "more", "less", "much", "such", "gonna", "happy", "glad", "sure")
 
 func firstWord(s string) string {
-	m := wordRe.FindString(s)
+	m := wordRe().FindString(s)
 	return m
 }
 
@@ -526,7 +549,7 @@ func submatches(s string, m []int) []string {
 // plural "s" is dropped so "servers" meets "server".
 func wordSet(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range wordRe.FindAllString(s, -1) {
+	for _, t := range wordRe().FindAllString(s, -1) {
 		t = strings.ToLower(strings.Trim(t, "`"))
 		if stopwords[t] || determiners[t] || stopValue[t] || firstPersonWords[t] != "" {
 			continue

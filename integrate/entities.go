@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/recollect/recollect/graph"
@@ -69,19 +70,19 @@ func HeuristicMentions(content string) []Mention {
 		all = append(all, found{m, pos})
 	}
 	text := content
-	if m := mentionDate.FindStringIndex(text); m != nil {
+	if m := mentionDate().FindStringIndex(text); m != nil {
 		text = text[m[1]:]
 	}
 	body := text
-	if m := speakerPrefix.FindStringSubmatchIndex(text); m != nil && lineSpeaker(text) != "" {
+	if m := speakerPrefix().FindStringSubmatchIndex(text); m != nil && lineSpeaker(text) != "" {
 		name := text[m[2]:m[3]]
 		body = text[m[1]:]
 		sp := Mention{Name: name, Type: "person", Role: "speaker"}
-		if firstPerson.MatchString(leadIn.ReplaceAllString(body, "")) {
+		if firstPerson().MatchString(leadIn().ReplaceAllString(body, "")) {
 			sp.Role, sp.IsSubject = "subject", true
 		}
 		add(sp, -1)
-	} else if firstPerson.MatchString(leadIn.ReplaceAllString(text, "")) {
+	} else if firstPerson().MatchString(leadIn().ReplaceAllString(text, "")) {
 		add(Mention{Name: "I", Type: "person", Role: "subject", IsSubject: true}, -1)
 	}
 	// Structured names first; their text is blanked so their parts are not
@@ -94,14 +95,14 @@ func HeuristicMentions(content string) []Mention {
 	}
 	// A redaction marker ("[REDACTED:github_token]") names what was removed,
 	// not a thing the fact is about.
-	for _, loc := range redactionMarker.FindAllIndex(work, -1) {
+	for _, loc := range redactionMarker().FindAllIndex(work, -1) {
 		blank(loc[0], loc[1])
 	}
 	for _, loc := range pathSpans(body) {
 		add(Mention{Name: body[loc[0]:loc[1]], Type: "thing", Role: "mention"}, loc[0])
 		blank(loc[0], loc[1])
 	}
-	for _, re := range structured {
+	for _, re := range structured() {
 		for _, loc := range re.FindAllSubmatchIndex(work, -1) {
 			a, b := loc[0], loc[1]
 			for g := 2; g+1 < len(loc); g += 2 {
@@ -119,12 +120,12 @@ func HeuristicMentions(content string) []Mention {
 	}
 	starts := sentenceStarts(body)
 	lastPerson := ""
-	for _, loc := range capRun.FindAllIndex(work, -1) {
+	for _, loc := range capRun().FindAllIndex(work, -1) {
 		for _, span := range nameSpans(body, loc[0], loc[1], starts) {
 			a, b := span[0], span[1]
 			name := body[a:b]
 			before, after := body[:a], body[b:]
-			cuePerson := personCue.MatchString(before) || greetingCue.MatchString(before) || sayingNext.MatchString(after)
+			cuePerson := personCue().MatchString(before) || greetingCue().MatchString(before) || sayingNext().MatchString(after)
 			if starts[a] && !strings.Contains(name, " ") && !cuePerson && !innerCapital(name) {
 				continue // "Coffee is…": a lone sentence-initial word is usually not a name
 			}
@@ -132,13 +133,13 @@ func HeuristicMentions(content string) []Mention {
 			switch {
 			case cuePerson:
 				typ = "person"
-			case orgSuffix.MatchString(after), orgName.MatchString(name):
+			case orgSuffix().MatchString(after), orgName().MatchString(name):
 				typ = "organization"
-			case projectNext.MatchString(after):
+			case projectNext().MatchString(after):
 				typ = "project"
-			case orgCue.MatchString(before), atAfterPerson(before, lastPerson):
+			case orgCue().MatchString(before), atAfterPerson(before, lastPerson):
 				typ = "organization"
-			case placeCue.MatchString(before):
+			case placeCue().MatchString(before):
 				typ = "place"
 			}
 			if typ == "person" {
@@ -160,33 +161,57 @@ func HeuristicMentions(content string) []Mention {
 }
 
 var (
-	capRun          = regexp.MustCompile(`\b[A-Z][\p{L}0-9]*(?:['’]s)?(?:[ -][A-Z][\p{L}0-9]*(?:['’]s)?)*\b`)
-	redactionMarker = regexp.MustCompile(`\[REDACTED(?::[^\]\s]{0,64})?\]`)
-	mentionDate     = regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`)
-	leadIn          = regexp.MustCompile(`(?i)^\s*(?:(?:(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|yesterday|today|recently|lately|these days|nowadays|so|well|also|actually|btw|anyway|honestly|now)[,\s]+)*`)
-	firstPerson     = regexp.MustCompile(`(?i)^(i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our)\b`)
-	personCue       = regexp.MustCompile(`(?i)\b(colleague|friend|manager|boss|wife|husband|partner|sister|brother|mother|father|mom|mum|dad|son|daughter|teammate|coworker|co-worker|named|called|mr\.?|mrs\.?|ms\.?|dr\.?|uncle|aunt|cousin|grandma|grandpa|neighbou?r|mentor|girlfriend|boyfriend)\s+$`)
-	greetingCue     = regexp.MustCompile(`(?i)(?:^|[^\p{L}])(hey|hi|hello|thanks|thank you|dear|congrats|congratulations|bye|sorry|cheers|welcome)[,!]?\s+$`)
-	sayingNext      = regexp.MustCompile(`^(?:['’]s\s+(?:wife|husband|partner|son|daughter|kids?|children|mom|dad|mother|father|sister|brother|friend|birthday|family)\b|\s+(?:said|says|told|tells|asked|asks|thinks|thought|wrote|writes|wants|mentioned|suggested|recommended|reviewed|replied|agreed|called|texted|emailed)\b)`)
-	orgName         = regexp.MustCompile(`(?i)\s(corp|corporation|inc|ltd|llc|gmbh|labs|university)$`)
-	orgSuffix       = regexp.MustCompile(`(?i)^\s+(corp|corporation|inc|ltd|llc|gmbh|labs|university)\b`)
-	orgCue          = regexp.MustCompile(`(?i)\b(work|works|working|worked|job|employed|intern|interning|hired|employer)\s+(at|for|by)\s+$|\bjoined\s+$`)
-	placeCue        = regexp.MustCompile(`(?i)\b((live|lives|lived|living|based|born|grew up|raised|settled|stayed|vacation|holiday|holidays)\s+in|(moved|moving|relocated|relocating|flew|flying|drove|travel(l)?ed|travel(l)?ing|trip|went|going|road trip)\s+to|visit|visited|visiting|i'm from|am from|is from|are from|come from|comes from)\s+$`)
-	projectNext     = regexp.MustCompile(`(?i)^\s+(migration|project|service|app|team|release|launch)\b`)
-	atPerson        = regexp.MustCompile(`\s+at\s+$`)
+	capRun = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\b[A-Z][\p{L}0-9]*(?:['’]s)?(?:[ -][A-Z][\p{L}0-9]*(?:['’]s)?)*\b`)
+	})
+	redactionMarker = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[REDACTED(?::[^\]\s]{0,64})?\]`) })
+	mentionDate     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`) })
+	leadIn          = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(?:(?:(?:last|this|next)\s+(?:week|month|year|spring|summer|autumn|fall|winter|weekend)|yesterday|today|recently|lately|these days|nowadays|so|well|also|actually|btw|anyway|honestly|now)[,\s]+)*`)
+	})
+	firstPerson = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(i|i'm|i've|i'd|i'll|my|me|we|we're|we've|our)\b`)
+	})
+	personCue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(colleague|friend|manager|boss|wife|husband|partner|sister|brother|mother|father|mom|mum|dad|son|daughter|teammate|coworker|co-worker|named|called|mr\.?|mrs\.?|ms\.?|dr\.?|uncle|aunt|cousin|grandma|grandpa|neighbou?r|mentor|girlfriend|boyfriend)\s+$`)
+	})
+	greetingCue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:^|[^\p{L}])(hey|hi|hello|thanks|thank you|dear|congrats|congratulations|bye|sorry|cheers|welcome)[,!]?\s+$`)
+	})
+	sayingNext = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:['’]s\s+(?:wife|husband|partner|son|daughter|kids?|children|mom|dad|mother|father|sister|brother|friend|birthday|family)\b|\s+(?:said|says|told|tells|asked|asks|thinks|thought|wrote|writes|wants|mentioned|suggested|recommended|reviewed|replied|agreed|called|texted|emailed)\b)`)
+	})
+	orgName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\s(corp|corporation|inc|ltd|llc|gmbh|labs|university)$`)
+	})
+	orgSuffix = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s+(corp|corporation|inc|ltd|llc|gmbh|labs|university)\b`)
+	})
+	orgCue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(work|works|working|worked|job|employed|intern|interning|hired|employer)\s+(at|for|by)\s+$|\bjoined\s+$`)
+	})
+	placeCue = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b((live|lives|lived|living|based|born|grew up|raised|settled|stayed|vacation|holiday|holidays)\s+in|(moved|moving|relocated|relocating|flew|flying|drove|travel(l)?ed|travel(l)?ing|trip|went|going|road trip)\s+to|visit|visited|visiting|i'm from|am from|is from|are from|come from|comes from)\s+$`)
+	})
+	projectNext = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s+(migration|project|service|app|team|release|launch)\b`)
+	})
+	atPerson = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s+at\s+$`) })
 )
 
 // structured are names with a shape of their own: code spans, module and
 // file paths, URLs' hosts, dotted names, identifiers and named packages.
-var structured = []*regexp.Regexp{
-	regexp.MustCompile("`([^`\\n]{1,80})`"),
-	regexp.MustCompile(`\bhttps?://([A-Za-z0-9.-]+)[^\s]*`),
-	regexp.MustCompile(`@[\w-]+/[\w.-]+`),
-	regexp.MustCompile(`\b[A-Za-z][\w-]*[A-Za-z0-9](?:\.[A-Za-z][\w-]*[A-Za-z0-9])+\b`),
-	regexp.MustCompile(`\b[a-z]+(?:[A-Z][a-z0-9]*)+\b`),
-	regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`),
-	regexp.MustCompile(`(?i)\b(?:package|module|crate|library|gem|plugin)\s+([a-z][\w.-]*)|\b([a-z][\w.-]*)\s+(?:package|module|crate|library|gem|plugin)\b`),
-}
+var structured = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{
+		regexp.MustCompile("`([^`\\n]{1,80})`"),
+		regexp.MustCompile(`\bhttps?://([A-Za-z0-9.-]+)[^\s]*`),
+		regexp.MustCompile(`@[\w-]+/[\w.-]+`),
+		regexp.MustCompile(`\b[A-Za-z][\w-]*[A-Za-z0-9](?:\.[A-Za-z][\w-]*[A-Za-z0-9])+\b`),
+		regexp.MustCompile(`\b[a-z]+(?:[A-Z][a-z0-9]*)+\b`),
+		regexp.MustCompile(`\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b`),
+		regexp.MustCompile(`(?i)\b(?:package|module|crate|library|gem|plugin)\s+([a-z][\w.-]*)|\b([a-z][\w.-]*)\s+(?:package|module|crate|library|gem|plugin)\b`),
+	}
+})
 
 // nameSpans splits a run of capitalised words at the words that are not
 // names (common words, months, placeholders, emphasis) and returns the
@@ -240,18 +265,20 @@ func wordSpans(s string) [][2]int {
 // sentenceStarts marks the offsets where a sentence begins.
 func sentenceStarts(s string) map[int]bool {
 	out := map[int]bool{0: true}
-	for _, m := range sentenceBreak.FindAllStringIndex(s, -1) {
+	for _, m := range sentenceBreak().FindAllStringIndex(s, -1) {
 		out[m[1]] = true
 	}
 	return out
 }
 
-var sentenceBreak = regexp.MustCompile(`(?:[.!?…:;]+["')\]]*\s+|\n\s*(?:[-*>]\s+|\d+[.)]\s+)?|^\s*(?:[-*>]\s+|\d+[.)]\s+)|\s[-–—]\s+|["“(]\s*)`)
+var sentenceBreak = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?:[.!?…:;]+["')\]]*\s+|\n\s*(?:[-*>]\s+|\d+[.)]\s+)?|^\s*(?:[-*>]\s+|\d+[.)]\s+)|\s[-–—]\s+|["“(]\s*)`)
+})
 
 // atAfterPerson reads "Robin at Acme": a name right after a person and
 // "at" is where the person works.
 func atAfterPerson(before, person string) bool {
-	if person == "" || !atPerson.MatchString(before) {
+	if person == "" || !atPerson().MatchString(before) {
 		return false
 	}
 	return strings.HasSuffix(strings.TrimSuffix(strings.TrimRight(before, " "), " at"), person)
@@ -274,7 +301,7 @@ func innerCapital(name string) bool {
 // a trailing "/..." is left out. "and/or" is no path.
 func pathSpans(s string) [][2]int {
 	var out [][2]int
-	for _, loc := range wordish.FindAllStringIndex(s, -1) {
+	for _, loc := range wordish().FindAllStringIndex(s, -1) {
 		a, b := loc[0], loc[1]
 		for a < b && strings.ContainsRune("`'\"([{<", rune(s[a])) {
 			a++
@@ -292,7 +319,7 @@ func pathSpans(s string) [][2]int {
 		w = strings.TrimSuffix(w, "/")
 		last := w[strings.LastIndex(w, "/")+1:]
 		rooted := strings.HasPrefix(w, "/") || strings.HasPrefix(w, "~/") || strings.HasPrefix(w, "./") || strings.HasPrefix(w, "../")
-		if rooted || strings.Count(w, "/") >= 2 || fileName.MatchString(last) {
+		if rooted || strings.Count(w, "/") >= 2 || fileName().MatchString(last) {
 			if len(strings.Trim(w, "/.~")) > 1 {
 				out = append(out, [2]int{a, a + len(w)})
 			}
@@ -302,8 +329,8 @@ func pathSpans(s string) [][2]int {
 }
 
 var (
-	wordish  = regexp.MustCompile(`\S+`)
-	fileName = regexp.MustCompile(`^[\w.-]*\w\.[A-Za-z0-9]{1,5}$`)
+	wordish  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\S+`) })
+	fileName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\w.-]*\w\.[A-Za-z0-9]{1,5}$`) })
 )
 
 // commonWord is an English function word or a word that opens sentences

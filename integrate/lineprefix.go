@@ -3,6 +3,7 @@ package integrate
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/recollect/recollect/store"
@@ -37,7 +38,7 @@ var labelWords = set("decision", "decisions", "error", "errors", "warning", "war
 // when it names none: the name is one to three capitalised words that are
 // neither common words nor the label of a note.
 func lineSpeaker(content string) string {
-	m := speakerPrefix.FindStringSubmatch(content)
+	m := speakerPrefix().FindStringSubmatch(content)
 	if m == nil {
 		return ""
 	}
@@ -57,12 +58,12 @@ var lineDateLayouts = []string{
 	"3:04 pm on 2 January, 2006", "3:04 pm on 2 January 2006", "Monday, 2 January 2006", "Monday, January 2, 2006",
 }
 
-var bracketed = regexp.MustCompile(`^\s*\[([^\]]{1,40})\]`)
+var bracketed = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[([^\]]{1,40})\]`) })
 
 // lineDate returns the day a line's leading "[date]" names, in the store's
 // time format, or "" when the brackets hold no date it can read.
 func lineDate(content string) string {
-	m := bracketed.FindStringSubmatch(content)
+	m := bracketed().FindStringSubmatch(content)
 	if m == nil {
 		return ""
 	}

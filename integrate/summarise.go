@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
@@ -44,7 +45,9 @@ func LatestSummary(ctx context.Context, db *store.DB) (Summary, bool, error) {
 }
 
 // openLoop finds statements of unfinished business.
-var openLoop = regexp.MustCompile(`(?i)\b(todo|need to|needs to|plan to|planning to|going to|waiting for|waiting on|blocked|follow up|next step|not yet|haven't yet)\b`)
+var openLoop = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(todo|need to|needs to|plan to|planning to|going to|waiting for|waiting on|blocked|follow up|next step|not yet|haven't yet)\b`)
+})
 
 // material is what a summary is made of, all read from the store.
 type material struct {
@@ -93,7 +96,7 @@ func (in *Integrator) gather(ctx context.Context) (material, error) {
 		return m, err
 	}
 	for _, l := range loops {
-		if openLoop.MatchString(l) {
+		if openLoop().MatchString(l) {
 			m.loops = append(m.loops, l)
 		}
 	}

@@ -3,6 +3,7 @@ package model
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -61,19 +62,19 @@ type unit struct {
 // statement is the unit's words without a list marker.
 func (u unit) statement() string {
 	if u.Kind == kindItem {
-		return strings.TrimSpace(itemMarker.ReplaceAllString(u.Text, ""))
+		return strings.TrimSpace(itemMarker().ReplaceAllString(u.Text, ""))
 	}
 	return u.Text
 }
 
 var (
-	fenceRe = regexp.MustCompile("(?s)```.*?(```|$)")
+	fenceRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```.*?(```|$)") })
 	// Envelopes the agent harness wraps around what it injects into a user
 	// turn: slash commands, shell escapes and their output, background task
 	// notices, reminders.
 	// The harness's own tags may run to the end of a cut message; words that
 	// are also HTML elements (summary) count only with their closing tag.
-	harnessRe = func() *regexp.Regexp {
+	harnessRe = sync.OnceValue(func() *regexp.Regexp {
 		var alts []string
 		for _, t := range []string{"command-name", "command-message", "command-args", "command-contents", "local-command-stdout",
 			"local-command-stderr", "local-command-caveat", "bash-input", "bash-stdout", "bash-stderr", "task-notification",
@@ -84,17 +85,22 @@ var (
 			alts = append(alts, "<"+t+`>.*?</`+t+">")
 		}
 		return regexp.MustCompile("(?s)" + strings.Join(alts, "|"))
-	}()
+	})
+
 	// A whole line in brackets is a harness notice ("[Request interrupted
 	// by user]"); a leading "[Image #1]" is an attachment marker.
-	noticeLineRe = regexp.MustCompile(`^\s*\[[^\]]*\]\s*$`)
-	attachmentRe = regexp.MustCompile(`^(\s*\[(Image|Pasted text|File) #?\d*[^\]]*\]\s*)+`)
-	itemMarker   = regexp.MustCompile(`^\s*([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?`)
-	headingRe    = regexp.MustCompile(`^\s*#{1,6}\s`)
-	tableRe      = regexp.MustCompile(`^\s*\|.*\|\s*$|^\s*[-:|]{3,}\s*$`)
-	outputLineRe = regexp.MustCompile(`(?i)^\s*(\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
-	codeLineRe   = regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
-	inlineCodeRe = regexp.MustCompile("`[^`]*`")
+	noticeLineRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[[^\]]*\]\s*$`) })
+	attachmentRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\s*\[(Image|Pasted text|File) #?\d*[^\]]*\]\s*)+`) })
+	itemMarker   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*([-*+•]|\d{1,3}[.)])\s+(\[[ xX]\]\s+)?`) })
+	headingRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*#{1,6}\s`) })
+	tableRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\|.*\|\s*$|^\s*[-:|]{3,}\s*$`) })
+	outputLineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^\s*(\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
+	})
+	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
+	})
+	inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]*`") })
 )
 
 // indentedBlock reports whether a line is indented as markdown code is.
@@ -109,11 +115,11 @@ func indentedBlock(line string) bool {
 func units(text string) []unit {
 	text = strings.ToValidUTF8(text, "\uFFFD")
 	var out []unit
-	text = harnessRe.ReplaceAllStringFunc(text, func(m string) string {
+	text = harnessRe().ReplaceAllStringFunc(text, func(m string) string {
 		out = append(out, unit{Text: m, Kind: kindHarness})
 		return "\n\n"
 	})
-	text = fenceRe.ReplaceAllStringFunc(text, func(m string) string {
+	text = fenceRe().ReplaceAllStringFunc(text, func(m string) string {
 		out = append(out, unit{Text: m, Kind: kindCode})
 		return "\n\n"
 	})
@@ -133,22 +139,22 @@ func units(text string) []unit {
 		case trimmed == "":
 			flush()
 			continue
-		case noticeLineRe.MatchString(line):
+		case noticeLineRe().MatchString(line):
 			kind = kindHarness
-		case indentedBlock(line) && !itemMarker.MatchString(line):
+		case indentedBlock(line) && !itemMarker().MatchString(line):
 			kind = kindCode
-		case headingRe.MatchString(line):
+		case headingRe().MatchString(line):
 			kind = kindHeading
-		case tableRe.MatchString(line):
+		case tableRe().MatchString(line):
 			kind = kindTable
-		case outputLineRe.MatchString(line):
+		case outputLineRe().MatchString(line):
 			kind = kindOutput
-		case itemMarker.MatchString(line):
+		case itemMarker().MatchString(line):
 			kind = kindItem
-		case codeLineRe.MatchString(trimmed):
+		case codeLineRe().MatchString(trimmed):
 			kind = kindCode
 		default:
-			if loc := attachmentRe.FindStringIndex(trimmed); loc != nil {
+			if loc := attachmentRe().FindStringIndex(trimmed); loc != nil {
 				trimmed = strings.TrimSpace(trimmed[loc[1]:])
 				if trimmed == "" {
 					continue

@@ -3,6 +3,7 @@ package model
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -33,23 +34,25 @@ const (
 // than about the world: "ignore previous instructions", "SYSTEM: …",
 // "you are now …", "as an AI …". Such text is never knowledge, whoever
 // typed it.
-var injectionRe = regexp.MustCompile(`(?i)` +
-	`\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,30}\b(previous|prior|above|earlier|preceding|your|system|original)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules|directions|guidelines|context|messages?)\b` +
-	`|\b(ignore|disregard|forget)\s+(all|any|everything)\s+(instructions?|you('ve| have) been told)\b` +
-	`|^\W*(system|assistant)\s*(prompt|message|override)?\s*[:>\]]` +
-	`|\[/?(system|inst|instructions?)\]|<\|?/?(system|im_start|im_end)\|?>` +
-	`|\byou are now\b|\byou're now\b|\bfrom now on,? you\b|\b(you|please) act as\b|^act as\b|\bpretend (to be|you are|you're)\b` +
-	`|\bas an ai\b|\b(you are|you're) (an? )?(ai|assistant|language model|llm|chatbot)\b` +
-	`|\b(you are|you're) (now )?in [a-z]+ mode\b|\b(enter|activate|enable) (admin|developer|god|jailbreak|dan|unrestricted) mode\b|\bjailbreak\b` +
-	`|\bnew system (prompt|instructions?)\b|\bnew instructions?\s*:|\byour (system )?prompt\b` +
-	`|\b(store|save|remember|record) (this|the following|that)\s*:` +
-	`|\b(respond|reply|answer|output) only (with|in)\b|\byou (must|will|shall) (respond|reply|answer)\b`)
+var injectionRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)` +
+		`\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,30}\b(previous|prior|above|earlier|preceding|your|system|original)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules|directions|guidelines|context|messages?)\b` +
+		`|\b(ignore|disregard|forget)\s+(all|any|everything)\s+(instructions?|you('ve| have) been told)\b` +
+		`|^\W*(system|assistant)\s*(prompt|message|override)?\s*[:>\]]` +
+		`|\[/?(system|inst|instructions?)\]|<\|?/?(system|im_start|im_end)\|?>` +
+		`|\byou are now\b|\byou're now\b|\bfrom now on,? you\b|\b(you|please) act as\b|^act as\b|\bpretend (to be|you are|you're)\b` +
+		`|\bas an ai\b|\b(you are|you're) (an? )?(ai|assistant|language model|llm|chatbot)\b` +
+		`|\b(you are|you're) (now )?in [a-z]+ mode\b|\b(enter|activate|enable) (admin|developer|god|jailbreak|dan|unrestricted) mode\b|\bjailbreak\b` +
+		`|\bnew system (prompt|instructions?)\b|\bnew instructions?\s*:|\byour (system )?prompt\b` +
+		`|\b(store|save|remember|record) (this|the following|that)\s*:` +
+		`|\b(respond|reply|answer|output) only (with|in)\b|\byou (must|will|shall) (respond|reply|answer)\b`)
+})
 
 // AddressesModel reports whether text speaks to a model or the system
 // ("ignore previous instructions", "SYSTEM: …", "you are now …") rather
 // than about the world. Such text is never knowledge, whoever wrote it:
 // the heuristic never keeps it and capture_fact refuses it.
-func AddressesModel(text string) bool { return injectionRe.MatchString(text) }
+func AddressesModel(text string) bool { return injectionRe().MatchString(text) }
 
 // Words that open a command or request rather than a statement.
 var imperative = map[string]bool{
@@ -87,19 +90,27 @@ var chatter = map[string]bool{
 
 var (
 	// A plan or a next step: what someone is about to do, not how things are.
-	planRe = regexp.MustCompile(`(?i)^(i'll|i will|i'm going to|i am going to|i'm gonna|let me|let's|lets|we'll|we're going to|we are going to|next,? |now,? |then,? |first,? |finally,? |after that|i need to|i have to|i want to|i'd like to|i would like|we need to|i'm about to|going to|time to|starting with)\b` +
-		`|\b(i'll|i will|we'll) (now|next|then|first)\b|\bnext step\b`)
+	planRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(i'll|i will|i'm going to|i am going to|i'm gonna|let me|let's|lets|we'll|we're going to|we are going to|next,? |now,? |then,? |first,? |finally,? |after that|i need to|i have to|i want to|i'd like to|i would like|we need to|i'm about to|going to|time to|starting with)\b` +
+			`|\b(i'll|i will|we'll) (now|next|then|first)\b|\bnext step\b`)
+	})
 	// Transient state and one-off reports: true for a moment, not for good.
-	transientRe = regexp.MustCompile(`(?i)\b(right now|at the moment|for now|just now|so far|this time|still|yet|anymore|again|today|tonight|currently (running|failing|broken)|seems?|seem to|seemed|appears? to|looks like|doesn'?t (seem|work|start)|isn'?t working|not working|is (running|failing|compiling|broken|stuck|done|ready|loading|hanging)|are (running|failing|stuck|done|ready)|in progress|stale)\b` +
-		`|^(i|we)('ve| have)? (just |already )?(added|fixed|ran|created|removed|updated|changed|pushed|merged|committed|deleted|tried|checked|looked|found|got|wrote|made|finished|completed|saw|noticed)\b` +
-		`|^(it|this|that) (is|was) (checked out|done|finished|fixed|broken|failing|passing)\b|\b(all|both) (\d+ )?(tests?|checks?) pass`)
+	transientRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(right now|at the moment|for now|just now|so far|this time|still|yet|anymore|again|today|tonight|currently (running|failing|broken)|seems?|seem to|seemed|appears? to|looks like|doesn'?t (seem|work|start)|isn'?t working|not working|is (running|failing|compiling|broken|stuck|done|ready|loading|hanging)|are (running|failing|stuck|done|ready)|in progress|stale)\b` +
+			`|^(i|we)('ve| have)? (just |already )?(added|fixed|ran|created|removed|updated|changed|pushed|merged|committed|deleted|tried|checked|looked|found|got|wrote|made|finished|completed|saw|noticed)\b` +
+			`|^(it|this|that) (is|was) (checked out|done|finished|fixed|broken|failing|passing)\b|\b(all|both) (\d+ )?(tests?|checks?) pass`)
+	})
 	// A request phrased as a question or with please.
-	requestRe = regexp.MustCompile(`(?i)^(can|could|would|will) (you|we)\b|^(please|pls|kindly)\b|\b(can|could|would) you\b|\bi want you to\b|\bi need you to\b|\bmake sure\b|\bgo ahead\b|\bfeel free\b`)
+	requestRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(can|could|would|will) (you|we)\b|^(please|pls|kindly)\b|\b(can|could|would) you\b|\bi want you to\b|\bi need you to\b|\bmake sure\b|\bgo ahead\b|\bfeel free\b`)
+	})
 	// Standing rules open like commands but are conventions.
-	standingRuleRe = regexp.MustCompile(`(?i)^(always|never)\b`)
+	standingRuleRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^(always|never)\b`) })
 	// A statement says how something is, what someone prefers or owns, what
 	// holds as a rule, or what was decided and why.
-	durableRe = regexp.MustCompile(`(?i)\b(am|is|are|was|were|be|been|has|have|had|isn't|aren't|wasn't|doesn't|don't|prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|use|uses|used|live|lives|lived|work|works|worked|moved|own|owns|owned|need|needs|want|wants|lead|leads|leading|started|joined|left|switched|migrated|chose|choose|decided|agreed|speak|speaks|study|studies|believe|know|called|named|born|allergic|based|run|runs|manage|manages|maintain|maintains|deploy|deploys|deployed|host|hosts|hosted|depend|depends|require|requires|required|must|should|always|never|because|since|so that|lives|target|targets|support|supports|ship|ships|pin|pins|pinned|'m|'re|'s|'ve)\b`)
+	durableRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(am|is|are|was|were|be|been|has|have|had|isn't|aren't|wasn't|doesn't|don't|prefer|prefers|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|use|uses|used|live|lives|lived|work|works|worked|moved|own|owns|owned|need|needs|want|wants|lead|leads|leading|started|joined|left|switched|migrated|chose|choose|decided|agreed|speak|speaks|study|studies|believe|know|called|named|born|allergic|based|run|runs|manage|manages|maintain|maintains|deploy|deploys|deployed|host|hosts|hosted|depend|depends|require|requires|required|must|should|always|never|because|since|so that|lives|target|targets|support|supports|ship|ships|pin|pins|pinned|'m|'re|'s|'ve)\b`)
+	})
 )
 
 // judge decides whether a unit is a durable statement, and says why.
@@ -115,27 +126,27 @@ func judge(u unit) (keep bool, reason string) {
 		return false, ReasonLayout
 	}
 	raw := strings.TrimSpace(u.statement())
-	if injectionRe.MatchString(raw) {
+	if injectionRe().MatchString(raw) {
 		return false, ReasonInjection
 	}
-	s := strings.TrimSpace(inlineCodeRe.ReplaceAllString(raw, "x"))
+	s := strings.TrimSpace(inlineCodeRe().ReplaceAllString(raw, "x"))
 	if s == "" {
 		return false, ReasonShort
 	}
 	if strings.Contains(s, "?") {
 		return false, ReasonQuestion
 	}
-	if strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") || enumCutRe.MatchString(s) {
+	if strings.HasSuffix(s, ":") || strings.HasSuffix(s, ",") || enumCutRe().MatchString(s) {
 		return false, ReasonCutOff
 	}
 	// "Note that …", "FYI, …": a lead-in that hands the agent a fact; the
 	// rules judge what follows it (the fact keeps its whole text).
-	if loc := leadInRe.FindStringIndex(s); loc != nil && loc[1] < len(s) {
+	if loc := leadInRe().FindStringIndex(s); loc != nil && loc[1] < len(s) {
 		s = strings.TrimSpace(s[loc[1]:])
 	}
 	words := strings.Fields(s)
 	first := strings.ToLower(strings.Trim(words[0], ",.!;:\"'()*_"))
-	if chatter[first] || chatterRe.MatchString(s) {
+	if chatter[first] || chatterRe().MatchString(s) {
 		return false, ReasonChatter
 	}
 	if len(words) < 4 {
@@ -147,39 +158,47 @@ func judge(u unit) (keep bool, reason string) {
 	if symbolShare(s) > 0.3 {
 		return false, ReasonSymbols
 	}
-	if requestRe.MatchString(s) {
+	if requestRe().MatchString(s) {
 		return false, ReasonCommand
 	}
-	if planRe.MatchString(s) {
+	if planRe().MatchString(s) {
 		return false, ReasonPlan
 	}
 	if first == "you" || first == "your" {
 		return false, ReasonToAgent
 	}
-	if questionWord[first] && !standingRuleRe.MatchString(s) && !imperative[first] {
+	if questionWord[first] && !standingRuleRe().MatchString(s) && !imperative[first] {
 		return false, ReasonQuestion
 	}
-	if imperative[first] && !standingRuleRe.MatchString(s) {
+	if imperative[first] && !standingRuleRe().MatchString(s) {
 		return false, ReasonCommand
 	}
-	if transientRe.MatchString(s) {
+	if transientRe().MatchString(s) {
 		return false, ReasonTransient
 	}
-	if tentativeRe.MatchString(s) {
+	if tentativeRe().MatchString(s) {
 		return false, ReasonTentative
 	}
-	if !durableRe.MatchString(s) {
+	if !durableRe().MatchString(s) {
 		return false, ReasonNoStatement
 	}
 	return true, ReasonDurable
 }
 
 var (
-	leadInRe    = regexp.MustCompile(`(?i)^(note that|please note that|remember that|keep in mind that|for the record,?|fyi,?|just so you know,?|btw,?|by the way,?)\s+`)
-	tentativeRe = regexp.MustCompile(`(?i)\b(maybe|perhaps|probably|might|i think|i guess|i suppose|not sure|wondering|i wonder|curious whether|curious if)\b`)
+	leadInRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(note that|please note that|remember that|keep in mind that|for the record,?|fyi,?|just so you know,?|btw,?|by the way,?)\s+`)
+	})
+	tentativeRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(maybe|perhaps|probably|might|i think|i guess|i suppose|not sure|wondering|i wonder|curious whether|curious if)\b`)
+	})
 	// "I need to know: 1." — a numbered list begun and cut off.
-	enumCutRe = regexp.MustCompile(`(:|\b(are|is|include|includes|following))\s*\(?\d{1,2}[.)]?$`)
-	chatterRe = regexp.MustCompile(`(?i)^(thank you|thanks|that'?s (great|perfect|it|all)|looks (good|great|right|fine)|sounds (good|great)|makes sense|well done|good job|nice work|no worries)\b`)
+	enumCutRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(:|\b(are|is|include|includes|following))\s*\(?\d{1,2}[.)]?$`)
+	})
+	chatterRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(thank you|thanks|that'?s (great|perfect|it|all)|looks (good|great|right|fine)|sounds (good|great)|makes sense|well done|good job|nice work|no worries)\b`)
+	})
 )
 
 // symbolShare is the share of non-space runes that are not letters: pasted

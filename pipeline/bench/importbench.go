@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/recollect/recollect/extract"
@@ -34,8 +35,8 @@ type ImportResult struct {
 }
 
 var (
-	sessionIDField = regexp.MustCompile(`"sessionId":"[^"]*"`)
-	uuidField      = regexp.MustCompile(`"(uuid|parentUuid)":"([^"]*)"`)
+	sessionIDField = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"sessionId":"[^"]*"`) })
+	uuidField      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"(uuid|parentUuid)":"([^"]*)"`) })
 )
 
 // buildHistory writes about size bytes of Claude Code history under
@@ -81,8 +82,8 @@ func buildHistory(home, fixtures string, size int64) (files int, written int64, 
 		}
 		var buf bytes.Buffer
 		for _, l := range bodies[i%len(bodies)] {
-			l = sessionIDField.ReplaceAll(l, []byte(`"sessionId":"`+sid+`"`))
-			l = uuidField.ReplaceAll(l, []byte(fmt.Sprintf(`"$1":"$2-%d"`, i)))
+			l = sessionIDField().ReplaceAll(l, []byte(`"sessionId":"`+sid+`"`))
+			l = uuidField().ReplaceAll(l, []byte(fmt.Sprintf(`"$1":"$2-%d"`, i)))
 			buf.Write(l)
 			buf.WriteByte('\n')
 		}

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -33,7 +34,9 @@ func numberSchema[T any](fields ...string) *jsonschema.Schema {
 // typeError matches the SDK's message for an argument of the wrong JSON
 // type: validating "arguments": validating root: validating
 // /properties/confidence: type: 0.9 has type "string", want one of "null, number".
-var typeError = regexp.MustCompile(`validating /properties/([^:]+): type: (.*) has type "([a-z]+)", want (?:one of )?"([^"]+)"`)
+var typeError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`validating /properties/([^:]+): type: (.*) has type "([a-z]+)", want (?:one of )?"([^"]+)"`)
+})
 
 // readableArguments rewrites the SDK's schema-validation message for a
 // wrong argument type into one line that names the field and what it
@@ -60,7 +63,7 @@ func readableArguments(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func rewriteTypeError(msg string) string {
-	m := typeError.FindStringSubmatch(msg)
+	m := typeError().FindStringSubmatch(msg)
 	if m == nil {
 		return msg
 	}

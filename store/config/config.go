@@ -28,6 +28,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/recollect/recollect/store/regfile"
@@ -695,8 +696,8 @@ func contains(list []string, v string) bool {
 }
 
 var (
-	envName    = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	schemaName = regexp.MustCompile(`^[a-z0-9_-]{1,63}$`)
+	envName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
+	schemaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]{1,63}$`) })
 )
 
 func (c Config) validateStorage() error {
@@ -713,10 +714,10 @@ func (st Storage) validate() error {
 	if !contains(StorageProviders, st.Provider) {
 		return &Error{Path: "storage.provider", Msg: fmt.Sprintf("unknown engine %q; use %s", st.Provider, strings.Join(StorageProviders, " or "))}
 	}
-	if v := st.Postgres.URLEnv; v != "" && !envName.MatchString(v) {
+	if v := st.Postgres.URLEnv; v != "" && !envName().MatchString(v) {
 		return &Error{Path: "storage.postgres.url_env", Msg: fmt.Sprintf("%q is not an environment variable name; name the variable that holds the URL (the URL itself never goes in config.json)", v)}
 	}
-	if v := st.Postgres.Schema; v != "" && (!schemaName.MatchString(v) || v == "public" || strings.HasPrefix(v, "pg_") || v == "information_schema") {
+	if v := st.Postgres.Schema; v != "" && (!schemaName().MatchString(v) || v == "public" || strings.HasPrefix(v, "pg_") || v == "information_schema") {
 		return &Error{Path: "storage.postgres.schema", Msg: fmt.Sprintf("%q: use 1 to 63 lower-case letters, digits, _ and -, not public, information_schema or pg_…", v)}
 	}
 	return nil
