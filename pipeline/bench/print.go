@@ -149,6 +149,25 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 			"the same", ofNode(h.Prompt.P50), "p50 ≤ 80 ms", h.Prompt.P50 <= PromptHookP50Max)
 		fmt.Fprintf(w, "%-12s session-start context %d bytes; %d of %d prompts added facts, the rest nothing\n", "", h.SessionBytes, h.PromptAdded, h.Runs)
 	}
+	if c := r.CLI; c != nil {
+		var base []string
+		ratio := "sqlite3 unknown"
+		if c.SQLite.N > 0 {
+			base = append(base, "sqlite3 shell "+fmtDur(c.SQLite.P50))
+			ratio = fmt.Sprintf("%.1f× sqlite3", float64(c.Search.P50)/float64(c.SQLite.P50))
+		}
+		base = append(base, "recollect version "+fmtDur(c.Start.P50))
+		if c.GoStart.N > 0 {
+			base = append(base, "recollect-notify --help "+fmtDur(c.GoStart.P50))
+		}
+		fmt.Fprintf(w, "%-12s %-30s %-36s %-14s %s\n", fmt.Sprintf("cli %s", sizeName(c.Facts)), fmt.Sprintf("p50 %s · p95 %s (%d)", fmtDur(c.Search.P50), fmtDur(c.Search.P95), c.Runs),
+			strings.Join(base, " · "), ratio, "(recollect search as a whole process; no target)")
+		for _, why := range []string{c.SQLiteMissing, c.GoStartMissing} {
+			if why != "" {
+				fmt.Fprintf(w, "%-12s %s\n", "", why)
+			}
+		}
+	}
 	if im := r.Import; im != nil {
 		row(fmt.Sprintf("import %dMB", im.Bytes>>20), fmt.Sprintf("searchable after %s", fmtDur(im.Searchable)),
 			fmt.Sprintf("consolidate --all %s", fmtDur(im.Baseline)), fmt.Sprintf("%.1f×", float64(im.Searchable)/float64(max(im.Baseline, 1))),

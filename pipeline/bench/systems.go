@@ -13,7 +13,7 @@ import (
 )
 
 // Parts of the systems table, in the order they run.
-var Parts = []string{"copy", "import", "search", "integrate", "notify", "hooks", "follow", "idle"}
+var Parts = []string{"copy", "import", "search", "integrate", "notify", "hooks", "cli", "follow", "idle"}
 
 // SystemsOptions configure the systems table. Zero values take the
 // issue's sizes (DefaultSystems).
@@ -69,6 +69,7 @@ type SystemsReport struct {
 	Integrate []IntegrateResult `json:"integrate,omitempty"`
 	Notify    *NotifyResult     `json:"notify,omitempty"`
 	Hooks     []HookResult      `json:"hooks,omitempty"`
+	CLI       *CLIResult        `json:"cli,omitempty"`
 	Follow    *FollowResult     `json:"follow,omitempty"`
 	Idle      *IdleResult       `json:"idle,omitempty"`
 	Failed    map[string]string `json:"not_measured,omitempty"`
@@ -205,6 +206,17 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 			rep.Hooks = append(rep.Hooks, r)
 		}
 		os.RemoveAll(filepath.Join(work, "hooks"))
+	}
+	if want("cli") {
+		say(fmt.Sprintf("cli: %d facts, %d rounds of recollect search, the sqlite3 shell, recollect version, recollect-notify --help", CLIFacts, opts.NotifyRuns))
+		if opts.Binary == "" {
+			rep.Failed["cli"] = "no recollect binary to time; run the bench through recollect bench"
+		} else if r, err := BenchCLI(ctx, opts.Binary, filepath.Join(work, "cli"), opts.Fixtures, CLIFacts, opts.NotifyRuns); err != nil {
+			rep.Failed["cli"] = err.Error()
+		} else {
+			rep.CLI = &r
+		}
+		os.RemoveAll(filepath.Join(work, "cli"))
 	}
 	if want("follow") || want("idle") {
 		if err := runDaemonParts(ctx, opts, filepath.Join(work, "daemon"), &rep, want, say); err != nil {

@@ -147,6 +147,34 @@ func TestSystemsWithRealDaemon(t *testing.T) {
 	}
 }
 
+// TestBenchCLISmall times the real binary's search as a process beside
+// its baselines on a small store: every column measured (or skipped with
+// its reason), and the table names them.
+func TestBenchCLISmall(t *testing.T) {
+	t.Parallel()
+	opts := DefaultSystems()
+	opts.Binary, opts.WorkDir, opts.Only, opts.NotifyRuns = testbin.Binary(t), t.TempDir(), []string{"cli"}, 3
+	opts.Fixtures = fixturesPath(t)
+	rep, err := RunSystems(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.CLI
+	if rep.Failed != nil || c == nil {
+		t.Fatalf("not measured: %v", rep.Failed)
+	}
+	if c.Facts != CLIFacts || c.Search.N != 3 || c.Start.N != 3 || (c.SQLite.N != 3 && c.SQLiteMissing == "") || c.GoStart.N != 3 {
+		t.Fatalf("cli %+v: every column must be measured or say why not", c)
+	}
+	var out bytes.Buffer
+	PrintSystems(&out, rep)
+	for _, want := range []string{"cli 1k ", "recollect version ", "recollect-notify --help "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
 func TestPrintSystems(t *testing.T) {
 	rep := SystemsReport{
 		Machine: Machine{CPU: "Test CPU", NumCPU: 2, GoVersion: "go1.x", OS: "linux/amd64", LoadAvg: "0.10 0.20 0.30"},
