@@ -3,7 +3,6 @@ package graph
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -420,94 +419,6 @@ func termGrams(terms []string) []string {
 		}
 	}
 	return out
-}
-
-// Floors of the semantic arm: a fact is kept when its cosine with the query
-// is at least MinCosine and at least RelativeCosine times the best cosine.
-const (
-	MinCosine      = 0.3
-	RelativeCosine = 0.8
-)
-
-// semanticArm ranks the facts of the query's space by exact cosine, kept
-// above both floors, best first. In a space of more than ExactUpTo
-// vectors it scores only the candidates the sign codes pick (see
-// vectorIndex); while some vectors have no code yet it scores them all. A
-// note explains when the arm cannot run.
-func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope, vec []float32, space Space, depth int) (armList, string, error) {
-	if len(vec) != space.Dim {
-		return armList{}, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
-	}
-	cs, err := index.codes(ctx, db, space)
-	if err != nil {
-		return armList{}, "", fmt.Errorf("similarity search: %w", err)
-	}
-	cond, args := sc.candidate()
-	query := `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
-		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND ` + cond
-	qargs := append([]any{space.Provider, space.Model, space.Dim}, args...)
-	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
-		ids, err := json.Marshal(cs.nearest(vec, n))
-		if err != nil {
-			return armList{}, "", fmt.Errorf("similarity search: %w", err)
-		}
-		// Driven from the candidate list (CROSS JOIN fixes the order), so
-		// SQLite looks up each candidate instead of walking every active fact.
-		query = `SELECT e.fact_id, e.vector FROM ` + db.Engine().JSONInts("?", "j") + ` CROSS JOIN embeddings e CROSS JOIN facts f
-			WHERE e.fact_id = CAST(j.value AS INTEGER) AND e.provider = ? AND e.model = ? AND e.dim = ? AND f.id = e.fact_id AND ` + cond
-		qargs = append([]any{string(ids), space.Provider, space.Model, space.Dim}, args...)
-	}
-	rows, err := db.QueryContext(ctx, query, qargs...)
-	if err != nil {
-		return armList{}, "", fmt.Errorf("similarity search: %w", err)
-	}
-	defer rows.Close()
-	type scored struct {
-		id  int64
-		cos float64
-	}
-	var all []scored
-	best := -1.0
-	for rows.Next() {
-		var id int64
-		var blob []byte
-		if err := rows.Scan(&id, &blob); err != nil {
-			return armList{}, "", fmt.Errorf("similarity search: %w", err)
-		}
-		v, err := DecodeVector(blob)
-		if err != nil {
-			continue // a damaged vector is skipped, never compared
-		}
-		c, err := Cosine(space, vec, Space{Provider: space.Provider, Model: space.Model, Dim: len(v)}, v)
-		if err != nil {
-			continue
-		}
-		all = append(all, scored{id, c})
-		best = max(best, c)
-	}
-	if err := rows.Err(); err != nil {
-		return armList{}, "", fmt.Errorf("similarity search: %w", err)
-	}
-	if len(all) == 0 {
-		return armList{}, fmt.Sprintf("no fact has a vector in %s yet; run consolidate to embed them", space), nil
-	}
-	floor := max(MinCosine, RelativeCosine*best)
-	sort.SliceStable(all, func(i, j int) bool {
-		if all[i].cos != all[j].cos {
-			return all[i].cos > all[j].cos
-		}
-		return all[i].id < all[j].id
-	})
-	cos := map[int64]float64{}
-	var ids []int64
-	for _, s := range all {
-		if s.cos < floor || len(ids) == depth {
-			break
-		}
-		ids = append(ids, s.id)
-		cos[s.id] = s.cos
-	}
-	return armList{arm: ArmSemantic, ids: ids, detail: func(id int64) string { return "cosine " + strconv.FormatFloat(cos[id], 'f', 3, 64) }}, "", nil
 }
 
 // domainArm ranks the facts other arms found (ranked, in their fused

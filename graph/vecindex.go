@@ -190,7 +190,11 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 }
 
 // nearest returns the ids of the n codes closest to q's code by Hamming
-// distance, ties broken by id order; all ids when there are no more than n.
+// distance, nearest first, ties broken by row order; all ids when there
+// are no more than n. It measures a block of codes at a time in a tight
+// loop and keeps the n best in a bounded max-heap, so it needs no memory
+// in proportion to the codes and a code beyond the worst kept one costs a
+// comparison.
 func (cs codeSet) nearest(q []float32, n int) []int64 {
 	if len(cs.IDs) <= n {
 		return cs.IDs
@@ -200,33 +204,100 @@ func (cs codeSet) nearest(q []float32, n int) []int64 {
 	for i, b := range qc {
 		qw[i/8] |= uint64(b) << (8 * (i % 8))
 	}
-	dist := make([]uint16, len(cs.IDs))
-	hist := make([]int32, cs.Words*64+1)
-	for i := range cs.IDs {
-		d := 0
-		row := cs.Codes[i*cs.Words : (i+1)*cs.Words]
-		for w, c := range row {
-			d += bits.OnesCount64(c ^ qw[w])
+	// Each heap entry is distance<<32 | row: a larger key is a worse code,
+	// by distance and then by row order.
+	h := make([]uint64, 0, n)
+	var dist [nearestBlock]uint32
+	words := cs.Words
+	for start := 0; start < len(cs.IDs); start += nearestBlock {
+		end := min(start+nearestBlock, len(cs.IDs))
+		d := dist[:end-start]
+		hammingRows(d, cs.Codes[start*words:end*words], qw)
+		for j, dj := range d {
+			k := uint64(dj)<<32 | uint64(start+j)
+			switch {
+			case len(h) < n:
+				h = heapPush(h, k)
+			case k < h[0]:
+				h[0] = k
+				heapDown(h)
+			}
 		}
-		dist[i] = uint16(d)
-		hist[d]++
 	}
-	// The smallest distance limit that admits n codes; codes at the limit
-	// itself are taken in id order until n.
-	limit, below := 0, int32(0)
-	for ; below+hist[limit] < int32(n); limit++ {
-		below += hist[limit]
-	}
-	room := int32(n) - below
-	out := make([]int64, 0, n)
-	for i, d := range dist {
-		switch {
-		case int(d) < limit:
-			out = append(out, cs.IDs[i])
-		case int(d) == limit && room > 0:
-			out = append(out, cs.IDs[i])
-			room--
-		}
+	slices.Sort(h)
+	out := make([]int64, len(h))
+	for i, k := range h {
+		out[i] = cs.IDs[uint32(k)]
 	}
 	return out
+}
+
+// nearestBlock is how many codes nearest measures before selecting among
+// them: small enough that the distances stay in the first-level cache.
+const nearestBlock = 512
+
+// hammingRows sets d[i] to the Hamming distance between q and the i-th
+// row of codes (len(q) words each).
+func hammingRows(d []uint32, codes, q []uint64) {
+	w := len(q)
+	if w%4 == 0 {
+		for i := range d {
+			row := codes[i*w : (i+1)*w : (i+1)*w]
+			var a, b, c, e int
+			for k := 0; k+3 < len(row); k += 4 {
+				a += bits.OnesCount64(row[k] ^ q[k])
+				b += bits.OnesCount64(row[k+1] ^ q[k+1])
+				c += bits.OnesCount64(row[k+2] ^ q[k+2])
+				e += bits.OnesCount64(row[k+3] ^ q[k+3])
+			}
+			d[i] = uint32(a + b + c + e)
+		}
+		return
+	}
+	for i := range d {
+		d[i] = uint32(hamming(codes[i*w:(i+1)*w], q))
+	}
+}
+
+// hamming is the number of bits that differ between a and b (len(a) ≤
+// len(b)).
+func hamming(a, b []uint64) int {
+	d := 0
+	b = b[:len(a)]
+	for w, c := range a {
+		d += bits.OnesCount64(c ^ b[w])
+	}
+	return d
+}
+
+// heapPush adds k to the max-heap h.
+func heapPush(h []uint64, k uint64) []uint64 {
+	h = append(h, k)
+	for i := len(h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if h[p] >= h[i] {
+			break
+		}
+		h[p], h[i] = h[i], h[p]
+		i = p
+	}
+	return h
+}
+
+// heapDown restores the max-heap h after its root was replaced.
+func heapDown(h []uint64) {
+	for i := 0; ; {
+		l, big := 2*i+1, i
+		if l < len(h) && h[l] > h[big] {
+			big = l
+		}
+		if r := l + 1; r < len(h) && h[r] > h[big] {
+			big = r
+		}
+		if big == i {
+			return
+		}
+		h[i], h[big] = h[big], h[i]
+		i = big
+	}
 }

@@ -202,3 +202,47 @@ func TestVectorIndexFollowsTheFile(t *testing.T) {
 		t.Fatalf("a vector added after VACUUM is not first: %v", top)
 	}
 }
+
+// TestSemanticCandidatesKeepScope: in a space large enough for the sign
+// codes to pick candidates, the arm checks the scope of the best of them
+// after scoring. Rejected facts nearest the query never appear, and the
+// relative floor follows the best fact in scope, not the best vector.
+func TestSemanticCandidatesKeepScope(t *testing.T) {
+	db := newDB(t)
+	r := graph.NewReader(db)
+	defer r.Close()
+	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 64}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for i, v := range clustered(rng, 600, 30, sp.Dim, 0.5) {
+		addCodedVector(t, db, addFact(t, db, fact{content: fmt.Sprintf("fact %d", i)}), sp, v)
+	}
+	// target alternates in sign; along and across are orthogonal to it.
+	target, along, across := make([]float32, sp.Dim), make([]float32, sp.Dim), make([]float32, sp.Dim)
+	for i := range target {
+		target[i] = float32(math.Pow(-1, float64(i)))
+		along[i] = 1
+		across[i] = float32(math.Pow(-1, float64(i/2)))
+	}
+	// at is a vector whose cosine with target is c.
+	at := func(c float64, other []float32) []float32 {
+		v := make([]float32, sp.Dim)
+		for i := range v {
+			v[i] = float32(c*float64(target[i]) + math.Sqrt(1-c*c)*float64(other[i]))
+		}
+		return v
+	}
+	var rejected []int64
+	for i := 0; i < 5; i++ {
+		id := addFact(t, db, fact{content: fmt.Sprintf("rejected %d", i), status: "rejected"})
+		addCodedVector(t, db, id, sp, target)
+		rejected = append(rejected, id)
+	}
+	best := addFact(t, db, fact{content: "best in scope"})
+	addCodedVector(t, db, best, sp, at(0.95, along))
+	// 0.78 is under 0.8 × the rejected facts' 1.0 but above 0.8 × 0.95.
+	second := addFact(t, db, fact{content: "second in scope"})
+	addCodedVector(t, db, second, sp, at(0.78, across))
+	if top := semanticTop(t, r, sp, target, 10); !slices.Equal(top, []int64{best, second}) {
+		t.Fatalf("top = %v, want [%d %d] (rejected %v never)", top, best, second, rejected)
+	}
+}

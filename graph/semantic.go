@@ -1,0 +1,253 @@
+package graph
+
+import (
+	"context"
+	"database/sql"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/recollect/recollect/store"
+)
+
+// Floors of the semantic arm: a fact is kept when its cosine with the query
+// is at least MinCosine and at least RelativeCosine times the best cosine.
+const (
+	MinCosine      = 0.3
+	RelativeCosine = 0.8
+)
+
+// scored is a fact with its exact cosine with the query.
+type scored struct {
+	id  int64
+	cos float64
+}
+
+// semanticArm ranks the facts of the query's space by exact cosine, kept
+// above both floors, best first. In a space of more than ExactUpTo
+// vectors it scores only the candidates the sign codes pick (see
+// vectorIndex) and checks the scope of the best of them only; while some
+// vectors have no code yet it scores them all. A note explains when the
+// arm cannot run.
+func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope, vec []float32, space Space, depth int) (armList, string, error) {
+	if len(vec) != space.Dim {
+		return armList{}, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
+	}
+	cs, err := index.codes(ctx, db, space)
+	if err != nil {
+		return armList{}, "", fmt.Errorf("similarity search: %w", err)
+	}
+	var all []scored
+	checked := false // whether all holds only facts in scope
+	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
+		all, err = scoreCandidates(ctx, db, space, vec, cs.nearest(vec, n))
+	} else {
+		all, err = scoreInScope(ctx, db, sc, space, vec)
+		checked = true
+	}
+	if err != nil {
+		return armList{}, "", fmt.Errorf("similarity search: %w", err)
+	}
+	if len(all) == 0 {
+		return armList{}, fmt.Sprintf("no fact has a vector in %s yet; run consolidate to embed them", space), nil
+	}
+	slices.SortFunc(all, func(a, b scored) int {
+		if a.cos != b.cos {
+			if a.cos > b.cos {
+				return -1
+			}
+			return 1
+		}
+		return cmpID(a.id, b.id)
+	})
+	kept, err := keepInScope(ctx, db, sc, all, depth, checked)
+	if err != nil {
+		return armList{}, "", fmt.Errorf("similarity search: %w", err)
+	}
+	if kept == nil {
+		return armList{}, fmt.Sprintf("no fact has a vector in %s yet; run consolidate to embed them", space), nil
+	}
+	cos := make(map[int64]float64, len(kept))
+	ids := make([]int64, len(kept))
+	for i, s := range kept {
+		ids[i], cos[s.id] = s.id, s.cos
+	}
+	return armList{arm: ArmSemantic, ids: ids, detail: func(id int64) string { return "cosine " + strconv.FormatFloat(cos[id], 'f', 3, 64) }}, "", nil
+}
+
+func cmpID(a, b int64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// scoreInScope scores every vector of space whose fact is in scope: the
+// arm's path for a small space, or one with vectors still lacking a code.
+func scoreInScope(ctx context.Context, db *store.DB, sc scope, space Space, vec []float32) ([]scored, error) {
+	cond, args := sc.candidate()
+	rows, err := db.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
+		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND `+cond, append([]any{space.Provider, space.Model, space.Dim}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	return scoreRows(rows, vec)
+}
+
+// scoreCandidates scores the vectors of the candidate facts, whatever
+// their scope: keepInScope checks the scope of the few that rank.
+func scoreCandidates(ctx context.Context, db *store.DB, space Space, vec []float32, cands []int64) ([]scored, error) {
+	ids, err := json.Marshal(cands)
+	if err != nil {
+		return nil, err
+	}
+	// Driven from the candidate list (CROSS JOIN fixes the order), so
+	// SQLite looks up each candidate instead of walking every vector.
+	rows, err := db.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM `+db.Engine().JSONInts("?", "j")+` CROSS JOIN embeddings e
+		WHERE e.fact_id = CAST(j.value AS INTEGER) AND e.provider = ? AND e.model = ? AND e.dim = ?`,
+		string(ids), space.Provider, space.Model, space.Dim)
+	if err != nil {
+		return nil, err
+	}
+	return scoreRows(rows, vec)
+}
+
+// rowScanner is the part of *sql.Rows scoreRows reads.
+type rowScanner interface {
+	Next() bool
+	Scan(...any) error
+	Err() error
+	Close() error
+}
+
+// scoreRows reads (fact id, vector) rows and scores each vector by exact
+// cosine with vec, straight from its stored bytes. A vector of another
+// length is damaged and skipped, never compared.
+func scoreRows(rows rowScanner, vec []float32) ([]scored, error) {
+	defer rows.Close()
+	var qn float64
+	for _, x := range vec {
+		qn += float64(x) * float64(x)
+	}
+	qn = math.Sqrt(qn)
+	var out []scored
+	var blob sql.RawBytes // valid until the next row: scored, never kept
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, err
+		}
+		if len(blob) != 4*len(vec) {
+			continue
+		}
+		out = append(out, scored{id, cosineBytes(vec, qn, blob)})
+	}
+	return out, rows.Err()
+}
+
+// cosineBytes is Cosine of q (whose norm is qn) with the vector EncodeVector
+// wrote as b, computed in the same float64 arithmetic without decoding b.
+func cosineBytes(q []float32, qn float64, b []byte) float64 {
+	var dot, nb float64
+	b = b[:4*len(q)]
+	for i, x := range q {
+		y := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
+		dot += float64(x) * y
+		nb += y * y
+	}
+	if qn == 0 || nb == 0 {
+		return 0
+	}
+	return dot / (qn * math.Sqrt(nb))
+}
+
+// keepInScope returns the facts of all (sorted best first) that the arm
+// keeps: in scope, at or above MinCosine and RelativeCosine times the best
+// in scope, at most depth. It checks the scope of the best candidates a
+// batch at a time — usually one batch of at most depth — rather than of
+// every candidate; checked says all holds only facts in scope already.
+// nil means no fact was in scope.
+func keepInScope(ctx context.Context, db *store.DB, sc scope, all []scored, depth int, checked bool) ([]scored, error) {
+	var kept []scored
+	best := math.Inf(-1) // the best cosine in scope, once one is found
+	seen := false
+	for j := 0; j < len(all) && len(kept) < depth; {
+		// Until the best in scope is known, the floor is at most the
+		// relative floor of the best unchecked candidate.
+		top := best
+		if !seen {
+			top = all[j].cos
+		}
+		floor := max(MinCosine, RelativeCosine*top)
+		if all[j].cos < floor {
+			if !seen {
+				// Nothing in scope can reach the floor; say the arm ran.
+				return []scored{}, nil
+			}
+			break
+		}
+		k := j
+		for k < len(all) && k-j < depth-len(kept) && all[k].cos >= floor {
+			k++
+		}
+		var in map[int64]bool
+		if !checked {
+			var err error
+			if in, err = inScope(ctx, db, sc, all[j:k]); err != nil {
+				return nil, err
+			}
+		}
+		for _, s := range all[j:k] {
+			if !checked && !in[s.id] {
+				continue
+			}
+			if !seen {
+				best, seen = s.cos, true
+			}
+			if s.cos < max(MinCosine, RelativeCosine*best) {
+				return kept, nil
+			}
+			kept = append(kept, s)
+		}
+		j = k
+	}
+	if !seen {
+		return nil, nil
+	}
+	return kept, nil
+}
+
+// inScope says which of the facts lie in scope (not rejected, recorded by
+// the scope's instant).
+func inScope(ctx context.Context, db *store.DB, sc scope, facts []scored) (map[int64]bool, error) {
+	ids := make([]int64, len(facts))
+	for i, s := range facts {
+		ids[i] = s.id
+	}
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	cond, args := sc.candidate()
+	rows, err := db.QueryContext(ctx, `SELECT f.id FROM `+db.Engine().JSONInts("?", "j")+` CROSS JOIN facts f
+		WHERE f.id = CAST(j.value AS INTEGER) AND `+cond, append([]any{string(list)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	in := make(map[int64]bool, len(facts))
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		in[id] = true
+	}
+	return in, rows.Err()
+}
