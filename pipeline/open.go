@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
@@ -52,6 +54,10 @@ type Pipeline struct {
 	// router is the one model router: its providers and HTTP clients are
 	// built once; each run begins its own model.Run over it.
 	router *model.Router
+	// optimized is when a run last brought the store's statistics up to
+	// date (optimize).
+	optimizeMu sync.Mutex
+	optimized  time.Time
 }
 
 // Open opens the store and config of data directory dir and builds the

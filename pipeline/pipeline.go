@@ -74,6 +74,7 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	if err != nil {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
+	p.optimize(ctx)
 	err = p.runSteps(ctx, opts, &sum)
 	sum.Elapsed = time.Since(start).Round(time.Millisecond).String()
 	if err != nil {

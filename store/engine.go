@@ -82,6 +82,10 @@ type Engine interface {
 	Checkpoint(ctx context.Context, db *DB) (complete bool, err error)
 	// Compact returns the space of deleted rows to the file system.
 	Compact(ctx context.Context, db *DB) error
+	// Optimize brings the planner's statistics up to date where the engine
+	// leaves that to the application, so no statement's plan rests on
+	// statistics taken when the store was much smaller.
+	Optimize(ctx context.Context, db *DB) error
 	// SecureDelete makes the transaction's deletes overwrite what they
 	// remove, in the tables and in the full-text indexes, instead of
 	// leaving it in free space until reuse.
@@ -173,6 +177,11 @@ func (db *DB) InsertID(ctx context.Context, key, query string, args ...any) (id 
 
 // Compact returns the space of deleted rows to the file system.
 func (db *DB) Compact(ctx context.Context) error { return db.eng.Compact(ctx, db) }
+
+// Optimize brings the planner's statistics up to date (see
+// Engine.Optimize). Long-lived handles call it now and then, as SQLite
+// recommends for PRAGMA optimize; it is cheap when nothing changed.
+func (db *DB) Optimize(ctx context.Context) error { return db.eng.Optimize(ctx, db) }
 
 // Tx is one write transaction. Its statements are written with ?
 // placeholders, as DB's are, and rebound for the engine.

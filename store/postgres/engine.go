@@ -157,6 +157,10 @@ func (Engine) Compact(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
+// Optimize has nothing to do: autovacuum analyses each table as its rows
+// change.
+func (Engine) Optimize(context.Context, *store.DB) error { return nil }
+
 // SecureDelete has nothing to turn on: PostgreSQL has no secure delete. A
 // deleted row's text stays in its dead row version until VACUUM reclaims
 // the space, and in the server's write-ahead log until it is recycled;

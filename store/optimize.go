@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// analysisLimit bounds the rows ANALYZE reads per index while Optimize
+// runs (PRAGMA analysis_limit), as SQLite recommends beside PRAGMA
+// optimize: approximate statistics, at a cost that does not grow with the
+// store.
+const analysisLimit = 1000
+
+// statsMinRows is the fewest rows a table's statistics must count for
+// Optimize to keep them. Statistics taken while a table is small go stale
+// as it grows faster than anything re-analyses it — an import grows the
+// event index from nothing to hundreds of thousands of rows in minutes —
+// and a plan costed for a handful of rows scans the whole table: FTS5
+// deletes its merged segments with `DELETE … WHERE id>=? AND id<=?`, which
+// on a stale two-row estimate became a scan of the index's data per
+// delete, and a copy into a store analysed when small ran five times
+// slower. Without statistics SQLite assumes a large table, the case every
+// statement here was written for.
+const statsMinRows = 10_000
+
+// Optimize runs PRAGMA optimize over every table, analysing those whose
+// size changed much since they were last analysed (or never were), within
+// analysis_limit; then drops the statistics no statement should be
+// planned by: those of tables under statsMinRows rows, and those of the
+// full-text indexes' own tables, which FTS5 reads only by key. A
+// connection plans with the statistics it loaded when it opened, so the
+// pool's idle connections are closed afterwards: the next statements
+// open connections that load these.
+func (sqliteEngine) Optimize(ctx context.Context, db *DB) error {
+	if err := db.checkFiles(); err != nil {
+		return err
+	}
+	conn, err := db.DB.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("optimize %s: %w", db.Path, err)
+	}
+	err = optimize(ctx, conn)
+	// The limit is the connection's; the connection is closed with the
+	// idle ones rather than kept with it.
+	conn.Close()
+	db.DB.SetMaxIdleConns(0)
+	db.DB.SetMaxIdleConns(idleConns)
+	if err != nil {
+		return fmt.Errorf("optimize %s: %w", db.Path, err)
+	}
+	return nil
+}
+
+// idleConns is database/sql's default number of idle connections, which
+// the store keeps.
+const idleConns = 2
+
+func optimize(ctx context.Context, conn *sql.Conn) error {
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA analysis_limit = %d`, analysisLimit)); err != nil {
+		return err
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA optimize = 0x10002`); err != nil {
+		return err
+	}
+	var stats int
+	if err := conn.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE name = 'sqlite_stat1'`).Scan(&stats); err != nil {
+		return err
+	}
+	if stats == 0 {
+		return nil // nothing was analysed
+	}
+	_, err := conn.ExecContext(ctx, `DELETE FROM sqlite_stat1
+		WHERE CAST(substr(stat, 1, instr(stat || ' ', ' ') - 1) AS INTEGER) < ?
+		   OR EXISTS (SELECT 1 FROM sqlite_schema v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%'
+		              AND sqlite_stat1.tbl LIKE replace(v.name, '_', '\_') || '\_%' ESCAPE '\')`, statsMinRows)
+	if err != nil {
+		return fmt.Errorf("drop statistics of small tables: %w", err)
+	}
+	return nil
+}
