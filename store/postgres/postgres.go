@@ -21,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -152,6 +153,14 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 	// protocol's statement cache makes that one parse per connection.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
 	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(registerTypes))
+	// A search reads on up to four connections at once (the keyword,
+	// entity and semantic arms, then the pending facts beside the hits).
+	// database/sql keeps two idle by default and closes the rest as they
+	// come back, so a search could connect anew: a server process started,
+	// its statement cache empty. Connections used within a few minutes
+	// stay open.
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, "", fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, Host(cfg.Config), redact(err))
@@ -166,6 +175,10 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 	}
 	return db, "schema " + schema + " on " + Host(cfg.Config), nil
 }
+
+// maxIdleConns is how many connections the pool keeps open between
+// statements: more than a search uses at once.
+const maxIdleConns = 8
 
 // Host names the server a config reaches, for error messages: host:port,
 // or the socket directory.

@@ -273,3 +273,31 @@ func TestDefaultSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestPoolKeepsASearchsConnections holds as many connections at once as a
+// search with a query vector uses (three arms, then the pending facts) and
+// returns them: the pool keeps every one open, so the next search does not
+// start a server process per connection.
+func TestPoolKeepsASearchsConnections(t *testing.T) {
+	ctx := context.Background()
+	db := open(t)
+	for round := 0; round < 2; round++ {
+		var conns []*sql.Conn
+		for i := 0; i < 4; i++ {
+			c, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.PingContext(ctx); err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+		}
+		for _, c := range conns {
+			c.Close()
+		}
+	}
+	if s := db.Stats(); s.MaxIdleClosed != 0 || s.OpenConnections < 4 {
+		t.Errorf("after two rounds of 4 connections at once: %d closed as idle, %d open; want 0 closed and 4 open", s.MaxIdleClosed, s.OpenConnections)
+	}
+}
