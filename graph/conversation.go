@@ -107,7 +107,8 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 // fact_provenance(session_id, event_seq, fact_id)), or for a fact captured
 // without an event the order of capture (two seeks on the partial index
 // fact_provenance_session_capture) — with the neighbour's speaker and
-// whether the seed asks a question, kept to the facts cond allows.
+// whether the seed asks a question (read once per seed, not per
+// neighbour), kept to the facts cond allows.
 func neighborQuery(eng store.Engine, seeds, cond string) string {
 	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
 			CASE WHEN p.event_seq IS NOT NULL THEN
@@ -119,11 +120,11 @@ func neighborQuery(eng store.Engine, seeds, cond string) string {
 				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
 					ORDER BY q.event_seq LIMIT 1)
 			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next
+					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next,
+			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = p.fact_id), 0) AS asks
 		FROM fact_provenance p WHERE p.fact_id IN (` + seeds + `) AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
-		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''),
-			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = a.seed), 0)
+		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
 		WHERE f.id != a.seed AND ` + cond
 }
