@@ -323,12 +323,37 @@ func entityWeights(ctx context.Context, db *store.DB, names map[int64]string) (m
 	}
 	out := map[int64]float64{}
 	half := n / 2
+	// One statement counts every entity's facts, each count stopping past
+	// half the store (or at EntityCountCap).
+	ids := make([]int64, 0, len(names))
 	for id := range names {
+		ids = append(ids, id)
+	}
+	parts := make([]string, len(ids))
+	args := make([]any, 0, 3*len(ids))
+	for i, id := range ids {
+		parts[i] = `SELECT CAST(? AS BIGINT), (SELECT count(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT ?) s)`
+		args = append(args, id, id, min(int64(half)+1, EntityCountCap))
+	}
+	rows, err := db.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("entity weights: %w", err)
+	}
+	defer rows.Close()
+	counts := map[int64]float64{}
+	for rows.Next() {
+		var id int64
 		var d float64
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT ?) s`,
-			id, min(int64(half)+1, EntityCountCap)).Scan(&d); err != nil {
+		if err := rows.Scan(&id, &d); err != nil {
 			return nil, fmt.Errorf("entity weights: %w", err)
 		}
+		counts[id] = d
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("entity weights: %w", err)
+	}
+	for _, id := range ids {
+		d := counts[id]
 		w := 0.0
 		if half > 1 && d > 0 && d < half {
 			w = math.Log(half/d) / math.Log(half)
