@@ -165,14 +165,15 @@ func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth in
 // rankKeyword is RankKeyword with the query's speakers already known.
 func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
 	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
-	match := db.Engine().TextQuery(a.withoutNames(speakers).Query())
+	text := a.withoutNames(speakers).Query()
+	match := db.Engine().TextQuery(text)
 	if match == "" {
 		return kr, nil
 	}
 	if cond == "" {
 		cond = "1 = 1"
 	}
-	order, err := bm25Pool(ctx, db, match, cond, args, keywordPool)
+	order, err := bm25Pool(ctx, db, text, cond, args, keywordPool)
 	if err != nil {
 		return kr, err
 	}
@@ -184,7 +185,7 @@ func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[str
 			return kr, err
 		}
 		if more {
-			if order, err = bm25Pool(ctx, db, match, cond, args, 2*keywordPool); err != nil {
+			if order, err = bm25Pool(ctx, db, text, cond, args, 2*keywordPool); err != nil {
 				return kr, err
 			}
 		}
@@ -211,14 +212,18 @@ func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[str
 
 // bm25Pool reads the best keywordPool facts that pass cond among the
 // ranked best matches of the full-text query, best first, ties by id. The
-// index ranks alone first, then only the ranked are joined with facts (as
-// the outer loop: CROSS JOIN): joining every match before sorting costs a
-// row read per match. The few hundred joined rows are sorted here; a
-// sorter in SQLite costs more.
-func bm25Pool(ctx context.Context, db *store.DB, match, cond string, args []any, ranked int) ([]*candidate, error) {
+// index ranks alone first (store.Engine.TopText, which on SQLite reads a
+// common word's facts only when they can enter the best ranked), then only
+// the ranked are joined with facts (as the outer loop: CROSS JOIN):
+// joining every match before sorting costs a row read per match. The few
+// hundred joined rows are sorted here; a sorter in SQLite costs more.
+func bm25Pool(ctx context.Context, db *store.DB, text store.TextQuery, cond string, args []any, ranked int) ([]*candidate, error) {
+	top, targs, err := db.Engine().TopText(ctx, db, store.FactText, text, ranked)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
 	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM (SELECT id, score FROM `+db.Engine().TextMatches(store.FactText)+` k ORDER BY score DESC, id LIMIT ?) r
-		CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append([]any{match, ranked}, args...)...)
+		FROM `+top+` r CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append(targs, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}

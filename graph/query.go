@@ -236,3 +236,8 @@ func asksWhen(words []string) bool {
 	}
 	return false
 }
+
+// Stem is store.Stem: the stem SQLite's FTS5 porter tokenizer stores for a
+// lowercase token, so query words compare with indexed words as the index
+// compares them.
+func Stem(token string) string { return store.Stem(token) }

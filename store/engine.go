@@ -33,6 +33,12 @@ type Engine interface {
 	// matches reads it, so an engine whose score costs work per row does
 	// not pay for a score nobody reads.
 	TextHits(ix TextIndex) string
+	// TopText is a row source, in parentheses, of the k rows of ix that
+	// match text best (columns id and score, as TextMatches, ties by id),
+	// with the arguments it binds. It is TextMatches ordered and cut to k,
+	// but an engine may run statements of its own first to find them
+	// without scoring every match (SQLite: sqliteEngine.TopText).
+	TopText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int) (source string, args []any, err error)
 	// TextQuery renders q as the argument of TextMatches; "" when q holds
 	// nothing to search.
 	TextQuery(q TextQuery) string

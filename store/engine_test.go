@@ -96,6 +96,51 @@ func TestEngineTextMatches(t *testing.T) {
 	})
 }
 
+// TestEngineTopText: TopText's source is TextMatches' best k, best first,
+// ties by id, on every engine.
+func TestEngineTopText(t *testing.T) {
+	ctx := context.Background()
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		addFacts(t, db, "Caroline moved to Berlin last spring", "Berlin, Berlin, Berlin", "nothing to see", "spring in Berlin",
+			"see you in spring", "Caroline again")
+		eng := db.Engine()
+		for _, q := range []store.TextQuery{{"berlin"}, {"spring", "berlin", "caroline"}, {"moved to berlin", "see"}} {
+			for _, k := range []int{1, 3, 10} {
+				src, args, err := eng.TopText(ctx, db, store.FactText, q, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := scoredIDs(t, db, `SELECT id FROM `+src+` r ORDER BY score DESC, id`, args...)
+				want := scoredIDs(t, db, `SELECT id FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?`, eng.TextQuery(q), k)
+				if !slices.Equal(got, want) || len(want) == 0 {
+					t.Errorf("%q best %d: got %v, want %v", q, k, got, want)
+				}
+			}
+		}
+	})
+}
+
+func scoredIDs(tb testing.TB, db *store.DB, query string, args ...any) []int64 {
+	tb.Helper()
+	rows, err := db.QueryContext(context.Background(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			tb.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return ids
+}
+
 func sorted(s []int64) []int64 { return slices.Sorted(slices.Values(s)) }
 
 func TestEngineFragments(t *testing.T) {

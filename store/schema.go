@@ -528,6 +528,12 @@ DROP TABLE source_files;
 ALTER TABLE source_files_v17 RENAME TO source_files;
 CREATE INDEX source_files_inode ON source_files(dev, ino);
 `,
+	// v18 — each indexed word's count of facts, read from the facts' own
+	// full-text index (fts5vocab stores nothing), so search ranks a query's
+	// rare words first and stops before the common ones (sqlite_topk.go).
+	`
+CREATE VIRTUAL TABLE facts_fts_vocab USING fts5vocab(facts_fts, row);
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -197,3 +197,20 @@ func (sqliteEngine) IndexPlainFacts(ctx context.Context, db *DB) error {
 	}
 	return nil
 }
+
+// TopText ranks a query of several plain words rarest word first and stops
+// before the common words once they cannot change the best k (see
+// topFactText); the source is then the best k as JSON. Any other query is
+// FTS5's whole ranking, best k.
+func (e sqliteEngine) TopText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int) (string, []any, error) {
+	if ix == FactText && k > 0 {
+		top, ok, err := topFactText(ctx, q, text, k, topTextMinRows)
+		if err != nil {
+			return "", nil, err
+		}
+		if ok {
+			return `(SELECT CAST(value->>0 AS INTEGER) AS id, value->>1 AS score FROM json_each(?))`, []any{top}, nil
+		}
+	}
+	return `(SELECT id, score FROM ` + e.TextMatches(ix) + ` m ORDER BY score DESC, id LIMIT ?)`, []any{renderFTS5(text), k}, nil
+}

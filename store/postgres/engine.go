@@ -240,3 +240,9 @@ func DropSchema(ctx context.Context, db *store.DB) error {
 	}
 	return nil
 }
+
+// TopText is TextMatches ordered by score and cut to k, in the statement
+// that joins it: no round trip of its own.
+func (e Engine) TopText(_ context.Context, _ store.Querier, ix store.TextIndex, text store.TextQuery, k int) (string, []any, error) {
+	return `(SELECT id, score FROM ` + e.TextMatches(ix) + ` m ORDER BY score DESC, id LIMIT ?)`, []any{e.TextQuery(text), k}, nil
+}

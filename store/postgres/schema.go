@@ -432,6 +432,12 @@ ALTER TABLE source_files ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 ALTER TABLE source_files DROP CONSTRAINT source_files_pkey;
 ALTER TABLE source_files ADD PRIMARY KEY (machine, path);
 `,
+	// v18 — SQLite's fts5vocab view of the facts' index, which its search
+	// reads word counts from; PostgreSQL ranks with its own index and has
+	// nothing to create.
+	`
+SELECT 1;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -1,4 +1,4 @@
-package graph
+package store
 
 // Stem reduces a lowercase token to the stem SQLite's FTS5 "porter"
 // tokenizer stores for it, so that Go code can compare query words with
