@@ -301,3 +301,35 @@ func TestPoolKeepsASearchsConnections(t *testing.T) {
 		t.Errorf("after two rounds of 4 connections at once: %d closed as idle, %d open; want 0 closed and 4 open", s.MaxIdleClosed, s.OpenConnections)
 	}
 }
+
+// TestSettleVacuumsAndAnalyses checks that a settled store is as
+// autovacuum leaves one after a bulk load: its tables vacuumed (counting
+// the facts reads the index alone) and analysed.
+func TestSettleVacuumsAndAnalyses(t *testing.T) {
+	ctx := context.Background()
+	url, schema := pgtest.Schema(t)
+	db, err := postgres.OpenStoreURL(ctx, t.TempDir(), url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at)
+		SELECT 'fact ' || g, 'digest ' || g, 'heuristic', 'now' FROM generate_series(1, 2000) g`); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Settle(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	var vacuumed, analysed bool
+	if err := db.QueryRowContext(ctx, `SELECT last_vacuum IS NOT NULL, last_analyze IS NOT NULL FROM pg_stat_user_tables
+		WHERE schemaname = current_schema() AND relname = 'facts'`).Scan(&vacuumed, &analysed); err != nil {
+		t.Fatal(err)
+	}
+	var allVisible, pages int
+	if err := db.QueryRowContext(ctx, `SELECT relallvisible, relpages FROM pg_class WHERE oid = to_regclass('facts')`).Scan(&allVisible, &pages); err != nil {
+		t.Fatal(err)
+	}
+	if !vacuumed || !analysed || pages == 0 || allVisible != pages {
+		t.Errorf("after Settle: vacuumed %v, analysed %v, %d of %d pages all-visible; want both and every page", vacuumed, analysed, allVisible, pages)
+	}
+}
