@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -28,8 +29,9 @@ import (
 // and Flood, 1995) over FTS5's index, with that short fact's score as the
 // bound in place of the worst case (a fact of one word that repeats a
 // common word), which would keep the common words' facts in nearly every
-// query: what it can miss is a fact shorter than half the average that
-// holds only common words. The scores are FTS5's own bm25() for the whole
+// query: what it can miss is a fact holding only common words that is
+// shorter than half the average or repeats them more than facts usually
+// do. The scores are FTS5's own bm25() for the whole
 // query, computed for fewer rows. When the rare words do not settle the
 // best k this way, or the query's words hold too few facts for the saving
 // to matter, the whole query is ranked as before.
@@ -71,8 +73,13 @@ func topFactText(ctx context.Context, db Querier, q TextQuery, k int, minRows in
 	if !ok || len(words) < 2 {
 		return "", false, nil
 	}
-	n, err := factTextStats(ctx, db, words)
-	if err != nil || n <= 0 {
+	// The index's own count of facts first: in a store too small for the
+	// words to hold minRows facts, their counts are not read.
+	n, err := factTextRows(ctx, db)
+	if err != nil || n <= 0 || n*int64(len(words)) < minRows {
+		return "", false, err
+	}
+	if err := wordCounts(ctx, db, words); err != nil {
 		return "", false, err
 	}
 	// A word no fact holds adds nothing and is left out.
@@ -98,42 +105,65 @@ func topFactText(ctx context.Context, db Querier, q TextQuery, k int, minRows in
 		rest[j] = rest[j+1] + words[j].bound
 	}
 	// The rare words must hold at least k facts between them to fill the
-	// best k. Ranking them apart scores their facts twice (once with the
-	// common words, once without); it is tried while that stays under half
-	// of what ranking the whole query scores.
+	// best k. Ranking them apart is tried while the facts the tries score
+	// stay under half of those the whole query would.
 	j, held := 0, int64(0)
 	for j < len(words) && held < int64(k) {
 		held += words[j].df
 		j++
 	}
-	var spent int64
+	var spent float64
 	for try := 0; try < topTextTries && j < len(words); try++ {
-		var rare int64
-		for _, w := range words[:j] {
-			rare += w.df
-		}
-		if spent += 2 * rare; 2*spent > total {
+		if spent += tryCost(words, j, n); 2*spent > float64(total) {
 			break
 		}
-		best, err := rankRare(ctx, db, words[:j], words[j:], k)
+		r, c := wordsFTS5(words[:j]), wordsFTS5(words[j:])
+		// The facts holding a rare word and a common one first: their k-th
+		// score is a floor of the k-th over all the rare words' facts, so
+		// when it cannot beat the common words, the rest is not ranked.
+		both, err := bestMatches(ctx, db, "("+r+") AND ("+c+")", k)
 		if err != nil {
 			return "", false, err
 		}
-		if len(best) < k {
-			j++
-			continue
-		}
-		theta := best[k-1].score
-		if rest[j] < theta {
-			return scoredJSON(best), true, nil
+		if len(both) < k || rest[j] < both[k-1].score {
+			// The facts holding only rare words score by the rare words
+			// alone; a fact holding a common word too scores more in both.
+			alone, err := bestMatches(ctx, db, r, k)
+			if err != nil {
+				return "", false, err
+			}
+			best := mergeBest(both, alone, k)
+			if len(best) == k && rest[j] < best[k-1].score {
+				return scoredJSON(best), true, nil
+			}
+			if len(best) < k {
+				j++
+				continue
+			}
+			both = best
 		}
 		// More rare words lower what a fact holding none of them scores;
 		// take as many as the k-th score needs.
-		for j < len(words) && rest[j] >= theta {
+		for theta := both[k-1].score; j < len(words) && rest[j] >= theta; {
 			j++
 		}
 	}
 	return "", false, nil
+}
+
+// tryCost estimates how many facts ranking words[:j] apart scores: each
+// fact holding one of them, and again those of them that also hold one of
+// words[j:] (counted as if the words fell on facts independently), of n.
+func tryCost(words []topWord, j int, n int64) float64 {
+	var rare float64
+	for _, w := range words[:j] {
+		rare += float64(w.df)
+	}
+	none := 1.0
+	for _, w := range words[j:] {
+		none *= 1 - float64(w.df)/float64(n)
+	}
+	return rare * (2 - none)
 }
 
 // scored is a fact with its score.
@@ -142,30 +172,36 @@ type scored struct {
 	score float64
 }
 
-// rankRare ranks the facts holding any of the rare words by the whole
-// query's bm25(): the facts that also hold a common word by the query
-// "(rare) AND (common)", whose score counts every word, and the others by
-// the rare words alone, which is their whole score. A fact holding a
-// common word outscores its rare-words score, so the best k of both
-// lists, each fact at its higher score, are the best k of the facts
-// holding a rare word.
-func rankRare(ctx context.Context, db Querier, rare, common []topWord, k int) ([]scored, error) {
-	r, c := wordsFTS5(rare), wordsFTS5(common)
-	best := `SELECT * FROM (SELECT id, score FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts
-		WHERE facts_fts MATCH ?) ORDER BY score DESC, id LIMIT ?)`
-	rows, err := db.QueryContext(ctx, best+` UNION ALL `+best,
-		r, k, "("+r+") AND ("+c+")", k)
+// bestMatches is FTS5's best k for match, best first, ties by id.
+func bestMatches(ctx context.Context, db Querier, match string, k int) ([]scored, error) {
+	rows, err := db.QueryContext(ctx, `SELECT id, score FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts
+		WHERE facts_fts MATCH ?) ORDER BY score DESC, id LIMIT ?`, match, k)
 	if err != nil {
 		return nil, fmt.Errorf("rank rare words: %w", err)
 	}
 	defer rows.Close()
-	at := map[int64]int{}
 	var out []scored
 	for rows.Next() {
 		var s scored
 		if err := rows.Scan(&s.id, &s.score); err != nil {
 			return nil, fmt.Errorf("rank rare words: %w", err)
 		}
+		out = append(out, s)
+	}
+	return out, rows.Err()
+}
+
+// mergeBest is the best k of the facts holding a rare word, from both
+// (the best k of those also holding a common word, scored for every
+// word) and alone (the best k of all of them, scored for the rare words
+// only: the whole score of a fact holding no common word, and less than
+// the whole score of one that holds one). Each fact takes its higher
+// score. A fact holding a common word that is not among both's k scores
+// less than each of them, so it never displaces one.
+func mergeBest(both, alone []scored, k int) []scored {
+	at := map[int64]int{}
+	out := make([]scored, 0, len(both)+len(alone))
+	for _, s := range append(both[:len(both):len(both)], alone...) {
 		if i, seen := at[s.id]; seen {
 			out[i].score = max(out[i].score, s.score)
 			continue
@@ -173,13 +209,10 @@ func rankRare(ctx context.Context, db Querier, rare, common []topWord, k int) ([
 		at[s.id] = len(out)
 		out = append(out, s)
 	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("rank rare words: %w", err)
-	}
 	slices.SortFunc(out, func(a, b scored) int {
 		return cmp.Or(cmp.Compare(b.score, a.score), cmp.Compare(a.id, b.id))
 	})
-	return out[:min(len(out), k)], nil
+	return out[:min(len(out), k)]
 }
 
 // plainWords returns q's words with their stems when every element is one
@@ -202,43 +235,47 @@ func plainWords(q TextQuery) ([]topWord, bool) {
 	return out, true
 }
 
-// factTextStats sets each word's document count from facts_fts_vocab and
-// returns how many facts the index holds (its averages record, which
-// bm25() reads too).
-func factTextStats(ctx context.Context, db Querier, words []topWord) (n int64, err error) {
+// factTextRows reads how many facts the facts' index holds from its
+// averages record, as bm25() does.
+func factTextRows(ctx context.Context, db Querier) (int64, error) {
+	var rec []byte
+	err := db.QueryRowContext(ctx, `SELECT block FROM facts_fts_data WHERE id = 1`).Scan(&rec)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("count indexed facts: %w", err)
+	}
+	n, _ := varint(rec)
+	return int64(n), nil
+}
+
+// wordCounts sets each word's counts from facts_fts_vocab (0 for a word
+// the index does not hold).
+func wordCounts(ctx context.Context, db Querier, words []topWord) error {
 	in := make([]string, len(words))
 	args := make([]any, len(words))
 	for i, w := range words {
 		in[i], args[i] = "?", w.stem
 	}
-	rows, err := db.QueryContext(ctx, `SELECT term, doc, cnt FROM facts_fts_vocab WHERE term IN (`+strings.Join(in, ",")+`)
-		UNION ALL SELECT NULL, block, 0 FROM facts_fts_data WHERE id = 1`, args...)
+	rows, err := db.QueryContext(ctx, `SELECT term, doc, cnt FROM facts_fts_vocab WHERE term IN (`+strings.Join(in, ",")+`)`, args...)
 	if err != nil {
-		return 0, fmt.Errorf("word counts: %w", err)
+		return fmt.Errorf("word counts: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var term sql.NullString
-		var v any
-		var cnt int64
-		if err := rows.Scan(&term, &v, &cnt); err != nil {
-			return 0, fmt.Errorf("word counts: %w", err)
+		var term string
+		var df, cnt int64
+		if err := rows.Scan(&term, &df, &cnt); err != nil {
+			return fmt.Errorf("word counts: %w", err)
 		}
-		switch v := v.(type) {
-		case int64:
-			for i := range words {
-				if words[i].stem == term.String {
-					words[i].df, words[i].cnt = v, cnt
-				}
-			}
-		case []byte:
-			if !term.Valid {
-				rowsN, _ := varint(v)
-				n = int64(rowsN)
+		for i := range words {
+			if words[i].stem == term {
+				words[i].df, words[i].cnt = df, cnt
 			}
 		}
 	}
-	return n, rows.Err()
+	return rows.Err()
 }
 
 // varint reads one varint in SQLite's encoding (FTS5's averages record is
