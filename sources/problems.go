@@ -11,9 +11,12 @@ import (
 	"github.com/recollect/recollect/store/regfile"
 )
 
-// Problems the copier records in source_problems, one row per path, so
-// stats shows what was not read and why long after the log line scrolled
-// away. A row goes when its path is read (or listed) fine again.
+// Problems the copier records in source_problems, one row per machine and
+// path, so stats shows what was not read and why long after the log line
+// scrolled away. A row goes when its path is read (or listed) fine again
+// on its machine: on a store several machines copy into, a path one cannot
+// read may be fine on another. A row recorded before machines were told
+// apart, with an empty machine, is taken as the machine's own by any copier.
 const (
 	// ProblemNotRegular is a FIFO, socket or device named like a
 	// transcript: skipped without being opened for a blocking read.
@@ -58,13 +61,13 @@ func problemOf(err error) string {
 func (c *Copier) noteProblem(ctx context.Context, path, kind, problem, detail string) int {
 	now := store.Now()
 	var failures int
-	err := c.DB.QueryRowContext(ctx, `INSERT INTO source_problems(path, kind, problem, detail, failures, first_at, last_at)
-		VALUES (?,?,?,?,1,?,?)
-		ON CONFLICT(path) DO UPDATE SET kind = excluded.kind, detail = excluded.detail, last_at = excluded.last_at,
+	err := c.DB.QueryRowContext(ctx, `INSERT INTO source_problems(machine, path, kind, problem, detail, failures, first_at, last_at)
+		VALUES (?,?,?,?,?,1,?,?)
+		ON CONFLICT(machine, path) DO UPDATE SET kind = excluded.kind, detail = excluded.detail, last_at = excluded.last_at,
 			failures = CASE WHEN source_problems.problem = excluded.problem THEN source_problems.failures + 1 ELSE 1 END,
 			first_at = CASE WHEN source_problems.problem = excluded.problem THEN source_problems.first_at ELSE excluded.first_at END,
 			problem = excluded.problem
-		RETURNING failures`, path, kind, problem, detail, now, now).Scan(&failures)
+		RETURNING failures`, c.Machine, path, kind, problem, detail, now, now).Scan(&failures)
 	if err != nil {
 		c.Log.Warn("could not record a copy problem", "path", path, "problem", problem, "err", err)
 		return 1
@@ -77,13 +80,13 @@ func (c *Copier) noteProblem(ctx context.Context, path, kind, problem, detail st
 // It reads before it writes, so a healthy pass costs no write.
 func (c *Copier) clearProblem(ctx context.Context, path string) error {
 	var n int
-	if err := c.DB.QueryRowContext(ctx, `SELECT count(*) FROM source_problems WHERE path = ?`, path).Scan(&n); err != nil {
+	if err := c.DB.QueryRowContext(ctx, `SELECT count(*) FROM source_problems WHERE machine IN (?, '') AND path = ?`, c.Machine, path).Scan(&n); err != nil {
 		return fmt.Errorf("read copy problems: %w", err)
 	}
 	if n == 0 {
 		return nil
 	}
-	if _, err := c.DB.ExecContext(ctx, `DELETE FROM source_problems WHERE path = ?`, path); err != nil {
+	if _, err := c.DB.ExecContext(ctx, `DELETE FROM source_problems WHERE machine IN (?, '') AND path = ?`, c.Machine, path); err != nil {
 		return fmt.Errorf("clear copy problem of %s: %w", path, err)
 	}
 	return nil
@@ -100,14 +103,14 @@ func (c *Copier) RecordFolders(ctx context.Context, unreadable []FileError) erro
 		keep := map[string]bool{}
 		for _, fe := range unreadable {
 			keep[fe.Path] = true
-			if _, err := tx.ExecContext(ctx, `INSERT INTO source_problems(path, kind, problem, detail, failures, first_at, last_at)
-				VALUES (?,'',?,?,1,?,?)
-				ON CONFLICT(path) DO UPDATE SET detail = excluded.detail, last_at = excluded.last_at,
-					failures = source_problems.failures + 1`, fe.Path, ProblemUnreadableFolder, fe.Err, now, now); err != nil {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO source_problems(machine, path, kind, problem, detail, failures, first_at, last_at)
+				VALUES (?,?,'',?,?,1,?,?)
+				ON CONFLICT(machine, path) DO UPDATE SET detail = excluded.detail, last_at = excluded.last_at,
+					failures = source_problems.failures + 1`, c.Machine, fe.Path, ProblemUnreadableFolder, fe.Err, now, now); err != nil {
 				return fmt.Errorf("record unreadable folder %s: %w", fe.Path, err)
 			}
 		}
-		rows, err := tx.QueryContext(ctx, `SELECT path FROM source_problems WHERE problem = ?`, ProblemUnreadableFolder)
+		rows, err := tx.QueryContext(ctx, `SELECT path FROM source_problems WHERE problem = ? AND machine IN (?, '')`, ProblemUnreadableFolder, c.Machine)
 		if err != nil {
 			return fmt.Errorf("read unreadable folders: %w", err)
 		}
@@ -127,7 +130,7 @@ func (c *Copier) RecordFolders(ctx context.Context, unreadable []FileError) erro
 			return fmt.Errorf("read unreadable folders: %w", err)
 		}
 		for _, p := range gone {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM source_problems WHERE path = ?`, p); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM source_problems WHERE machine IN (?, '') AND path = ?`, c.Machine, p); err != nil {
 				return fmt.Errorf("clear unreadable folder %s: %w", p, err)
 			}
 		}
@@ -139,7 +142,7 @@ func (c *Copier) RecordFolders(ctx context.Context, unreadable []FileError) erro
 // removed, a transcript deleted after its copy failed): nothing is left
 // to read there.
 func (c *Copier) clearGone(ctx context.Context) error {
-	rows, err := c.DB.QueryContext(ctx, `SELECT path FROM source_problems WHERE problem <> ?`, ProblemUnreadableFolder)
+	rows, err := c.DB.QueryContext(ctx, `SELECT path FROM source_problems WHERE problem <> ? AND machine IN (?, '')`, ProblemUnreadableFolder, c.Machine)
 	if err != nil {
 		return fmt.Errorf("list copy problems: %w", err)
 	}
@@ -159,7 +162,7 @@ func (c *Copier) clearGone(ctx context.Context) error {
 		return fmt.Errorf("list copy problems: %w", err)
 	}
 	for _, p := range gone {
-		if _, err := c.DB.ExecContext(ctx, `DELETE FROM source_problems WHERE path = ?`, p); err != nil {
+		if _, err := c.DB.ExecContext(ctx, `DELETE FROM source_problems WHERE machine IN (?, '') AND path = ?`, c.Machine, p); err != nil {
 			return fmt.Errorf("clear copy problem of %s: %w", p, err)
 		}
 	}

@@ -127,7 +127,7 @@ func (c *Copier) adopt(ctx context.Context, f selected, file *os.File, dev, ino 
 				c.Machine, f.path, cand.identity, cand.machine, old); err != nil {
 				return fmt.Errorf("follow %s renamed to %s: %w", old, f.path, err)
 			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM source_problems WHERE path = ?`, old); err != nil {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM source_problems WHERE machine IN (?, '') AND path = ?`, c.Machine, old); err != nil {
 				return fmt.Errorf("follow %s renamed to %s: %w", old, f.path, err)
 			}
 			c.Log.Info("transcript renamed; continuing where it was", "from", old, "to", f.path, "offset", cand.offset)

@@ -534,6 +534,28 @@ CREATE INDEX source_files_inode ON source_files(dev, ino);
 	`
 CREATE VIRTUAL TABLE facts_fts_vocab USING fts5vocab(facts_fts, row);
 `,
+	// v19 — what the copier could not read, per machine: on a store several
+	// machines copy into, a path one machine cannot read may be fine on
+	// another, and each clears only its own. Keyed by (machine, path) as
+	// copy progress is (v17); rows stored before carry machine '' and are
+	// taken as this machine's by the first copier that meets their path.
+	`
+CREATE TABLE source_problems_v19 (
+	path     TEXT NOT NULL,
+	kind     TEXT NOT NULL,
+	problem  TEXT NOT NULL CHECK (problem IN ('not_regular_file','copy_failed','unreadable_folder')),
+	detail   TEXT NOT NULL,
+	failures INTEGER NOT NULL DEFAULT 1,
+	first_at TEXT NOT NULL,
+	last_at  TEXT NOT NULL,
+	machine  TEXT NOT NULL DEFAULT '',
+	PRIMARY KEY (machine, path)
+);
+INSERT INTO source_problems_v19 (path, kind, problem, detail, failures, first_at, last_at)
+	SELECT path, kind, problem, detail, failures, first_at, last_at FROM source_problems;
+DROP TABLE source_problems;
+ALTER TABLE source_problems_v19 RENAME TO source_problems;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

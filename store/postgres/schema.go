@@ -438,6 +438,14 @@ ALTER TABLE source_files ADD PRIMARY KEY (machine, path);
 	`
 SELECT 1;
 `,
+	// v19 — what the copier could not read, per machine, keyed by
+	// (machine, path) as copy progress is; rows stored before carry
+	// machine ''.
+	`
+ALTER TABLE source_problems ADD COLUMN machine TEXT NOT NULL DEFAULT '';
+ALTER TABLE source_problems DROP CONSTRAINT source_problems_pkey;
+ALTER TABLE source_problems ADD PRIMARY KEY (machine, path);
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
