@@ -27,9 +27,9 @@ const statsMinRows = 10_000
 // Optimize runs PRAGMA optimize over every table, analysing those whose
 // size changed much since they were last analysed (or never were), within
 // analysis_limit; then drops the statistics no statement should be
-// planned by: those of tables under statsMinRows rows, and those of the
-// full-text indexes' own tables, which FTS5 reads only by key. A
-// connection plans with the statistics it loaded when it opened, so the
+// planned by, those of tables under statsMinRows rows (the full-text
+// indexes' own tables among them while they are small). A connection
+// plans with the statistics it loaded when it opened, so the
 // pool's idle connections are closed afterwards: the next statements
 // open connections that load these.
 func (sqliteEngine) Optimize(ctx context.Context, db *DB) error {
@@ -71,9 +71,7 @@ func optimize(ctx context.Context, conn *sql.Conn) error {
 		return nil // nothing was analysed
 	}
 	_, err := conn.ExecContext(ctx, `DELETE FROM sqlite_stat1
-		WHERE CAST(substr(stat, 1, instr(stat || ' ', ' ') - 1) AS INTEGER) < ?
-		   OR EXISTS (SELECT 1 FROM sqlite_schema v WHERE v.type = 'table' AND v.sql LIKE 'CREATE VIRTUAL TABLE%'
-		              AND sqlite_stat1.tbl LIKE replace(v.name, '_', '\_') || '\_%' ESCAPE '\')`, statsMinRows)
+		WHERE CAST(substr(stat, 1, instr(stat || ' ', ' ') - 1) AS INTEGER) < ?`, statsMinRows)
 	if err != nil {
 		return fmt.Errorf("drop statistics of small tables: %w", err)
 	}
