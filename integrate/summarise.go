@@ -81,7 +81,14 @@ func (in *Integrator) gather(ctx context.Context) (material, error) {
 	}
 	var err error
 	quote := func(c []string) string { return c[0] }
-	if m.newest, err = list(`SELECT content, '', '' FROM facts WHERE status = 'active' ORDER BY recorded_at DESC, id DESC LIMIT ?`, 5, quote); err != nil {
+	// The newest facts by id, the order they were recorded in, walked
+	// backwards from the key: this reads as many rows as it returns (and
+	// the superseded ones between). Ordering by recorded_at, which no index
+	// holds, sorted every active fact (1.5 s a run at 1M facts), and so did
+	// the status index, which holds them all: "status || ''" keeps SQLite
+	// off it.
+	const newest = `SELECT content, '', '' FROM facts WHERE status || '' = 'active' ORDER BY id DESC LIMIT ?`
+	if m.newest, err = list(newest, 5, quote); err != nil {
 		return m, err
 	}
 	if m.conflicts, err = list(`SELECT f.content, o.content, t.content FROM conflicts c
@@ -91,7 +98,7 @@ func (in *Integrator) gather(ctx context.Context) (material, error) {
 	}); err != nil {
 		return m, err
 	}
-	loops, err := list(`SELECT content, '', '' FROM facts WHERE status = 'active' ORDER BY recorded_at DESC, id DESC LIMIT ?`, 200, quote)
+	loops, err := list(newest, 200, quote)
 	if err != nil {
 		return m, err
 	}
