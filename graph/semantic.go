@@ -101,8 +101,13 @@ func scoreInScope(ctx context.Context, db *store.DB, sc scope, space Space, vec 
 }
 
 // scoreCandidates scores the vectors of the candidate facts, whatever
-// their scope: keepInScope checks the scope of the few that rank.
+// their scope: keepInScope checks the scope of the few that rank. It reads
+// them in id order, which is about the order of their rows: neighbouring
+// lookups share pages, and reading 256 vectors takes half as long as in
+// the codes' order.
 func scoreCandidates(ctx context.Context, db *store.DB, space Space, vec []float32, cands []int64) ([]scored, error) {
+	cands = slices.Clone(cands)
+	slices.Sort(cands)
 	ids, err := json.Marshal(cands)
 	if err != nil {
 		return nil, err
