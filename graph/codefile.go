@@ -8,8 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"unsafe"
 
 	"github.com/recollect/recollect/store"
 )
@@ -24,10 +26,11 @@ import (
 // writes the codes, writes them (atomically, by rename) after a step that
 // left CodeFileTail or more codes outside the file, and removes them.
 
-const codeFileMagic = "RCVCODE1"
+const codeFileMagic = "RCVCODE2"
 
-// codeFileHeader is the file's fixed start: magic, then five int64s.
-const codeFileHeader = len(codeFileMagic) + 5*8
+// codeFileHeader is the file's fixed start: magic, then six int64s (a
+// multiple of 8 bytes, so the ids and codes after it are aligned).
+const codeFileHeader = len(codeFileMagic) + 6*8
 
 // CodeFileTail is how many codes the table must hold beyond a space's
 // code file before integrate rewrites it: small tails are cheap to read
@@ -53,13 +56,18 @@ type CodeFile struct {
 	IDs   []int64
 	Codes []uint64
 	Words int
+	// Missing counts the space's vectors without a code when the file
+	// was written (integrate backfills them first, so usually none). A
+	// vector stored since comes with its code, so a file's zero stays true
+	// and a reader need not count the vectors again.
+	Missing int64
 }
 
 // MarshalBinary renders f in the code-file format ReadCodeFile reads.
 func (f CodeFile) MarshalBinary() ([]byte, error) {
 	buf := make([]byte, codeFileHeader, codeFileHeader+8*(len(f.IDs)+len(f.Codes)))
 	copy(buf, codeFileMagic)
-	for i, v := range []int64{f.Removed, f.MaxRowid, f.LastRowid, int64(len(f.IDs)), int64(f.Words)} {
+	for i, v := range []int64{f.Removed, f.MaxRowid, f.LastRowid, int64(len(f.IDs)), int64(f.Words), f.Missing} {
 		binary.LittleEndian.PutUint64(buf[len(codeFileMagic)+8*i:], uint64(v))
 	}
 	for _, id := range f.IDs {
@@ -73,30 +81,48 @@ func (f CodeFile) MarshalBinary() ([]byte, error) {
 
 // ReadCodeFile reads sp's code file in dir; ok is false when there is none
 // or it does not fit sp (a damaged file is also ignored: the table is the
-// truth).
+// truth). The file is read once, straight into the memory its ids and codes
+// are then read from: on a little-endian machine they are never decoded or
+// copied again, so a new process's first search pays one sequential read.
 func ReadCodeFile(dir string, sp Space) (f CodeFile, ok bool) {
-	data, err := os.ReadFile(CodeFilePath(dir, sp))
-	if err != nil || len(data) < codeFileHeader || string(data[:len(codeFileMagic)]) != codeFileMagic {
+	fh, err := os.Open(CodeFilePath(dir, sp))
+	if err != nil {
+		return CodeFile{}, false
+	}
+	defer fh.Close()
+	fi, err := fh.Stat()
+	if err != nil || fi.Size() < int64(codeFileHeader) || fi.Size()%8 != 0 {
+		return CodeFile{}, false
+	}
+	buf := make([]uint64, fi.Size()/8)
+	data := unsafe.Slice((*byte)(unsafe.Pointer(&buf[0])), len(buf)*8)
+	if _, err := io.ReadFull(fh, data); err != nil || string(data[:len(codeFileMagic)]) != codeFileMagic {
 		return CodeFile{}, false
 	}
 	h := data[len(codeFileMagic):]
 	word := func(i int) int64 { return int64(binary.LittleEndian.Uint64(h[8*i:])) }
-	f = CodeFile{Removed: word(0), MaxRowid: word(1), LastRowid: word(2), Words: (sp.Dim + 63) / 64}
+	f = CodeFile{Removed: word(0), MaxRowid: word(1), LastRowid: word(2), Words: (sp.Dim + 63) / 64, Missing: word(5)}
 	n, words := word(3), word(4)
-	if words != int64(f.Words) || n < 0 || int64(len(data)-codeFileHeader) != n*8*(1+words) {
+	if words != int64(f.Words) || n < 0 || int64(len(data)-codeFileHeader) != n*8*(1+words) || f.Missing < 0 {
 		return CodeFile{}, false
 	}
-	body := data[codeFileHeader:]
-	f.IDs = make([]int64, n)
-	for i := range f.IDs {
-		f.IDs[i] = int64(binary.LittleEndian.Uint64(body[8*i:]))
+	body := buf[codeFileHeader/8:]
+	ids, codes := body[:n:n], body[n:]
+	if !littleEndian() {
+		for i, v := range body {
+			body[i] = binary.LittleEndian.Uint64(unsafe.Slice((*byte)(unsafe.Pointer(&v)), 8))
+		}
 	}
-	body = body[8*n:]
-	f.Codes = make([]uint64, n*words)
-	for i := range f.Codes {
-		f.Codes[i] = binary.LittleEndian.Uint64(body[8*i:])
-	}
+	f.IDs = unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(ids))), len(ids))
+	f.Codes = codes
 	return f, true
+}
+
+// littleEndian reports whether this machine stores integers low byte
+// first, as the code file does.
+func littleEndian() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
 }
 
 // fromCodeFile fills an empty cs from sp's code file when the file still

@@ -69,7 +69,7 @@ func TestCodeFileServesANewProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	const header = 8 + 5*8
+	const header = 8 + 6*8
 	n := (len(raw) - header) / 8 / 2 // one id and one 64-bit word per code
 	for i := header + 8*n; i < len(raw); i++ {
 		raw[i] = 0
@@ -88,5 +88,53 @@ func TestCodeFileServesANewProcess(t *testing.T) {
 	}
 	if top := semanticTop(t, reopen(), sp, data[1000], 5); top[0] != ids[1000] {
 		t.Fatalf("after a removal: top %v, want fact %d from the table", top, ids[1000])
+	}
+}
+
+// TestCodeFileCountsVectorsWithoutCodes: a code file written while some
+// vectors still lack a code (stored before codes existed) says how many,
+// and a new process reading it still scores every vector, so the uncoded
+// one is found; once backfilled and rewritten, the file says none.
+func TestCodeFileCountsVectorsWithoutCodes(t *testing.T) {
+	ctx := context.Background()
+	db := newDB(t)
+	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 64}
+	rng := rand.New(rand.NewPCG(9, 10))
+	for i, v := range clustered(rng, 1300, 40, sp.Dim, 0.5) {
+		addCodedVector(t, db, addFact(t, db, fact{content: fmt.Sprintf("fact %d", i)}), sp, v)
+	}
+	q := make([]float32, sp.Dim)
+	for i := range q {
+		q[i] = float32(i%7) - 3
+	}
+	uncoded := addFact(t, db, fact{content: "stored before codes"})
+	addVector(t, db, uncoded, sp, q)
+	if wrote, err := integrate.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
+		t.Fatalf("WriteCodeFile: wrote %v, %v", wrote, err)
+	}
+	if f, ok := graph.ReadCodeFile(db.Dir, sp); !ok || f.Missing != 1 || len(f.IDs) != 1300 {
+		t.Fatalf("code file: ok %v, %d codes, %d missing; want 1300 codes and 1 missing", ok, len(f.IDs), f.Missing)
+	}
+	h, err := store.Open(ctx, db.Dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	r := graph.NewReader(h)
+	defer r.Close()
+	if top := semanticTop(t, r, sp, q, 5); len(top) == 0 || top[0] != uncoded {
+		t.Fatalf("new handle: top %v, want the vector without a code (%d) first", top, uncoded)
+	}
+	if _, err := integrate.BackfillCodes(ctx, db, sp, 100); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(graph.CodeFilePath(db.Dir, sp)); err != nil {
+		t.Fatal(err)
+	}
+	if wrote, err := integrate.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
+		t.Fatalf("WriteCodeFile after the backfill: wrote %v, %v", wrote, err)
+	}
+	if f, ok := graph.ReadCodeFile(db.Dir, sp); !ok || f.Missing != 0 || len(f.IDs) != 1301 {
+		t.Fatalf("code file after the backfill: ok %v, %d codes, %d missing; want 1301 codes and none missing", ok, len(f.IDs), f.Missing)
 	}
 }

@@ -49,6 +49,14 @@ func WriteCodeFile(ctx context.Context, db *store.DB, sp graph.Space) (bool, err
 		}
 		return false, nil
 	}
+	// The file records how many vectors lack a code, so a reader that
+	// finds none missing need not count them.
+	var vectors int64
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`,
+		sp.Provider, sp.Model, sp.Dim).Scan(&vectors); err != nil {
+		return false, fmt.Errorf("write code file of %s: count vectors: %w", sp, err)
+	}
+	f.Missing = max(vectors-int64(len(f.IDs)), 0)
 	buf, err := f.MarshalBinary()
 	if err != nil {
 		return false, fmt.Errorf("write code file of %s: %w", sp, err)
