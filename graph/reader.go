@@ -38,7 +38,7 @@ func (r *Reader) Close() error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	var errs []error
-	for _, st := range []**sql.Stmt{&x.state, &x.vectorCount} {
+	for _, st := range []**sql.Stmt{&x.state, &x.vectorCount, &x.candidates} {
 		if *st != nil {
 			errs = append(errs, (*st).Close())
 			*st = nil

@@ -43,7 +43,7 @@ func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope
 	var all []scored
 	checked := false // whether all holds only facts in scope
 	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
-		all, err = scoreCandidates(ctx, db, space, vec, cs.nearest(vec, n))
+		all, err = scoreCandidates(ctx, db, index.candidatesStmt(), space, vec, cs.nearest(vec, n))
 	} else {
 		all, err = scoreInScope(ctx, db, sc, space, vec)
 		checked = true
@@ -102,25 +102,35 @@ func scoreInScope(ctx context.Context, db *store.DB, sc scope, space Space, vec 
 
 // scoreCandidates scores the vectors of the candidate facts, whatever
 // their scope: keepInScope checks the scope of the few that rank. It reads
-// them in id order, which is about the order of their rows: neighbouring
-// lookups share pages, and reading 256 vectors takes half as long as in
-// the codes' order.
-func scoreCandidates(ctx context.Context, db *store.DB, space Space, vec []float32, cands []int64) ([]scored, error) {
+// them through stmt (the index's prepared read; prepared here when nil) in
+// id order, which is about the order of their rows: neighbouring lookups
+// share pages, and reading 256 vectors takes half as long as in the
+// codes' order.
+func scoreCandidates(ctx context.Context, db *store.DB, stmt *sql.Stmt, space Space, vec []float32, cands []int64) ([]scored, error) {
 	cands = slices.Clone(cands)
 	slices.Sort(cands)
 	ids, err := json.Marshal(cands)
 	if err != nil {
 		return nil, err
 	}
-	// Driven from the candidate list (CROSS JOIN fixes the order), so
-	// SQLite looks up each candidate instead of walking every vector.
-	rows, err := db.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM `+db.Engine().JSONInts("?", "j")+` CROSS JOIN embeddings e
-		WHERE e.fact_id = CAST(j.value AS INTEGER) AND e.provider = ? AND e.model = ? AND e.dim = ?`,
-		string(ids), space.Provider, space.Model, space.Dim)
+	var rows *sql.Rows
+	if stmt != nil {
+		rows, err = stmt.QueryContext(ctx, string(ids), space.Provider, space.Model, space.Dim)
+	} else {
+		rows, err = db.QueryContext(ctx, candidatesQuery(db), string(ids), space.Provider, space.Model, space.Dim)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return scoreRows(rows, vec)
+}
+
+// candidatesQuery reads the vectors of a JSON list of facts in one space,
+// driven from the list (CROSS JOIN fixes the order), so SQLite looks up
+// each candidate instead of walking every vector.
+func candidatesQuery(db *store.DB) string {
+	return `SELECT e.fact_id, e.vector FROM ` + db.Engine().JSONInts("?", "j") + ` CROSS JOIN embeddings e
+		WHERE e.fact_id = CAST(j.value AS INTEGER) AND e.provider = ? AND e.model = ? AND e.dim = ?`
 }
 
 // rowScanner is the part of *sql.Rows scoreRows reads.
@@ -255,4 +265,20 @@ func inScope(ctx context.Context, db *store.DB, sc scope, facts []scored) (map[i
 		in[id] = true
 	}
 	return in, rows.Err()
+}
+
+// VectorCandidates returns the n facts of space whose sign codes are
+// nearest vec's, nearest first (every coded fact when there are no more
+// than n): the candidates the similarity arm scores
+// by exact cosine (it takes max(ExactUpTo, Oversample × depth) of them).
+// The benchmark measures the recall of that stage with it.
+func (r *Reader) VectorCandidates(ctx context.Context, space Space, vec []float32, n int) ([]int64, error) {
+	if len(vec) != space.Dim {
+		return nil, fmt.Errorf("vector candidates: %d components in space %s: %w", len(vec), space, ErrSpaceMismatch)
+	}
+	cs, err := r.vectors.codes(ctx, r.db, space)
+	if err != nil {
+		return nil, fmt.Errorf("vector candidates: %w", err)
+	}
+	return slices.Clone(cs.nearest(vec, n)), nil
 }
