@@ -52,9 +52,12 @@ func (sqliteEngine) Optimize(ctx context.Context, db *DB) error {
 	return nil
 }
 
-// idleConns is database/sql's default number of idle connections, which
-// the store keeps.
-const idleConns = 2
+// idleConns is how many idle connections the store keeps: a search with a
+// query vector reads on three at once (the similarity, keyword and entity
+// arms) and then two (pending facts beside the hits), and with
+// database/sql's default of two every search closed one and opened it
+// again, paying SQLite's open, the schema and a cold page cache each time.
+const idleConns = 4
 
 func optimize(ctx context.Context, conn *sql.Conn) error {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA analysis_limit = %d`, analysisLimit)); err != nil {

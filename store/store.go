@@ -86,6 +86,7 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	sqlDB.SetMaxIdleConns(idleConns)
 	db := &DB{DB: sqlDB, eng: sqliteEngine{}, Dir: filepath.Dir(path), Path: path}
 	if err := db.checkFTS5(ctx); err != nil {
 		sqlDB.Close()
