@@ -82,6 +82,11 @@ const (
 	FollowP95Max   = time.Second
 	SearchP50Max   = 20 * time.Millisecond
 	SearchMaxRatio = 3.0
+	// VectorMaxRatio bounds search with a query vector against text-only
+	// search; FirstMaxRatio a new handle's first search with a vector
+	// against the warm one.
+	VectorMaxRatio = 1.5
+	FirstMaxRatio  = 2.0
 	// IntegrateMaxRatio bounds integrate's cost per fact in a big store
 	// against the smallest one measured.
 	IntegrateMaxRatio = 2.0
@@ -214,6 +219,13 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 			vok := ratio <= SearchMaxRatio && (s.Facts < 100_000 || !sqlite || s.Vectors.P50 <= SearchP50Max)
 			row(fmt.Sprintf("  +%d-d vec", VectorDim), fmt.Sprintf("p50 %s · p95 %s", fmtDur(s.Vectors.P50), fmtDur(s.Vectors.P95)),
 				"the same "+raw, fmt.Sprintf("%.1f×", ratio), target, vok)
+			row("  vec/text", fmt.Sprintf("p50 %s with a vector", fmtDur(s.Vectors.P50)), fmt.Sprintf("text-only search p50 %s", fmtDur(s.Hybrid.P50)),
+				fmt.Sprintf("%.2f×", s.VectorRatio), "p50 ≤ 1.5× text-only", s.VectorRatio <= VectorMaxRatio)
+		}
+		if s.FirstRuns > 0 && s.WarmVector > 0 {
+			ratio := float64(s.FirstVector) / float64(s.WarmVector)
+			row("  vec first", fmt.Sprintf("%s new handle, open to answer (median of %d)", fmtDur(s.FirstVector), s.FirstRuns),
+				fmt.Sprintf("the same warm %s", fmtDur(s.WarmVector)), fmt.Sprintf("%.2f×", ratio), "≤ 2× warm", ratio <= FirstMaxRatio)
 		}
 	}
 	if i := r.Idle; i != nil {
@@ -227,6 +239,17 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 	if len(r.Search) > 0 {
 		fmt.Fprintf(w, "search arms: %s; with a query vector: %s (synthetic %d-component vectors in %d topics: the cost of the arm, not its quality)\n",
 			strings.Join(r.Search[0].Arms, ", "), strings.Join(r.Search[0].VectorArms, ", "), VectorDim, vectorTopics)
+	}
+	for _, s := range r.Search {
+		if len(s.Recall) != len(RecallCandidates) {
+			continue
+		}
+		var parts []string
+		for i, c := range RecallCandidates {
+			parts = append(parts, fmt.Sprintf("%d → %.3f", c, s.Recall[i]))
+		}
+		fmt.Fprintf(w, "vector candidates %s: recall@%d against exact cosine over every vector (%d queries), by candidates picked: %s\n",
+			sizeName(s.Facts), RecallK, s.RecallQueries, strings.Join(parts, " · "))
 	}
 }
 

@@ -31,7 +31,30 @@ type SearchResult struct {
 	VectorArms []string `json:"vector_arms"`
 	// P50Ratio is hybrid p50 over raw p50.
 	P50Ratio float64 `json:"p50_ratio"`
+	// VectorRatio is the p50 with vectors over the text-only p50.
+	VectorRatio float64 `json:"vector_ratio"`
+	// FirstVector is the median, over FirstRuns new handles of the store,
+	// of opening one and answering its first search with a vector: what a
+	// new process pays, code index included, before it is warm.
+	// WarmVector is the median of the same searches on the warm reader,
+	// each timed just before its new handle's.
+	FirstVector time.Duration `json:"first_vector_ns"`
+	WarmVector  time.Duration `json:"warm_vector_ns"`
+	FirstRuns   int           `json:"first_runs"`
+	// Recall is the sign-code stage's recall@RecallK against exact cosine
+	// over every vector, for each of RecallCandidates, averaged over
+	// RecallQueries query vectors.
+	Recall        []float64 `json:"recall_at_10"`
+	RecallQueries int       `json:"recall_queries"`
 }
+
+// FirstRuns is how many new handles BenchSearch opens to time a first
+// search with a vector.
+const FirstRuns = 20
+
+// RecallQueries caps the query vectors of the recall table: the exact
+// answer reads every vector once per batch of them.
+const RecallQueries = 50
 
 // factSentences gathers the sentences of the fixtures' conversation text:
 // the material of the synthetic knowledge base.
@@ -155,7 +178,8 @@ func BenchSearch(ctx context.Context, work, fixtures string, n, queries int, sto
 	if err != nil {
 		return res, err
 	}
-	db, closeDB, err := stores.open(ctx, filepath.Join(work, fmt.Sprintf("search-%d", n)), fmt.Sprintf("search-%d", n))
+	dir, name := filepath.Join(work, fmt.Sprintf("search-%d", n)), fmt.Sprintf("search-%d", n)
+	db, closeDB, err := stores.open(ctx, dir, name)
 	if err != nil {
 		return res, err
 	}
@@ -195,7 +219,49 @@ func BenchSearch(ctx context.Context, work, fixtures string, n, queries int, sto
 	if res.Raw.P50 > 0 {
 		res.P50Ratio = float64(res.Hybrid.P50) / float64(res.Raw.P50)
 	}
+	if res.Hybrid.P50 > 0 {
+		res.VectorRatio = float64(res.Vectors.P50) / float64(res.Hybrid.P50)
+	}
+	// Each new handle's first search is timed beside a warm one of the
+	// same query, so load on the machine falls on both.
+	runs := min(FirstRuns, len(vecs))
+	qs := benchQueries(sentences, runs)
+	var first, warm []time.Duration
+	for i := range runs {
+		w, _, err := timeSearchWithVector(ctx, reader, qs[i], vecs[i])
+		if err != nil {
+			return res, err
+		}
+		d, err := timeFirstSearch(ctx, stores, dir, name, qs[i], vecs[i])
+		if err != nil {
+			return res, err
+		}
+		first, warm = append(first, d), append(warm, w)
+	}
+	res.FirstVector, res.WarmVector, res.FirstRuns = Percentiles(first).P50, Percentiles(warm).P50, len(first)
+	res.RecallQueries = min(len(vecs), RecallQueries)
+	if res.Recall, err = candidateRecall(ctx, reader, vecs[:res.RecallQueries]); err != nil {
+		return res, err
+	}
 	return res, nil
+}
+
+// timeFirstSearch opens the store through a new handle and a new reader,
+// as a new process does, and times that with its first search (q with
+// vec), until the answer.
+func timeFirstSearch(ctx context.Context, stores Stores, dir, name, q string, vec []float32) (time.Duration, error) {
+	t0 := time.Now()
+	db, err := stores.reopen(ctx, dir, name)
+	if err != nil {
+		return 0, fmt.Errorf("open the search store again: %w", err)
+	}
+	defer db.Close()
+	r := graph.NewReader(db)
+	defer r.Close()
+	if _, err := r.Search(ctx, graph.Query{Text: q, Limit: 20, Vector: vec, Space: benchSpace}); err != nil {
+		return 0, fmt.Errorf("first search %q with a vector: %w", q, err)
+	}
+	return time.Since(t0), nil
 }
 
 // buildSearchStore opens a store in dir and fills it with n synthetic

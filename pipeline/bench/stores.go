@@ -72,6 +72,17 @@ func (s Stores) open(ctx context.Context, dir, name string) (db *store.DB, close
 	}, nil
 }
 
+// reopen opens the store open made in dir under name again, through a new
+// handle, as a new process would; close only closes that handle.
+func (s Stores) reopen(ctx context.Context, dir, name string) (*store.DB, error) {
+	if s.Engine() != "postgres" {
+		return store.Open(ctx, dir)
+	}
+	storage := s.Storage
+	storage.Postgres.Schema = postgres.DefaultSchema("bench-" + s.run + "-" + name)
+	return pipeline.OpenStore(ctx, dir, storage, s.Getenv)
+}
+
 // settle brings a freshly built store to rest as a user's store is when it
 // is searched: SQLite's log checkpointed into the file (a read through a
 // log of tens of megabytes pays a lookup per page), PostgreSQL's tables

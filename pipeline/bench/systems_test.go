@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 )
 
@@ -46,7 +47,8 @@ func TestBenchCopyWithoutFixtures(t *testing.T) {
 }
 
 func TestBenchSearchSmall(t *testing.T) {
-	r, err := BenchSearch(context.Background(), t.TempDir(), fixturesPath(t), 2000, 20, Stores{})
+	work := t.TempDir()
+	r, err := BenchSearch(context.Background(), work, fixturesPath(t), 2000, 20, Stores{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +57,36 @@ func TestBenchSearchSmall(t *testing.T) {
 	}
 	if r.Vectors.N != 20 || !slices.Contains(r.VectorArms, "semantic") || slices.Contains(r.Arms, "semantic") {
 		t.Fatalf("with vectors: %+v, arms %v; want 20 timings with the semantic arm, and none without a vector", r.Vectors, r.VectorArms)
+	}
+	if r.VectorRatio <= 0 || r.FirstRuns != FirstRuns || r.FirstVector <= 0 || r.WarmVector <= 0 {
+		t.Fatalf("vector ratio %v, first search %v (warm %v) over %d new handles: every figure must be measured", r.VectorRatio, r.FirstVector, r.WarmVector, r.FirstRuns)
+	}
+	// The vectors come in as a user's do: the embedding step leaves a code
+	// file for the next process.
+	if files, _ := filepath.Glob(filepath.Join(work, "search-2000", graph.CodeFilePattern)); len(files) != 1 {
+		t.Fatalf("code files after the build: %v, want one", files)
+	}
+}
+
+// TestBenchSearchRecall: the recall table grows with the candidates and
+// is exactly 1 once the codes pick every vector (200 facts, 256
+// candidates): the exact answer and the candidates are compared, not
+// assumed.
+func TestBenchSearchRecall(t *testing.T) {
+	r, err := BenchSearch(context.Background(), t.TempDir(), fixturesPath(t), 200, 10, Stores{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Recall) != len(RecallCandidates) || r.RecallQueries != 10 {
+		t.Fatalf("recall %v over %d queries; want one figure per candidate count over 10", r.Recall, r.RecallQueries)
+	}
+	for i, x := range r.Recall {
+		if x < 0 || x > 1 || (i > 0 && x < r.Recall[i-1]) {
+			t.Fatalf("recall %v: want figures in [0, 1] that never fall as candidates grow", r.Recall)
+		}
+	}
+	if last := r.Recall[len(r.Recall)-1]; last != 1 || r.Recall[0] >= 1 {
+		t.Fatalf("recall %v: want below 1 with %d candidates of 200 and exactly 1 with %d", r.Recall, RecallCandidates[0], RecallCandidates[len(RecallCandidates)-1])
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/recollect/recollect/graph"
@@ -25,9 +26,20 @@ const vectorTopics = 500
 
 // addVectors gives every fact of the store a synthetic vector (a topic
 // centre plus noise) through integrate.StoreVector, as consolidate would,
-// so each comes with its sign code. Vectors are generated as they are
+// so each comes with its sign code, and then writes the space's code file
+// as consolidate's embedding step does. Vectors are generated as they are
 // written, never all held at once.
 func addVectors(ctx context.Context, db *store.DB, n int) error {
+	if err := storeVectors(ctx, db, n); err != nil {
+		return err
+	}
+	if _, err := integrate.WriteCodeFile(ctx, db, benchSpace); err != nil {
+		return fmt.Errorf("add vectors: %w", err)
+	}
+	return nil
+}
+
+func storeVectors(ctx context.Context, db *store.DB, n int) error {
 	rng := rand.New(rand.NewPCG(11, 12))
 	centres := make([][]float32, vectorTopics)
 	for i := range centres {
@@ -107,4 +119,99 @@ func timeSearchWithVector(ctx context.Context, r *graph.Reader, q string, vec []
 		arms = append(arms, string(a))
 	}
 	return d, arms, nil
+}
+
+// RecallCandidates are the candidate counts the recall table reports:
+// how many facts the sign codes pick for exact scoring.
+var RecallCandidates = []int{8, 32, 128, 256}
+
+// RecallK is the k of the recall table: the exact top k the candidates
+// must hold.
+const RecallK = 10
+
+// candidateRecall measures the sign-code stage of the similarity arm: for
+// each query vector, the share of the exact top RecallK by cosine (over
+// every stored vector of the space) that is among the first c candidates
+// the codes pick, averaged over the queries, for each c in
+// RecallCandidates. The arm scores its candidates exactly, so this is the
+// recall@RecallK of its ranking before the floors.
+func candidateRecall(ctx context.Context, r *graph.Reader, vecs [][]float32) ([]float64, error) {
+	exact, err := exactTop(ctx, r.Store(), vecs, RecallK)
+	if err != nil {
+		return nil, err
+	}
+	found, places := make([]int, len(RecallCandidates)), 0
+	for qi, q := range vecs {
+		places += len(exact[qi])
+		for ci, c := range RecallCandidates {
+			cands, err := r.VectorCandidates(ctx, benchSpace, q, c)
+			if err != nil {
+				return nil, err
+			}
+			for _, id := range exact[qi] {
+				if slices.Contains(cands, id) {
+					found[ci]++
+				}
+			}
+		}
+	}
+	out := make([]float64, len(found))
+	for i, f := range found {
+		out[i] = float64(f) / float64(max(places, 1))
+	}
+	return out, nil
+}
+
+// exactTop is, for each query vector, the ids of its k nearest stored
+// vectors by exact cosine (ties by id), in one pass over the space.
+func exactTop(ctx context.Context, db *store.DB, vecs [][]float32, k int) ([][]int64, error) {
+	type hit struct {
+		id  int64
+		cos float64
+	}
+	tops := make([][]hit, len(vecs))
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, vector FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`,
+		benchSpace.Provider, benchSpace.Model, benchSpace.Dim)
+	if err != nil {
+		return nil, fmt.Errorf("exact top %d: %w", k, err)
+	}
+	defer rows.Close()
+	better := func(a, b hit) bool { return a.cos > b.cos || (a.cos == b.cos && a.id < b.id) }
+	for rows.Next() {
+		var id int64
+		var blob []byte
+		if err := rows.Scan(&id, &blob); err != nil {
+			return nil, fmt.Errorf("exact top %d: %w", k, err)
+		}
+		v, err := graph.DecodeVector(blob)
+		if err != nil {
+			return nil, fmt.Errorf("exact top %d: fact %d: %w", k, id, err)
+		}
+		for qi, q := range vecs {
+			c, err := graph.Cosine(benchSpace, q, benchSpace, v)
+			if err != nil {
+				return nil, fmt.Errorf("exact top %d: fact %d: %w", k, id, err)
+			}
+			h, top := hit{id, c}, tops[qi]
+			if len(top) == k && !better(h, top[k-1]) {
+				continue
+			}
+			i := len(top)
+			for i > 0 && better(h, top[i-1]) {
+				i--
+			}
+			top = slices.Insert(top, i, h)
+			tops[qi] = top[:min(len(top), k)]
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("exact top %d: %w", k, err)
+	}
+	out := make([][]int64, len(vecs))
+	for qi, top := range tops {
+		for _, h := range top {
+			out[qi] = append(out[qi], h.id)
+		}
+	}
+	return out, nil
 }
