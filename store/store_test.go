@@ -28,6 +28,7 @@ func TestOpenSetsPragmas(t *testing.T) {
 		{"journal_mode", "wal"},
 		{"foreign_keys", "1"},
 		{"busy_timeout", "10000"},
+		{"cache_size", "-16384"},
 	} {
 		var got string
 		if err := db.QueryRowContext(ctx, "PRAGMA "+c.pragma).Scan(&got); err != nil {
