@@ -203,8 +203,13 @@ func (sqliteEngine) IndexPlainFacts(ctx context.Context, db *DB) error {
 // topFactText); the source is then the best k as JSON. Any other query is
 // FTS5's whole ranking, best k.
 func (e sqliteEngine) TopText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int) (string, []any, error) {
+	return e.topText(ctx, q, ix, text, k, topTextMin{facts: topTextMinFacts, rows: topTextMinRows})
+}
+
+// topText is TopText trying the rare words apart from the sizes least on.
+func (e sqliteEngine) topText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int, least topTextMin) (string, []any, error) {
 	if ix == FactText && k > 0 {
-		top, ok, err := topFactText(ctx, q, text, k, topTextMinRows)
+		top, ok, err := topFactText(ctx, q, text, k, least)
 		if err != nil {
 			return "", nil, err
 		}

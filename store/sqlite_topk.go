@@ -47,11 +47,20 @@ const (
 // query is ranked: each try ranks more facts than the one before.
 const topTextTries = 2
 
-// topTextMinRows is the least number of facts (counted once per word that
-// they hold) the query's words must hold for ranking the rare words apart
-// to be tried: below it, FTS5 scores every match in a few milliseconds,
-// and finding the words' counts would cost more than it saves.
-const topTextMinRows = 10_000
+// topTextMinFacts and topTextMinRows are the least sizes at which ranking the rare words apart
+// is tried: a store of fewer than 50,000 facts, whose matches FTS5 scores
+// in a few milliseconds (about one at 10,000 facts), is ranked whole
+// without reading the words' counts, which would cost more than they
+// save; so is a query whose words hold fewer than 10,000 facts between
+// them (a fact counted once per word it holds).
+const (
+	topTextMinFacts = 50_000
+	topTextMinRows  = 10_000
+)
+
+// topTextMin is the least store (facts) and the least matches (rows) at
+// which topFactText ranks the rare words apart.
+type topTextMin struct{ facts, rows int64 }
 
 // topWord is a query word with its stem and its counts.
 type topWord struct {
@@ -65,18 +74,18 @@ type topWord struct {
 
 // topFactText finds the k best facts for q, as JSON [[id, score], …] best
 // first, with the scores FTS5's bm25() gives them for the whole query. ok
-// is false when the rare words cannot settle the best k, the query's
-// words hold fewer than minRows facts, or the query is not made of plain
-// words: the caller ranks the whole query instead.
-func topFactText(ctx context.Context, db Querier, q TextQuery, k int, minRows int64) (top string, ok bool, err error) {
+// is false when the rare words cannot settle the best k, the store or
+// the query's matches are smaller than least, or the query is not made of
+// plain words: the caller ranks the whole query instead.
+func topFactText(ctx context.Context, db Querier, q TextQuery, k int, least topTextMin) (top string, ok bool, err error) {
 	words, ok := plainWords(q)
 	if !ok || len(words) < 2 {
 		return "", false, nil
 	}
-	// The index's own count of facts first: in a store too small for the
-	// words to hold minRows facts, their counts are not read.
+	// The index's own count of facts first: in a small store the words'
+	// counts are not read.
 	n, err := factTextRows(ctx, db)
-	if err != nil || n <= 0 || n*int64(len(words)) < minRows {
+	if err != nil || n <= 0 || n < least.facts {
 		return "", false, err
 	}
 	if err := wordCounts(ctx, db, words); err != nil {
@@ -88,7 +97,7 @@ func topFactText(ctx context.Context, db Querier, q TextQuery, k int, minRows in
 	for _, w := range words {
 		total += w.df
 	}
-	if len(words) < 2 || total < minRows {
+	if len(words) < 2 || total < least.rows {
 		return "", false, nil
 	}
 	slices.SortFunc(words, func(a, b topWord) int {

@@ -100,7 +100,7 @@ func TestTopFactTextRanksAsFTS5(t *testing.T) {
 	} {
 		t.Run(strings.Join(q, "_"), func(t *testing.T) {
 			const k = 40
-			top, ok, err := topFactText(ctx, db, q, k, 0)
+			top, ok, err := topFactText(ctx, db, q, k, topTextMin{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,19 +127,20 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 2000)
 	for _, c := range []struct {
-		name    string
-		q       TextQuery
-		minRows int64
+		name  string
+		q     TextQuery
+		least topTextMin
 	}{
-		{"common words only", TextQuery{"note", "project"}, 0},
-		{"rare words hold fewer than k", TextQuery{"zebra3", "zebra4", "quokka"}, 0},
-		{"one word", TextQuery{"note"}, 0},
-		{"a phrase", TextQuery{"zebra3 note", "project"}, 0},
-		{"a word FTS5 would fold", TextQuery{"zébra3", "note"}, 0},
-		{"too few facts to save anything", TextQuery{"zebra3", "note"}, 1_000_000},
+		{"common words only", TextQuery{"note", "project"}, topTextMin{}},
+		{"rare words hold fewer than k", TextQuery{"zebra3", "zebra4", "quokka"}, topTextMin{}},
+		{"one word", TextQuery{"note"}, topTextMin{}},
+		{"a phrase", TextQuery{"zebra3 note", "project"}, topTextMin{}},
+		{"a word FTS5 would fold", TextQuery{"zébra3", "note"}, topTextMin{}},
+		{"a store too small to save anything", TextQuery{"zebra3", "note"}, topTextMin{facts: 2001}},
+		{"matches too few to save anything", TextQuery{"zebra3", "note"}, topTextMin{rows: 1_000_000}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, ok, err := topFactText(ctx, db, c.q, 40, c.minRows); err != nil || ok {
+			if _, ok, err := topFactText(ctx, db, c.q, 40, c.least); err != nil || ok {
 				t.Errorf("%q: ok = %v, err = %v; want the whole query ranked", c.q, ok, err)
 			}
 		})
@@ -151,10 +152,10 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 // off it.
 func TestTopTextSource(t *testing.T) {
 	ctx := context.Background()
-	db := topkStore(t, 12000)
+	db := topkStore(t, 3000)
 	eng := sqliteEngine{}
 	for i, q := range []TextQuery{{"zebra2", "note", "project"}, {"note", "project"}} {
-		src, args, err := eng.TopText(ctx, db, FactText, q, 30)
+		src, args, err := eng.topText(ctx, db, FactText, q, 30, topTextMin{})
 		if err != nil {
 			t.Fatal(err)
 		}
