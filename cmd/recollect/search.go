@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 func searchCommand(env Env) *cli.Command {
@@ -43,12 +45,7 @@ func searchCommand(env Env) *cli.Command {
 			if q.AsOf, err = parseAsOf(c.String("as-of")); err != nil {
 				return err
 			}
-			p, err := openPipeline(c, env)
-			if err != nil {
-				return err
-			}
-			defer p.Close()
-			ans, err := p.Search(c.Context, q)
+			ans, err := search(c, env, q)
 			if err != nil {
 				return err
 			}
@@ -59,6 +56,45 @@ func searchCommand(env Env) *cli.Command {
 			return nil
 		},
 	}
+}
+
+// search answers q from the store of c's data directory. Without
+// embeddings a search is the read side's alone, so an SQLite store is
+// opened as the prompt hook opens it (store.OpenReader): read-only, one
+// connection, no connection pinned to watch the files, no model router —
+// the opening that was a third of a search process on a small store. A
+// store that needs a migration, one on PostgreSQL, or a search that embeds
+// its query opens the whole pipeline.
+func search(c *cli.Context, env Env, q graph.Query) (graph.Answer, error) {
+	dir, err := trustedDataDir(c, env)
+	if err != nil {
+		return graph.Answer{}, err
+	}
+	if err := storeExists(dir); err != nil {
+		return graph.Answer{}, err
+	}
+	cfg, err := config.Load(dir)
+	if err != nil {
+		return graph.Answer{}, err
+	}
+	if cfg.Storage.Provider != "postgres" && cfg.Embedding.Provider == "" {
+		db, err := store.OpenReader(c.Context, dir)
+		if err == nil {
+			defer db.Close()
+			r := graph.NewReader(db)
+			defer r.Close()
+			return r.Search(c.Context, q)
+		}
+		if !errors.Is(err, store.ErrOlderSchema) {
+			return graph.Answer{}, err
+		}
+	}
+	p, err := openPipelineAt(c, env, dir, nil)
+	if err != nil {
+		return graph.Answer{}, err
+	}
+	defer p.Close()
+	return p.Search(c.Context, q)
 }
 
 // parseAsOf reads --as-of (store.ParseAsOf): RFC 3339, or a date meaning
