@@ -31,10 +31,12 @@ var textTables = [...]struct{ table, key, config string }{
 // One pass over the GIN index per term finds the term's rows and ranks
 // each once; the term's document frequency is the count of those same rows
 // (a window over them), not a second count on the index, which cost as
-// much again as the plain ts_rank query. The OFFSET 0 fences keep the
-// planner from pulling the tsquery, made once per term, or ts_rank up into
-// the aggregate, where it ran again for every matching row; the arithmetic
-// is float8 (numeric's ln per row cost more than the ranking).
+// much again as the plain ts_rank query. The terms, in order, drive the
+// join, so its rows come term by term and the window sorts nothing. The
+// OFFSET 0 fences keep the planner from pulling the tsquery, made once per
+// term, or ts_rank up into the aggregate, where it ran again for every
+// matching row; the arithmetic is float8 (numeric's ln per row cost more
+// than the ranking).
 func textMatches(ix int) string {
 	t := textTables[ix]
 	return `(SELECT j.id, sum(ln(1 + (n.n - j.df + 0.5) / (j.df + 0.5)) * j.r) AS score
@@ -42,8 +44,8 @@ func textMatches(ix int) string {
 		FROM (SELECT d.` + t.key + ` AS id, q.i, ts_rank(d.content_tsv, q.q, 1) AS r
 			FROM (SELECT x.i, x.q FROM (SELECT i, to_tsquery('` + t.config + `', e) AS q
 					FROM jsonb_array_elements_text(CAST(? AS jsonb)) WITH ORDINALITY AS x(e, i)) x
-				WHERE numnode(x.q) > 0 OFFSET 0) q
-			JOIN ` + t.table + ` d ON d.content_tsv @@ q.q OFFSET 0) j) j,
+				WHERE numnode(x.q) > 0 ORDER BY x.i OFFSET 0) q
+			JOIN ` + t.table + ` d ON d.content_tsv @@ q.q ORDER BY q.i OFFSET 0) j) j,
 		(SELECT CAST(count(*) AS float8) AS n FROM ` + t.table + `) n
 	GROUP BY j.id)`
 }
