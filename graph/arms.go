@@ -95,7 +95,7 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 				entity, err = entityArm(gctx, db, sc, withoutSpeakers(terms, speakers), depth)
 				return err
 			})
-			keyword, err = keywordArm(gctx, db, a, speakers, sc, depth)
+			keyword, err = keywordArm(gctx, r, a, speakers, sc, depth)
 			return err
 		})
 	}
@@ -129,9 +129,9 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 
 // keywordArm is the keyword arm's list: rankKeyword over the facts an arm
 // may find, with the facts found only as conversation context marked.
-func keywordArm(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, sc scope, depth int) (armList, error) {
+func keywordArm(ctx context.Context, r *Reader, a Analysis, speakers map[string]bool, sc scope, depth int) (armList, error) {
 	cond, args := sc.candidate()
-	kr, err := rankKeyword(ctx, db, a, speakers, cond, args, depth)
+	kr, err := rankKeyword(ctx, r, a, speakers, cond, args, depth)
 	if err != nil {
 		return armList{}, err
 	}
@@ -159,11 +159,12 @@ func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth in
 		return KeywordRanking{Context: map[int64]bool{}}, err
 	}
 	cond, args := f.where()
-	return rankKeyword(ctx, r.db, a, speakers, cond, args, depth)
+	return rankKeyword(ctx, r, a, speakers, cond, args, depth)
 }
 
 // rankKeyword is RankKeyword with the query's speakers already known.
-func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
+func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
+	db := r.db
 	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
 	text := a.withoutNames(speakers).Query()
 	match := db.Engine().TextQuery(text)
@@ -198,7 +199,7 @@ func rankKeyword(ctx context.Context, db *store.DB, a Analysis, speakers map[str
 		cands[c.id] = c
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
-	if err := lendToNeighbors(ctx, db, order, cands, speakers, cond, args); err != nil {
+	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args); err != nil {
 		return kr, err
 	}
 	kr.IDs = contextOrder(cands, speakers, depth)

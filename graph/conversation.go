@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/recollect/recollect/store"
 )
@@ -52,7 +53,7 @@ type candidate struct {
 // lendToNeighbors gives the facts said just before and after each of the
 // best hits (in the same session) NeighborShare of that hit's score. When
 // the query names speakers, only their facts inherit.
-func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cands map[int64]*candidate, speakers map[string]bool, cond string, args []any) error {
+func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool, cond string, args []any) error {
 	seeds := map[int64]*candidate{}
 	for i, c := range order {
 		if i == neighborSeeds {
@@ -65,12 +66,19 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	if len(seeds) == 0 {
 		return nil
 	}
-	ids := make([]int64, 0, len(seeds))
+	list := []byte{'['}
 	for id := range seeds {
-		ids = append(ids, id)
+		if len(list) > 1 {
+			list = append(list, ',')
+		}
+		list = strconv.AppendInt(list, id, 10)
 	}
-	in, inArgs := store.InList(ids)
-	rows, err := db.QueryContext(ctx, neighborQuery(db.Engine(), in, cond), append(inArgs, args...)...)
+	list = append(list, ']')
+	st, err := r.prepared(ctx, neighborQuery(r.db.Engine(), cond))
+	if err != nil {
+		return fmt.Errorf("conversation context: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, append([]any{string(list)}, args...)...)
 	if err != nil {
 		return fmt.Errorf("conversation context: %w", err)
 	}
@@ -102,14 +110,14 @@ func lendToNeighbors(ctx context.Context, db *store.DB, order []*candidate, cand
 	return nil
 }
 
-// neighborQuery reads the neighbours of each seed fact (seeds is their IN
-// list) in its session's order — the order of its events (two seeks on
+// neighborQuery reads the neighbours of each seed fact (its first argument
+// is their ids as a JSON array) in its session's order — the order of its events (two seeks on
 // fact_provenance(session_id, event_seq, fact_id)), or for a fact captured
 // without an event the order of capture (two seeks on the partial index
 // fact_provenance_session_capture) — with the neighbour's speaker and
 // whether the seed asks a question (read once per seed, not per
 // neighbour), kept to the facts cond allows.
-func neighborQuery(eng store.Engine, seeds, cond string) string {
+func neighborQuery(eng store.Engine, cond string) string {
 	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
 			CASE WHEN p.event_seq IS NOT NULL THEN
 				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
@@ -122,7 +130,7 @@ func neighborQuery(eng store.Engine, seeds, cond string) string {
 			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
 					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next,
 			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = p.fact_id), 0) AS asks
-		FROM fact_provenance p WHERE p.fact_id IN (` + seeds + `) AND p.session_id IS NOT NULL
+		FROM fact_provenance p WHERE p.fact_id IN (SELECT CAST(s.value AS BIGINT) FROM ` + eng.JSONInts("?", "s") + `) AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
 		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)

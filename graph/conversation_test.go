@@ -172,7 +172,7 @@ func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
 // facts, so a session of thousands of captures costs a search no more.
 func TestNeighborQueryReadsByIndex(t *testing.T) {
 	db := openTestStore(t)
-	rows, err := db.Query(`EXPLAIN QUERY PLAN `+neighborQuery(db.Engine(), "?,?", "f.status != 'rejected'"), 1, 2)
+	rows, err := db.Query(`EXPLAIN QUERY PLAN `+neighborQuery(db.Engine(), "f.status != 'rejected'"), "[1,2]")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,10 @@
 package graph
 
 import (
+	"context"
 	"database/sql"
 	"errors"
+	"sync"
 
 	"github.com/recollect/recollect/store"
 )
@@ -19,6 +21,39 @@ import (
 type Reader struct {
 	db      *store.DB
 	vectors *vectorIndex
+	stmts   statements
+}
+
+// statements are the statements a reader runs on every search, keyed by
+// their text: each is prepared once for the reader (database/sql prepares
+// it again on each pooled connection it first runs on), where a plain
+// query prepares its statement every time — at 10k facts, preparing the
+// conversation-context statement (a page of SQL) was a quarter of its
+// cost. Their texts must not vary with the query's values: a varying list
+// is one JSON array argument.
+type statements struct {
+	mu sync.Mutex
+	m  map[string]*sql.Stmt
+}
+
+// prepared returns the reader's statement for query (written with ?
+// placeholders), preparing it on first use.
+func (r *Reader) prepared(ctx context.Context, query string) (*sql.Stmt, error) {
+	s := &r.stmts
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st := s.m[query]; st != nil {
+		return st, nil
+	}
+	st, err := r.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.m == nil {
+		s.m = map[string]*sql.Stmt{}
+	}
+	s.m[query] = st
+	return st, nil
 }
 
 // NewReader returns the reader of db. The handle stays its owner's to
@@ -32,12 +67,19 @@ func NewReader(db *store.DB) *Reader {
 func (r *Reader) Store() *store.DB { return r.db }
 
 // Close releases the reader's prepared statements. The handle stays open;
-// a search after Close prepares them again.
+// a search after Close prepares them again. A statement whose rows are
+// still being read stays open until they are closed.
 func (r *Reader) Close() error {
+	var errs []error
+	r.stmts.mu.Lock()
+	for _, st := range r.stmts.m {
+		errs = append(errs, st.Close())
+	}
+	r.stmts.m = nil
+	r.stmts.mu.Unlock()
 	x := r.vectors
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	var errs []error
 	for _, st := range []**sql.Stmt{&x.state, &x.vectorCount, &x.candidates} {
 		if *st != nil {
 			errs = append(errs, (*st).Close())
