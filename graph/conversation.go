@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 
 	"github.com/recollect/recollect/store"
 )
@@ -66,19 +65,11 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 	if len(seeds) == 0 {
 		return nil
 	}
-	list := []byte{'['}
+	ids := make([]int64, 0, len(seeds))
 	for id := range seeds {
-		if len(list) > 1 {
-			list = append(list, ',')
-		}
-		list = strconv.AppendInt(list, id, 10)
+		ids = append(ids, id)
 	}
-	list = append(list, ']')
-	st, err := r.prepared(ctx, neighborQuery(r.db.Engine(), cond))
-	if err != nil {
-		return fmt.Errorf("conversation context: %w", err)
-	}
-	rows, err := st.QueryContext(ctx, append([]any{string(list)}, args...)...)
+	rows, err := preparedQuerier{r}.QueryContext(ctx, neighborQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
 	if err != nil {
 		return fmt.Errorf("conversation context: %w", err)
 	}
@@ -130,7 +121,7 @@ func neighborQuery(eng store.Engine, cond string) string {
 			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
 					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next,
 			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = p.fact_id), 0) AS asks
-		FROM fact_provenance p WHERE p.fact_id IN (SELECT CAST(s.value AS BIGINT) FROM ` + eng.JSONInts("?", "s") + `) AND p.session_id IS NOT NULL
+		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
 		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)

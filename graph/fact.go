@@ -142,15 +142,15 @@ func (r *Reader) LoadHit(ctx context.Context, id int64) (Hit, error) {
 
 // loadHits reads facts by id, with provenance and entities, in three
 // queries however many ids there are.
-func loadHits(ctx context.Context, db *store.DB, ids []int64) (map[int64]*Hit, error) {
+func loadHits(ctx context.Context, db querier, ids []int64) (map[int64]*Hit, error) {
 	out := map[int64]*Hit{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	in, args := store.InList(ids)
+	list := jsonIDs(ids)
 	rows, err := db.QueryContext(ctx, `SELECT id, content, domain, subdomain, confidence, importance, status, producer,
 		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at, superseded_by
-		FROM facts WHERE id IN (`+in+`)`, args...)
+		FROM facts WHERE `+idIn(db.Engine(), "id"), list)
 	if err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
 	}
@@ -173,15 +173,17 @@ func loadHits(ctx context.Context, db *store.DB, ids []int64) (map[int64]*Hit, e
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
 	}
-	if err := loadProvenance(ctx, db, in, args, out); err != nil {
+	if err := loadProvenance(ctx, db, list, out); err != nil {
 		return nil, err
 	}
-	return out, loadEntityRefs(ctx, db, in, args, out)
+	return out, loadEntityRefs(ctx, db, list, out)
 }
 
-func loadProvenance(ctx context.Context, db *store.DB, in string, args []any, out map[int64]*Hit) error {
+// loadProvenance reads the events and sessions of the facts of list
+// (jsonIDs) into out.
+func loadProvenance(ctx context.Context, db querier, list string, out map[int64]*Hit) error {
 	rows, err := db.QueryContext(ctx, `SELECT fact_id, event_seq, COALESCE(session_id, '') FROM fact_provenance
-		WHERE fact_id IN (`+in+`) ORDER BY fact_id, event_seq`, args...)
+		WHERE `+idIn(db.Engine(), "fact_id")+` ORDER BY fact_id, event_seq`, list)
 	if err != nil {
 		return fmt.Errorf("load provenance: %w", err)
 	}
@@ -207,10 +209,12 @@ func loadProvenance(ctx context.Context, db *store.DB, in string, args []any, ou
 	return rows.Err()
 }
 
-func loadEntityRefs(ctx context.Context, db *store.DB, in string, args []any, out map[int64]*Hit) error {
+// loadEntityRefs reads the entities of the facts of list (jsonIDs) into
+// out.
+func loadEntityRefs(ctx context.Context, db querier, list string, out map[int64]*Hit) error {
 	rows, err := db.QueryContext(ctx, `SELECT fe.fact_id, e.id, e.name, e.type, fe.role, fe.is_subject
 		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
-		WHERE fe.fact_id IN (`+in+`)`, args...)
+		WHERE `+idIn(db.Engine(), "fe.fact_id"), list)
 	if err != nil {
 		return fmt.Errorf("load fact entities: %w", err)
 	}

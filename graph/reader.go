@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"sync"
 
 	"github.com/recollect/recollect/store"
@@ -87,4 +88,45 @@ func (r *Reader) Close() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// querier is where the read helpers shared by search and the other reads
+// run their statements: a *store.DB prepares each on every query, a
+// reader's prepared() keeps them (see statements).
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	Engine() store.Engine
+}
+
+// preparedQuerier runs statements through the reader's kept statements.
+type preparedQuerier struct{ r *Reader }
+
+func (p preparedQuerier) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := p.r.prepared(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (p preparedQuerier) Engine() store.Engine { return p.r.db.Engine() }
+
+// idIn is the condition that col is one of the ids of the JSON array
+// (jsonIDs) bound at its one ?: the statement's text stays the same
+// however many ids there are, so it can be kept prepared.
+func idIn(eng store.Engine, col string) string {
+	return col + ` IN (SELECT CAST(ids.value AS BIGINT) FROM ` + eng.JSONInts("?", "ids") + `)`
+}
+
+// jsonIDs renders ids as a JSON array, the argument of idIn.
+func jsonIDs(ids []int64) string {
+	b := make([]byte, 0, 2+8*len(ids))
+	b = append(b, '[')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, id, 10)
+	}
+	return string(append(b, ']'))
 }

@@ -149,9 +149,9 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		if match == "" || sc.asOf != "" {
 			return []PendingHit{}, nil
 		}
-		return searchPending(pctx, db, match, min(q.Limit, 10))
+		return searchPending(pctx, preparedQuerier{r}, match, min(q.Limit, 10))
 	})
-	hits, err := resolve(ctx, db, sc, f, q.History, want)
+	hits, err := resolve(ctx, preparedQuerier{r}, sc, f, q.History, want)
 	if err != nil {
 		cancel() // the answer failed: the pending search need not finish
 	}
@@ -235,7 +235,7 @@ func sortChronological(hits []Hit) {
 	})
 }
 
-func searchPending(ctx context.Context, db *store.DB, match string, limit int) ([]PendingHit, error) {
+func searchPending(ctx context.Context, db querier, match string, limit int) ([]PendingHit, error) {
 	rows, err := db.QueryContext(ctx, `SELECT s.id, s.session_id, s.content, s.producer, s.confidence, s.created_at
 		FROM `+db.Engine().TextMatches(store.PendingText)+` k JOIN session_facts s ON s.id = k.id
 		WHERE s.status IN ('pending','claimed')

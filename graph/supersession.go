@@ -3,8 +3,6 @@ package graph
 import (
 	"context"
 	"fmt"
-
-	"github.com/recollect/recollect/store"
 )
 
 // Supersession walking: a hit on a fact no longer believed leads to its
@@ -22,7 +20,7 @@ type chainLink struct {
 
 // links reads superseded_by, liveness, importance and times for ids not yet
 // in known.
-func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[int64]chainLink) error {
+func links(ctx context.Context, db querier, sc scope, ids []int64, known map[int64]chainLink) error {
 	var want []int64
 	for _, id := range ids {
 		if _, ok := known[id]; !ok && id != 0 {
@@ -33,10 +31,9 @@ func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[i
 		return nil
 	}
 	live, largs := sc.live()
-	in, args := store.InList(want)
 	rows, err := db.QueryContext(ctx, `SELECT f.id, COALESCE(f.superseded_by, 0), CASE WHEN `+live+` THEN 1 ELSE 0 END,
 		f.importance, COALESCE(f.said_at, ''), COALESCE(f.valid_from, ''), f.recorded_at
-		FROM facts f WHERE f.id IN (`+in+`)`, append(largs, args...)...)
+		FROM facts f WHERE `+idIn(db.Engine(), "f.id"), append(largs, jsonIDs(want))...)
 	if err != nil {
 		return fmt.Errorf("read supersession: %w", err)
 	}
@@ -61,7 +58,7 @@ func links(ctx context.Context, db *store.DB, sc scope, ids []int64, known map[i
 
 // successors maps each fact that is not believed to its believed successor
 // (the end of its superseded_by chain), or 0 when there is none.
-func successors(ctx context.Context, db *store.DB, sc scope, ids []int64) (map[int64]chainLink, map[int64]int64, error) {
+func successors(ctx context.Context, db querier, sc scope, ids []int64) (map[int64]chainLink, map[int64]int64, error) {
 	known := map[int64]chainLink{}
 	if err := links(ctx, db, sc, ids, known); err != nil {
 		return nil, nil, err
@@ -106,7 +103,7 @@ func successors(ctx context.Context, db *store.DB, sc scope, ids []int64) (map[i
 // stronger direct hit by collecting several predecessors' matches. Scores are adjusted and
 // ranked from the light columns links reads; only the best want facts (all
 // when want is 0) are loaded in full.
-func resolve(ctx context.Context, db *store.DB, sc scope, f *fusion, history bool, want int) ([]*Hit, error) {
+func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool, want int) ([]*Hit, error) {
 	known, succ, err := successors(ctx, db, sc, f.order)
 	if err != nil {
 		return nil, err
