@@ -174,7 +174,7 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 	if cond == "" {
 		cond = "1 = 1"
 	}
-	order, err := bm25Pool(ctx, db, text, cond, args, keywordPool)
+	order, err := bm25Pool(ctx, r, text, cond, args, keywordPool)
 	if err != nil {
 		return kr, err
 	}
@@ -186,7 +186,7 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 			return kr, err
 		}
 		if more {
-			if order, err = bm25Pool(ctx, db, text, cond, args, 2*keywordPool); err != nil {
+			if order, err = bm25Pool(ctx, r, text, cond, args, 2*keywordPool); err != nil {
 				return kr, err
 			}
 		}
@@ -218,12 +218,14 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 // the ranked are joined with facts (as the outer loop: CROSS JOIN):
 // joining every match before sorting costs a row read per match. The few
 // hundred joined rows are sorted here; a sorter in SQLite costs more.
-func bm25Pool(ctx context.Context, db *store.DB, text store.TextQuery, cond string, args []any, ranked int) ([]*candidate, error) {
-	top, targs, err := db.Engine().TopText(ctx, db, store.FactText, text, ranked)
+func bm25Pool(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int) ([]*candidate, error) {
+	top, targs, err := r.db.Engine().TopText(ctx, r.db, store.FactText, text, ranked)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
+	// The statement's text is one of a few (the engine's sources, the
+	// scope's conditions), so the reader keeps it prepared.
+	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
 		FROM `+top+` r CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append(targs, args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
