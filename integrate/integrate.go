@@ -71,6 +71,10 @@ type Integrator struct {
 	// Lease is how long a claim holds before another run may take over the
 	// facts of a run that died; one hour when zero.
 	Lease time.Duration
+	// Readings keeps stored statements as read for supersession across
+	// runs (a long-lived process passes one to every run); nil gives each
+	// run its own.
+	Readings *Readings
 }
 
 // PendingFact is a claimed I-layer row.
@@ -112,7 +116,10 @@ func (in *Integrator) Run(ctx context.Context) (Report, error) {
 	if err != nil {
 		return rep, errors.Join(err, in.release(ctx, token))
 	}
-	st := &runState{supersededBy: map[int64]int64{}}
+	st := &runState{supersededBy: map[int64]int64{}, readings: in.Readings}
+	if st.readings == nil {
+		st.readings = NewReadings(DefaultReadings)
+	}
 	for _, pf := range facts {
 		if err := ctx.Err(); err != nil {
 			return rep, errors.Join(fmt.Errorf("integrate: %w", err), in.release(ctx, token))
@@ -142,28 +149,14 @@ type runState struct {
 	supersededBy map[int64]int64
 	// domains is the store's domain list, read once per run.
 	domains []string
-	// readings are stored facts' statements as read for supersession,
-	// by speaker and content: a fact naming a common entity is a candidate
-	// for many new facts of a run, and reading it is the same every time.
-	readings map[[2]string]reading
+	// readings are stored facts' statements as read for supersession:
+	// the Integrator's Readings, or the run's own.
+	readings *Readings
 }
 
-// maxRunReadings bounds the readings a run keeps; past it they are
-// forgotten and read again.
-const maxRunReadings = 4096
-
-// reading reads a stored fact's statement, once per run.
+// reading reads a stored fact's statement, once while it is kept.
 func (st *runState) reading(content, speaker string) reading {
-	key := [2]string{speaker, content}
-	if r, ok := st.readings[key]; ok {
-		return r
-	}
-	r := readStatement(content, speaker)
-	if st.readings == nil || len(st.readings) >= maxRunReadings {
-		st.readings = map[[2]string]reading{}
-	}
-	st.readings[key] = r
-	return r
+	return st.readings.get(content, speaker)
 }
 
 func (in *Integrator) integrateOne(ctx context.Context, token string, pf PendingFact, st *runState, rep *Report) error {

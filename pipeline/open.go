@@ -11,6 +11,7 @@ import (
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -54,6 +55,9 @@ type Pipeline struct {
 	// router is the one model router: its providers and HTTP clients are
 	// built once; each run begins its own model.Run over it.
 	router *model.Router
+	// readings keeps the statements integrate runs read for supersession
+	// from one run to the next (bounded; see integrate.Readings).
+	readings *integrate.Readings
 	// optimized is when a run last brought the store's statistics up to
 	// date (optimize).
 	optimizeMu sync.Mutex
@@ -93,6 +97,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 		p.copier = &sources.Copier{DB: db, Sources: cfg.Sources, Redaction: cfg.Redaction, Log: p.log, Getenv: p.getenv, Machine: machine}
 	}
 	p.router = model.NewRouter(cfg.Intelligence, db, p.getenv, p.log)
+	p.readings = integrate.NewReadings(integrate.DefaultReadings)
 	db.Room = p.EnsureRoom
 	return p, nil
 }

@@ -187,7 +187,7 @@ func (p *Pipeline) Integrator(ctx context.Context) (*integrate.Integrator, error
 
 // integrator builds the integrate stage whose model stages call run.
 func (p *Pipeline) integrator(run *model.Run) (*integrate.Integrator, error) {
-	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Logger(), Model: run}
+	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Logger(), Model: run, Readings: p.readings}
 	emb, err := p.Embedder()
 	switch {
 	case err == nil:
