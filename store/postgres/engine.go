@@ -39,9 +39,14 @@ func (Engine) TextHits(ix store.TextIndex) string { return textHits(int(ix)) }
 // TextQuery renders q as a JSON array of tsquery terms.
 func (Engine) TextQuery(q store.TextQuery) string { return renderTerms(q) }
 
-// JSONInts unnests a JSON array stored as text.
+// JSONInts unnests a JSON array of integers stored as text, read as a
+// bigint[] literal (its brackets made braces), not as jsonb: the planner
+// guesses 100 rows for jsonb_array_elements_text whatever the array holds,
+// and at 10k facts that guess made a search's 38 conversation seeds a
+// sequential read of fact_provenance instead of 38 index lookups (the
+// statement 2x slower); unnest's guess is the array's length, or 10.
 func (Engine) JSONInts(expr, alias string) string {
-	return `jsonb_array_elements_text(CAST(` + expr + ` AS jsonb)) AS ` + alias + `(value)`
+	return `unnest(CAST(translate(CAST(` + expr + ` AS text), '[]', '{}') AS bigint[])) AS ` + alias + `(value)`
 }
 
 // Contains is strpos, byte-exact as SQLite's instr.

@@ -333,3 +333,70 @@ func TestSettleVacuumsAndAnalyses(t *testing.T) {
 		t.Errorf("after Settle: vacuumed %v, analysed %v, %d of %d pages all-visible; want both and every page", vacuumed, analysed, allVisible, pages)
 	}
 }
+
+// TestJSONIntsLooksUpEachID checks that a JSON list of ids joined to a
+// table of 10k rows is read by index, one lookup per id, as a search's
+// conversation seeds are: the planner guessed 100 rows for
+// jsonb_array_elements_text, whatever the list held, and read the whole of
+// fact_provenance instead.
+func TestJSONIntsLooksUpEachID(t *testing.T) {
+	ctx := context.Background()
+	url, schema := pgtest.Schema(t)
+	db, err := postgres.OpenStoreURL(ctx, t.TempDir(), url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at)
+		SELECT 'fact ' || g, 'digest ' || g, 'heuristic', 'now' FROM generate_series(1, 10000) g`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at)
+		SELECT id, id, 'session ' || (id / 40), 'now', 'now' FROM facts`); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Settle(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	var list []string
+	for id := 100; id < 100+38*97; id += 97 {
+		list = append(list, fmt.Sprint(id))
+	}
+	eng := db.Engine()
+	rows, err := db.QueryContext(ctx, `EXPLAIN SELECT p.fact_id, p.session_id FROM fact_provenance p
+		WHERE p.fact_id IN (SELECT CAST(s.value AS BIGINT) FROM `+eng.JSONInts("?", "s")+`)`, "["+strings.Join(list, ", ")+"]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(plan, "\n"); strings.Contains(p, "Seq Scan on fact_provenance") || !strings.Contains(p, "Index") {
+		t.Errorf("38 ids from a JSON list, 10k provenance rows: the plan reads the table whole, want a lookup per id:\n%s", p)
+	}
+	var got []int64
+	vals, err := db.QueryContext(ctx, `SELECT CAST(j.value AS INTEGER) FROM `+eng.JSONInts("?", "j"), "[7, 3,\n 5]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vals.Close()
+	for vals.Next() {
+		var v int64
+		if err := vals.Scan(&v); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	if err := vals.Err(); err != nil || fmt.Sprint(got) != "[7 3 5]" {
+		t.Errorf("JSONInts of [7, 3, 5] read %v (%v), want 7 3 5 in the list's order", got, err)
+	}
+}
