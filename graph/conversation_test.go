@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // turn is one fact of a test conversation.
@@ -172,21 +173,7 @@ func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
 // facts, so a session of thousands of captures costs a search no more.
 func TestNeighborQueryReadsByIndex(t *testing.T) {
 	db := openTestStore(t)
-	rows, err := db.Query(`EXPLAIN QUERY PLAN `+neighborQuery(db.Engine(), "f.status != 'rejected'"), "[1,2]")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	text := strings.Join(plan, "\n")
+	text := storetest.QueryPlan(t, db, neighborQuery(db.Engine(), "f.status != 'rejected'"), "[1,2]")
 	t.Logf("plan:\n%s", text)
 	if strings.Count(text, "fact_provenance_session_capture") < 2 || strings.Contains(text, "TEMP B-TREE") {
 		t.Fatalf("neighbour query plan:\n%s\nwant two seeks on fact_provenance_session_capture and no sort", text)

@@ -2,9 +2,7 @@ package integrate_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -58,14 +56,7 @@ func TestReadingsAcrossRuns(t *testing.T) {
 }
 
 func readingsAcrossRuns(t *testing.T, open func(testing.TB) *store.DB) {
-	raw, err := os.ReadFile("testdata/supersession.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []supersessionCase
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := supersessionSet(t)
 	integrateAll := func(rs *integrate.Readings) []string {
 		db := open(t)
 		for i, c := range cases {

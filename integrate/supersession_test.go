@@ -41,14 +41,7 @@ func pipelineIntegrator(t *testing.T, db *store.DB, d int) *integrate.Integrator
 // provider — and pins the figures the README quotes: no false
 // supersession, at least 80% of the real changes caught.
 func TestSupersessionSet(t *testing.T) {
-	raw, err := os.ReadFile("testdata/supersession.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var cases []supersessionCase
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		t.Fatal(err)
-	}
+	cases := supersessionSet(t)
 	if len(cases) < 60 {
 		t.Fatalf("%d labelled cases, want at least 60", len(cases))
 	}
@@ -163,4 +156,18 @@ func TestSupersessionFindsOldFactsByTopic(t *testing.T) {
 	if n := count(t, db, `SELECT count(*) FROM facts WHERE status = 'active'`); n != 302 {
 		t.Errorf("%d active facts, want 302", n)
 	}
+}
+
+// supersessionSet reads the labelled pairs of testdata/supersession.json.
+func supersessionSet(tb testing.TB) []supersessionCase {
+	tb.Helper()
+	raw, err := os.ReadFile("testdata/supersession.json")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var cases []supersessionCase
+	if err := json.Unmarshal(raw, &cases); err != nil {
+		tb.Fatalf("testdata/supersession.json: %v", err)
+	}
+	return cases
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -22,10 +23,7 @@ func TestTwoMachinesSamePathKeepTheirOwnLines(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
 		src, dir := claudeHome(t, "/home/alice/app")
 		path := filepath.Join(dir, "s1.jsonl")
-		laptop, _ := newCopier(t, db, src)
-		laptop.Machine = "laptop0000000001"
-		box, _ := newCopier(t, db, src)
-		box.Machine = "remotebox0000002"
+		laptop, box := twoMachines(t, db, src)
 
 		var mine = map[*Copier][]string{}
 		files := map[*Copier][]byte{}
@@ -145,10 +143,7 @@ func TestTwoMachinesKeepTheirOwnProblems(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
 		src, dir := claudeHome(t, "/home/alice/app")
 		path := filepath.Join(dir, "s1.jsonl")
-		laptop, _ := newCopier(t, db, src)
-		laptop.Machine = "laptop0000000001"
-		box, _ := newCopier(t, db, src)
-		box.Machine = "remotebox0000002"
+		laptop, box := twoMachines(t, db, src)
 		if err := syscall.Mkfifo(path, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -183,4 +178,15 @@ func TestTwoMachinesKeepTheirOwnProblems(t *testing.T) {
 			t.Errorf("problems of %s after the box read it fine = %q, want none", path, got)
 		}
 	})
+}
+
+// twoMachines returns two copiers of src into db that differ only in the
+// machine they say they run on: a laptop and a remote box.
+func twoMachines(t *testing.T, db *store.DB, src config.Source) (laptop, box *Copier) {
+	t.Helper()
+	laptop, _ = newCopier(t, db, src)
+	laptop.Machine = "laptop0000000001"
+	box, _ = newCopier(t, db, src)
+	box.Machine = "remotebox0000002"
+	return laptop, box
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // addEvents stores events [from, to) of one session, each a different
@@ -34,21 +35,7 @@ func addEvents(t *testing.T, db *store.DB, from, to int) {
 // removes merged segments of the event index with.
 func segmentDeletePlan(t *testing.T, conn *sql.Conn) string {
 	t.Helper()
-	rows, err := conn.QueryContext(context.Background(), `EXPLAIN QUERY PLAN DELETE FROM events_fts_data WHERE id >= 1 AND id <= 5`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var id, parent, unused int
-		var detail string
-		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, detail)
-	}
-	return strings.Join(plan, "; ")
+	return storetest.QueryPlan(t, conn, `DELETE FROM events_fts_data WHERE id >= 1 AND id <= 5`)
 }
 
 // plan opens a connection of the store's (which loads the statistics as

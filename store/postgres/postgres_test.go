@@ -307,16 +307,7 @@ func TestPoolKeepsASearchsConnections(t *testing.T) {
 // the facts reads the index alone) and analysed.
 func TestSettleVacuumsAndAnalyses(t *testing.T) {
 	ctx := context.Background()
-	url, schema := pgtest.Schema(t)
-	db, err := postgres.OpenStoreURL(ctx, t.TempDir(), url, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at)
-		SELECT 'fact ' || g, 'digest ' || g, 'heuristic', 'now' FROM generate_series(1, 2000) g`); err != nil {
-		t.Fatal(err)
-	}
+	db := storeWithFacts(t, 2000)
 	if err := postgres.Settle(ctx, db); err != nil {
 		t.Fatal(err)
 	}
@@ -341,16 +332,7 @@ func TestSettleVacuumsAndAnalyses(t *testing.T) {
 // fact_provenance instead.
 func TestJSONIntsLooksUpEachID(t *testing.T) {
 	ctx := context.Background()
-	url, schema := pgtest.Schema(t)
-	db, err := postgres.OpenStoreURL(ctx, t.TempDir(), url, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at)
-		SELECT 'fact ' || g, 'digest ' || g, 'heuristic', 'now' FROM generate_series(1, 10000) g`); err != nil {
-		t.Fatal(err)
-	}
+	db := storeWithFacts(t, 10000)
 	if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at)
 		SELECT id, id, 'session ' || (id / 40), 'now', 'now' FROM facts`); err != nil {
 		t.Fatal(err)
@@ -399,4 +381,22 @@ func TestJSONIntsLooksUpEachID(t *testing.T) {
 	if err := vals.Err(); err != nil || fmt.Sprint(got) != "[7 3 5]" {
 		t.Errorf("JSONInts of [7, 3, 5] read %v (%v), want 7 3 5 in the list's order", got, err)
 	}
+}
+
+// storeWithFacts opens a new store in a schema of its own holding n plain
+// facts ("fact 1" …), closed when the test ends.
+func storeWithFacts(t *testing.T, n int) *store.DB {
+	t.Helper()
+	ctx := context.Background()
+	url, schema := pgtest.Schema(t)
+	db, err := postgres.OpenStoreURL(ctx, t.TempDir(), url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at)
+		SELECT 'fact ' || g, 'digest ' || g, 'heuristic', 'now' FROM generate_series(1, $1::int) g`, n); err != nil {
+		t.Fatalf("insert %d facts: %v", n, err)
+	}
+	return db
 }
