@@ -144,38 +144,7 @@ func TestConcurrentIntegratorsNeverShareAFact(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer b.Close()
-	const n = 40
-	for i := 0; i < n; i++ {
-		say(t, a, statement{session: fmt.Sprintf("s%d", i%3), text: fmt.Sprintf("Project number %d uses the Zeta%d build tool", i, i), day: 1 + i%20})
-	}
-	var wg sync.WaitGroup
-	reps := make([]integrate.Report, 2)
-	errs := make([]error, 2)
-	for i, db := range []*store.DB{a, b} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reps[i], errs[i] = newIntegrator(db, day(21)).Run(ctx)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := reps[0].Claimed + reps[1].Claimed; got != n {
-		t.Errorf("claimed %d + %d, want %d in all", reps[0].Claimed, reps[1].Claimed, n)
-	}
-	if got := count(t, a, `SELECT count(*) FROM facts`); got != n {
-		t.Errorf("%d facts, want %d", got, n)
-	}
-	if got := count(t, a, `SELECT count(*) FROM session_facts WHERE status = 'integrated' AND fact_id IS NOT NULL`); got != n {
-		t.Errorf("%d session facts integrated, want %d", got, n)
-	}
-	if got := count(t, a, `SELECT count(*) FROM (SELECT session_fact_id FROM fact_provenance GROUP BY session_fact_id HAVING count(DISTINCT fact_id) > 1)`); got != 0 {
-		t.Errorf("%d session facts integrated twice", got)
-	}
+	integrateAtOnce(t, a, b)
 }
 
 func TestStaleClaimIsTakenOverFreshIsNot(t *testing.T) {
@@ -231,5 +200,45 @@ func TestPigeonholeFindsEveryNearDuplicate(t *testing.T) {
 				t.Errorf("%q overlaps %q by %.2f but shares none of %v", a, b, integrate.Overlap(a, b), integrate.PigeonholeWords(a))
 			}
 		}
+	}
+}
+
+// integrateAtOnce says 40 statements through a, runs an integrator on a
+// and one on b at the same time, and checks that every pending fact was
+// claimed and integrated once: one fact each, none by both.
+func integrateAtOnce(t *testing.T, a, b *store.DB) {
+	t.Helper()
+	ctx := context.Background()
+	const n = 40
+	for i := range n {
+		say(t, a, statement{session: fmt.Sprintf("s%d", i%3), text: fmt.Sprintf("Project number %d uses the Zeta%d build tool", i, i), day: 1 + i%20})
+	}
+	var wg sync.WaitGroup
+	reps := make([]integrate.Report, 2)
+	errs := make([]error, 2)
+	for i, db := range []*store.DB{a, b} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			reps[i], errs[i] = newIntegrator(db, day(21)).Run(ctx)
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := reps[0].Claimed + reps[1].Claimed; got != n {
+		t.Errorf("claimed %d + %d, want %d in all", reps[0].Claimed, reps[1].Claimed, n)
+	}
+	if got := count(t, a, `SELECT count(*) FROM facts`); got != n {
+		t.Errorf("%d facts, want %d", got, n)
+	}
+	if got := count(t, a, `SELECT count(*) FROM session_facts WHERE status = 'integrated' AND fact_id IS NOT NULL`); got != n {
+		t.Errorf("%d session facts integrated, want %d", got, n)
+	}
+	if got := count(t, a, `SELECT count(*) FROM (SELECT session_fact_id FROM fact_provenance GROUP BY session_fact_id HAVING count(DISTINCT fact_id) > 1) twice`); got != 0 {
+		t.Errorf("%d session facts integrated twice", got)
 	}
 }

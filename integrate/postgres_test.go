@@ -3,11 +3,9 @@ package integrate_test
 import (
 	"context"
 	"fmt"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/postgres"
 	"github.com/recollect/recollect/store/postgres/pgtest"
@@ -34,33 +32,7 @@ func twoWriters(t *testing.T) (*store.DB, *store.DB) {
 // handles of one schema, at once, integrate every pending fact once.
 func TestPostgresIntegratorsNeverShareAFact(t *testing.T) {
 	a, b := twoWriters(t)
-	ctx := context.Background()
-	const n = 40
-	for i := range n {
-		say(t, a, statement{session: fmt.Sprintf("s%d", i%3), text: fmt.Sprintf("Project number %d uses the Zeta%d build tool", i, i), day: 1 + i%20})
-	}
-	var wg sync.WaitGroup
-	reps := make([]integrate.Report, 2)
-	errs := make([]error, 2)
-	for i, db := range []*store.DB{a, b} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			reps[i], errs[i] = newIntegrator(db, day(21)).Run(ctx)
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if got := reps[0].Claimed + reps[1].Claimed; got != n {
-		t.Errorf("claimed %d + %d, want %d in all", reps[0].Claimed, reps[1].Claimed, n)
-	}
-	if got := count(t, a, `SELECT count(*) FROM facts`); got != n {
-		t.Errorf("%d facts, want %d", got, n)
-	}
+	integrateAtOnce(t, a, b)
 }
 
 // TestPostgresClaimSkipsLockedFacts: while another writer holds some
