@@ -72,30 +72,13 @@ func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
 		wg.Add(1)
 		go func() { // a CLI search loop
 			defer wg.Done()
-			for time.Now().Before(stop) {
-				cmd := exec.Command(bin, "search", "--data", dir, "build cache retry")
-				var errb bytes.Buffer
-				cmd.Stderr = &errb
-				if err := cmd.Run(); err != nil || errb.Len() > 0 {
-					errs <- fmt.Errorf("search: %v: %s", err, errb.String())
-					return
-				}
-				searches.Add(1)
-			}
+			searchUntil(stop, bin, dir, "build cache retry", &searches, errs)
 		}()
 	}
 	wg.Add(1)
 	go func() { // the MCP client
 		defer wg.Done()
-		for i := 0; time.Now().Before(stop); i++ {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_fact", Arguments: map[string]any{
-				"content": fmt.Sprintf("The concurrency test captured fact number %d about the build cache.", i)}})
-			if err != nil || res.IsError {
-				errs <- fmt.Errorf("capture_fact %d: %v %v", i, err, res)
-				return
-			}
-			captures.Add(1)
-		}
+		captureUntil(ctx, stop, cs, "The concurrency test", 0, &captures, errs)
 	}()
 	wg.Wait()
 	close(errs)
@@ -150,4 +133,36 @@ func mcpSession(t *testing.T, bin, dir string) *mcp.ClientSession {
 		}
 	})
 	return cs
+}
+
+// searchUntil runs `bin search --data dir query` as a whole process again
+// and again until stop, counting each clean answer in searches; the first
+// failure, or anything on stderr, goes to errs and ends the loop.
+func searchUntil(stop time.Time, bin, dir, query string, searches *atomic.Int64, errs chan<- error) {
+	for time.Now().Before(stop) {
+		cmd := exec.Command(bin, "search", "--data", dir, query)
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Run(); err != nil || errb.Len() > 0 {
+			errs <- fmt.Errorf("search: %v: %s", err, errb.String())
+			return
+		}
+		searches.Add(1)
+	}
+}
+
+// captureUntil calls the MCP tool capture_fact through cs until stop, a
+// numbered fact said by who each time, pausing between calls, counting
+// each in captures; the first failure goes to errs and ends the loop.
+func captureUntil(ctx context.Context, stop time.Time, cs *mcp.ClientSession, who string, pause time.Duration, captures *atomic.Int64, errs chan<- error) {
+	for i := 0; time.Now().Before(stop); i++ {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_fact", Arguments: map[string]any{
+			"content": fmt.Sprintf("%s captured fact number %d about the build cache.", who, i)}})
+		if err != nil || res.IsError {
+			errs <- fmt.Errorf("capture_fact %d: %v %v", i, err, res)
+			return
+		}
+		captures.Add(1)
+		time.Sleep(pause)
+	}
 }

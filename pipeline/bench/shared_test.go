@@ -13,8 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
@@ -134,31 +132,13 @@ func TestTwoDaemonsShareOnePostgresStore(t *testing.T) {
 		wg.Add(1)
 		go func() { // a CLI search loop, two on each directory
 			defer wg.Done()
-			for time.Now().Before(stop) {
-				cmd := exec.Command(bin, "search", "--data", ms[w%2].dir, "build cache")
-				var errb bytes.Buffer
-				cmd.Stderr = &errb
-				if err := cmd.Run(); err != nil || errb.Len() > 0 {
-					errs <- fmt.Errorf("search: %v: %s", err, errb.String())
-					return
-				}
-				searches.Add(1)
-			}
+			searchUntil(stop, bin, ms[w%2].dir, "build cache", &searches, errs)
 		}()
 	}
 	wg.Add(1)
 	go func() { // the MCP client
 		defer wg.Done()
-		for i := 0; time.Now().Before(stop); i++ {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_fact", Arguments: map[string]any{
-				"content": fmt.Sprintf("The shared store test captured fact number %d about the build cache.", i)}})
-			if err != nil || res.IsError {
-				errs <- fmt.Errorf("capture_fact %d: %v %v", i, err, res)
-				return
-			}
-			captures.Add(1)
-			time.Sleep(50 * time.Millisecond)
-		}
+		captureUntil(ctx, stop, cs, "The shared store test", 50*time.Millisecond, &captures, errs)
 	}()
 	wg.Wait()
 	close(errs)
