@@ -112,10 +112,11 @@ func eventCount(t testing.TB, db *store.DB, file string) int {
 	return n
 }
 
-// contents lists stored event contents of a file in seq order.
+// contents lists stored event contents of a file in seq order, on either
+// engine.
 func contents(t testing.TB, db *store.DB, file string) []string {
 	t.Helper()
-	rows, err := db.Query(`SELECT content FROM session_events WHERE source_file = ? ORDER BY seq`, file)
+	rows, err := db.QueryContext(context.Background(), `SELECT content FROM session_events WHERE source_file = ? ORDER BY seq`, file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,6 +128,9 @@ func contents(t testing.TB, db *store.DB, file string) []string {
 			t.Fatal(err)
 		}
 		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

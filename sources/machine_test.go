@@ -54,7 +54,7 @@ func TestTwoMachinesSamePathKeepTheirOwnLines(t *testing.T) {
 		for _, c := range []*Copier{laptop, box} {
 			want = append(want, mine[c]...)
 		}
-		got := machineContents(t, db, path)
+		got := contents(t, db, path)
 		slices.Sort(want)
 		slices.Sort(got)
 		if !slices.Equal(got, want) {
@@ -90,7 +90,7 @@ func TestRowBeforeMachinesIsTakenOver(t *testing.T) {
 		if rep := copyAll(t, c); rep.Events != 1 || rep.Reread != 0 {
 			t.Errorf("copy after the upgrade stored %d events (reread %d), want the 1 new line", rep.Events, rep.Reread)
 		}
-		if n := len(machineContents(t, db, path)); n != 6 {
+		if n := len(contents(t, db, path)); n != 6 {
 			t.Errorf("%d events stored, want 6", n)
 		}
 		var owners []string
@@ -110,29 +110,6 @@ func TestRowBeforeMachinesIsTakenOver(t *testing.T) {
 			t.Errorf("progress rows of %s belong to %q, want the machine that took it over", path, owners)
 		}
 	})
-}
-
-// machineContents lists the stored event contents of a file, on either
-// engine.
-func machineContents(t *testing.T, db *store.DB, file string) []string {
-	t.Helper()
-	rows, err := db.QueryContext(context.Background(), `SELECT content FROM session_events WHERE source_file = ? ORDER BY seq`, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
 }
 
 // Two machines copy into one store from the same path: on one it is a FIFO
