@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // A transcript keeps its identity when it is renamed or rotated: a path
@@ -175,6 +176,6 @@ func (c *Copier) identityOf(path string) string {
 // fileID is the device and inode fi was read from, as the progress table
 // stores them; ok is false where the platform has none.
 func fileID(fi os.FileInfo) (dev, ino int64, ok bool) {
-	d, i, ok := store.FileID(fi)
+	d, i, ok := regfile.FileID(fi)
 	return int64(d), int64(i), ok
 }

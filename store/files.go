@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/recollect/recollect/store/regfile"
 )
 
 // ErrFilesChanged means the database file or its write-ahead log is no
@@ -97,6 +99,6 @@ func identityOf(path string) (fileIdentity, bool) {
 	if err != nil {
 		return fileIdentity{}, false
 	}
-	dev, ino, ok := FileID(fi)
+	dev, ino, ok := regfile.FileID(fi)
 	return fileIdentity{dev, ino}, ok
 }

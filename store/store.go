@@ -21,11 +21,12 @@ import (
 
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
 
+	"github.com/recollect/recollect/store/datadir"
 	"github.com/recollect/recollect/store/regfile"
 )
 
 // DBFile is the database file name inside a data directory.
-const DBFile = "memory.db"
+const DBFile = datadir.StoreFile
 
 // ErrNoFTS5 means the binary's SQLite lacks FTS5: it was built without the
 // sqlite_fts5 tag.

@@ -237,8 +237,20 @@ func createPipeline(c *cli.Context, env Env, log *slog.Logger) (*pipeline.Pipeli
 
 // openPipelineAt opens dir's pipeline with the command's environment and
 // version; log as for createPipeline.
+// A store this command creates is the user's: it is approved (see
+// config.ApproveStore), so a later walk up to it needs no recollect trust.
 func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pipeline.Pipeline, error) {
-	return pipeline.Open(c.Context, dir, pipeline.Options{Getenv: env.Getenv, Log: log, Version: binaryVersion()})
+	_, statErr := os.Stat(filepath.Join(dir, store.DBFile))
+	p, err := pipeline.Open(c.Context, dir, pipeline.Options{Getenv: env.Getenv, Log: log, Version: binaryVersion()})
+	if err != nil {
+		return nil, err
+	}
+	if errors.Is(statErr, os.ErrNotExist) {
+		if err := config.ApproveStore(dir, env.Getenv); err != nil {
+			return nil, errors.Join(err, p.Close())
+		}
+	}
+	return p, nil
 }
 
 // storeExists reports a missing store as one line that names the directory

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 )
 
@@ -32,7 +31,7 @@ func daemonCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			p, err := pipeline.Open(c.Context, dir, pipeline.Options{Getenv: env.Getenv, Log: log, Version: binaryVersion()})
+			p, err := openPipelineAt(c, env, dir, log)
 			if err != nil {
 				logFile.Close()
 				return err

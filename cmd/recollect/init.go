@@ -163,6 +163,9 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 	if err := config.ApproveDir(dir, env.Getenv); err != nil {
 		return err
 	}
+	if err := config.ApproveStore(dir, env.Getenv); err != nil {
+		return err
+	}
 	verb := "created"
 	if exists {
 		verb = "replaced config of"

@@ -14,12 +14,14 @@ import (
 func trustCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:      "trust",
-		Usage:     "show what this directory's config.json would read and where it would send it, and approve it",
+		Usage:     "show what this directory's config.json would read and where it would send it, and a memory.db you did not create here, and approve them",
 		ArgsUsage: " ",
 		Description: "A .recollect/config.json found by walking up from the current directory may have come with a\n" +
 			"cloned repository. Until you approve its exact bytes here, every command that would act on it refuses.\n" +
 			"Approvals live in $XDG_CONFIG_HOME/recollect/approved.json (else ~/.config/recollect), never in the\n" +
-			"project; a changed file needs approving again.",
+			"project; a changed file needs approving again. A project's memory.db that no command of yours created (a\n" +
+			"repository can bring one) is refused the same way until approved here; a file put in its place later is\n" +
+			"refused again.",
 		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve without asking (for scripts)"}},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -39,38 +41,66 @@ func runTrust(env Env, dir string, yes bool) error {
 	if err != nil {
 		return err
 	}
-	if !pc.Exists {
-		fmt.Fprintf(env.Stdout, "no config.json in %s: the defaults read nothing but what is recorded and send nothing; nothing to approve\n", dir)
-		return nil
+	st, err := config.ReadStore(dir, env.Getenv)
+	if err != nil {
+		return err
 	}
 	if pc.ParseErr != nil {
 		return fmt.Errorf("%s cannot be approved: %w", pc.Path, pc.ParseErr)
 	}
-	fmt.Fprintf(env.Stdout, "%s (sha256 %s)\n", pc.Path, pc.Digest[:16])
-	for _, line := range config.Describe(pc.Config) {
-		fmt.Fprintln(env.Stdout, "  "+line)
+	if !pc.Exists {
+		fmt.Fprintf(env.Stdout, "no config.json in %s: the defaults read nothing but what is recorded and send nothing\n", dir)
+	} else {
+		fmt.Fprintf(env.Stdout, "%s (sha256 %s)\n", pc.Path, pc.Digest[:16])
+		for _, line := range config.Describe(pc.Config) {
+			fmt.Fprintln(env.Stdout, "  "+line)
+		}
+		if config.Harmless(pc.Config) {
+			fmt.Fprintln(env.Stdout, "  it reads nothing beyond what is recorded and sends nothing: no approval is needed, recording it anyway")
+		}
 	}
-	if config.Harmless(pc.Config) {
-		fmt.Fprintln(env.Stdout, "it reads nothing beyond what is recorded and sends nothing: no approval is needed, recording it anyway")
+	askStore := st.Exists && !st.Approved
+	if askStore {
+		fmt.Fprintf(env.Stdout, "%s (%s, last changed %s)\n", st.Path, humanBytes(st.Size), st.Modified.UTC().Format("2006-01-02 15:04 UTC"))
+		fmt.Fprintln(env.Stdout, "  a memory you did not create here: your agents will read its notes (session start, search) and write theirs into it")
+	}
+	if !pc.Exists && !askStore {
+		fmt.Fprintln(env.Stdout, "nothing to approve")
+		return nil
+	}
+	what := "this config"
+	switch {
+	case askStore && pc.Exists:
+		what = "this config and this memory"
+	case askStore:
+		what = "this memory"
 	}
 	if !yes {
 		if !isTerminal(env.Stdin) {
-			return usagef("approve %s: not asked on a non-terminal; pass --yes to approve it as shown", pc.Path)
+			return usagef("approve %s: not asked on a non-terminal; pass --yes to approve it as shown", dir)
 		}
-		fmt.Fprint(env.Stdout, "approve this config? [y/N] ")
+		fmt.Fprintf(env.Stdout, "approve %s? [y/N] ", what)
 		answer, _ := bufio.NewReader(env.Stdin).ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(answer)); a != "y" && a != "yes" {
 			fmt.Fprintln(env.Stdout, "not approved; commands in this project keep refusing it")
 			return nil
 		}
 	}
+	where, _ := config.ApprovalsPath(env.Getenv)
 	// What is recorded is the digest of the bytes shown above: a file
 	// changed since is not approved by this.
-	if err := config.Approve(pc, env.Getenv); err != nil {
-		return err
+	if pc.Exists {
+		if err := config.Approve(pc, env.Getenv); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", pc.Path, where)
 	}
-	where, _ := config.ApprovalsPath(env.Getenv)
-	fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", pc.Path, where)
+	if askStore {
+		if err := config.ApproveStore(dir, env.Getenv); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", st.Path, where)
+	}
 	return nil
 }
 

@@ -243,3 +243,88 @@ func TestTrustNotNeeded(t *testing.T) {
 		t.Error("the host was contacted")
 	}
 }
+
+// A cloned repository can bring a .recollect/memory.db with no config at
+// all: its notes would reach the agent at session start and the agent's
+// notes would be written into it. Every command refuses it until the user
+// approves it; a store the user's own command created needs nothing.
+func TestClonedRepoStoreIsRefusedUntilApproved(t *testing.T) {
+	r := newClonedRepo(t)
+	os.Remove(filepath.Join(r.store, "config.json"))
+	// The planted store: made elsewhere, copied into the repository.
+	plant := func(fact string) {
+		t.Helper()
+		elsewhere := filepath.Join(t.TempDir(), "made-elsewhere")
+		if _, errs, code := r.run(t, "", "record", "--data", elsewhere, "--content", fact); code != 0 {
+			t.Fatalf("record elsewhere: exit %d: %s", code, errs)
+		}
+		if _, errs, code := r.run(t, "", "consolidate", "--data", elsewhere); code != 0 {
+			t.Fatalf("consolidate elsewhere: exit %d: %s", code, errs)
+		}
+		data, err := os.ReadFile(filepath.Join(elsewhere, "memory.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		tmp := filepath.Join(r.store, "memory.db.tmp")
+		if err := os.WriteFile(tmp, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(r.store, "memory.db")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	plant("The release checklist lives in the Zanzibar wiki.")
+	db := filepath.Join(r.store, "memory.db")
+	wantRefusal := "recollect: " + db + " is a project's memory you have not approved (a repository can bring one: its notes would reach your agent's context and your agent's notes would be written into it); review and approve it with: recollect trust\n"
+	for _, args := range [][]string{{"search", "Zanzibar"}, {"record", "--content", "The payroll export runs on Fridays."}, {"stats"}, {"consolidate"}, {"daemon"}} {
+		_, errs, code := r.run(t, "", args...)
+		if code == 0 || errs != wantRefusal {
+			t.Errorf("%v: exit %d, stderr %q; want a refusal:\n%q", args, code, errs, wantRefusal)
+		}
+	}
+	// The session-start hook adds nothing to the agent's context and tells
+	// the user why.
+	payload := `{"hook_event_name":"SessionStart","session_id":"s1","source":"startup","cwd":"` + filepath.Join(r.repo, "src") + `"}`
+	out, _, code := r.run(t, payload, "hooks", "session-start")
+	if code != 0 || strings.Contains(out, "Zanzibar") || strings.Contains(out, "additionalContext") {
+		t.Fatalf("session-start on a planted store: exit %d, %q; want nothing added", code, out)
+	}
+	var notice struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err := json.Unmarshal([]byte(out), &notice); err != nil || !strings.HasPrefix(notice.SystemMessage, "recollect: memory withheld: "+db+" is a project's memory you have not approved") {
+		t.Fatalf("session-start said %q (%v); want a systemMessage with the refusal", out, err)
+	}
+	if text := r.mcpCall(t, "search_knowledge", map[string]any{"query": "Zanzibar"}); !strings.Contains(text, db+" is a project's memory you have not approved") {
+		t.Errorf("mcp in the repository answered %q; want the refusal", text)
+	}
+
+	out, errs, code := r.run(t, "", "trust", "--yes")
+	if code != 0 {
+		t.Fatalf("trust --yes: exit %d: %s", code, errs)
+	}
+	for _, want := range []string{"no config.json in " + r.store, db + " (", "a memory you did not create here", "approved " + db} {
+		if !strings.Contains(out, want) {
+			t.Errorf("trust output lacks %q:\n%s", want, out)
+		}
+	}
+	if out, errs, code := r.run(t, "", "search", "Zanzibar"); code != 0 || !strings.Contains(out, "Zanzibar wiki") {
+		t.Fatalf("search after approval: exit %d, %q %s", code, out, errs)
+	}
+	// A file put in its place is not the one approved.
+	plant("Deploy keys are kept in the Zanzibar vault.")
+	if _, errs, code := r.run(t, "", "search", "Zanzibar"); code == 0 || !strings.Contains(errs, db+" was replaced since you approved it") {
+		t.Errorf("replaced store: exit %d, %q", code, errs)
+	}
+
+	// A store the user's own command creates in a project is theirs.
+	for _, f := range []string{db, db + "-wal", db + "-shm"} {
+		os.Remove(f)
+	}
+	if _, errs, code := r.run(t, "", "record", "--content", "Standups are at 9:30."); code != 0 {
+		t.Fatalf("record into an empty .recollect: exit %d: %s", code, errs)
+	}
+	if out, errs, code := r.run(t, "", "search", "standups"); code != 0 || !strings.Contains(out, "9:30") && !strings.Contains(out, "Standups") {
+		t.Errorf("search of the store record created: exit %d, %q %s", code, out, errs)
+	}
+}

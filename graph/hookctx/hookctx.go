@@ -59,6 +59,16 @@ func Output(event, text string) []byte {
 	return append(b, '\n')
 }
 
+// Notice is the hook JSON that shows text to the user (Claude Code prints
+// a hook's systemMessage) and adds nothing to the agent's context: for a
+// session whose memory is withheld, so the user learns why and what to do.
+func Notice(text string) []byte {
+	b, _ := json.Marshal(struct {
+		SystemMessage string `json:"systemMessage"`
+	}{text})
+	return append(b, '\n')
+}
+
 // factLine is one fact as the added context shows it: its id, its day and
 // its text quoted as data by graph.Quote (cut to FactCut bytes, so one long
 // fact cannot take the whole budget).

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/recollect/recollect/store/datadir"
 	"github.com/recollect/recollect/store/regfile"
 )
 
@@ -32,11 +33,23 @@ const maxConfigBytes = 1 << 20
 
 // Approval is one approved config: its absolute path and the SHA-256 of
 // the bytes the user saw.
+//
+// A store approval (Kind "store") names a project's memory.db instead: a
+// database found by walking up may have come with a cloned repository too,
+// and it reaches the agent (its notes go into the session's context, the
+// agent's notes go into it). It records the file's device and inode, so a
+// file put in its place later is not approved by it.
 type Approval struct {
+	Kind       string `json:"kind,omitempty"`
 	Path       string `json:"path"`
-	SHA256     string `json:"sha256"`
+	SHA256     string `json:"sha256,omitempty"`
+	FileID     string `json:"file_id,omitempty"`
 	ApprovedAt string `json:"approved_at"`
 }
+
+// KindStore marks an approval of a project's database file; an approval
+// without a kind is of a config file.
+const KindStore = "store"
 
 // UntrustedError refuses a project config the user has not approved, or
 // one that changed since.
@@ -51,6 +64,21 @@ func (e *UntrustedError) Error() string {
 		what = "changed since you approved it"
 	}
 	return fmt.Sprintf("%s %s (a project config can read your transcripts and send them to a model host); review and approve it with: recollect trust", e.Path, what)
+}
+
+// UntrustedStoreError refuses a project's database the user has not
+// approved (no command of theirs created it), or one replaced since.
+type UntrustedStoreError struct {
+	Path     string
+	Replaced bool
+}
+
+func (e *UntrustedStoreError) Error() string {
+	what := "is a project's memory you have not approved"
+	if e.Replaced {
+		what = "was replaced since you approved it"
+	}
+	return fmt.Sprintf("%s %s (a repository can bring one: its notes would reach your agent's context and your agent's notes would be written into it); review and approve it with: recollect trust", e.Path, what)
 }
 
 // ApprovalsPath is where approvals are kept: $XDG_CONFIG_HOME/recollect,
@@ -219,27 +247,104 @@ var defaultHomes = map[string]string{
 
 // CheckProject refuses dir's config.json unless it is missing, harmless,
 // does not parse (loading reports why) or its path and digest are
-// approved. It is for a data directory found by walking up from the
-// current directory; one named by --data, $RECOLLECT_DATA or the user's
-// own ~/.recollect is the user's choice.
+// approved; and then dir's database unless it is missing, approved as a
+// store (the same file, by device and inode), or comes with an approved
+// config (a store made before stores were approved). It is for a data
+// directory found by walking up from the current directory; one named by
+// --data, $RECOLLECT_DATA or the user's own ~/.recollect is the user's
+// choice.
 func CheckProject(dir string, getenv func(string) string) error {
 	pc, err := ReadProject(dir)
-	if err != nil || !pc.Exists || pc.ParseErr != nil || Harmless(pc.Config) {
+	if err != nil {
 		return err
 	}
 	approvals, err := readApprovals(getenv)
 	if err != nil {
 		return err
 	}
-	for _, a := range approvals {
-		if a.Path == pc.Path {
-			if a.SHA256 == pc.Digest {
-				return nil
+	configApproved := false
+	if pc.Exists && pc.ParseErr == nil {
+		for _, a := range approvals {
+			if a.Kind == "" && a.Path == pc.Path {
+				configApproved = a.SHA256 == pc.Digest
+				if !configApproved && !Harmless(pc.Config) {
+					return &UntrustedError{Path: pc.Path, Changed: true}
+				}
 			}
-			return &UntrustedError{Path: pc.Path, Changed: true}
+		}
+		if !configApproved && !Harmless(pc.Config) {
+			return &UntrustedError{Path: pc.Path}
 		}
 	}
-	return &UntrustedError{Path: pc.Path}
+	return checkStore(filepath.Dir(pc.Path), approvals, configApproved)
+}
+
+// checkStore refuses dir's database unless it is missing or approved.
+func checkStore(dir string, approvals []Approval, configApproved bool) error {
+	db := filepath.Join(dir, datadir.StoreFile)
+	fi, err := os.Stat(db)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("check store %s: %w", db, err)
+	}
+	for _, a := range approvals {
+		if a.Kind == KindStore && a.Path == db {
+			if a.FileID == "" || a.FileID == fileID(fi) {
+				return nil
+			}
+			return &UntrustedStoreError{Path: db, Replaced: true}
+		}
+	}
+	if configApproved {
+		return nil
+	}
+	return &UntrustedStoreError{Path: db}
+}
+
+// fileID is fi's device and inode as an approval records them; "" where
+// the platform has none (the path alone is then checked).
+func fileID(fi os.FileInfo) string {
+	dev, ino, ok := regfile.FileID(fi)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%d:%d", dev, ino)
+}
+
+// StoreState is a project's database as recollect trust shows it before
+// asking: whether there is one, whether it is approved, and the file's
+// size and last change.
+type StoreState struct {
+	Path     string
+	Exists   bool
+	Approved bool
+	Size     int64
+	Modified time.Time
+}
+
+// ReadStore describes dir's database for a trust check.
+func ReadStore(dir string, getenv func(string) string) (StoreState, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return StoreState{}, fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	st := StoreState{Path: filepath.Join(abs, datadir.StoreFile)}
+	fi, err := os.Stat(st.Path)
+	if errors.Is(err, os.ErrNotExist) {
+		return st, nil
+	}
+	if err != nil {
+		return st, fmt.Errorf("check store %s: %w", st.Path, err)
+	}
+	st.Exists, st.Size, st.Modified = true, fi.Size(), fi.ModTime()
+	approvals, err := readApprovals(getenv)
+	if err != nil {
+		return st, err
+	}
+	st.Approved = checkStore(abs, approvals, false) == nil
+	return st, nil
 }
 
 // Approve records pc (its path and the digest of the bytes read) as
@@ -248,6 +353,45 @@ func Approve(pc ProjectConfig, getenv func(string) string) error {
 	if !pc.Exists {
 		return nil
 	}
+	return record(Approval{Path: pc.Path, SHA256: pc.Digest}, getenv)
+}
+
+// ApproveDir approves dir's config.json as it is now: for a config the
+// user just wrote (init, settings set).
+func ApproveDir(dir string, getenv func(string) string) error {
+	pc, err := ReadProject(dir)
+	if err != nil {
+		return err
+	}
+	return Approve(pc, getenv)
+}
+
+// ApproveStore approves dir's database file as it is now (this file, by
+// device and inode): after recollect trust, and for a store a command of
+// the user's just created. Only a directory named .recollect is recorded —
+// the only kind a walk up from the current directory finds — so stores
+// made elsewhere (a benchmark's, a test's) leave the approvals alone.
+func ApproveStore(dir string, getenv func(string) string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	if filepath.Base(abs) != datadir.DirName {
+		return nil
+	}
+	db := filepath.Join(abs, datadir.StoreFile)
+	fi, err := os.Stat(db)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil // a store on PostgreSQL: nothing on disk to approve
+	}
+	if err != nil {
+		return fmt.Errorf("approve store %s: %w", db, err)
+	}
+	return record(Approval{Kind: KindStore, Path: db, FileID: fileID(fi)}, getenv)
+}
+
+// record writes a, replacing an older approval of the same kind and path.
+func record(a Approval, getenv func(string) string) error {
 	path, err := ApprovalsPath(getenv)
 	if err != nil {
 		return err
@@ -256,8 +400,9 @@ func Approve(pc ProjectConfig, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	approvals = slices.DeleteFunc(approvals, func(a Approval) bool { return a.Path == pc.Path })
-	approvals = append(approvals, Approval{Path: pc.Path, SHA256: pc.Digest, ApprovedAt: time.Now().UTC().Format(time.RFC3339)})
+	approvals = slices.DeleteFunc(approvals, func(old Approval) bool { return old.Kind == a.Kind && old.Path == a.Path })
+	a.ApprovedAt = time.Now().UTC().Format(time.RFC3339)
+	approvals = append(approvals, a)
 	data, err := json.MarshalIndent(map[string]any{"approved": approvals}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode approvals: %w", err)
@@ -273,16 +418,6 @@ func Approve(pc ProjectConfig, getenv func(string) string) error {
 		return fmt.Errorf("record approval: %w", err)
 	}
 	return nil
-}
-
-// ApproveDir approves dir's config.json as it is now: for a config the
-// user just wrote (init, settings set).
-func ApproveDir(dir string, getenv func(string) string) error {
-	pc, err := ReadProject(dir)
-	if err != nil {
-		return err
-	}
-	return Approve(pc, getenv)
 }
 
 func readApprovals(getenv func(string) string) ([]Approval, error) {

@@ -123,3 +123,98 @@ func TestDescribeNamesThePostgresServer(t *testing.T) {
 		t.Errorf("Describe = %s; want the server's URL variable and schema named", lines)
 	}
 }
+
+// A project's memory.db is refused until approved, whatever its config
+// says, unless a command of the user's created it (ApproveStore) or its
+// config was approved (a store made before stores were approved); a file
+// put in its place later is refused again.
+func TestCheckProjectStore(t *testing.T) {
+	home := t.TempDir()
+	getenv := func(k string) string {
+		if k == "HOME" {
+			return home
+		}
+		return ""
+	}
+	project := func(t *testing.T, config string) string {
+		dir := filepath.Join(t.TempDir(), ".recollect")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if config != "" {
+			if err := os.WriteFile(filepath.Join(dir, FileName), []byte(config), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return dir
+	}
+	plant := func(t *testing.T, dir, content string) {
+		// Written beside it and renamed in, as a checkout or a copy does.
+		tmp := filepath.Join(dir, "planted.tmp")
+		if err := os.WriteFile(tmp, []byte(content), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, "memory.db")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	refused := func(t *testing.T, dir string, replaced bool) {
+		t.Helper()
+		var us *UntrustedStoreError
+		err := CheckProject(dir, getenv)
+		if !errors.As(err, &us) || us.Replaced != replaced {
+			t.Fatalf("CheckProject = %v; want a store refusal (replaced %v)", err, replaced)
+		}
+		want := filepath.Join(dir, "memory.db") + " is a project's memory you have not approved"
+		if replaced {
+			want = filepath.Join(dir, "memory.db") + " was replaced since you approved it"
+		}
+		if !strings.HasPrefix(err.Error(), want) || !strings.HasSuffix(err.Error(), "review and approve it with: recollect trust") {
+			t.Fatalf("refusal reads %q", err)
+		}
+	}
+
+	t.Run("no config", func(t *testing.T) {
+		dir := project(t, "")
+		if err := CheckProject(dir, getenv); err != nil {
+			t.Fatalf("no database yet: %v", err)
+		}
+		plant(t, dir, "planted")
+		refused(t, dir, false)
+		if err := ApproveStore(dir, getenv); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckProject(dir, getenv); err != nil {
+			t.Fatalf("approved: %v", err)
+		}
+		plant(t, dir, "planted again")
+		refused(t, dir, true)
+	})
+	t.Run("harmless config does not vouch for the database", func(t *testing.T) {
+		dir := project(t, `{"mode":"record"}`)
+		plant(t, dir, "planted")
+		refused(t, dir, false)
+	})
+	t.Run("approved config vouches for a database made before", func(t *testing.T) {
+		dir := project(t, `{"intelligence":{"provider":"ollama"}}`)
+		plant(t, dir, "made by an older recollect")
+		if err := ApproveDir(dir, getenv); err != nil {
+			t.Fatal(err)
+		}
+		if err := CheckProject(dir, getenv); err != nil {
+			t.Fatalf("approved config: %v", err)
+		}
+	})
+	t.Run("only .recollect directories are recorded", func(t *testing.T) {
+		other := t.TempDir()
+		os.WriteFile(filepath.Join(other, "memory.db"), []byte("x"), 0o600)
+		xdg := t.TempDir()
+		env := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": xdg}[k] }
+		if err := ApproveStore(other, env); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(xdg, "recollect", ApprovalsFile)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("approvals written for a store a walk up never finds: %v", err)
+		}
+	})
+}

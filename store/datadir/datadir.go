@@ -14,6 +14,10 @@ import (
 // DirName is the name of a project-local store directory.
 const DirName = ".recollect"
 
+// StoreFile is the SQLite database file inside a data directory (the
+// store package opens it; a trust check looks for it).
+const StoreFile = "memory.db"
+
 // EnvData names the environment variable that selects the data directory.
 const EnvData = "RECOLLECT_DATA"
 
