@@ -268,6 +268,7 @@ func TestPluginHooksRun(t *testing.T) {
 	cli := func(stdin string, args ...string) {
 		t.Helper()
 		cmd := exec.Command(bin, append(args, "--data", data)...)
+		cmd.Env = env // the same user as the hooks: approvals live in HOME
 		cmd.Stdin = strings.NewReader(stdin)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Fatalf("recollect %v: %v\n%s", args, err, out)
@@ -277,6 +278,7 @@ func TestPluginHooksRun(t *testing.T) {
 	cli("We use Postgres 16 as the database for the Atlas project.", "record", "--session-id", "s1")
 
 	daemon := exec.Command(bin, "daemon", "--data", data)
+	daemon.Env = env
 	var daemonErr bytes.Buffer
 	daemon.Stderr = &daemonErr
 	if err := daemon.Start(); err != nil {

@@ -27,7 +27,13 @@ func TestInitPicksTheProviderItCanSee(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "store")
 			var out, errb bytes.Buffer
-			env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return tc.env[k] }}
+			home := t.TempDir() // approvals stay in the test's own HOME
+			env := Env{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb, Getenv: func(k string) string {
+				if k == "HOME" {
+					return home
+				}
+				return tc.env[k]
+			}}
 			if code := Run(context.Background(), []string{"recollect", "init", "--yes", dir}, env); code != 0 {
 				t.Fatalf("exit %d: %s", code, errb.String())
 			}

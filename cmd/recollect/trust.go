@@ -37,6 +37,10 @@ func trustCommand(env Env) *cli.Command {
 }
 
 func runTrust(env Env, dir string, yes bool) error {
+	if !config.Checked(dir) {
+		fmt.Fprintf(env.Stdout, "%s is not a project's .recollect/: it is used only when you name it (--data, RECOLLECT_DATA), so it needs no approval\n", dir)
+		return nil
+	}
 	pc, err := config.ReadProject(dir)
 	if err != nil {
 		return err

@@ -254,6 +254,9 @@ var defaultHomes = map[string]string{
 // --data, $RECOLLECT_DATA or the user's own ~/.recollect is the user's
 // choice.
 func CheckProject(dir string, getenv func(string) string) error {
+	if ownStore(dir, getenv) {
+		return nil
+	}
 	pc, err := ReadProject(dir)
 	if err != nil {
 		return err
@@ -277,6 +280,18 @@ func CheckProject(dir string, getenv func(string) string) error {
 		}
 	}
 	return checkStore(filepath.Dir(pc.Path), approvals, configApproved)
+}
+
+// ownStore reports whether dir is the user's own ~/.recollect, which a
+// walk up from a folder outside any repository also reaches: it is never
+// a project's.
+func ownStore(dir string, getenv func(string) string) bool {
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	abs, err := filepath.Abs(dir)
+	return err == nil && home != "" && abs == filepath.Join(home, datadir.DirName)
 }
 
 // checkStore refuses dir's database unless it is missing or approved.
@@ -368,16 +383,11 @@ func ApproveDir(dir string, getenv func(string) string) error {
 
 // ApproveStore approves dir's database file as it is now (this file, by
 // device and inode): after recollect trust, and for a store a command of
-// the user's just created. Only a directory named .recollect is recorded —
-// the only kind a walk up from the current directory finds — so stores
-// made elsewhere (a benchmark's, a test's) leave the approvals alone.
+// the user's just created.
 func ApproveStore(dir string, getenv func(string) string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", dir, err)
-	}
-	if filepath.Base(abs) != datadir.DirName {
-		return nil
 	}
 	db := filepath.Join(abs, datadir.StoreFile)
 	fi, err := os.Stat(db)
@@ -390,8 +400,19 @@ func ApproveStore(dir string, getenv func(string) string) error {
 	return record(Approval{Kind: KindStore, Path: db, FileID: fileID(fi)}, getenv)
 }
 
-// record writes a, replacing an older approval of the same kind and path.
+// Checked reports whether a file in dir is ever checked for approval: only
+// a directory named .recollect is — the only kind a walk up from the
+// current directory finds — so a store named by --data or RECOLLECT_DATA
+// elsewhere (a benchmark's, a test's) needs and leaves no approval.
+func Checked(dir string) bool { return filepath.Base(dir) == datadir.DirName }
+
+// record writes a, replacing an older approval of the same kind and path
+// and dropping those whose file is gone; an approval of a file no walk up
+// checks is not written.
 func record(a Approval, getenv func(string) string) error {
+	if !Checked(filepath.Dir(a.Path)) {
+		return nil
+	}
 	path, err := ApprovalsPath(getenv)
 	if err != nil {
 		return err
@@ -400,7 +421,10 @@ func record(a Approval, getenv func(string) string) error {
 	if err != nil {
 		return err
 	}
-	approvals = slices.DeleteFunc(approvals, func(old Approval) bool { return old.Kind == a.Kind && old.Path == a.Path })
+	approvals = slices.DeleteFunc(approvals, func(old Approval) bool {
+		_, err := os.Stat(old.Path)
+		return (old.Kind == a.Kind && old.Path == a.Path) || errors.Is(err, os.ErrNotExist)
+	})
 	a.ApprovedAt = time.Now().UTC().Format(time.RFC3339)
 	approvals = append(approvals, a)
 	data, err := json.MarshalIndent(map[string]any{"approved": approvals}, "", "  ")

@@ -65,7 +65,10 @@ func TestDescribeNamesWhatIsReadAndSent(t *testing.T) {
 }
 
 func TestCheckProjectApprovesExactBytes(t *testing.T) {
-	home, dir := t.TempDir(), t.TempDir()
+	home, dir := t.TempDir(), filepath.Join(t.TempDir(), ".recollect")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
 	getenv := func(k string) string {
 		if k == "HOME" {
 			return home
@@ -136,11 +139,14 @@ func TestCheckProjectStore(t *testing.T) {
 		}
 		return ""
 	}
-	project := func(t *testing.T, config string) string {
-		dir := filepath.Join(t.TempDir(), ".recollect")
+	ensure := func(t *testing.T, dir string) string {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			t.Fatal(err)
 		}
+		return dir
+	}
+	project := func(t *testing.T, config string) string {
+		dir := ensure(t, filepath.Join(t.TempDir(), ".recollect"))
 		if config != "" {
 			if err := os.WriteFile(filepath.Join(dir, FileName), []byte(config), 0o600); err != nil {
 				t.Fatal(err)
@@ -205,16 +211,47 @@ func TestCheckProjectStore(t *testing.T) {
 			t.Fatalf("approved config: %v", err)
 		}
 	})
+	t.Run("the user's own ~/.recollect is never a project's", func(t *testing.T) {
+		own := filepath.Join(home, ".recollect")
+		plant(t, ensure(t, own), "made by an older recollect")
+		if err := CheckProject(own, getenv); err != nil {
+			t.Fatalf("~/.recollect reached by a walk up: %v", err)
+		}
+	})
 	t.Run("only .recollect directories are recorded", func(t *testing.T) {
 		other := t.TempDir()
 		os.WriteFile(filepath.Join(other, "memory.db"), []byte("x"), 0o600)
+		os.WriteFile(filepath.Join(other, FileName), []byte(`{"intelligence":{"provider":"ollama"}}`), 0o600)
 		xdg := t.TempDir()
 		env := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": xdg}[k] }
 		if err := ApproveStore(other, env); err != nil {
 			t.Fatal(err)
 		}
+		if err := ApproveDir(other, env); err != nil {
+			t.Fatal(err)
+		}
 		if _, err := os.Stat(filepath.Join(xdg, "recollect", ApprovalsFile)); !errors.Is(err, os.ErrNotExist) {
 			t.Fatalf("approvals written for a store a walk up never finds: %v", err)
+		}
+	})
+	t.Run("approvals of files that are gone are dropped", func(t *testing.T) {
+		xdg := t.TempDir()
+		env := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": xdg}[k] }
+		gone, kept := project(t, ""), project(t, "")
+		plant(t, gone, "a")
+		plant(t, kept, "b")
+		for _, dir := range []string{gone, kept} {
+			if err := ApproveStore(dir, env); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.RemoveAll(gone)
+		if err := ApproveStore(kept, env); err != nil {
+			t.Fatal(err)
+		}
+		approvals, err := readApprovals(env)
+		if err != nil || len(approvals) != 1 || approvals[0].Path != filepath.Join(kept, "memory.db") {
+			t.Fatalf("approvals = %+v (%v); want only %s", approvals, err, kept)
 		}
 	})
 }
