@@ -85,6 +85,20 @@ func notSecret(v string) bool {
 	return strings.HasPrefix(v, "[REDACTED")
 }
 
+// madeUp reports whether a word looks invented rather than written: it
+// holds a digit, a capital after its first letter, or one of the symbols
+// password rules ask for. "hunter2", "SuperSecret" and "P@ss" are; "stored",
+// "hashed" and "Vault" are not.
+func madeUp(v string) bool {
+	for i, r := range v {
+		switch {
+		case r >= '0' && r <= '9', i > 0 && r >= 'A' && r <= 'Z', strings.ContainsRune("!@#$%^&*+=~|", r):
+			return true
+		}
+	}
+	return false
+}
+
 // builtinRules are the well-known secret shapes. Order matters: Anthropic
 // keys (sk-ant-…) are caught before the wider OpenAI shape (sk-…). They are
 // compiled on first use, not at program start, so short-lived commands such
@@ -142,6 +156,13 @@ var builtinRules = sync.OnceValue(func() []rule {
 		{kind: "assignment", group: 2, skip: notSecret,
 			re:  regexp.MustCompile(`(?im)^([ \t]*(?:- )?` + secretName + `[ \t]*:[ \t]+["']?)([^\s"'#$<{\[][^\s"'#]{3,})["']?[ \t]*\r?$`),
 			pre: func(lower string) bool { return secretNameBefore(lower, ':') }},
+		// A password said in prose: "my password is hunter2", "the admin
+		// password for staging is 'S3cure!pass'". Only a value that looks
+		// made up (see madeUp) is taken, so "the password is stored in
+		// Vault" and "the password is hashed with bcrypt" stay.
+		{kind: "password", group: 2, skip: func(v string) bool { return notSecret(v) || !madeUp(v) },
+			re:       regexp.MustCompile(`(?i)(\b(?:password|passwd|passphrase|passcode)(?:\s+(?:for|of|on|to)(?:\s+[^\s.,;:!?]+){1,4}?)?\s+(?:is now|is set to|was changed to|has been changed to|is|was)\s+["'\x60]?)([^\s"'\x60]{2,}[^\s"'\x60.,;:?)])`),
+			triggers: []string{"password", "passwd", "passphrase", "passcode"}, fold: true},
 		{kind: "connection_string", group: 2,
 			re:       regexp.MustCompile(`\b([a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@"'\\]+:)([^\s@/"'\\]+)@`),
 			triggers: []string{"://"}},

@@ -52,6 +52,12 @@ func TestRedactCatchesMoreShapes(t *testing.T) {
 			"//registry.npmjs.org/:_authToken [REDACTED:npm_token]", "a1B2c3D4e5F6"},
 		{"google api key", "google_api_key", "key AIzaSyA1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q please",
 			"key [REDACTED:google_api_key] please", "SyA1b2C3d4"},
+		{"password in prose", "password", "My password is hunter2 on that box.",
+			"My password is [REDACTED:password] on that box.", "hunter2"},
+		{"password in prose, quoted", "password", "The admin password for the staging db is 'S3cure!pass', ask Ana.",
+			"The admin password for the staging db is '[REDACTED:password]', ask Ana.", "S3cure"},
+		{"password changed", "password", "the wifi passphrase was changed to BlueHorse",
+			"the wifi passphrase was changed to [REDACTED:password]", "BlueHorse"},
 		{"hugging face token", "huggingface_token", "HF token hf_aBcDeFgHiJkLmNoPqRsTuVwXyZaBcDeFgH ok",
 			"HF token [REDACTED:huggingface_token] ok", "aBcDeFgHiJkLmNoP"},
 	} {
@@ -91,6 +97,11 @@ func TestRedactNewShapesLeaveOrdinaryTextAlone(t *testing.T) {
 		"see https://example.com:8080/docs and ssh://git@github.com/o/r.git",
 		"npm_config_cache and hf_hub_download() and AIza is a prefix",
 		"secret_santa: yes",
+		"The password is stored in Vault and rotated monthly.",
+		"The password is hashed with bcrypt before it is saved.",
+		"the password for the admin user is required",
+		"My PIN is 4821 and the password is the same as before.",
+		"Password is Vault-managed.",
 	} {
 		counts := map[string]int64{}
 		if got := r.Redact(in, counts); got != in || len(counts) != 0 {
