@@ -133,6 +133,7 @@ func TestCopyBetweenEngines(t *testing.T) {
 	}
 	for _, db := range []*store.DB{b, c} {
 		checkSuccessor(t, db)
+		checkFactCounts(t, db, "a copy into "+db.Engine().Name())
 	}
 	for _, db := range []*store.DB{b, c} {
 		ids := addFacts(t, db, "a fact written after the copy")

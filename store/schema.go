@@ -556,6 +556,27 @@ INSERT INTO source_problems_v19 (path, kind, problem, detail, failures, first_at
 DROP TABLE source_problems;
 ALTER TABLE source_problems_v19 RENAME TO source_problems;
 `,
+	// v20 — how many facts each status holds, kept by triggers as facts
+	// are written, so a reader learns the store's size without counting
+	// its rows. A status's count is the sum of n over its rows (one row
+	// per status here; PostgreSQL's writers add rows beside each other's).
+	`
+CREATE TABLE fact_counts (
+	status TEXT PRIMARY KEY,
+	n      INTEGER NOT NULL
+);
+INSERT INTO fact_counts(status, n) SELECT status, count(*) FROM facts GROUP BY status;
+CREATE TRIGGER facts_counted AFTER INSERT ON facts BEGIN
+	INSERT INTO fact_counts(status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER facts_uncounted AFTER DELETE ON facts BEGIN
+	UPDATE fact_counts SET n = n - 1 WHERE status = old.status;
+END;
+CREATE TRIGGER facts_recounted AFTER UPDATE OF status ON facts WHEN old.status IS NOT new.status BEGIN
+	UPDATE fact_counts SET n = n - 1 WHERE status = old.status;
+	INSERT INTO fact_counts(status, n) VALUES (new.status, 1) ON CONFLICT(status) DO UPDATE SET n = n + 1;
+END;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

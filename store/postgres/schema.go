@@ -446,6 +446,54 @@ ALTER TABLE source_problems ADD COLUMN machine TEXT NOT NULL DEFAULT '';
 ALTER TABLE source_problems DROP CONSTRAINT source_problems_pkey;
 ALTER TABLE source_problems ADD PRIMARY KEY (machine, path);
 `,
+	// v20 — how many facts each status holds, kept by triggers: a
+	// status's count is the sum of n over its rows. Each writing statement
+	// adds its own rows (+ for facts inserted or moved in, - for facts
+	// deleted or moved out) rather than updating one row per status, so
+	// two daemons writing facts at once never wait on each other's
+	// counter; once the rows pass 64, a writer that wins a try-lock on the
+	// schema folds them into one row per status (another finds the lock
+	// taken and leaves them). Every sum is exact in the reader's snapshot,
+	// as count(*) is.
+	`
+CREATE TABLE fact_counts (
+	status TEXT NOT NULL,
+	n      BIGINT NOT NULL
+);
+INSERT INTO fact_counts(status, n) SELECT status, count(*) FROM facts GROUP BY status;
+CREATE FUNCTION fact_counts_fold() RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+	IF (SELECT count(*) FROM (SELECT 1 FROM fact_counts LIMIT 65) r) > 64
+		AND pg_try_advisory_xact_lock(hashtext('recollect fact_counts ' || current_schema())) THEN
+		WITH gone AS (DELETE FROM fact_counts RETURNING status, n)
+		INSERT INTO fact_counts(status, n) SELECT status, sum(n) FROM gone GROUP BY status HAVING sum(n) <> 0;
+	END IF;
+END $$;
+CREATE FUNCTION facts_counted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO fact_counts(status, n) SELECT status, count(*) FROM counted_facts GROUP BY status;
+	PERFORM fact_counts_fold();
+	RETURN NULL;
+END $$;
+CREATE TRIGGER facts_counted AFTER INSERT ON facts REFERENCING NEW TABLE AS counted_facts
+	FOR EACH STATEMENT EXECUTE FUNCTION facts_counted();
+CREATE FUNCTION facts_uncounted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO fact_counts(status, n) SELECT status, -count(*) FROM uncounted_facts GROUP BY status;
+	PERFORM fact_counts_fold();
+	RETURN NULL;
+END $$;
+CREATE TRIGGER facts_uncounted AFTER DELETE ON facts REFERENCING OLD TABLE AS uncounted_facts
+	FOR EACH STATEMENT EXECUTE FUNCTION facts_uncounted();
+CREATE FUNCTION facts_recounted() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+	INSERT INTO fact_counts(status, n) VALUES (OLD.status, -1), (NEW.status, 1);
+	PERFORM fact_counts_fold();
+	RETURN NULL;
+END $$;
+CREATE TRIGGER facts_recounted AFTER UPDATE OF status ON facts
+	FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status) EXECUTE FUNCTION facts_recounted();
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -1,0 +1,140 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
+)
+
+// statusCounts reads a status → count map with query.
+func statusCounts(t *testing.T, q store.Querier, query string) map[string]int64 {
+	t.Helper()
+	rows, err := q.QueryContext(context.Background(), query)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var s string
+		var n int64
+		if err := rows.Scan(&s, &n); err != nil {
+			t.Fatal(err)
+		}
+		out[s] = n
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkFactCounts checks that fact_counts (v20) sums to the facts' count
+// by status.
+func checkFactCounts(t *testing.T, q store.Querier, step string) {
+	t.Helper()
+	kept := statusCounts(t, q, `SELECT status, CAST(sum(n) AS BIGINT) FROM fact_counts GROUP BY status HAVING sum(n) <> 0`)
+	counted := statusCounts(t, q, `SELECT status, count(*) FROM facts GROUP BY status`)
+	if !maps.Equal(kept, counted) {
+		t.Errorf("after %s: fact_counts holds %v, the facts are %v", step, kept, counted)
+	}
+}
+
+// TestFactCountsFollowFacts writes facts one statement at a time and many
+// at once, moves them between statuses and deletes them: after each step
+// the counts kept by status equal the facts counted.
+func TestFactCountsFollowFacts(t *testing.T) {
+	ctx := context.Background()
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		checkFactCounts(t, db, "nothing")
+		var ids []int64
+		for i := range 150 {
+			ids = append(ids, addFacts(t, db, fmt.Sprintf("fact number %d", i))...)
+		}
+		checkFactCounts(t, db, "150 inserts")
+		if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at, status)
+			SELECT 'bulk ' || content, 'bulk-' || content, 'cli', 'a', CASE WHEN id % 3 = 0 THEN 'rejected' ELSE 'active' END
+			FROM facts WHERE id <= 30`); err != nil {
+			t.Fatal(err)
+		}
+		checkFactCounts(t, db, "one statement inserting 30")
+		for _, id := range ids[:40] {
+			if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'superseded', superseded_by = ? WHERE id = ?`, ids[len(ids)-1], id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.ExecContext(ctx, `UPDATE facts SET importance = 0.9 WHERE id <= 60`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'rejected' WHERE id > 130 AND id <= 140`); err != nil {
+			t.Fatal(err)
+		}
+		checkFactCounts(t, db, "status changes")
+		if _, err := db.ExecContext(ctx, `DELETE FROM facts WHERE id > 100 AND id <= 120`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `DELETE FROM facts WHERE id = ?`, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		checkFactCounts(t, db, "deletes")
+		var rows int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM fact_counts`).Scan(&rows); err != nil {
+			t.Fatal(err)
+		}
+		if rows > 65+2 {
+			t.Errorf("fact_counts holds %d rows after 200 writes; they should have been folded", rows)
+		}
+	})
+}
+
+// TestFactCountsDoNotSerialiseWriters holds one transaction that has
+// written facts open while a second writer writes and commits hundreds of
+// facts on PostgreSQL: the second never waits on the first's counts, and
+// once both commit the counts are exact.
+func TestFactCountsDoNotSerialiseWriters(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t, "postgres")
+	first, err := db.BeginTx(ctx, nil) // the plain handle: $n placeholders
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Rollback()
+	for i := range 70 {
+		if _, err := first.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES ($1, $2, 'cli', 'a')`,
+			fmt.Sprintf("first %d", i), fmt.Sprintf("first-%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := first.ExecContext(ctx, `UPDATE facts SET status = 'rejected' WHERE content = 'first 1'`); err != nil {
+		t.Fatal(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	err = db.Tx(wctx, func(tx *store.Tx) error {
+		for i := range 200 {
+			if _, err := tx.ExecContext(wctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?, ?, 'cli', 'a')`,
+				fmt.Sprintf("second %d", i), fmt.Sprintf("second-%d", i)); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(wctx, `DELETE FROM facts WHERE content = 'second 7'`)
+		return err
+	})
+	if err != nil {
+		t.Fatalf("the second writer, beside an open transaction that wrote facts: %v", err)
+	}
+	checkFactCounts(t, db, "the second writer's commit")
+	if err := first.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	checkFactCounts(t, db, "both commits")
+	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('last', 'last', 'cli', 'a')`); err != nil {
+		t.Fatal(err)
+	}
+	checkFactCounts(t, db, "a fold after both")
+}
