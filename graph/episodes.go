@@ -21,7 +21,8 @@ const (
 )
 
 // Episode is a short window of raw events around a keyword hit in the
-// event log. Search returns episodes only when it found no knowledge.
+// event log. Search returns episodes where knowledge is thin: when fewer
+// facts matched than were asked for (see episodesWanted).
 type Episode struct {
 	Label     string         `json:"label"`
 	SessionID string         `json:"session_id"`
@@ -40,7 +41,33 @@ type EpisodeEvent struct {
 	OccurredAt string `json:"occurred_at,omitempty"`
 }
 
-func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) ([]Episode, error) {
+// episodesWanted is how many episodes a search answer carries beside
+// its knowledge hits: one for each result short of the limit, at most
+// EpisodeHits — raw conversation fills in where knowledge is thin (a
+// store fed transcripts whose facts are few), and an answer full of facts
+// carries none. A budgeted search carries them only when nothing matched.
+func episodesWanted(results int, q Query) int {
+	if q.Budget > 0 && results > 0 {
+		return 0
+	}
+	return min(EpisodeHits, max(q.Limit-results, 0))
+}
+
+// citedEvents is the set of events the results cite: an episode around
+// one of them would repeat a fact already shown.
+func citedEvents(results []Hit) map[int64]bool {
+	cited := map[int64]bool{}
+	for _, h := range results {
+		for _, id := range h.EventIDs {
+			cited[id] = true
+		}
+	}
+	return cited
+}
+
+// searchEpisodes finds up to n windows of raw events around the event
+// log's best keyword hits, skipping hits that cited marks.
+func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n int, cited map[int64]bool) ([]Episode, error) {
 	forgotten, err := forgottenFilter(ctx, db)
 	if err != nil {
 		return nil, err
@@ -68,7 +95,7 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) (
 			rows.Close()
 			return nil, fmt.Errorf("episode search: %w", err)
 		}
-		if !forgotten(content) {
+		if !cited[h.seq] && !forgotten(content) {
 			hits = append(hits, h)
 		}
 	}
@@ -79,7 +106,7 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope) (
 	out := []Episode{}
 	covered := map[int64]bool{}
 	for _, h := range hits {
-		if len(out) == EpisodeHits {
+		if len(out) == n {
 			break
 		}
 		if covered[h.seq] {

@@ -149,7 +149,11 @@ func RenderAnswer(w io.Writer, a Answer) {
 		}
 	}
 	if len(a.Episodes) > 0 {
-		fmt.Fprintln(w, "Episodes (raw conversation events, NOT knowledge; shown because no fact matched):")
+		why := "no fact matched"
+		if len(a.Results) > 0 {
+			why = "fewer facts matched than asked for"
+		}
+		fmt.Fprintf(w, "Episodes (raw conversation events, NOT knowledge; shown because %s):\n", why)
 		for _, ep := range a.Episodes {
 			fmt.Fprintf(w, "  session %s around event %d:\n", ep.SessionID, ep.HitSeq)
 			for _, ev := range ep.Events {

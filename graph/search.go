@@ -166,8 +166,8 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		ans.Block = Block(ans.Results)
 		ans.Digest = Digest(ans.Block)
 	}
-	if len(ans.Results) == 0 && match != "" {
-		if ans.Episodes, err = searchEpisodes(ctx, db, match, sc); err != nil {
+	if n := episodesWanted(len(ans.Results), q); n > 0 && match != "" {
+		if ans.Episodes, err = searchEpisodes(ctx, db, match, sc, n, citedEvents(ans.Results)); err != nil {
 			return ans, err
 		}
 	}

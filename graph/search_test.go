@@ -219,6 +219,45 @@ func TestPendingAndEpisodesStayApart(t *testing.T) {
 	}
 }
 
+// Where knowledge is thin, raw conversation fills in: a store fed
+// transcripts whose facts are few still finds what was said. Episodes come
+// after the results, one for each result short of the limit (at most
+// EpisodeHits), never around an event a result already cites, and an
+// answer full of facts carries none.
+func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
+	db := newDB(t)
+	cited := addEvent(t, db, "s1", "user", "The dev server runs on port 4001")
+	addFact(t, db, fact{content: "The dev server runs on port 4001", session: "s1", events: []int64{cited}})
+	for i := range 6 {
+		addEvent(t, db, "s2", "user", fmt.Sprintf("filler line %d about lunch", i))
+	}
+	said := addEvent(t, db, "s2", "assistant", "Default port is 1100 for the spotter app.")
+	for i := range 6 {
+		addEvent(t, db, "s2", "user", fmt.Sprintf("more filler %d about lunch", i))
+	}
+
+	ans := search(t, db, graph.Query{Text: "default port", Limit: 5})
+	if len(ans.Results) != 1 || len(ans.Episodes) != 1 || ans.Episodes[0].HitSeq != said {
+		t.Fatalf("default port: %d results, episodes %+v; want the fact and one episode around event %d (not the cited %d)", len(ans.Results), ans.Episodes, said, cited)
+	}
+	if text := render(ans); !strings.Contains(text, "Knowledge, 1 result") ||
+		!strings.Contains(text, "Episodes (raw conversation events, NOT knowledge; shown because fewer facts matched than asked for):") ||
+		!strings.Contains(text, "Default port is 1100") {
+		t.Errorf("thin answer rendered:\n%s", text)
+	}
+	if full := search(t, db, graph.Query{Text: "default port", Limit: 1}); len(full.Results) != 1 || len(full.Episodes) != 0 {
+		t.Errorf("an answer with as many facts as asked for carries %d episodes", len(full.Episodes))
+	}
+	if budgeted := search(t, db, graph.Query{Text: "default port", Budget: 500}); len(budgeted.Episodes) != 0 {
+		t.Errorf("a budgeted answer with facts carries %d episodes", len(budgeted.Episodes))
+	}
+	for _, lunch := range []graph.Query{{Text: "lunch", Limit: 10}, {Text: "lunch", Limit: 2}} {
+		if got := search(t, db, lunch); len(got.Episodes) != min(graph.EpisodeHits, lunch.Limit) {
+			t.Errorf("lunch, limit %d: %d episodes; want %d when nothing matched", lunch.Limit, len(got.Episodes), min(graph.EpisodeHits, lunch.Limit))
+		}
+	}
+}
+
 func TestSearchEdgeCases(t *testing.T) {
 	db := newDB(t)
 	addFact(t, db, fact{content: "I live in 東京 and speak Русский"})
