@@ -76,7 +76,7 @@ func (r *Reader) Context(ctx context.Context, q ContextQuery) (ContextAnswer, er
 	if q.Limit <= 0 {
 		q.Limit = 10
 	}
-	res, err := r.Search(ctx, Query{Text: q.Topic, Limit: q.Limit, AsOf: q.AsOf, Vector: q.Vector, Space: q.Space})
+	res, err := r.Search(ctx, Query{Text: q.Topic, Limit: q.Limit, AsOf: q.AsOf, Vector: q.Vector, Space: q.Space, KnowledgeOnly: true})
 	if err != nil {
 		return ans, err
 	}

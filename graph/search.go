@@ -63,6 +63,9 @@ type Query struct {
 	// nil means the semantic arm does not run.
 	Vector []float32
 	Space  Space
+	// KnowledgeOnly skips the event log: no episodes, for callers that read
+	// only Results (the prompt hook, context, forget candidates).
+	KnowledgeOnly bool
 }
 
 // PendingHit is a captured fact not yet integrated: keyword-matched only,
@@ -166,7 +169,7 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		ans.Block = Block(ans.Results)
 		ans.Digest = Digest(ans.Block)
 	}
-	if n := episodesWanted(len(ans.Results), q); n > 0 && match != "" {
+	if n := episodesWanted(len(ans.Results), q); n > 0 && match != "" && !q.KnowledgeOnly {
 		if ans.Episodes, err = searchEpisodes(ctx, db, match, sc, n, citedEvents(ans.Results)); err != nil {
 			return ans, err
 		}

@@ -248,6 +248,9 @@ func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
 	if full := search(t, db, graph.Query{Text: "default port", Limit: 1}); len(full.Results) != 1 || len(full.Episodes) != 0 {
 		t.Errorf("an answer with as many facts as asked for carries %d episodes", len(full.Episodes))
 	}
+	if only := search(t, db, graph.Query{Text: "lunch", KnowledgeOnly: true}); len(only.Episodes) != 0 {
+		t.Errorf("a knowledge-only search read the event log: %d episodes", len(only.Episodes))
+	}
 	if budgeted := search(t, db, graph.Query{Text: "default port", Budget: 500}); len(budgeted.Episodes) != 0 {
 		t.Errorf("a budgeted answer with facts carries %d episodes", len(budgeted.Episodes))
 	}

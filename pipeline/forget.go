@@ -401,7 +401,7 @@ type Candidate struct {
 // ForgetCandidates lists the active facts a query finds, for a person to
 // choose from before forgetting by id.
 func (p *Pipeline) ForgetCandidates(ctx context.Context, query string, limit int) ([]Candidate, error) {
-	ans, err := p.Reader.Search(ctx, graph.Query{Text: query, Limit: limit})
+	ans, err := p.Reader.Search(ctx, graph.Query{Text: query, Limit: limit, KnowledgeOnly: true})
 	if err != nil {
 		return nil, fmt.Errorf("find facts matching %q: %w", query, err)
 	}

@@ -39,7 +39,7 @@ func Prompt(ctx context.Context, r *graph.Reader, prompt string, budget int) (st
 	if len(a.Terms) == 0 || graph.IsStopword(a.Terms[0]) {
 		return "", nil // no content word (Analyze keeps stopwords only when nothing else is left)
 	}
-	ans, err := r.Search(ctx, graph.Query{Text: prompt, Limit: PromptCandidates})
+	ans, err := r.Search(ctx, graph.Query{Text: prompt, Limit: PromptCandidates, KnowledgeOnly: true})
 	if err != nil {
 		return "", fmt.Errorf("search for the prompt: %w", err)
 	}
