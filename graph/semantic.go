@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 
@@ -43,7 +44,7 @@ func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope
 	var all []scored
 	checked := false // whether all holds only facts in scope
 	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
-		all, err = scoreCandidates(ctx, db, index.candidatesStmt(), space, vec, cs.nearest(vec, n))
+		all, err = scoreCodeRows(ctx, db, index.candidatesStmt(), space, vec, cs, cs.nearestRows(vec, n))
 	} else {
 		all, err = scoreInScope(ctx, db, sc, space, vec)
 		checked = true
@@ -100,6 +101,46 @@ func scoreInScope(ctx context.Context, db *store.DB, sc scope, space Space, vec 
 	return scoreRows(rows, vec)
 }
 
+// scoreCodeRows scores the vectors of the code set's rows, whatever their
+// scope: those the space's vector file holds straight from its mapping,
+// the rest (added since it was written, or all when there is none) read
+// from the table by scoreCandidates. Both score the same stored bytes the
+// same way.
+func scoreCodeRows(ctx context.Context, db *store.DB, stmt *sql.Stmt, space Space, vec []float32, cs codeSet, rows []int) ([]scored, error) {
+	qn := queryNorm(vec)
+	out := make([]scored, 0, len(rows))
+	var rest []int64
+	// Four rows are scored at once: each cosine adds up in its own order,
+	// as cosineBytes does, and the processor overlaps the four.
+	var four [4][]byte
+	var ids [4]int64
+	k := 0
+	for _, r := range rows {
+		b := cs.vecs.row(r)
+		if b == nil {
+			rest = append(rest, cs.IDs[r])
+			continue
+		}
+		four[k], ids[k] = b, cs.IDs[r]
+		if k++; k == 4 {
+			c := cosineBytes4(vec, qn, &four)
+			for j := range four {
+				out = append(out, scored{ids[j], c[j]})
+			}
+			k = 0
+		}
+	}
+	for j := range k {
+		out = append(out, scored{ids[j], cosineBytes(vec, qn, four[j])})
+	}
+	runtime.KeepAlive(cs.vecs) // the mapping stays until its rows are read
+	if len(rest) == 0 {
+		return out, nil
+	}
+	more, err := scoreCandidates(ctx, db, stmt, space, vec, rest)
+	return append(out, more...), err
+}
+
 // scoreCandidates scores the vectors of the candidate facts, whatever
 // their scope: keepInScope checks the scope of the few that rank. It reads
 // them through stmt (the index's prepared read; prepared here when nil) in
@@ -146,11 +187,7 @@ type rowScanner interface {
 // length is damaged and skipped, never compared.
 func scoreRows(rows rowScanner, vec []float32) ([]scored, error) {
 	defer rows.Close()
-	var qn float64
-	for _, x := range vec {
-		qn += float64(x) * float64(x)
-	}
-	qn = math.Sqrt(qn)
+	qn := queryNorm(vec)
 	var out []scored
 	var blob sql.RawBytes // valid until the next row: scored, never kept
 	for rows.Next() {
@@ -166,6 +203,46 @@ func scoreRows(rows rowScanner, vec []float32) ([]scored, error) {
 	return out, rows.Err()
 }
 
+// cosineBytes4 is cosineBytes of q with each of four stored vectors, each
+// summed in the same order and so to the same bits; the four sums are
+// independent, so they proceed side by side where one waits on each add.
+func cosineBytes4(q []float32, qn float64, b *[4][]byte) [4]float64 {
+	n := 4 * len(q)
+	b0, b1, b2, b3 := b[0][:n], b[1][:n], b[2][:n], b[3][:n]
+	var d0, d1, d2, d3, n0, n1, n2, n3 float64
+	for i, x := range q {
+		xf := float64(x)
+		y0 := float64(math.Float32frombits(binary.LittleEndian.Uint32(b0[4*i:])))
+		y1 := float64(math.Float32frombits(binary.LittleEndian.Uint32(b1[4*i:])))
+		y2 := float64(math.Float32frombits(binary.LittleEndian.Uint32(b2[4*i:])))
+		y3 := float64(math.Float32frombits(binary.LittleEndian.Uint32(b3[4*i:])))
+		d0 += float64(xf * y0)
+		n0 += float64(y0 * y0)
+		d1 += float64(xf * y1)
+		n1 += float64(y1 * y1)
+		d2 += float64(xf * y2)
+		n2 += float64(y2 * y2)
+		d3 += float64(xf * y3)
+		n3 += float64(y3 * y3)
+	}
+	out := [4]float64{}
+	for j, dn := range [4][2]float64{{d0, n0}, {d1, n1}, {d2, n2}, {d3, n3}} {
+		if qn != 0 && dn[1] != 0 {
+			out[j] = dn[0] / (qn * math.Sqrt(dn[1]))
+		}
+	}
+	return out
+}
+
+// queryNorm is the Euclidean norm of q, as Cosine computes it.
+func queryNorm(q []float32) float64 {
+	var qn float64
+	for _, x := range q {
+		qn += float64(x) * float64(x)
+	}
+	return math.Sqrt(qn)
+}
+
 // cosineBytes is Cosine of q (whose norm is qn) with the vector EncodeVector
 // wrote as b, computed in the same float64 arithmetic without decoding b.
 func cosineBytes(q []float32, qn float64, b []byte) float64 {
@@ -173,8 +250,10 @@ func cosineBytes(q []float32, qn float64, b []byte) float64 {
 	b = b[:4*len(q)]
 	for i, x := range q {
 		y := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:])))
-		dot += float64(x) * y
-		nb += y * y
+		// Each product is rounded before it is added (the conversion
+		// forbids a fused multiply-add), so cosineBytes4 gets these bits.
+		dot += float64(float64(x) * y)
+		nb += float64(y * y)
 	}
 	if qn == 0 || nb == 0 {
 		return 0

@@ -53,6 +53,9 @@ type codeSet struct {
 	// -1 means not counted yet. Once zero it stays zero: every vector is
 	// stored with its code.
 	missing int64
+	// vecs is the space's vector file, mapped, when it fits the codes:
+	// its rows are the vectors of the first ids (see vectorRows).
+	vecs *vectorRows
 }
 
 // prepare makes the index's statements on first use; x.mu is held.
@@ -140,6 +143,11 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 		}
 		cs.missing = max(vectors-int64(len(cs.IDs)), 0)
 	}
+	if fresh {
+		// integrate appends to the vector file as it adds codes: the
+		// rows read since may be in it by now.
+		cs.vecs = openVectorRows(db.Dir, sp, cs.Removed, cs.IDs)
+	}
 	return *cs, nil
 }
 
@@ -224,6 +232,17 @@ func (cs codeSet) nearest(q []float32, n int) []int64 {
 	if len(cs.IDs) <= n {
 		return cs.IDs
 	}
+	rows := cs.nearestRows(q, n)
+	out := make([]int64, len(rows))
+	for i, r := range rows {
+		out[i] = cs.IDs[r]
+	}
+	return out
+}
+
+// nearestRows is nearest as rows of the set, which holds more than n
+// codes.
+func (cs codeSet) nearestRows(q []float32, n int) []int {
 	qc := SignCode(q)
 	qw := make([]uint64, cs.Words)
 	for i, b := range qc {
@@ -250,9 +269,9 @@ func (cs codeSet) nearest(q []float32, n int) []int64 {
 		}
 	}
 	slices.Sort(h)
-	out := make([]int64, len(h))
+	out := make([]int, len(h))
 	for i, k := range h {
-		out[i] = cs.IDs[uint32(k)]
+		out[i] = int(uint32(k))
 	}
 	return out
 }

@@ -31,13 +31,25 @@ func StoreCode(ctx context.Context, ex store.Execer, factID int64, sp graph.Spac
 // WriteCodeFile brings space sp's code file (see graph.CodeFile) up to
 // date when the table holds graph.CodeFileTail or more codes the file
 // lacks, or the file no longer matches the table, so a new process reads
-// the codes in one sequential read. It reports whether it wrote. The file
-// is a cache: a reader without one reads the table.
+// the codes in one sequential read. It reports whether it wrote the code
+// file. It then brings the space's vector file up to date (see
+// writeVectorFile). Both files are caches: a reader without them reads the
+// table.
 func WriteCodeFile(ctx context.Context, db *store.DB, sp graph.Space) (bool, error) {
 	f, fromTable, err := graph.LoadCodes(ctx, db, sp)
 	if err != nil {
 		return false, fmt.Errorf("write code file of %s: %w", sp, err)
 	}
+	wrote, err := writeCodeFile(ctx, db, sp, f, fromTable)
+	if err != nil {
+		return wrote, err
+	}
+	return wrote, writeVectorFile(ctx, db, sp, f)
+}
+
+// writeCodeFile writes the codes f (fromTable of them read from the
+// table) as sp's code file when the tail is long enough.
+func writeCodeFile(ctx context.Context, db *store.DB, sp graph.Space, f graph.CodeFile, fromTable int) (bool, error) {
 	path := graph.CodeFilePath(db.Dir, sp)
 	if fromTable < graph.CodeFileTail {
 		if fromTable == len(f.IDs) {
@@ -78,15 +90,19 @@ func WriteCodeFile(ctx context.Context, db *store.DB, sp graph.Space) (bool, err
 	return true, nil
 }
 
-// RemoveCodeFiles deletes every code file in data directory dir. Forget
-// calls it: the files cache sign codes of the facts it deletes, and the
-// next embedding step writes them again.
+// RemoveCodeFiles deletes every code file and vector file in data
+// directory dir. Forget calls it: the files cache sign codes and vectors of
+// the facts it deletes, and the next embedding step writes them again.
 func RemoveCodeFiles(dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, graph.CodeFilePattern))
+	codes, err := filepath.Glob(filepath.Join(dir, graph.CodeFilePattern))
 	if err != nil {
 		return fmt.Errorf("remove code files: %w", err)
 	}
-	for _, f := range files {
+	vectors, err := filepath.Glob(filepath.Join(dir, graph.VectorFilePattern))
+	if err != nil {
+		return fmt.Errorf("remove code files: %w", err)
+	}
+	for _, f := range append(codes, vectors...) {
 		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove code files: %w", err)
 		}

@@ -15,8 +15,8 @@ import (
 // TestEmbeddingWritesTheCodeFile: the embedding step that stores
 // graph.CodeFileTail or more codes writes the space's code file, holding
 // every code; a step that adds only a few leaves the file as it is (a new
-// reader reads those few from the table); after forget's RemoveCodeFiles
-// there is none.
+// reader reads those few from the table); the vector file gets a row per
+// code at every step; after forget's RemoveCodeFiles there is neither.
 func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 	ctx := context.Background()
 	db := openStore(t)
@@ -65,10 +65,23 @@ func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 	if err != nil || len(got.IDs) != graph.CodeFileTail+3 || fromTable != 3 {
 		t.Fatalf("LoadCodes: %d codes, %d from the table (%v); want %d and 3", len(got.IDs), fromTable, err, graph.CodeFileTail+3)
 	}
+	// The vector file follows every step: a row per code.
+	vf, err := os.Open(graph.VectorFilePath(db.Dir, sp))
+	if err != nil {
+		t.Fatalf("vector file after %d codes: %v", graph.CodeFileTail+3, err)
+	}
+	h, ok := graph.ReadVectorFileHeader(vf)
+	vf.Close()
+	if !ok || h.Rows != int64(graph.CodeFileTail+3) || !h.FitsCodes(sp, got.Removed, got.IDs) {
+		t.Fatalf("vector file header %+v (readable %v), want %d rows fitting the codes", h, ok, graph.CodeFileTail+3)
+	}
 	if err := integrate.RemoveCodeFiles(db.Dir); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Fatalf("code file after RemoveCodeFiles: %v", err)
+	}
+	if _, err := os.Stat(graph.VectorFilePath(db.Dir, sp)); !os.IsNotExist(err) {
+		t.Fatalf("vector file after RemoveCodeFiles: %v (it holds the vectors of forgotten facts)", err)
 	}
 }

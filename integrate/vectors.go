@@ -33,6 +33,15 @@ func StoreVector(ctx context.Context, ex store.Execer, factID int64, sp graph.Sp
 	if err != nil {
 		return fmt.Errorf("store vector of fact %d: %w", factID, err)
 	}
+	// A vector stored again with other numbers (two embedders racing on
+	// one fact) may keep its sign code, and so the code's row; the vector
+	// file caches the old numbers, so the removal counter moves as for a
+	// changed code and the file is written again.
+	if _, err := ex.ExecContext(ctx, `UPDATE vector_code_changes SET removed = removed + 1 WHERE id = 1 AND EXISTS (
+		SELECT 1 FROM embeddings WHERE fact_id = ? AND provider = ? AND model = ? AND dim = ? AND vector != ?)`,
+		factID, sp.Provider, sp.Model, sp.Dim, blob); err != nil {
+		return fmt.Errorf("store vector of fact %d: %w", factID, err)
+	}
 	if _, err := ex.ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at)
 		SELECT ?,?,?,?,?,? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?)
 		ON CONFLICT(fact_id, provider, model, dim) DO UPDATE SET vector = excluded.vector, created_at = excluded.created_at`,
