@@ -70,6 +70,10 @@ func mapCodex(path string, line []byte) (Mapped, error) {
 		return Mapped{}, fmt.Errorf("%w: %w", ErrMalformed, err)
 	}
 	m := &mapper{kind: Codex, path: path, rec: &record{SessionID: codexSession(path), Timestamp: l.Timestamp}}
+	if len(bytes.TrimSpace(l.Payload)) == 0 && (l.Timestamp == "" || l.Type == "") {
+		m.codexLegacy(line)
+		return m.out, nil
+	}
 	var p codexPayload
 	if len(bytes.TrimSpace(l.Payload)) > 0 && json.Unmarshal(l.Payload, &p) != nil {
 		m.skip("unknown_payload:" + l.Type)
@@ -134,6 +138,87 @@ func (m *mapper) codexItem(p codexPayload) {
 		// thinking blocks), ghost_snapshot (an undo commit), …
 		m.skip("response_item/" + p.Type)
 	}
+}
+
+// codexLegacy maps a line of the rollout format Codex wrote until about
+// mid-2025 (0.1x–0.2x): no envelope and no per-line time; a bare header
+// line {"id","timestamp","instructions","git"}, {"record_type":"state"}
+// lines, and bare response items. With no event_msg/user_message, a
+// user-role message item is the typed prompt, except the context Codex
+// injects: <environment_context> (which names the working directory —
+// the only place this format records it) and the user's instructions.
+func (m *mapper) codexLegacy(line []byte) {
+	var p codexPayload
+	if err := json.Unmarshal(line, &p); err != nil {
+		m.skip("unknown_payload:legacy")
+		return
+	}
+	var bare struct {
+		RecordType   string          `json:"record_type"`
+		Instructions json.RawMessage `json:"instructions"`
+		Git          json.RawMessage `json:"git"`
+	}
+	_ = json.Unmarshal(line, &bare)
+	switch {
+	case bare.RecordType != "":
+		m.skip("legacy/record_type:" + bare.RecordType)
+	case p.Type == "" && p.ID != "" && (bare.Instructions != nil || bare.Git != nil):
+		m.skip("legacy/header")
+	case p.Type == "message" && p.Role == "user":
+		text := codexContentText(p.Content)
+		if cwd := environmentCwd(text); cwd != "" {
+			m.out.Cwd = cwd
+		}
+		if codexInjected(text) {
+			m.skip("legacy/message:user:injected")
+			return
+		}
+		m.codexText("user", text, map[string]any{})
+	case p.Type == "":
+		m.skip("unknown:(no type)")
+	default:
+		m.codexItem(p)
+	}
+}
+
+// codexInjected reports text Codex puts in a user turn itself: the
+// environment context, the user's standing instructions and AGENTS.md.
+func codexInjected(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, prefix := range []string{"<environment_context>", "<user_instructions>", "# AGENTS.md instructions"} {
+		if strings.HasPrefix(t, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// environmentCwd is the working directory an <environment_context> block
+// names ("Current working directory: /path", or a <cwd> element in later
+// builds), "" when text holds none.
+func environmentCwd(text string) string {
+	i := strings.Index(text, "<environment_context>")
+	if i < 0 {
+		return ""
+	}
+	block := text[i:]
+	if j := strings.Index(block, "</environment_context>"); j >= 0 {
+		block = block[:j]
+	}
+	if k := strings.Index(block, "Current working directory:"); k >= 0 {
+		rest := block[k+len("Current working directory:"):]
+		if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+			rest = rest[:nl]
+		}
+		return strings.TrimSpace(rest)
+	}
+	if k := strings.Index(block, "<cwd>"); k >= 0 {
+		rest := block[k+len("<cwd>"):]
+		if e := strings.Index(rest, "</cwd>"); e >= 0 {
+			return strings.TrimSpace(rest[:e])
+		}
+	}
+	return ""
 }
 
 func (m *mapper) codexEvent(p codexPayload) {
@@ -280,10 +365,14 @@ func (c *codexCounter) next(line []byte) string {
 			c.session = meta.ID
 		}
 	}
+	body := bytes.TrimSpace(l.Payload)
+	if len(body) == 0 {
+		body = bytes.TrimSpace(line) // a legacy line: the item itself, unwrapped
+	}
 	h := sha256.New()
 	h.Write([]byte(l.Type))
 	h.Write([]byte{0})
-	h.Write(bytes.TrimSpace(l.Payload))
+	h.Write(body)
 	var digest [32]byte
 	h.Sum(digest[:0])
 	k := sha256.Sum256(append([]byte(c.session+"\x00"), digest[:]...))

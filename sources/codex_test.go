@@ -189,3 +189,53 @@ func TestCodexResumedSessionStoredOnce(t *testing.T) {
 		})
 	}
 }
+
+// TestCodexLegacyRollout: a rollout in the format Codex wrote until about
+// mid-2025 (no envelope; the cwd only in the environment context; see
+// testdata/codex-legacy/README.md) is selected by that cwd and copied: the
+// typed prompt, the tool call and its output, the answer — and not the
+// header, state lines, injected context or reasoning, which are counted.
+func TestCodexLegacyRollout(t *testing.T) {
+	db := openDB(t)
+	home := t.TempDir()
+	const name = "rollout-2025-05-20T10-11-12-5f2c9a1e-3b7d-4c8e-9a0f-1d2e3f4a5b6c.jsonl"
+	data, err := os.ReadFile(filepath.Join("testdata", "codex-legacy", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(home, "sessions", "2025", "05", "20", name)
+	writeFile(t, path, data)
+	other, _ := newCopier(t, openDB(t), config.Source{Kind: Codex, Home: home, Cwd: "/home/dev/payroll"})
+	if files, err := other.Files(context.Background()); err != nil || len(files) != 0 {
+		t.Fatalf("another project's source selected %v (%v)", files, err)
+	}
+	c, _ := newCopier(t, db, config.Source{Kind: Codex, Home: home, Cwd: "/home/dev/inventory"})
+	if rep := copyAll(t, c); rep.Events != 4 || rep.Lines != 11 {
+		t.Fatalf("copied %d events from %d lines; want 4 from 11", rep.Events, rep.Lines)
+	}
+	want := []string{
+		"The inventory service must keep using Postgres 15; add a health check endpoint.",
+		`{"id":"call_1","input":{"command":["bash","-lc","ls"]},"name":"shell"}`,
+		`{"output":"cmd\ninternal\ngo.mod\n","metadata":{"exit_code":0,"duration_seconds":0.1}}`,
+		"Added GET /healthz in internal/http/health.go; it pings Postgres.",
+	}
+	if got := contents(t, db, path); strings.Join(got, "\n---\n") != strings.Join(want, "\n---\n") {
+		t.Errorf("stored:\n%s\nwant:\n%s", strings.Join(got, "\n---\n"), strings.Join(want, "\n---\n"))
+	}
+	var id, project string
+	if err := db.QueryRow(`SELECT id, project FROM sessions`).Scan(&id, &project); err != nil {
+		t.Fatal(err)
+	}
+	if id != "5f2c9a1e-3b7d-4c8e-9a0f-1d2e3f4a5b6c" || project != "/home/dev/inventory" {
+		t.Errorf("session %q project %q; want the rollout's id and the environment context's cwd", id, project)
+	}
+	skipped := skippedCounts(t, db, Codex)
+	for k, n := range map[string]int64{"legacy/header": 1, "legacy/record_type:state": 3, "legacy/message:user:injected": 2, "response_item/reasoning": 1} {
+		if skipped[k] != n {
+			t.Errorf("skipped %s = %d, want %d (all: %v)", k, skipped[k], n, skipped)
+		}
+	}
+	if rep := copyAll(t, c); rep.Events != 0 {
+		t.Errorf("a second copy stored %d more events", rep.Events)
+	}
+}

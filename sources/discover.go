@@ -242,7 +242,8 @@ func (s *selector) cwdOf(path string) string {
 }
 
 // firstCwd scans the first lines of a transcript for a cwd field: at the
-// top level (Claude Code) or in the payload (Codex's session_meta).
+// top level (Claude Code) or in the payload (Codex's session_meta), or in
+// the environment context of a legacy Codex rollout's first user item.
 func firstCwd(path string) string {
 	f, _, err := regfile.Open(path)
 	if err != nil {
@@ -258,12 +259,20 @@ func firstCwd(path string) string {
 				Payload struct {
 					Cwd string `json:"cwd"`
 				} `json:"payload"`
+				Type    string          `json:"type"`
+				Role    string          `json:"role"`
+				Content json.RawMessage `json:"content"`
 			}
 			if json.Unmarshal(line, &rec) == nil && rec.Cwd != "" {
 				return rec.Cwd
 			}
 			if rec.Payload.Cwd != "" {
 				return rec.Payload.Cwd
+			}
+			if rec.Type == "message" && rec.Role == "user" {
+				if cwd := environmentCwd(codexContentText(rec.Content)); cwd != "" {
+					return cwd
+				}
 			}
 		}
 		if err != nil {
