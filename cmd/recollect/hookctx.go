@@ -62,9 +62,8 @@ func runContextHook(c *cli.Context, env Env, event string) {
 		fmt.Fprintln(env.Stderr, "recollect: "+event+" hook: "+oneLine(err.Error()))
 		// A store withheld until the user approves it: at the start of a
 		// session the user is told, once, where the agent cannot look.
-		var uc *config.UntrustedError
-		var us *config.UntrustedStoreError
-		if event == hookctx.EventSessionStart && (errors.As(err, &uc) || errors.As(err, &us)) {
+		var untrusted *config.UntrustedError
+		if event == hookctx.EventSessionStart && errors.As(err, &untrusted) {
 			env.Stdout.Write(hookctx.Notice("recollect: memory withheld: " + oneLine(err.Error())))
 		}
 		return

@@ -52,33 +52,28 @@ type Approval struct {
 const KindStore = "store"
 
 // UntrustedError refuses a project config the user has not approved, or
-// one that changed since.
+// one that changed since; with Store, a project's database the user has
+// not approved (no command of theirs created it), or one replaced since.
 type UntrustedError struct {
 	Path    string
 	Changed bool
+	Store   bool
 }
 
 func (e *UntrustedError) Error() string {
-	what := "is a project's config you have not approved"
-	if e.Changed {
+	what, why := "is a project's config you have not approved", "a project config can read your transcripts and send them to a model host"
+	switch {
+	case e.Store && e.Changed:
+		what = "was replaced since you approved it"
+	case e.Store:
+		what = "is a project's memory you have not approved"
+	case e.Changed:
 		what = "changed since you approved it"
 	}
-	return fmt.Sprintf("%s %s (a project config can read your transcripts and send them to a model host); review and approve it with: recollect trust", e.Path, what)
-}
-
-// UntrustedStoreError refuses a project's database the user has not
-// approved (no command of theirs created it), or one replaced since.
-type UntrustedStoreError struct {
-	Path     string
-	Replaced bool
-}
-
-func (e *UntrustedStoreError) Error() string {
-	what := "is a project's memory you have not approved"
-	if e.Replaced {
-		what = "was replaced since you approved it"
+	if e.Store {
+		why = "a repository can bring one: its notes would reach your agent's context and your agent's notes would be written into it"
 	}
-	return fmt.Sprintf("%s %s (a repository can bring one: its notes would reach your agent's context and your agent's notes would be written into it); review and approve it with: recollect trust", e.Path, what)
+	return fmt.Sprintf("%s %s (%s); review and approve it with: recollect trust", e.Path, what, why)
 }
 
 // ApprovalsPath is where approvals are kept: $XDG_CONFIG_HOME/recollect,
@@ -309,13 +304,13 @@ func checkStore(dir string, approvals []Approval, configApproved bool) error {
 			if a.FileID == "" || a.FileID == fileID(fi) {
 				return nil
 			}
-			return &UntrustedStoreError{Path: db, Replaced: true}
+			return &UntrustedError{Path: db, Changed: true, Store: true}
 		}
 	}
 	if configApproved {
 		return nil
 	}
-	return &UntrustedStoreError{Path: db}
+	return &UntrustedError{Path: db, Store: true}
 }
 
 // fileID is fi's device and inode as an approval records them; "" where

@@ -166,9 +166,9 @@ func TestCheckProjectStore(t *testing.T) {
 	}
 	refused := func(t *testing.T, dir string, replaced bool) {
 		t.Helper()
-		var us *UntrustedStoreError
+		var us *UntrustedError
 		err := CheckProject(dir, getenv)
-		if !errors.As(err, &us) || us.Replaced != replaced {
+		if !errors.As(err, &us) || !us.Store || us.Changed != replaced {
 			t.Fatalf("CheckProject = %v; want a store refusal (replaced %v)", err, replaced)
 		}
 		want := filepath.Join(dir, "memory.db") + " is a project's memory you have not approved"
