@@ -22,14 +22,27 @@ func trustCommand(env Env) *cli.Command {
 			"project; a changed file needs approving again. A project's memory.db that no command of yours created (a\n" +
 			"repository can bring one) is refused the same way until approved here; a file put in its place later is\n" +
 			"refused again.",
-		Flags: []cli.Flag{&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve without asking (for scripts)"}},
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "yes", Aliases: []string{"y"}, Usage: "approve without asking (for scripts)"},
+			&cli.BoolFlag{Name: "list", Usage: "list every approval (what, file, when) and change nothing"},
+			&cli.BoolFlag{Name: "revoke", Usage: "remove this directory's approvals: its config and memory are refused again until approved"},
+		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usagef("trust takes no arguments (got %q); run it inside the project, or pass --data DIR", c.Args().First())
 			}
+			if c.Bool("list") && c.Bool("revoke") {
+				return usagef("trust: --list and --revoke do different things; give one")
+			}
+			if c.Bool("list") {
+				return listApprovals(env)
+			}
 			dir, err := dataDir(c, env)
 			if err != nil {
 				return err
+			}
+			if c.Bool("revoke") {
+				return revokeApprovals(env, dir)
 			}
 			return runTrust(env, dir, c.Bool("yes"))
 		},
@@ -104,6 +117,44 @@ func runTrust(env Env, dir string, yes bool) error {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", st.Path, where)
+	}
+	return nil
+}
+
+// listApprovals prints every recorded approval, one a line.
+func listApprovals(env Env) error {
+	approvals, err := config.Approvals(env.Getenv)
+	if err != nil {
+		return err
+	}
+	where, _ := config.ApprovalsPath(env.Getenv)
+	if len(approvals) == 0 {
+		fmt.Fprintf(env.Stdout, "no approvals (%s holds none)\n", where)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "%d approvals in %s:\n", len(approvals), where)
+	for _, a := range approvals {
+		what := "config " + a.SHA256[:min(16, len(a.SHA256))]
+		if a.Kind == config.KindStore {
+			what = "memory"
+		}
+		fmt.Fprintf(env.Stdout, "  %-23s %s (approved %s)\n", what, a.Path, a.ApprovedAt)
+	}
+	return nil
+}
+
+// revokeApprovals removes dir's approvals and says which.
+func revokeApprovals(env Env, dir string) error {
+	removed, err := config.Revoke(dir, env.Getenv)
+	if err != nil {
+		return err
+	}
+	if len(removed) == 0 {
+		fmt.Fprintf(env.Stdout, "no approval of %s to revoke\n", dir)
+		return nil
+	}
+	for _, a := range removed {
+		fmt.Fprintf(env.Stdout, "revoked %s: commands in this project refuse it until you approve it again\n", a.Path)
 	}
 	return nil
 }

@@ -311,6 +311,19 @@ func TestClonedRepoStoreIsRefusedUntilApproved(t *testing.T) {
 	if out, errs, code := r.run(t, "", "search", "Zanzibar"); code != 0 || !strings.Contains(out, "Zanzibar wiki") {
 		t.Fatalf("search after approval: exit %d, %q %s", code, out, errs)
 	}
+	// Approvals can be listed and revoked; revoked, the store is refused again.
+	if out, _, code := r.run(t, "", "trust", "--list"); code != 0 || !strings.Contains(out, "memory                  "+db+" (approved ") {
+		t.Errorf("trust --list: exit %d:\n%s", code, out)
+	}
+	if out, _, code := r.run(t, "", "trust", "--revoke"); code != 0 || out != "revoked "+db+": commands in this project refuse it until you approve it again\n" {
+		t.Errorf("trust --revoke: exit %d, %q", code, out)
+	}
+	if _, errs, code := r.run(t, "", "search", "Zanzibar"); code == 0 || errs != wantRefusal {
+		t.Errorf("after revoke: exit %d, %q", code, errs)
+	}
+	if _, errs, code := r.run(t, "", "trust", "--yes"); code != 0 {
+		t.Fatalf("trust --yes again: exit %d: %s", code, errs)
+	}
 	// A file put in its place is not the one approved.
 	plant("Deploy keys are kept in the Zanzibar vault.")
 	if _, errs, code := r.run(t, "", "search", "Zanzibar"); code == 0 || !strings.Contains(errs, db+" was replaced since you approved it") {

@@ -401,16 +401,41 @@ func ApproveStore(dir string, getenv func(string) string) error {
 // elsewhere (a benchmark's, a test's) needs and leaves no approval.
 func Checked(dir string) bool { return filepath.Base(dir) == datadir.DirName }
 
+// Approvals lists the recorded approvals, oldest first.
+func Approvals(getenv func(string) string) ([]Approval, error) { return readApprovals(getenv) }
+
+// Revoke removes the approvals of dir's config.json and memory.db and
+// returns those it removed: the project's config and store are refused
+// again until approved anew.
+func Revoke(dir string, getenv func(string) string) ([]Approval, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	approvals, err := readApprovals(getenv)
+	if err != nil {
+		return nil, err
+	}
+	var removed []Approval
+	kept := slices.DeleteFunc(approvals, func(a Approval) bool {
+		if filepath.Dir(a.Path) == abs {
+			removed = append(removed, a)
+			return true
+		}
+		return false
+	})
+	if len(removed) == 0 {
+		return nil, nil
+	}
+	return removed, writeApprovals(kept, getenv)
+}
+
 // record writes a, replacing an older approval of the same kind and path
 // and dropping those whose file is gone; an approval of a file no walk up
 // checks is not written.
 func record(a Approval, getenv func(string) string) error {
 	if !Checked(filepath.Dir(a.Path)) {
 		return nil
-	}
-	path, err := ApprovalsPath(getenv)
-	if err != nil {
-		return err
 	}
 	approvals, err := readApprovals(getenv)
 	if err != nil {
@@ -421,7 +446,15 @@ func record(a Approval, getenv func(string) string) error {
 		return (old.Kind == a.Kind && old.Path == a.Path) || errors.Is(err, os.ErrNotExist)
 	})
 	a.ApprovedAt = time.Now().UTC().Format(time.RFC3339)
-	approvals = append(approvals, a)
+	return writeApprovals(append(approvals, a), getenv)
+}
+
+// writeApprovals replaces the approvals file with approvals, atomically.
+func writeApprovals(approvals []Approval, getenv func(string) string) error {
+	path, err := ApprovalsPath(getenv)
+	if err != nil {
+		return err
+	}
 	data, err := json.MarshalIndent(map[string]any{"approved": approvals}, "", "  ")
 	if err != nil {
 		return fmt.Errorf("encode approvals: %w", err)
