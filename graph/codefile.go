@@ -24,7 +24,7 @@ import (
 // row still holds the file's last code; rows added since are read from
 // the table as usual. graph only reads code files; integrate, which
 // writes the codes, writes them (atomically, by rename) after a step that
-// left CodeFileTail or more codes outside the file, and removes them.
+// left enough codes outside the file (see CodeFileDue), and removes them.
 
 const codeFileMagic = "RCVCODE2"
 
@@ -33,9 +33,20 @@ const codeFileMagic = "RCVCODE2"
 const codeFileHeader = len(codeFileMagic) + 6*8
 
 // CodeFileTail is how many codes the table must hold beyond a space's
-// code file before integrate rewrites it: small tails are cheap to read
-// each time.
+// code file before integrate rewrites it, however large the space: small
+// tails are cheap to read each time.
 const CodeFileTail = 1024
+
+// CodeFileDue reports whether a space of codes codes, fromTable of them
+// read from the table, deserves its code file written again: when the
+// tail is CodeFileTail or more, or an eighth of the codes or more. A
+// small space (a thousand codes) would otherwise have no file at all and
+// each new process read every code by row, the cost of its first search;
+// rewriting only after an eighth more keeps the writes at about eight
+// codes per code added.
+func CodeFileDue(fromTable, codes int) bool {
+	return fromTable > 0 && (fromTable >= CodeFileTail || 8*fromTable >= codes)
+}
 
 // CodeFilePattern matches every code file's name in a data directory.
 const CodeFilePattern = "vector-codes-*.bin"

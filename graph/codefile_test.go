@@ -138,3 +138,21 @@ func TestCodeFileCountsVectorsWithoutCodes(t *testing.T) {
 		t.Fatalf("code file after the backfill: ok %v, %d codes, %d missing; want 1301 codes and none missing", ok, len(f.IDs), f.Missing)
 	}
 }
+
+// TestCodeFileDue: the code file is written again once the codes outside
+// it reach CodeFileTail or an eighth of the space, never for none.
+func TestCodeFileDue(t *testing.T) {
+	for _, c := range []struct {
+		fromTable, codes int
+		due              bool
+	}{
+		{0, 0, false}, {0, 5000, false},
+		{10, 10, true}, {1000, 1000, true},
+		{124, 1000, false}, {125, 1000, true},
+		{1023, 100_000, false}, {graph.CodeFileTail, 100_000, true},
+	} {
+		if got := graph.CodeFileDue(c.fromTable, c.codes); got != c.due {
+			t.Errorf("CodeFileDue(%d, %d) = %v, want %v", c.fromTable, c.codes, got, c.due)
+		}
+	}
+}

@@ -154,7 +154,7 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 // LoadCodes reads space sp's sign codes as a new Reader does: from the
 // space's code file while it still matches the table, then the rows added
 // since from the table. fromTable counts the codes read from the table;
-// integrate rewrites the file when that is CodeFileTail or more.
+// integrate rewrites the file when CodeFileDue says so.
 func LoadCodes(ctx context.Context, db *store.DB, sp Space) (f CodeFile, fromTable int, err error) {
 	var maxRowid sql.NullInt64
 	cs := &codeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64}}

@@ -29,8 +29,8 @@ func StoreCode(ctx context.Context, ex store.Execer, factID int64, sp graph.Spac
 }
 
 // WriteCodeFile brings space sp's code file (see graph.CodeFile) up to
-// date when the table holds graph.CodeFileTail or more codes the file
-// lacks, or the file no longer matches the table, so a new process reads
+// date when the table holds enough codes the file lacks
+// (graph.CodeFileDue), or the file no longer matches the table, so a new process reads
 // the codes in one sequential read. It reports whether it wrote the code
 // file. It then brings the space's vector file up to date (see
 // writeVectorFile). Both files are caches: a reader without them reads the
@@ -51,7 +51,7 @@ func WriteCodeFile(ctx context.Context, db *store.DB, sp graph.Space) (bool, err
 // table) as sp's code file when the tail is long enough.
 func writeCodeFile(ctx context.Context, db *store.DB, sp graph.Space, f graph.CodeFile, fromTable int) (bool, error) {
 	path := graph.CodeFilePath(db.Dir, sp)
-	if fromTable < graph.CodeFileTail {
+	if !graph.CodeFileDue(fromTable, len(f.IDs)) {
 		if fromTable == len(f.IDs) {
 			// Nothing came from the file: a file there is stale (it may
 			// hold codes of deleted facts), so it goes.

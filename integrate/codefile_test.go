@@ -12,11 +12,13 @@ import (
 	"github.com/recollect/recollect/store/config"
 )
 
-// TestEmbeddingWritesTheCodeFile: the embedding step that stores
-// graph.CodeFileTail or more codes writes the space's code file, holding
-// every code; a step that adds only a few leaves the file as it is (a new
-// reader reads those few from the table); the vector file gets a row per
-// code at every step; after forget's RemoveCodeFiles there is neither.
+// TestEmbeddingWritesTheCodeFile: the embedding step writes a space's
+// first codes to its code file at once, however few; a step that adds
+// less than graph.CodeFileDue asks for (an eighth of the codes, or
+// graph.CodeFileTail) leaves the file as it is (a new reader reads those
+// few from the table), one that adds more rewrites it; the vector file
+// gets a row per code at every step; after forget's RemoveCodeFiles there
+// is neither.
 func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 	ctx := context.Background()
 	db := openStore(t)
@@ -39,41 +41,33 @@ func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 	sp := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
 	path := graph.CodeFilePath(db.Dir, sp)
 
-	addFacts(graph.CodeFileTail-1, 0)
-	if rep := integrate.EmbedMissing(ctx, db, emb, 256); rep.Error != "" || rep.Embedded != graph.CodeFileTail-1 {
-		t.Fatalf("first step: %+v", rep)
+	step := func(n, from, want int) {
+		t.Helper()
+		addFacts(n, from)
+		if rep := integrate.EmbedMissing(ctx, db, emb, 256); rep.Error != "" || rep.Embedded != n {
+			t.Fatalf("a step of %d facts: %+v", n, rep)
+		}
+		if f, ok := graph.ReadCodeFile(db.Dir, sp); !ok || len(f.IDs) != want {
+			t.Fatalf("code file after %d more codes (%d in all): ok %v with %d codes, want %d", n, from+n, ok, len(f.IDs), want)
+		}
 	}
-	if _, err := os.Stat(path); !os.IsNotExist(err) {
-		t.Fatalf("a code file after %d codes (below the tail of %d): %v", graph.CodeFileTail-1, graph.CodeFileTail, err)
-	}
-	addFacts(1, graph.CodeFileTail-1)
-	if rep := integrate.EmbedMissing(ctx, db, emb, 256); rep.Error != "" || rep.Embedded != 1 {
-		t.Fatalf("second step: %+v", rep)
-	}
-	f, ok := graph.ReadCodeFile(db.Dir, sp)
-	if !ok || len(f.IDs) != graph.CodeFileTail {
-		t.Fatalf("code file after %d codes: ok %v with %d codes", graph.CodeFileTail, ok, len(f.IDs))
-	}
-	addFacts(3, graph.CodeFileTail)
-	if rep := integrate.EmbedMissing(ctx, db, emb, 256); rep.Error != "" || rep.Embedded != 3 {
-		t.Fatalf("third step: %+v", rep)
-	}
-	if again, _ := graph.ReadCodeFile(db.Dir, sp); len(again.IDs) != graph.CodeFileTail {
-		t.Fatalf("a step of 3 codes rewrote the file (%d codes): small tails are read from the table", len(again.IDs))
-	}
+	step(1000, 0, 1000)   // the first codes: written at once
+	step(100, 1000, 1000) // 100 of 1100 codes: read from the table
+	step(60, 1100, 1160)  // 160 of 1160: an eighth, the file is rewritten
+	step(3, 1160, 1160)
 	got, fromTable, err := graph.LoadCodes(ctx, db, sp)
-	if err != nil || len(got.IDs) != graph.CodeFileTail+3 || fromTable != 3 {
-		t.Fatalf("LoadCodes: %d codes, %d from the table (%v); want %d and 3", len(got.IDs), fromTable, err, graph.CodeFileTail+3)
+	if err != nil || len(got.IDs) != 1163 || fromTable != 3 {
+		t.Fatalf("LoadCodes: %d codes, %d from the table (%v); want 1163 and 3", len(got.IDs), fromTable, err)
 	}
 	// The vector file follows every step: a row per code.
 	vf, err := os.Open(graph.VectorFilePath(db.Dir, sp))
 	if err != nil {
-		t.Fatalf("vector file after %d codes: %v", graph.CodeFileTail+3, err)
+		t.Fatalf("vector file after 1163 codes: %v", err)
 	}
 	h, ok := graph.ReadVectorFileHeader(vf)
 	vf.Close()
-	if !ok || h.Rows != int64(graph.CodeFileTail+3) || !h.FitsCodes(sp, got.Removed, got.IDs) {
-		t.Fatalf("vector file header %+v (readable %v), want %d rows fitting the codes", h, ok, graph.CodeFileTail+3)
+	if !ok || h.Rows != 1163 || !h.FitsCodes(sp, got.Removed, got.IDs) {
+		t.Fatalf("vector file header %+v (readable %v), want 1163 rows fitting the codes", h, ok)
 	}
 	if err := integrate.RemoveCodeFiles(db.Dir); err != nil {
 		t.Fatal(err)
