@@ -44,7 +44,7 @@ func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope
 	var all []scored
 	checked := false // whether all holds only facts in scope
 	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
-		all, err = scoreCodeRows(ctx, db, index.candidatesStmt(), space, vec, cs, cs.nearestRows(vec, n))
+		all, err = scoreCodeRows(ctx, db, index, space, vec, cs, cs.nearestRows(vec, n))
 	} else {
 		all, err = scoreInScope(ctx, db, sc, space, vec)
 		checked = true
@@ -106,7 +106,7 @@ func scoreInScope(ctx context.Context, db *store.DB, sc scope, space Space, vec 
 // the rest (added since it was written, or all when there is none) read
 // from the table by scoreCandidates. Both score the same stored bytes the
 // same way.
-func scoreCodeRows(ctx context.Context, db *store.DB, stmt *sql.Stmt, space Space, vec []float32, cs codeSet, rows []int) ([]scored, error) {
+func scoreCodeRows(ctx context.Context, db *store.DB, index *vectorIndex, space Space, vec []float32, cs codeSet, rows []int) ([]scored, error) {
 	qn := queryNorm(vec)
 	out := make([]scored, 0, len(rows))
 	var rest []int64
@@ -136,6 +136,10 @@ func scoreCodeRows(ctx context.Context, db *store.DB, stmt *sql.Stmt, space Spac
 	runtime.KeepAlive(cs.vecs) // the mapping stays until its rows are read
 	if len(rest) == 0 {
 		return out, nil
+	}
+	stmt, err := index.candidatesStmt(ctx, db)
+	if err != nil {
+		return nil, err
 	}
 	more, err := scoreCandidates(ctx, db, stmt, space, vec, rest)
 	return append(out, more...), err

@@ -37,8 +37,8 @@ const (
 // vectorIndex holds the sign codes of every vector, per space, for one
 // Reader. It reads new codes by id as they are added and reloads a space
 // when codes were removed or rewritten; state, vectorCount and
-// candidates are its prepared statements (made on first use, closed by
-// Reader.Close).
+// candidates are its prepared statements (each made on first use, closed
+// by Reader.Close).
 type vectorIndex struct {
 	mu                             sync.Mutex
 	spaces                         map[Space]*codeSet
@@ -58,37 +58,35 @@ type codeSet struct {
 	vecs *vectorRows
 }
 
-// prepare makes the index's statements on first use; x.mu is held.
-func (x *vectorIndex) prepare(ctx context.Context, db *store.DB) error {
-	if x.state != nil {
-		return nil
+// The index's statements: the table's state (read by every search), the
+// count of a space's vectors (only while some may lack a code) and the
+// read of candidate vectors (only for candidates beyond the vector file).
+const (
+	stateQuery       = `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(id) FROM vector_codes)`
+	vectorCountQuery = `SELECT count(*) FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`
+)
+
+// stmt returns the statement *st, preparing query into it on first use:
+// a new process prepares only what its first search runs. x.mu is held.
+func (x *vectorIndex) stmt(ctx context.Context, db *store.DB, st **sql.Stmt, query string) (*sql.Stmt, error) {
+	if *st != nil {
+		return *st, nil
 	}
-	state, err := db.PrepareContext(ctx, `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(id) FROM vector_codes)`)
+	s, err := db.PrepareContext(ctx, query)
 	if err != nil {
-		return fmt.Errorf("vector index: %w", err)
+		return nil, fmt.Errorf("vector index: %w", err)
 	}
-	count, err := db.PrepareContext(ctx, `SELECT count(*) FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`)
-	if err != nil {
-		state.Close()
-		return fmt.Errorf("vector index: %w", err)
-	}
-	cands, err := db.PrepareContext(ctx, candidatesQuery(db))
-	if err != nil {
-		state.Close()
-		count.Close()
-		return fmt.Errorf("vector index: %w", err)
-	}
-	x.state, x.vectorCount, x.candidates = state, count, cands
-	return nil
+	*st = s
+	return s, nil
 }
 
-// candidatesStmt is the prepared read of candidate vectors; nil before
-// the first codes call or after Reader.Close. A statement closed while
-// its rows are read stays open until they are closed.
-func (x *vectorIndex) candidatesStmt() *sql.Stmt {
+// candidatesStmt is the prepared read of candidate vectors, prepared on
+// first use. A statement closed while its rows are read stays open until
+// they are closed.
+func (x *vectorIndex) candidatesStmt(ctx context.Context, db *store.DB) (*sql.Stmt, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.candidates
+	return x.stmt(ctx, db, &x.candidates, candidatesQuery(db))
 }
 
 // codes returns the space's code set, brought up to date with the table.
@@ -97,12 +95,13 @@ func (x *vectorIndex) candidatesStmt() *sql.Stmt {
 func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSet, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if err := x.prepare(ctx, db); err != nil {
+	state, err := x.stmt(ctx, db, &x.state, stateQuery)
+	if err != nil {
 		return codeSet{}, err
 	}
 	var removed int64
 	var maxRowid sql.NullInt64
-	if err := x.state.QueryRowContext(ctx).Scan(&removed, &maxRowid); err != nil {
+	if err := state.QueryRowContext(ctx).Scan(&removed, &maxRowid); err != nil {
 		return codeSet{}, fmt.Errorf("vector index: %w", err)
 	}
 	cs := x.spaces[sp]
@@ -137,7 +136,12 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 		// vector's key (8 ms at 100k), so a code file that was written with
 		// none missing spares a new process from it.
 		var vectors int64
-		if err := x.vectorCount.QueryRowContext(ctx, sp.Provider, sp.Model, sp.Dim).Scan(&vectors); err != nil {
+		count, err := x.stmt(ctx, db, &x.vectorCount, vectorCountQuery)
+		if err != nil {
+			delete(x.spaces, sp)
+			return codeSet{}, err
+		}
+		if err := count.QueryRowContext(ctx, sp.Provider, sp.Model, sp.Dim).Scan(&vectors); err != nil {
 			delete(x.spaces, sp)
 			return codeSet{}, fmt.Errorf("vector index: count vectors of %s: %w", sp, err)
 		}
@@ -158,8 +162,7 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 func LoadCodes(ctx context.Context, db *store.DB, sp Space) (f CodeFile, fromTable int, err error) {
 	var maxRowid sql.NullInt64
 	cs := &codeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64}}
-	if err := db.QueryRowContext(ctx, `SELECT (SELECT removed FROM vector_code_changes WHERE id = 1), (SELECT max(id) FROM vector_codes)`).
-		Scan(&cs.Removed, &maxRowid); err != nil {
+	if err := db.QueryRowContext(ctx, stateQuery).Scan(&cs.Removed, &maxRowid); err != nil {
 		return CodeFile{}, 0, fmt.Errorf("load codes of %s: %w", sp, err)
 	}
 	if !maxRowid.Valid {
