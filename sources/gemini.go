@@ -77,15 +77,25 @@ func mapGeminiLine(path string, line []byte) (Mapped, error) {
 	switch {
 	case len(l.Set) > 0:
 		var set struct {
-			Messages json.RawMessage `json:"messages"`
+			Messages []json.RawMessage `json:"messages"`
 		}
 		_ = json.Unmarshal(l.Set, &set)
-		if len(set.Messages) > 0 {
-			// The history after a compression or rollback: what it keeps
-			// was stored when first written.
-			m.skip("$set/messages")
-		} else {
+		if set.Messages == nil {
 			m.skip("$set")
+			break
+		}
+		// The history after a compression, a masking of tool output or a
+		// rollback. What it keeps was stored when first written (the same
+		// keys); a turn that is new here is one Gemini made up — the
+		// summary a compression puts in place of what it retired.
+		for _, raw := range set.Messages {
+			var msg geminiMessage
+			if json.Unmarshal(raw, &msg) == nil && msg.ID != "" {
+				m.geminiSetMessage(msg)
+			}
+		}
+		if len(m.out.Events) == 0 {
+			m.skip("$set/messages")
 		}
 	case len(l.RewindTo) > 0:
 		m.skip("$rewindTo")
@@ -170,6 +180,27 @@ func (m *mapper) geminiMessage(msg geminiMessage) {
 	default:
 		// info, error, warning: notices the UI showed.
 		m.skip("message/" + msg.Type)
+	}
+}
+
+// geminiSetMessage maps a turn of a rewritten history under the key its
+// own line had, so only a turn not seen before is stored: a user turn as
+// the compression summary (an artifact, never the user's word), a model
+// turn as the model's message. Tool calls and their output always
+// restate earlier lines; the context Gemini injects is not a summary.
+func (m *mapper) geminiSetMessage(msg geminiMessage) {
+	m.rec.Timestamp = msg.Timestamp
+	text := geminiText(msg.Content)
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	meta := map[string]any{"message_id": msg.ID}
+	switch {
+	case msg.Type == "user" && !geminiHasFunctionResponse(msg.Content) && !strings.HasPrefix(strings.TrimSpace(text), "<session_context>"):
+		meta["compact_summary"] = true
+		m.emitKeyed(msg.ID+"/text", "user", "artifact", "text", text, meta)
+	case msg.Type == "gemini":
+		m.emitKeyed(msg.ID+"/text", "assistant", "message", "text", text, meta)
 	}
 }
 

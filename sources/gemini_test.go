@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,4 +173,65 @@ func TestGeminiWatcherFollowsRewrites(t *testing.T) {
 	waitFor(t, "the new chat copied", func() bool { return eventCount(t, db, path) == 1 })
 	geminiDoc(t, path, "/w/app", userMsg("u1", "Deploy with Terraform."), geminiMsg("g1", "Noted."))
 	waitFor(t, "the rewritten chat's new message copied", func() bool { return eventCount(t, db, path) == 2 })
+}
+
+// TestGeminiCompressionSummary: after a compression Gemini writes the new
+// history as a $set whose messages replace the old list; the turns it keeps
+// restate earlier lines (same ids) and are not stored again, and the
+// summary it made up is stored once, as a compaction summary artifact, not
+// as the user's word. The chat is written by us after Gemini CLI's
+// updateMessagesFromHistory (an existing id keeps its record, a new turn
+// gets a record of its own); no real sample with a compression exists.
+func TestGeminiCompressionSummary(t *testing.T) {
+	db := openDB(t)
+	home := t.TempDir()
+	proj := filepath.Join(home, ".gemini", "tmp", "inventory")
+	writeFile(t, filepath.Join(proj, ".project_root"), []byte("/home/dev/inventory\n"))
+	chat := filepath.Join(proj, "chats", "session-2026-05-02T09-00-5f2c9a1e.jsonl")
+	msg := func(id, typ, text string) string {
+		return `{"id":"` + id + `","timestamp":"2026-05-02T09:0` + id[len(id)-1:] + `:00.000Z","type":"` + typ + `","content":[{"text":"` + text + `"}]}`
+	}
+	lines := []string{
+		`{"sessionId":"5f2c9a1e-0000-4000-8000-000000000001","projectHash":"x","startTime":"2026-05-02T09:00:00.000Z","lastUpdated":"2026-05-02T09:00:00.000Z","kind":"main"}`,
+		msg("u1", "user", "The inventory service must keep using Postgres 15."),
+		msg("g1", "gemini", "Understood, I will keep Postgres 15."),
+		msg("u2", "user", "Add a health check endpoint."),
+		msg("g2", "gemini", "Added GET /healthz."),
+		`{"$set":{"messages":[` + msg("s1", "user", "<state_snapshot>The user keeps Postgres 15; a /healthz endpoint was added.</state_snapshot>") + `,` +
+			msg("s2", "gemini", "Got it. Thanks for the additional context!") + `,` + msg("u2", "user", "Add a health check endpoint.") + `,` +
+			msg("g2", "gemini", "Added GET /healthz.") + `],"lastUpdated":"2026-05-02T09:05:00.000Z"}}`,
+		msg("u3", "user", "Now add request logging."),
+	}
+	writeFile(t, chat, []byte(strings.Join(lines, "\n")+"\n"))
+	c, _ := newCopier(t, db, config.Source{Kind: Gemini, Home: filepath.Join(home, ".gemini"), Cwd: "/home/dev/inventory"})
+	copyAll(t, c)
+	rows, err := db.Query(`SELECT role, event_type, content, json_extract(metadata, '$.compact_summary') IS NOT NULL FROM session_events ORDER BY seq`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var role, typ, content string
+		var summary bool
+		if err := rows.Scan(&role, &typ, &content, &summary); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, fmt.Sprintf("%s/%s summary=%v: %s", role, typ, summary, content))
+	}
+	want := []string{
+		"user/message summary=false: The inventory service must keep using Postgres 15.",
+		"assistant/message summary=false: Understood, I will keep Postgres 15.",
+		"user/message summary=false: Add a health check endpoint.",
+		"assistant/message summary=false: Added GET /healthz.",
+		"user/artifact summary=true: <state_snapshot>The user keeps Postgres 15; a /healthz endpoint was added.</state_snapshot>",
+		"assistant/message summary=false: Got it. Thanks for the additional context!",
+		"user/message summary=false: Now add request logging.",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("stored:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if rep := copyAll(t, c); rep.Events != 0 {
+		t.Errorf("a second copy stored %d events", rep.Events)
+	}
 }
