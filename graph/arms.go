@@ -77,7 +77,7 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 	)
 	if len(q.Vector) > 0 {
 		g.Go(func() (err error) {
-			sem, semNote, err = semanticArm(gctx, db, r.vectors, sc, q.Vector, q.Space, depth)
+			sem, semNote, err = semanticArm(gctx, r, sc, q.Vector, q.Space, depth)
 			return err
 		})
 	}

@@ -33,7 +33,8 @@ type scored struct {
 // vectorIndex) and checks the scope of the best of them only; while some
 // vectors have no code yet it scores them all. A note explains when the
 // arm cannot run.
-func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope, vec []float32, space Space, depth int) (armList, string, error) {
+func semanticArm(ctx context.Context, r *Reader, sc scope, vec []float32, space Space, depth int) (armList, string, error) {
+	db, index := r.db, r.vectors
 	if len(vec) != space.Dim {
 		return armList{}, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
 	}
@@ -46,7 +47,7 @@ func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope
 	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
 		all, err = scoreCodeRows(ctx, db, index, space, vec, cs, cs.nearestRows(vec, n))
 	} else {
-		all, err = scoreInScope(ctx, db, sc, space, vec)
+		all, err = scoreInScope(ctx, preparedQuerier{r}, sc, space, vec)
 		checked = true
 	}
 	if err != nil {
@@ -64,7 +65,7 @@ func semanticArm(ctx context.Context, db *store.DB, index *vectorIndex, sc scope
 		}
 		return cmpID(a.id, b.id)
 	})
-	kept, err := keepInScope(ctx, db, sc, all, depth, checked)
+	kept, err := keepInScope(ctx, preparedQuerier{r}, sc, all, depth, checked)
 	if err != nil {
 		return armList{}, "", fmt.Errorf("similarity search: %w", err)
 	}
@@ -91,7 +92,7 @@ func cmpID(a, b int64) int {
 
 // scoreInScope scores every vector of space whose fact is in scope: the
 // arm's path for a small space, or one with vectors still lacking a code.
-func scoreInScope(ctx context.Context, db *store.DB, sc scope, space Space, vec []float32) ([]scored, error) {
+func scoreInScope(ctx context.Context, db querier, sc scope, space Space, vec []float32) ([]scored, error) {
 	cond, args := sc.candidate()
 	rows, err := db.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
 		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND `+cond, append([]any{space.Provider, space.Model, space.Dim}, args...)...)
@@ -271,7 +272,7 @@ func cosineBytes(q []float32, qn float64, b []byte) float64 {
 // batch at a time — usually one batch of at most depth — rather than of
 // every candidate; checked says all holds only facts in scope already.
 // nil means no fact was in scope.
-func keepInScope(ctx context.Context, db *store.DB, sc scope, all []scored, depth int, checked bool) ([]scored, error) {
+func keepInScope(ctx context.Context, db querier, sc scope, all []scored, depth int, checked bool) ([]scored, error) {
 	var kept []scored
 	best := math.Inf(-1) // the best cosine in scope, once one is found
 	seen := false
@@ -323,7 +324,7 @@ func keepInScope(ctx context.Context, db *store.DB, sc scope, all []scored, dept
 
 // inScope says which of the facts lie in scope (not rejected, recorded by
 // the scope's instant).
-func inScope(ctx context.Context, db *store.DB, sc scope, facts []scored) (map[int64]bool, error) {
+func inScope(ctx context.Context, db querier, sc scope, facts []scored) (map[int64]bool, error) {
 	ids := make([]int64, len(facts))
 	for i, s := range facts {
 		ids[i] = s.id
