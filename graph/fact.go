@@ -140,97 +140,70 @@ func (r *Reader) LoadHit(ctx context.Context, id int64) (Hit, error) {
 	return *h, nil
 }
 
-// loadHits reads facts by id, with provenance and entities, in three
-// queries however many ids there are.
+// loadHits reads facts by id, with provenance and entities, in one
+// statement however many ids there are: on PostgreSQL each statement is a
+// round trip to the server, and three of them cost a search more than
+// the reading. Each row says what it carries (hitRow): the fact, one of
+// its provenance rows, or one of its entities, ordered so that a fact
+// comes before its other rows and its provenance in event order.
 func loadHits(ctx context.Context, db querier, ids []int64) (map[int64]*Hit, error) {
 	out := map[int64]*Hit{}
 	if len(ids) == 0 {
 		return out, nil
 	}
-	list := jsonIDs(ids)
-	rows, err := db.QueryContext(ctx, `SELECT id, content, domain, subdomain, confidence, importance, status, producer,
-		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at, superseded_by
-		FROM facts WHERE `+idIn(db.Engine(), "id"), list)
+	eng := db.Engine()
+	rows, err := db.QueryContext(ctx, `SELECT 0 AS k, id, content, domain, subdomain, status, producer, speaker_role, speaker,
+			session_id, said_at, valid_from, valid_until, recorded_at, confidence, importance, superseded_by AS n1, CAST(NULL AS BIGINT) AS n2
+		FROM facts WHERE `+idIn(eng, "id")+`
+		UNION ALL SELECT 1, fact_id, COALESCE(session_id, ''), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+			NULL, NULL, event_seq, NULL
+		FROM fact_provenance WHERE `+idIn(eng, "fact_id")+`
+		UNION ALL SELECT 2, fe.fact_id, e.name, e.type, fe.role, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+			NULL, NULL, e.id, fe.is_subject
+		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id WHERE `+idIn(eng, "fe.fact_id")+`
+		ORDER BY k, id, n1`, jsonIDs(ids), jsonIDs(ids), jsonIDs(ids))
 	if err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
 	}
+	defer rows.Close()
 	for rows.Next() {
-		var h Hit
-		var sub, role, speaker, session, said, vf, vu sql.NullString
-		var next sql.NullInt64
-		if err := rows.Scan(&h.ID, &h.Content, &h.Domain, &sub, &h.Confidence, &h.Importance, &h.Status, &h.Producer,
-			&role, &speaker, &session, &said, &vf, &vu, &h.RecordedAt, &next); err != nil {
-			rows.Close()
+		var kind int
+		var id int64
+		var t [12]sql.NullString
+		var conf, imp sql.NullFloat64
+		var n1, n2 sql.NullInt64
+		if err := rows.Scan(&kind, &id, &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], &t[8], &t[9], &t[10], &t[11],
+			&conf, &imp, &n1, &n2); err != nil {
 			return nil, fmt.Errorf("load facts: %w", err)
 		}
-		h.Subdomain, h.SpeakerRole, h.Speaker, h.SessionID = sub.String, role.String, speaker.String, session.String
-		h.SaidAt, h.ValidFrom, h.ValidUntil = said.String, vf.String, vu.String
-		h.SupersededBy = next.Int64
-		h.EventIDs, h.Entities, h.MatchedBy, h.Sessions = []int64{}, []EntityRef{}, []Match{}, []string{}
-		out[h.ID] = &h
+		switch kind {
+		case hitFact:
+			h := &Hit{ID: id, Content: t[0].String, Domain: t[1].String, Subdomain: t[2].String, Status: t[3].String,
+				Producer: t[4].String, SpeakerRole: t[5].String, Speaker: t[6].String, SessionID: t[7].String,
+				SaidAt: t[8].String, ValidFrom: t[9].String, ValidUntil: t[10].String, RecordedAt: t[11].String,
+				Confidence: conf.Float64, Importance: imp.Float64, SupersededBy: n1.Int64,
+				EventIDs: []int64{}, Entities: []EntityRef{}, MatchedBy: []Match{}, Sessions: []string{}}
+			out[id] = h
+		case hitProvenance:
+			h := out[id]
+			if h == nil {
+				continue
+			}
+			if seq := n1; seq.Valid && (len(h.EventIDs) == 0 || h.EventIDs[len(h.EventIDs)-1] != seq.Int64) {
+				h.EventIDs = append(h.EventIDs, seq.Int64)
+			}
+			if session := t[0].String; session != "" && !contains(h.Sessions, session) {
+				h.Sessions = append(h.Sessions, session)
+			}
+		case hitEntity:
+			if h := out[id]; h != nil {
+				h.Entities = append(h.Entities, EntityRef{ID: n1.Int64, Name: t[0].String, Type: t[1].String, Role: t[2].String,
+					IsSubject: n2.Int64 != 0})
+			}
+		}
 	}
-	rows.Close()
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
-	}
-	if err := loadProvenance(ctx, db, list, out); err != nil {
-		return nil, err
-	}
-	return out, loadEntityRefs(ctx, db, list, out)
-}
-
-// loadProvenance reads the events and sessions of the facts of list
-// (jsonIDs) into out.
-func loadProvenance(ctx context.Context, db querier, list string, out map[int64]*Hit) error {
-	rows, err := db.QueryContext(ctx, `SELECT fact_id, event_seq, COALESCE(session_id, '') FROM fact_provenance
-		WHERE `+idIn(db.Engine(), "fact_id")+` ORDER BY fact_id, event_seq`, list)
-	if err != nil {
-		return fmt.Errorf("load provenance: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var seq sql.NullInt64
-		var session string
-		if err := rows.Scan(&id, &seq, &session); err != nil {
-			return fmt.Errorf("load provenance: %w", err)
-		}
-		h := out[id]
-		if h == nil {
-			continue
-		}
-		if seq.Valid && (len(h.EventIDs) == 0 || h.EventIDs[len(h.EventIDs)-1] != seq.Int64) {
-			h.EventIDs = append(h.EventIDs, seq.Int64)
-		}
-		if session != "" && !contains(h.Sessions, session) {
-			h.Sessions = append(h.Sessions, session)
-		}
-	}
-	return rows.Err()
-}
-
-// loadEntityRefs reads the entities of the facts of list (jsonIDs) into
-// out.
-func loadEntityRefs(ctx context.Context, db querier, list string, out map[int64]*Hit) error {
-	rows, err := db.QueryContext(ctx, `SELECT fe.fact_id, e.id, e.name, e.type, fe.role, fe.is_subject
-		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
-		WHERE `+idIn(db.Engine(), "fe.fact_id"), list)
-	if err != nil {
-		return fmt.Errorf("load fact entities: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var id int64
-		var r EntityRef
-		if err := rows.Scan(&id, &r.ID, &r.Name, &r.Type, &r.Role, &r.IsSubject); err != nil {
-			return fmt.Errorf("load fact entities: %w", err)
-		}
-		if h := out[id]; h != nil {
-			h.Entities = append(h.Entities, r)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("load fact entities: %w", err)
 	}
 	// Subjects first, then by entity and role: sorted here, a few per
 	// fact, rather than by a sorter in SQLite.
@@ -245,8 +218,15 @@ func loadEntityRefs(ctx context.Context, db querier, list string, out map[int64]
 			return cmp.Or(cmp.Compare(a.ID, b.ID), strings.Compare(a.Role, b.Role))
 		})
 	}
-	return nil
+	return out, nil
 }
+
+// What a row of loadHits carries (its first column).
+const (
+	hitFact = iota
+	hitProvenance
+	hitEntity
+)
 
 func contains[T comparable](xs []T, x T) bool {
 	for _, y := range xs {
