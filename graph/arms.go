@@ -174,7 +174,18 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 	if cond == "" {
 		cond = "1 = 1"
 	}
-	order, err := bm25Pool(ctx, r, text, cond, args, keywordPool)
+	// Where each statement is a round trip, the pool's statement reads
+	// its seeds' neighbours too.
+	remote := db.Engine().Remote()
+	var near []neighbor
+	pool := func(ranked int) (order []*candidate, err error) {
+		if remote {
+			order, near, err = poolWithNeighbors(ctx, r, text, cond, args, ranked, speakers)
+			return order, err
+		}
+		return bm25Pool(ctx, r, text, cond, args, ranked)
+	}
+	order, err := pool(keywordPool)
 	if err != nil {
 		return kr, err
 	}
@@ -186,7 +197,7 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 			return kr, err
 		}
 		if more {
-			if order, err = bm25Pool(ctx, r, text, cond, args, 2*keywordPool); err != nil {
+			if order, err = pool(2 * keywordPool); err != nil {
 				return kr, err
 			}
 		}
@@ -199,7 +210,7 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 		cands[c.id] = c
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
-	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args); err != nil {
+	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, !remote); err != nil {
 		return kr, err
 	}
 	kr.IDs = contextOrder(cands, speakers, depth)
@@ -242,13 +253,18 @@ func bm25Pool(ctx context.Context, r *Reader, text store.TextQuery, cond string,
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	slices.SortFunc(out, func(a, b *candidate) int {
+	sortPool(out)
+	return out[:min(len(out), keywordPool)], nil
+}
+
+// sortPool orders keyword matches by score, best first, ties by id.
+func sortPool(pool []*candidate) {
+	slices.SortFunc(pool, func(a, b *candidate) int {
 		if a.own != b.own {
 			return cmp.Compare(b.own, a.own)
 		}
 		return cmp.Compare(a.id, b.id)
 	})
-	return out[:min(len(out), keywordPool)], nil
 }
 
 // matchesMoreThan reports whether the full-text query matches more than n

@@ -49,10 +49,18 @@ type candidate struct {
 	matched bool
 }
 
-// lendToNeighbors gives the facts said just before and after each of the
-// best hits (in the same session) NeighborShare of that hit's score. When
-// the query names speakers, only their facts inherit.
-func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool, cond string, args []any) error {
+// neighbor is a fact said just before or after a seed (one of the best
+// hits), in the seed's session.
+type neighbor struct {
+	seed, id         int64
+	session, speaker string
+	// asks is whether the seed asks a question (its text holds a "?").
+	asks bool
+}
+
+// neighborSeedsOf picks the hits that lend to their neighbours: those with a
+// session among the first neighborSeeds of order.
+func neighborSeedsOf(order []*candidate) map[int64]*candidate {
 	seeds := map[int64]*candidate{}
 	for i, c := range order {
 		if i == neighborSeeds {
@@ -62,55 +70,75 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 			seeds[c.id] = c
 		}
 	}
+	return seeds
+}
+
+// lendToNeighbors gives the facts said just before and after each of the
+// best hits (in the same session) NeighborShare of that hit's score. When
+// the query names speakers, only their facts inherit. near holds the
+// neighbours when the pool's statement read them (poolWithNeighbors);
+// otherwise they are read here.
+func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
+	cond string, args []any, near []neighbor, read bool) error {
+	seeds := neighborSeedsOf(order)
 	if len(seeds) == 0 {
 		return nil
 	}
+	if read {
+		var err error
+		if near, err = readNeighbors(ctx, r, seeds, cond, args); err != nil {
+			return err
+		}
+	}
+	for _, nb := range near {
+		seed := seeds[nb.seed]
+		if seed == nil || seed.session != nb.session || (len(speakers) > 0 && !speakers[nb.speaker]) {
+			continue
+		}
+		got := cands[nb.id]
+		if got == nil && !nb.asks {
+			continue // only a question's exchange is context for words it lacks
+		}
+		if got == nil {
+			got = &candidate{id: nb.id, session: seed.session, speaker: nb.speaker}
+			cands[nb.id] = got
+		}
+		got.lent = max(got.lent, NeighborShare*seed.own)
+	}
+	return nil
+}
+
+// readNeighbors reads the neighbours of the seeds that cond allows.
+func readNeighbors(ctx context.Context, r *Reader, seeds map[int64]*candidate, cond string, args []any) ([]neighbor, error) {
 	ids := make([]int64, 0, len(seeds))
 	for id := range seeds {
 		ids = append(ids, id)
 	}
 	rows, err := preparedQuerier{r}.QueryContext(ctx, neighborQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
 	if err != nil {
-		return fmt.Errorf("conversation context: %w", err)
+		return nil, fmt.Errorf("conversation context: %w", err)
 	}
 	defer rows.Close()
+	var near []neighbor
 	for rows.Next() {
-		var id, n int64
-		var session, sp string
-		var asks bool
-		if err := rows.Scan(&id, &session, &n, &sp, &asks); err != nil {
-			return fmt.Errorf("conversation context: %w", err)
+		var nb neighbor
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker, &nb.asks); err != nil {
+			return nil, fmt.Errorf("conversation context: %w", err)
 		}
-		seed := seeds[id]
-		if seed == nil || seed.session != session || (len(speakers) > 0 && !speakers[sp]) {
-			continue
-		}
-		got := cands[n]
-		if got == nil && !asks {
-			continue // only a question's exchange is context for words it lacks
-		}
-		if got == nil {
-			got = &candidate{id: n, session: seed.session, speaker: sp}
-			cands[n] = got
-		}
-		got.lent = max(got.lent, NeighborShare*seed.own)
+		near = append(near, nb)
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("conversation context: %w", err)
+		return nil, fmt.Errorf("conversation context: %w", err)
 	}
-	return nil
+	return near, nil
 }
 
-// neighborQuery reads the neighbours of each seed fact (its first argument
-// is their ids as a JSON array) in its session's order — the order of its events (two seeks on
-// fact_provenance(session_id, event_seq, fact_id)), or for a fact captured
-// without an event the order of capture (two seeks on the partial index
-// fact_provenance_session_capture) — with the neighbour's speaker and
-// whether the seed asks a question (read once per seed, not per
-// neighbour), kept to the facts cond allows.
-func neighborQuery(eng store.Engine, cond string) string {
-	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session,
-			CASE WHEN p.event_seq IS NOT NULL THEN
+// adjacentFacts are the facts said just before (prev) and after (next)
+// provenance row p in its session's order — the order of its events (two
+// seeks on fact_provenance(session_id, event_seq, fact_id)), or for a fact
+// captured without an event the order of capture (two seeks on the
+// partial index fact_provenance_session_capture).
+const adjacentFacts = `CASE WHEN p.event_seq IS NOT NULL THEN
 				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
 					ORDER BY q.event_seq DESC LIMIT 1)
 			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
@@ -119,13 +147,86 @@ func neighborQuery(eng store.Engine, cond string) string {
 				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
 					ORDER BY q.event_seq LIMIT 1)
 			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next,
+					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next`
+
+// neighborQuery reads the neighbours (adjacentFacts) of each seed fact
+// (its first argument is their ids as a JSON array) with the neighbour's
+// speaker and whether the seed asks a question (read once per seed, not
+// per neighbour), kept to the facts cond allows.
+func neighborQuery(eng store.Engine, cond string) string {
+	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, ` + adjacentFacts + `,
 			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = p.fact_id), 0) AS asks
 		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
 		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
 		WHERE f.id != a.seed AND ` + cond
+}
+
+// poolWithNeighbors is bm25Pool and readNeighbors in one statement, for an
+// engine where each statement is a round trip (store.Engine.Remote): the
+// pool (the best keywordPool of the ranked matches that pass cond, as
+// bm25Pool returns it) and the neighbours of its seeds, chosen in the
+// statement as neighborSeedsOf chooses them from the pool ordered as
+// rankKeyword orders it (the speakers' facts' scores raised by
+// SpeakerBoost, then the pool's order).
+func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
+	speakers map[string]bool) ([]*candidate, []neighbor, error) {
+	eng := r.db.Engine()
+	top, targs, err := eng.TopText(ctx, r.db, store.FactText, text, ranked)
+	if err != nil {
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
+	}
+	names := make([]string, 0, len(speakers))
+	for n := range speakers {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	boosted := `p.score`
+	qargs := append(append(append([]any{}, targs...), args...), keywordPool)
+	if len(names) > 0 {
+		in, nargs := store.InList(names)
+		boosted = `CASE WHEN p.speaker IN (` + in + `) THEN p.score * ? ELSE p.score END`
+		qargs = append(append(qargs, nargs...), 1+SpeakerBoost)
+	}
+	qargs = append(append(qargs, neighborSeeds), args...)
+	rows, err := preparedQuerier{r}.QueryContext(ctx, `WITH pool AS MATERIALIZED (SELECT f.id, r.score,
+			COALESCE(f.session_id, '') AS session, COALESCE(f.speaker, '') AS speaker,
+			CASE WHEN `+eng.Contains("f.content", "'?'")+` THEN 1 ELSE 0 END AS asks
+		FROM `+top+` r CROSS JOIN facts f WHERE f.id = r.id AND `+cond+` ORDER BY r.score DESC, f.id LIMIT ?),
+	seeds AS MATERIALIZED (SELECT s.id, s.asks FROM (SELECT p.id, p.session, p.asks,
+			row_number() OVER (ORDER BY `+boosted+` DESC, p.score DESC, p.id) AS rn FROM pool p) s
+		WHERE s.rn <= ? AND s.session <> ''),
+	adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, s.asks, `+adjacentFacts+`
+		FROM seeds s JOIN fact_provenance p ON p.fact_id = s.id WHERE p.session_id IS NOT NULL
+			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
+	SELECT 0 AS k, id, 0 AS n, score, session, speaker, asks FROM pool
+	UNION ALL SELECT 1, a.seed, f.id, 0, a.session, COALESCE(f.speaker, ''), a.asks
+		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next) WHERE f.id != a.seed AND `+cond, qargs...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	var pool []*candidate
+	var near []neighbor
+	for rows.Next() {
+		var kind int
+		var nb neighbor
+		var score float64
+		if err := rows.Scan(&kind, &nb.seed, &nb.id, &score, &nb.session, &nb.speaker, &nb.asks); err != nil {
+			return nil, nil, fmt.Errorf("keyword search: %w", err)
+		}
+		if kind == 0 {
+			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: score, matched: true})
+		} else {
+			near = append(near, nb)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
+	}
+	sortPool(pool)
+	return pool, near, nil
 }
 
 // contextOrder adds the session share and sorts.

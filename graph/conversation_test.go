@@ -18,25 +18,23 @@ type turn struct{ speaker, text string }
 // order, and returns the fact ids.
 func addConversation(tb testing.TB, db *store.DB, session string, turns []turn) []int64 {
 	tb.Helper()
+	ctx := context.Background()
 	var ids []int64
 	for _, tu := range turns {
 		content := tu.speaker + ": " + tu.text
-		if err := store.TouchSession(context.Background(), db, session, "record", "", "", time.Now()); err != nil {
+		if err := store.TouchSession(ctx, db, session, "record", "", "", time.Now()); err != nil {
 			tb.Fatal(err)
 		}
-		res, err := db.Exec(`INSERT INTO session_events(session_id, source, role, speaker, event_type, content_type, content, recorded_at)
-			VALUES (?, 'record', 'user', ?, 'message', 'text', ?, ?)`, session, tu.speaker, content, store.Now())
-		if err != nil {
+		var seq, id int64
+		if err := db.QueryRowContext(ctx, `INSERT INTO session_events(session_id, source, role, speaker, event_type, content_type, content, recorded_at)
+			VALUES (?, 'record', 'user', ?, 'message', 'text', ?, ?) RETURNING seq`, session, tu.speaker, content, store.Now()).Scan(&seq); err != nil {
 			tb.Fatal(err)
 		}
-		seq, _ := res.LastInsertId()
-		res, err = db.Exec(`INSERT INTO facts(content, digest, producer, speaker, session_id, recorded_at) VALUES (?,?,?,?,?,?)`,
-			content, store.Digest(content), "capture", tu.speaker, session, store.Now())
-		if err != nil {
+		if err := db.QueryRowContext(ctx, `INSERT INTO facts(content, digest, producer, speaker, session_id, recorded_at) VALUES (?,?,?,?,?,?) RETURNING id`,
+			content, store.Digest(content), "capture", tu.speaker, session, store.Now()).Scan(&id); err != nil {
 			tb.Fatal(err)
 		}
-		id, _ := res.LastInsertId()
-		if _, err := db.Exec(`INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?,?,?,?)`, id, seq, session, store.Now()); err != nil {
+		if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?,?,?,?)`, id, seq, session, store.Now()); err != nil {
 			tb.Fatal(err)
 		}
 		ids = append(ids, id)
@@ -68,104 +66,110 @@ func position(ids []int64, id int64) int {
 }
 
 func TestRankKeywordFindsTheAnswerNextToTheQuestion(t *testing.T) {
-	db := openTestStore(t)
-	s1 := addConversation(t, db, "s1", []turn{
-		{"Gina", "Where did you travel last week?"},
-		{"Jon", "Rome! I needed to clear my mind."},
-		{"Gina", "Lovely. My store is busy."},
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		s1 := addConversation(t, db, "s1", []turn{
+			{"Gina", "Where did you travel last week?"},
+			{"Jon", "Rome! I needed to clear my mind."},
+			{"Gina", "Lovely. My store is busy."},
+		})
+		addConversation(t, db, "s2", []turn{
+			{"Jon", "I travel for dance competitions sometimes."},
+			{"Gina", "The week was long."},
+		})
+		ids := rank(t, db, "Where did Jon travel last week?")
+		if p := position(ids, s1[1]); p == 0 || p > 3 {
+			t.Fatalf("Jon's answer (fact %d) is at position %d of %v; want it in the top 3: it answers the question asked just before it", s1[1], p, ids)
+		}
+		kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("Where did Jon travel last week?"), Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !kr.Context[s1[1]] || kr.Context[s1[0]] {
+			t.Fatalf("context set %v: want the answer %d marked as found by context and the question %d not", kr.Context, s1[1], s1[0])
+		}
 	})
-	addConversation(t, db, "s2", []turn{
-		{"Jon", "I travel for dance competitions sometimes."},
-		{"Gina", "The week was long."},
-	})
-	ids := rank(t, db, "Where did Jon travel last week?")
-	if p := position(ids, s1[1]); p == 0 || p > 3 {
-		t.Fatalf("Jon's answer (fact %d) is at position %d of %v; want it in the top 3: it answers the question asked just before it", s1[1], p, ids)
-	}
-	kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("Where did Jon travel last week?"), Filter{}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !kr.Context[s1[1]] || kr.Context[s1[0]] {
-		t.Fatalf("context set %v: want the answer %d marked as found by context and the question %d not", kr.Context, s1[1], s1[0])
-	}
 }
 
 func TestRankKeywordPrefersTheNamedSpeaker(t *testing.T) {
-	db := openTestStore(t)
-	a := addConversation(t, db, "s1", []turn{{"Caroline", "I researched adoption agencies."}})
-	b := addConversation(t, db, "s2", []turn{{"Melanie", "I researched adoption agencies too."}})
-	ids := rank(t, db, "What did Melanie research?")
-	if position(ids, b[0]) != 1 || position(ids, a[0]) == 0 {
-		t.Fatalf("ranking %v; want Melanie's fact %d first and Caroline's %d after it", ids, b[0], a[0])
-	}
-	ids = rank(t, db, "What did Caroline research?")
-	if position(ids, a[0]) != 1 {
-		t.Fatalf("ranking %v; want Caroline's fact %d first", ids, a[0])
-	}
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		a := addConversation(t, db, "s1", []turn{{"Caroline", "I researched adoption agencies."}})
+		b := addConversation(t, db, "s2", []turn{{"Melanie", "I researched adoption agencies too."}})
+		ids := rank(t, db, "What did Melanie research?")
+		if position(ids, b[0]) != 1 || position(ids, a[0]) == 0 {
+			t.Fatalf("ranking %v; want Melanie's fact %d first and Caroline's %d after it", ids, b[0], a[0])
+		}
+		ids = rank(t, db, "What did Caroline research?")
+		if position(ids, a[0]) != 1 {
+			t.Fatalf("ranking %v; want Caroline's fact %d first", ids, a[0])
+		}
+	})
 }
 
 func TestRankKeywordWithoutNamesKeepsBM25Order(t *testing.T) {
-	db := openTestStore(t)
-	ids := addConversation(t, db, "s1", []turn{
-		{"user", "The deploy uses blue green switching on the staging cluster."},
-		{"user", "Lunch was good."},
-		{"user", "Staging cluster deploy blue green."},
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"user", "The deploy uses blue green switching on the staging cluster."},
+			{"user", "Lunch was good."},
+			{"user", "Staging cluster deploy blue green."},
+		})
+		got := rank(t, db, "blue green deploy staging")
+		if len(got) < 2 || got[0] != ids[2] || got[1] != ids[0] {
+			t.Fatalf("ranking %v; want the denser match %d then %d", got, ids[2], ids[0])
+		}
+		if p := position(got, ids[1]); p != 0 {
+			t.Fatalf("ranking %v: the unrelated turn between two statements (%d) was listed as their context", got, ids[1])
+		}
 	})
-	got := rank(t, db, "blue green deploy staging")
-	if len(got) < 2 || got[0] != ids[2] || got[1] != ids[0] {
-		t.Fatalf("ranking %v; want the denser match %d then %d", got, ids[2], ids[0])
-	}
-	if p := position(got, ids[1]); p != 0 {
-		t.Fatalf("ranking %v: the unrelated turn between two statements (%d) was listed as their context", got, ids[1])
-	}
 }
 
 func TestRankKeywordRespectsTheCondition(t *testing.T) {
-	db := openTestStore(t)
-	ids := addConversation(t, db, "s1", []turn{{"user", "postgres is the database"}, {"user", "postgres runs on port 5432"}})
-	if _, err := db.Exec(`UPDATE facts SET status = 'superseded' WHERE id = ?`, ids[0]); err != nil {
-		t.Fatal(err)
-	}
-	got := rank(t, db, "postgres")
-	if len(got) != 1 || got[0] != ids[1] {
-		t.Fatalf("ranking %v; want only the active fact %d (neither as a hit nor as a neighbour may a superseded fact return)", got, ids[1])
-	}
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{{"user", "postgres is the database"}, {"user", "postgres runs on port 5432"}})
+		if _, err := db.ExecContext(context.Background(), `UPDATE facts SET status = 'superseded' WHERE id = ?`, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		got := rank(t, db, "postgres")
+		if len(got) != 1 || got[0] != ids[1] {
+			t.Fatalf("ranking %v; want only the active fact %d (neither as a hit nor as a neighbour may a superseded fact return)", got, ids[1])
+		}
+	})
 }
 
 func TestRankKeywordEmptyQuery(t *testing.T) {
-	db := openTestStore(t)
-	if got := rank(t, db, "?!"); len(got) != 0 {
-		t.Fatalf("ranking %v for a query without words", got)
-	}
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		if got := rank(t, db, "?!"); len(got) != 0 {
+			t.Fatalf("ranking %v for a query without words", got)
+		}
+	})
 }
 
 // TestRankKeywordLooksDeeperPastFilteredMatches pins the BM25 pool: when
 // the filter turns away some of the keywordPool best matches and more match, the
 // pool is filled from the best twice keywordPool matches.
 func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
-	db := openTestStore(t)
-	n := keywordPool + keywordPool/4
-	for i := 0; i < n; i++ {
-		content := fmt.Sprintf("zebra crossing %03d", i)
-		if _, err := db.Exec(`INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?,?,'capture',?)`,
-			content, store.Digest(content), store.Now()); err != nil {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		n := keywordPool + keywordPool/4
+		for i := 0; i < n; i++ {
+			content := fmt.Sprintf("zebra crossing %03d", i)
+			if _, err := db.ExecContext(context.Background(), `INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?,?,'capture',?)`,
+				content, store.Digest(content), store.Now()); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Every match ranks alike, so FTS5's best keywordPool are the lowest
+		// ids; the filter turns the first half of them away (rejected facts
+		// are never candidates).
+		if _, err := db.ExecContext(context.Background(), `UPDATE facts SET status = 'rejected' WHERE id <= ?`, keywordPool/2); err != nil {
 			t.Fatal(err)
 		}
-	}
-	// Every match ranks alike, so FTS5's best keywordPool are the lowest
-	// ids; the filter turns the first half of them away (rejected facts
-	// are never candidates).
-	if _, err := db.Exec(`UPDATE facts SET status = 'rejected' WHERE id <= ?`, keywordPool/2); err != nil {
-		t.Fatal(err)
-	}
-	kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("zebra"), Filter{}, 2*keywordPool)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := n - keywordPool/2; len(kr.IDs) != want {
-		t.Fatalf("ranked %d facts, want all %d that pass the condition", len(kr.IDs), want)
-	}
+		kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("zebra"), Filter{}, 2*keywordPool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := n - keywordPool/2; len(kr.IDs) != want {
+			t.Fatalf("ranked %d facts, want all %d that pass the condition", len(kr.IDs), want)
+		}
+	})
 }
 
 // TestNeighborQueryReadsByIndex: a captured hit's neighbours are found

@@ -17,6 +17,11 @@ import (
 type Engine interface {
 	// Name names the engine in stats and errors ("sqlite").
 	Name() string
+	// Remote reports that each statement is a round trip to a server
+	// (PostgreSQL): a read that takes two statements in turn is better
+	// folded into one there, where in this process (SQLite) two plain
+	// statements can cost less than one that must sort to fold them.
+	Remote() bool
 	// Rebind rewrites a statement's placeholders (? and ?N) into the
 	// engine's own. The stages never rebind; DB and Tx do.
 	Rebind(query string) string

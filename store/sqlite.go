@@ -15,6 +15,9 @@ var _ Engine = sqliteEngine{}
 
 func (sqliteEngine) Name() string { return "sqlite" }
 
+// Remote is false: SQLite runs in this process.
+func (sqliteEngine) Remote() bool { return false }
+
 // Rebind leaves the statement as written: ? and ?N are SQLite's own.
 func (sqliteEngine) Rebind(query string) string { return query }
 

@@ -25,6 +25,9 @@ var _ store.Engine = Engine{}
 // Name is "postgres".
 func (Engine) Name() string { return "postgres" }
 
+// Remote is true: every statement is a round trip to the server.
+func (Engine) Remote() bool { return true }
+
 // Rebind rewrites ? and ?N into $n (see the package function).
 func (Engine) Rebind(query string) string { return Rebind(query) }
 
