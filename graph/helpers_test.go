@@ -70,14 +70,12 @@ func addFact(tb testing.TB, db *store.DB, f fact) int64 {
 	}
 	var id int64
 	err := db.Tx(ctx, func(tx *store.Tx) error {
-		res, err := tx.ExecContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
-			speaker_role, session_id, said_at, valid_from, recorded_at, retracted_at) VALUES (?,?,?,0.7,?,?,'heuristic',?,?,?,?,?,?)`,
+		if err := tx.QueryRowContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
+			speaker_role, session_id, said_at, valid_from, recorded_at, retracted_at) VALUES (?,?,?,0.7,?,?,'heuristic',?,?,?,?,?,?) RETURNING id`,
 			f.content, store.Digest(f.content), f.domain, f.importance, f.status, f.speakerRole, f.session,
-			nullable(f.said), nullable(f.said), f.recorded, nullable(f.retracted))
-		if err != nil {
+			nullable(f.said), nullable(f.said), f.recorded, nullable(f.retracted)).Scan(&id); err != nil {
 			return err
 		}
-		id, _ = res.LastInsertId()
 		for _, ev := range f.events {
 			if _, err := tx.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at) VALUES (?,?,?,?,?)`,
 				id, ev, f.session, nullable(f.said), f.recorded); err != nil {
@@ -119,7 +117,7 @@ func addFact(tb testing.TB, db *store.DB, f fact) int64 {
 // supersede marks old as replaced by new, as integrate does.
 func supersede(tb testing.TB, db *store.DB, old, new int64) {
 	tb.Helper()
-	if _, err := db.Exec(`UPDATE facts SET status = 'superseded', superseded_by = ? WHERE id = ?`, new, old); err != nil {
+	if _, err := db.ExecContext(context.Background(), `UPDATE facts SET status = 'superseded', superseded_by = ? WHERE id = ?`, new, old); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func render(a graph.Answer) string {
@@ -106,78 +107,83 @@ func TestSemanticArm(t *testing.T) {
 }
 
 func TestSupersessionBringsSuccessor(t *testing.T) {
-	db := newDB(t)
-	lisbon := addFact(t, db, fact{content: "I live in Lisbon", said: dayN(1), recorded: dayN(1), events: []int64{1}})
-	porto := addFact(t, db, fact{content: "I moved to Porto and live there now", said: dayN(5), recorded: dayN(5), events: []int64{7}})
-	addFact(t, db, fact{content: "Lisbon has lovely trams"})
-	supersede(t, db, lisbon, porto)
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		lisbon := addFact(t, db, fact{content: "I live in Lisbon", said: dayN(1), recorded: dayN(1), events: []int64{1}})
+		porto := addFact(t, db, fact{content: "I moved to Porto and live there now", said: dayN(5), recorded: dayN(5), events: []int64{7}})
+		addFact(t, db, fact{content: "Lisbon has lovely trams"})
+		supersede(t, db, lisbon, porto)
 
-	ans := search(t, db, graph.Query{Text: "where do I live"})
-	if len(ans.Results) == 0 || ans.Results[0].ID != porto {
-		t.Fatalf("results = %v, want Porto (%d) first", ids(ans.Results), porto)
-	}
-	if find(ans.Results, lisbon) != nil {
-		t.Fatalf("superseded fact in results without --history")
-	}
-	h := ans.Results[0]
-	if len(h.Supersedes) != 1 || h.Supersedes[0].ID != lisbon || h.Supersedes[0].Content != "I live in Lisbon" {
-		t.Errorf("supersedes = %+v", h.Supersedes)
-	}
-	if !slices.ContainsFunc(h.MatchedBy, func(m graph.Match) bool { return m.Via == lisbon }) {
-		t.Errorf("matched_by = %+v, want a match via %d", h.MatchedBy, lisbon)
-	}
-	text := render(ans)
-	for _, want := range []string{"also through supersession", "keyword #1 via superseded fact 1", `reached through supersession: it replaced [fact 1] "I live in Lisbon" (history, no longer current)`} {
-		if !strings.Contains(text, want) {
-			t.Errorf("rendered answer lacks %q:\n%s", want, text)
+		ans := search(t, db, graph.Query{Text: "where do I live"})
+		if len(ans.Results) == 0 || ans.Results[0].ID != porto {
+			t.Fatalf("results = %v, want Porto (%d) first", ids(ans.Results), porto)
 		}
-	}
+		if find(ans.Results, lisbon) != nil {
+			t.Fatalf("superseded fact in results without --history")
+		}
+		h := ans.Results[0]
+		if len(h.Supersedes) != 1 || h.Supersedes[0].ID != lisbon || h.Supersedes[0].Content != "I live in Lisbon" {
+			t.Errorf("supersedes = %+v", h.Supersedes)
+		}
+		if !slices.ContainsFunc(h.MatchedBy, func(m graph.Match) bool { return m.Via == lisbon }) {
+			t.Errorf("matched_by = %+v, want a match via %d", h.MatchedBy, lisbon)
+		}
+		text := render(ans)
+		for _, want := range []string{"also through supersession", "keyword #1 via superseded fact 1", `reached through supersession: it replaced [fact 1] "I live in Lisbon" (history, no longer current)`} {
+			if !strings.Contains(text, want) {
+				t.Errorf("rendered answer lacks %q:\n%s", want, text)
+			}
+		}
 
-	hist := search(t, db, graph.Query{Text: "where do I live", History: true})
-	old := find(hist.Results, lisbon)
-	if old == nil || old.Status != "superseded" || old.SupersededBy != porto {
-		t.Fatalf("--history: %+v", hist.Results)
-	}
-	if !strings.Contains(render(hist), `[fact 1] (SUPERSEDED by fact 2; history, not current) "I live in Lisbon"`) {
-		t.Errorf("history not marked:\n%s", render(hist))
-	}
+		hist := search(t, db, graph.Query{Text: "where do I live", History: true})
+		old := find(hist.Results, lisbon)
+		if old == nil || old.Status != "superseded" || old.SupersededBy != porto {
+			t.Fatalf("--history: %+v", hist.Results)
+		}
+		if !strings.Contains(render(hist), `[fact 1] (SUPERSEDED by fact 2; history, not current) "I live in Lisbon"`) {
+			t.Errorf("history not marked:\n%s", render(hist))
+		}
+	})
 }
 
 func TestSupersessionChain(t *testing.T) {
-	db := newDB(t)
-	a := addFact(t, db, fact{content: "My editor is vim"})
-	b := addFact(t, db, fact{content: "I switched to emacs"})
-	c := addFact(t, db, fact{content: "Now I prefer helix"})
-	supersede(t, db, a, b)
-	supersede(t, db, b, c)
-	ans := search(t, db, graph.Query{Text: "editor vim"})
-	if got := ids(ans.Results); !slices.Equal(got, []int64{c}) {
-		t.Fatalf("results = %v, want only the chain's end %d", got, c)
-	}
-	if got := graph.FoundBy(ans.Results[0]); !strings.HasPrefix(got, "through supersession (keyword matched the fact it replaced") {
-		t.Errorf("label %q", got)
-	}
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		a := addFact(t, db, fact{content: "My editor is vim"})
+		b := addFact(t, db, fact{content: "I switched to emacs"})
+		c := addFact(t, db, fact{content: "Now I prefer helix"})
+		supersede(t, db, a, b)
+		supersede(t, db, b, c)
+		ans := search(t, db, graph.Query{Text: "editor vim"})
+		if got := ids(ans.Results); !slices.Equal(got, []int64{c}) {
+			t.Fatalf("results = %v, want only the chain's end %d", got, c)
+		}
+		if got := graph.FoundBy(ans.Results[0]); !strings.HasPrefix(got, "through supersession (keyword matched the fact it replaced") {
+			t.Errorf("label %q", got)
+		}
+	})
 }
 
 func TestAsOf(t *testing.T) {
 	for _, retracted := range []bool{true, false} {
-		db := newDB(t)
-		r := ""
-		if retracted {
-			r = dayN(5)
-		}
-		lisbon := addFact(t, db, fact{content: "I live in Lisbon", recorded: dayN(1), retracted: r})
-		porto := addFact(t, db, fact{content: "I moved to Porto, where I live now", recorded: dayN(5)})
-		supersede(t, db, lisbon, porto)
-		day3, _ := time.Parse(time.RFC3339, dayN(3))
-		then := search(t, db, graph.Query{Text: "where do I live", AsOf: day3})
-		if got := ids(then.Results); !slices.Equal(got, []int64{lisbon}) {
-			t.Errorf("retracted_at set=%v: as of day 3 got %v, want Lisbon %d", retracted, got, lisbon)
-		}
-		now := search(t, db, graph.Query{Text: "where do I live"})
-		if got := ids(now.Results); !slices.Equal(got, []int64{porto}) {
-			t.Errorf("retracted_at set=%v: now got %v, want Porto %d", retracted, got, porto)
-		}
+		t.Run(fmt.Sprintf("retracted_at_set_%v", retracted), func(t *testing.T) {
+			storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+				r := ""
+				if retracted {
+					r = dayN(5)
+				}
+				lisbon := addFact(t, db, fact{content: "I live in Lisbon", recorded: dayN(1), retracted: r})
+				porto := addFact(t, db, fact{content: "I moved to Porto, where I live now", recorded: dayN(5)})
+				supersede(t, db, lisbon, porto)
+				day3, _ := time.Parse(time.RFC3339, dayN(3))
+				then := search(t, db, graph.Query{Text: "where do I live", AsOf: day3})
+				if got := ids(then.Results); !slices.Equal(got, []int64{lisbon}) {
+					t.Errorf("as of day 3 got %v, want Lisbon %d", got, lisbon)
+				}
+				now := search(t, db, graph.Query{Text: "where do I live"})
+				if got := ids(now.Results); !slices.Equal(got, []int64{porto}) {
+					t.Errorf("now got %v, want Porto %d", got, porto)
+				}
+			})
+		})
 	}
 }
 
