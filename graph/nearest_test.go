@@ -70,7 +70,8 @@ func nearestBySort(cs codeSet, q []float32, n int) []int64 {
 
 // TestNearestMatchesSort: the bounded heap with early abandoning keeps
 // exactly the n nearest codes a full sort keeps, ties by row order, in
-// order — including ties at the cut (many equal codes).
+// order — including ties at the cut (many equal codes), and with the codes
+// split between a code file's and a tail read since.
 // Each dimension takes another path of hammingRows: 768 bits unrolled,
 // 256 four words at a time, 130 word by word.
 func TestNearestMatchesSort(t *testing.T) {
@@ -82,10 +83,19 @@ func TestNearestMatchesSort(t *testing.T) {
 		for i := range cs.IDs[3000:] {
 			cs.IDs[3000+i] = int64(10_000 + i)
 		}
+		// The same codes as a code file's and a tail read from the table
+		// since: rows continue across the two.
+		split := cs
+		split.IDs, split.Codes = cs.IDs[:2000], cs.Codes[:2000*cs.Words]
+		split.tailIDs, split.tailCodes = cs.IDs[2000:], cs.Codes[2000*cs.Words:]
 		for qi, q := range vecs[:20] {
-			for _, n := range []int{1, 8, 256, 1000} {
-				if got, want := cs.nearest(q, n), nearestBySort(cs, q, n); !slices.Equal(got, want) {
+			for _, n := range []int{1, 8, 256, 1000, 3000} {
+				want := nearestBySort(cs, q, n)
+				if got := cs.nearest(q, n); !slices.Equal(got, want) {
 					t.Fatalf("dim %d, query %d, n %d: nearest = %v…, want %v…", dim, qi, n, got[:min(8, len(got))], want[:min(8, len(want))])
+				}
+				if got := split.nearest(q, n); !slices.Equal(got, want) {
+					t.Fatalf("dim %d, query %d, n %d, file and tail: nearest = %v…, want %v…", dim, qi, n, got[:min(8, len(got))], want[:min(8, len(want))])
 				}
 			}
 		}

@@ -44,7 +44,7 @@ func semanticArm(ctx context.Context, r *Reader, sc scope, vec []float32, space 
 	}
 	var all []scored
 	checked := false // whether all holds only facts in scope
-	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && len(cs.IDs) > n {
+	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && cs.rows() > n {
 		all, err = scoreCodeRows(ctx, db, index, space, vec, cs, cs.nearestRows(vec, n))
 	} else {
 		all, err = scoreInScope(ctx, preparedQuerier{r}, sc, space, vec)
@@ -119,10 +119,10 @@ func scoreCodeRows(ctx context.Context, db *store.DB, index *vectorIndex, space 
 	for _, r := range rows {
 		b := cs.vecs.row(r)
 		if b == nil {
-			rest = append(rest, cs.IDs[r])
+			rest = append(rest, cs.id(r))
 			continue
 		}
-		four[k], ids[k] = b, cs.IDs[r]
+		four[k], ids[k] = b, cs.id(r)
 		if k++; k == 4 {
 			c := cosineBytes4(vec, qn, &four)
 			for j := range four {
@@ -134,7 +134,8 @@ func scoreCodeRows(ctx context.Context, db *store.DB, index *vectorIndex, space 
 	for j := range k {
 		out = append(out, scored{ids[j], cosineBytes(vec, qn, four[j])})
 	}
-	runtime.KeepAlive(cs.vecs) // the mapping stays until its rows are read
+	runtime.KeepAlive(cs.vecs) // the mappings stay until their rows are read
+	runtime.KeepAlive(cs.m)
 	if len(rest) == 0 {
 		return out, nil
 	}

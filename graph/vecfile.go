@@ -77,7 +77,13 @@ func ReadVectorFileHeader(f *os.File) (h VectorFileHeader, ok bool) {
 // set with removal counter removed and facts ids: the same counter, no
 // more rows than ids, and its last row on the same fact.
 func (h VectorFileHeader) FitsCodes(sp Space, removed int64, ids []int64) bool {
-	return h.Removed == removed && h.Dim == int64(sp.Dim) && h.Rows > 0 && h.Rows <= int64(len(ids)) && ids[h.Rows-1] == h.LastFact
+	return h.fits(sp, removed, int64(len(ids)), func(r int) int64 { return ids[r] })
+}
+
+// fits is FitsCodes of a code set of rows codes, the fact of row r being
+// id(r).
+func (h VectorFileHeader) fits(sp Space, removed, rows int64, id func(int) int64) bool {
+	return h.Removed == removed && h.Dim == int64(sp.Dim) && h.Rows > 0 && h.Rows <= rows && id(int(h.Rows-1)) == h.LastFact
 }
 
 // vectorRows is a vector file mapped into memory: row r holds the vector
@@ -99,17 +105,17 @@ func (v *vectorRows) row(r int) []byte {
 }
 
 // openVectorRows maps sp's vector file in dir when it fits the code set
-// (removal counter removed, ids in row order); nil when there is none, it
-// does not fit, or this platform maps no files: the arm then reads every
-// candidate from the table.
-func openVectorRows(dir string, sp Space, removed int64, ids []int64) *vectorRows {
+// cs (see FitsCodes); nil when there is none, it does not fit, or this
+// platform maps no files: the arm then reads every candidate from the
+// table.
+func openVectorRows(dir string, sp Space, cs codeSet) *vectorRows {
 	f, err := os.Open(VectorFilePath(dir, sp))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	h, ok := ReadVectorFileHeader(f)
-	if !ok || !h.FitsCodes(sp, removed, ids) {
+	if !ok || !h.fits(sp, cs.Removed, int64(cs.rows()), cs.id) {
 		return nil
 	}
 	size := 4 * sp.Dim

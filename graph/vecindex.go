@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"math/bits"
+	"runtime"
 	"slices"
 	"sync"
 
@@ -45,9 +46,17 @@ type vectorIndex struct {
 	state, vectorCount, candidates *sql.Stmt
 }
 
-// codeSet is one space's codes as the index holds them.
+// codeSet is one space's codes as the index holds them: the code file's
+// (CodeFile.IDs and Codes, possibly mapped read-only, never appended to),
+// then the rows read from the table since (tailIDs, tailCodes). Row r of
+// the set is the r-th of the two in turn.
 type codeSet struct {
 	CodeFile
+	tailIDs   []int64
+	tailCodes []uint64
+	// m keeps a mapped code file mapped while the set refers to it;
+	// whoever reads the set's ids or codes keeps the set alive until done.
+	m *mapping
 	// missing counts the space's vectors that have no code (stored before
 	// codes existed); while it is not zero the arm scans every vector, and
 	// -1 means not counted yet. Once zero it stays zero: every vector is
@@ -111,7 +120,7 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 		x.spaces[sp] = cs
 		fresh = true
 		if maxRowid.Valid {
-			fromFile, err := cs.fromCodeFile(ctx, db, sp, maxRowid.Int64)
+			fromFile, err := cs.fromCodeFile(ctx, db, sp, maxRowid.Int64, true)
 			if err != nil {
 				delete(x.spaces, sp)
 				return codeSet{}, err
@@ -145,12 +154,12 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 			delete(x.spaces, sp)
 			return codeSet{}, fmt.Errorf("vector index: count vectors of %s: %w", sp, err)
 		}
-		cs.missing = max(vectors-int64(len(cs.IDs)), 0)
+		cs.missing = max(vectors-int64(cs.rows()), 0)
 	}
 	if fresh {
 		// integrate appends to the vector file as it adds codes: the
 		// rows read since may be in it by now.
-		cs.vecs = openVectorRows(db.Dir, sp, cs.Removed, cs.IDs)
+		cs.vecs = openVectorRows(db.Dir, sp, *cs)
 	}
 	return *cs, nil
 }
@@ -168,20 +177,34 @@ func LoadCodes(ctx context.Context, db *store.DB, sp Space) (f CodeFile, fromTab
 	if !maxRowid.Valid {
 		return cs.CodeFile, 0, nil
 	}
-	if _, err := cs.fromCodeFile(ctx, db, sp, maxRowid.Int64); err != nil {
+	if _, err := cs.fromCodeFile(ctx, db, sp, maxRowid.Int64, false); err != nil {
 		return CodeFile{}, 0, err
 	}
-	before := len(cs.IDs)
 	if maxRowid.Int64 > cs.MaxRowid {
 		if err := cs.read(ctx, db, sp, cs.MaxRowid); err != nil {
 			return CodeFile{}, 0, err
 		}
 		cs.MaxRowid = maxRowid.Int64
 	}
-	return cs.CodeFile, len(cs.IDs) - before, nil
+	f = cs.CodeFile
+	f.IDs = append(slices.Clip(f.IDs), cs.tailIDs...)
+	f.Codes = append(slices.Clip(f.Codes), cs.tailCodes...)
+	return f, len(cs.tailIDs), nil
 }
 
-// read appends the space's codes with an id above after.
+// rows is how many codes the set holds.
+func (cs codeSet) rows() int { return len(cs.IDs) + len(cs.tailIDs) }
+
+// id is the fact of row r.
+func (cs codeSet) id(r int) int64 {
+	if r < len(cs.IDs) {
+		return cs.IDs[r]
+	}
+	return cs.tailIDs[r-len(cs.IDs)]
+}
+
+// read appends the space's codes with an id above after to the set's
+// tail.
 func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64) error {
 	// Size the slices first: growing them by append touches several times
 	// the memory, and fresh pages are what a first load pays for.
@@ -190,15 +213,15 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 		after, sp.Provider, sp.Model, sp.Dim).Scan(&n); err != nil {
 		return fmt.Errorf("vector index: count codes of %s: %w", sp, err)
 	}
-	cs.IDs = slices.Grow(cs.IDs, n)
-	cs.Codes = slices.Grow(cs.Codes, n*cs.Words)
+	cs.tailIDs = slices.Grow(cs.tailIDs, n)
+	cs.tailCodes = slices.Grow(cs.tailCodes, n*cs.Words)
 	rows, err := db.QueryContext(ctx, `SELECT id, fact_id, code FROM vector_codes
 		WHERE id > ? AND provider = ? AND model = ? AND dim = ? ORDER BY id`, after, sp.Provider, sp.Model, sp.Dim)
 	if err != nil {
 		return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
 	}
 	defer rows.Close()
-	ids, codes := cs.IDs, cs.Codes
+	ids, codes := cs.tailIDs, cs.tailCodes
 	var code sql.RawBytes // valid until the next row: read, never kept
 	for rows.Next() {
 		var rowid, id int64
@@ -221,7 +244,7 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("vector index: read codes of %s: %w", sp, err)
 	}
-	cs.IDs, cs.Codes = ids, codes
+	cs.tailIDs, cs.tailCodes = ids, codes
 	return nil
 }
 
@@ -232,14 +255,15 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 // in proportion to the codes and a code beyond the worst kept one costs a
 // comparison.
 func (cs codeSet) nearest(q []float32, n int) []int64 {
-	if len(cs.IDs) <= n {
-		return cs.IDs
+	if cs.rows() <= n {
+		return slices.Concat(cs.IDs, cs.tailIDs)
 	}
 	rows := cs.nearestRows(q, n)
 	out := make([]int64, len(rows))
 	for i, r := range rows {
-		out[i] = cs.IDs[r]
+		out[i] = cs.id(r)
 	}
+	runtime.KeepAlive(cs.m)
 	return out
 }
 
@@ -256,21 +280,29 @@ func (cs codeSet) nearestRows(q []float32, n int) []int {
 	h := make([]uint64, 0, n)
 	var dist [nearestBlock]uint32
 	words := cs.Words
-	for start := 0; start < len(cs.IDs); start += nearestBlock {
-		end := min(start+nearestBlock, len(cs.IDs))
-		d := dist[:end-start]
-		hammingRows(d, cs.Codes[start*words:end*words], qw)
-		for j, dj := range d {
-			k := uint64(dj)<<32 | uint64(start+j)
-			switch {
-			case len(h) < n:
-				h = heapPush(h, k)
-			case k < h[0]:
-				h[0] = k
-				heapDown(h)
+	base := 0 // the set's row of the segment's first
+	for _, seg := range [2]struct {
+		rows  int
+		codes []uint64
+	}{{len(cs.IDs), cs.Codes}, {len(cs.tailIDs), cs.tailCodes}} {
+		for start := 0; start < seg.rows; start += nearestBlock {
+			end := min(start+nearestBlock, seg.rows)
+			d := dist[:end-start]
+			hammingRows(d, seg.codes[start*words:end*words], qw)
+			for j, dj := range d {
+				k := uint64(dj)<<32 | uint64(base+start+j)
+				switch {
+				case len(h) < n:
+					h = heapPush(h, k)
+				case k < h[0]:
+					h[0] = k
+					heapDown(h)
+				}
 			}
 		}
+		base += seg.rows
 	}
+	runtime.KeepAlive(cs.m)
 	slices.Sort(h)
 	out := make([]int, len(h))
 	for i, k := range h {
