@@ -60,10 +60,6 @@ type armList struct {
 	// context marks the facts the keyword arm found only through the
 	// conversation around a hit: they are labelled ArmContext.
 	context map[int64]bool
-	// links holds what the arm's own statement read of its facts'
-	// supersession (see links), so resolve reads only the rest; nil when
-	// it read none.
-	links map[int64]chainLink
 }
 
 // runArms runs every arm that applies and feeds its list to f. The arms
@@ -139,7 +135,7 @@ func keywordArm(ctx context.Context, r *Reader, a Analysis, speakers map[string]
 	if err != nil {
 		return armList{}, err
 	}
-	return armList{arm: ArmKeyword, ids: kr.IDs, context: kr.Context, links: sc.chainLinks(kr.links)}, nil
+	return armList{arm: ArmKeyword, ids: kr.IDs, context: kr.Context}, nil
 }
 
 // KeywordRanking is the keyword arm's answer.
@@ -151,9 +147,6 @@ type KeywordRanking struct {
 	// Speakers are the names in the query that are speakers of stored
 	// facts; the speaker boost stands for them.
 	Speakers map[string]bool
-	// links holds the supersession columns of the ranked facts when the
-	// pool's statement read them (poolWithNeighbors).
-	links map[int64]linkRow
 }
 
 // RankKeyword is the keyword arm: BM25 over the facts' full-text index for
@@ -187,7 +180,7 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 	var near []neighbor
 	pool := func(ranked int) (order []*candidate, err error) {
 		if remote {
-			order, near, kr.links, err = poolWithNeighbors(ctx, r, text, cond, args, ranked, speakers)
+			order, near, err = poolWithNeighbors(ctx, r, text, cond, args, ranked, speakers)
 			return order, err
 		}
 		return bm25Pool(ctx, r, text, cond, args, ranked)
@@ -417,25 +410,16 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	}
 	sort.Slice(ents, func(i, j int) bool { return ents[i] < ents[j] })
 	cond, cargs := sc.candidate()
-	// Where each statement is a round trip, the facts' supersession
-	// columns come along (they are in the rows read anyway), so resolve
-	// need not read them again.
-	remote := db.Engine().Remote()
-	cols, outer := "", ""
-	if remote {
-		cols = ", " + linkColumns
-		outer = ", max(nxt), max(status), max(said), max(vfrom), max(rec)"
-	}
 	var parts []string
 	var args []any
 	for _, e := range ents {
-		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance AS imp1, CAST(? AS DOUBLE PRECISION) AS w`+cols+`
+		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, CAST(? AS DOUBLE PRECISION) AS w
 			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
 			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) x`)
 		args = append(append(append(args, weights[e], e), cargs...), EntityFactCap)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT fact_id, sum(w) ws, max(is_subject) s, max(imp1) imp,
-		`+db.Engine().JoinText("entity_id", ",")+outer+`
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, sum(w) ws, max(is_subject) s, max(importance) imp,
+		`+db.Engine().JoinText("entity_id", ",")+`
 		FROM (`+strings.Join(parts, " UNION ALL ")+`) u
 		GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
 		append(args, depth)...)
@@ -445,23 +429,13 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	defer rows.Close()
 	detail := map[int64]string{}
 	out := armList{arm: ArmEntity, weight: map[int64]float64{}}
-	linkRows := map[int64]linkRow{}
 	for rows.Next() {
 		var id int64
 		var subj int
 		var ws, imp float64
 		var list string
-		dest := []any{&id, &ws, &subj, &imp, &list}
-		var l linkRow
-		if remote {
-			dest = append(dest, &l.next, &l.status, &l.said, &l.from, &l.recorded)
-		}
-		if err := rows.Scan(dest...); err != nil {
+		if err := rows.Scan(&id, &ws, &subj, &imp, &list); err != nil {
 			return armList{}, fmt.Errorf("entity facts: %w", err)
-		}
-		if remote {
-			l.importance = imp
-			linkRows[id] = l
 		}
 		out.ids = append(out.ids, id)
 		out.weight[id] = EntityWeight * min(ws, 1)
@@ -475,7 +449,6 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 		detail[id] = strings.Join(ns, ", ")
 	}
 	out.detail = func(id int64) string { return detail[id] }
-	out.links = sc.chainLinks(linkRows)
 	return out, rows.Err()
 }
 

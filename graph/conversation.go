@@ -170,16 +170,12 @@ func neighborQuery(eng store.Engine, cond string) string {
 // statement as neighborSeedsOf chooses them from the pool ordered as
 // rankKeyword orders it (the speakers' facts' scores raised by
 // SpeakerBoost, then the pool's order).
-//
-// Each row carries its fact's supersession columns (linkRow) too: the
-// statement reads the fact's row anyway, and resolve need not read it
-// again.
 func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
-	speakers map[string]bool) ([]*candidate, []neighbor, map[int64]linkRow, error) {
+	speakers map[string]bool) ([]*candidate, []neighbor, error) {
 	eng := r.db.Engine()
 	top, targs, err := eng.TopText(ctx, r.db, store.FactText, text, ranked)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	names := make([]string, 0, len(speakers))
 	for n := range speakers {
@@ -196,7 +192,7 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 	qargs = append(append(qargs, neighborSeeds), args...)
 	rows, err := preparedQuerier{r}.QueryContext(ctx, `WITH pool AS MATERIALIZED (SELECT f.id, r.score,
 			COALESCE(f.session_id, '') AS session, COALESCE(f.speaker, '') AS speaker,
-			CASE WHEN `+eng.Contains("f.content", "'?'")+` THEN 1 ELSE 0 END AS asks, `+linkColumns+`
+			CASE WHEN `+eng.Contains("f.content", "'?'")+` THEN 1 ELSE 0 END AS asks
 		FROM `+top+` r CROSS JOIN facts f WHERE f.id = r.id AND `+cond+` ORDER BY r.score DESC, f.id LIMIT ?),
 	seeds AS MATERIALIZED (SELECT s.id, s.asks FROM (SELECT p.id, p.session, p.asks,
 			row_number() OVER (ORDER BY `+boosted+` DESC, p.score DESC, p.id) AS rn FROM pool p) s
@@ -204,38 +200,33 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 	adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, s.asks, `+adjacentFacts+`
 		FROM seeds s JOIN fact_provenance p ON p.fact_id = s.id WHERE p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
-	SELECT 0 AS k, id, 0 AS n, score, session, speaker, asks, nxt, status, importance, said, vfrom, rec FROM pool
-	UNION ALL SELECT 1, a.seed, f.id, 0, a.session, COALESCE(f.speaker, ''), a.asks, `+linkColumns+`
+	SELECT 0 AS k, id, 0 AS n, score, session, speaker, asks FROM pool
+	UNION ALL SELECT 1, a.seed, f.id, 0, a.session, COALESCE(f.speaker, ''), a.asks
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next) WHERE f.id != a.seed AND `+cond, qargs...)
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
 	var pool []*candidate
 	var near []neighbor
-	links := map[int64]linkRow{}
 	for rows.Next() {
 		var kind int
 		var nb neighbor
 		var score float64
-		var l linkRow
-		if err := rows.Scan(&kind, &nb.seed, &nb.id, &score, &nb.session, &nb.speaker, &nb.asks,
-			&l.next, &l.status, &l.importance, &l.said, &l.from, &l.recorded); err != nil {
-			return nil, nil, nil, fmt.Errorf("keyword search: %w", err)
+		if err := rows.Scan(&kind, &nb.seed, &nb.id, &score, &nb.session, &nb.speaker, &nb.asks); err != nil {
+			return nil, nil, fmt.Errorf("keyword search: %w", err)
 		}
 		if kind == 0 {
 			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: score, matched: true})
-			links[nb.seed] = l
 		} else {
 			near = append(near, nb)
-			links[nb.id] = l
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	sortPool(pool)
-	return pool, near, links, nil
+	return pool, near, nil
 }
 
 // contextOrder adds the session share and sorts.

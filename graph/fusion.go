@@ -23,22 +23,16 @@ type fusion struct {
 	order   []int64
 	score   map[int64]float64
 	matches map[int64][]Match
-	// links gathers what the arms read of their facts' supersession
-	// (armList.links).
-	links map[int64]chainLink
 }
 
 func newFusion() *fusion {
-	return &fusion{score: map[int64]float64{}, matches: map[int64][]Match{}, links: map[int64]chainLink{}}
+	return &fusion{score: map[int64]float64{}, matches: map[int64][]Match{}}
 }
 
 // add counts one arm's list: a fact at rank r gains the list's weight for
 // it times 1/(RRFK + r), and records the match (ArmContext for a fact the
 // keyword arm found only as context).
 func (f *fusion) add(l armList) {
-	for id, cl := range l.links {
-		f.links[id] = cl
-	}
 	for i, id := range l.ids {
 		before, seen := f.score[id]
 		if !seen {

@@ -18,35 +18,6 @@ type chainLink struct {
 	when, recorded string
 }
 
-// linkRow is what a statement that reads a fact's row can return of its
-// supersession (linkColumns), for chainLinks to turn into chainLinks.
-type linkRow struct {
-	next                 int64
-	status               string
-	importance           float64
-	said, from, recorded string
-}
-
-// linkColumns are a linkRow's columns of the facts row f: nxt, status,
-// importance, said, vfrom, rec.
-const linkColumns = `COALESCE(f.superseded_by, 0) AS nxt, f.status AS status, f.importance AS importance,
-	COALESCE(f.said_at, '') AS said, COALESCE(f.valid_from, '') AS vfrom, f.recorded_at AS rec`
-
-// chainLinks turns rows read beside an arm's own statement into the chain
-// links links would read, where the scope's liveness is the status alone
-// (now, not as of an earlier instant); otherwise nil, and links reads them.
-func (s scope) chainLinks(rows map[int64]linkRow) map[int64]chainLink {
-	if s.asOf != "" || len(rows) == 0 {
-		return nil
-	}
-	out := make(map[int64]chainLink, len(rows))
-	for id, l := range rows {
-		out[id] = chainLink{next: l.next, live: l.status == "active", importance: l.importance,
-			when: Hit{SaidAt: l.said, ValidFrom: l.from, RecordedAt: l.recorded}.Time(), recorded: l.recorded}
-	}
-	return out
-}
-
 // links reads superseded_by, liveness, importance and times for ids not yet
 // in known.
 func links(ctx context.Context, db querier, sc scope, ids []int64, known map[int64]chainLink) error {
@@ -86,12 +57,9 @@ func links(ctx context.Context, db querier, sc scope, ids []int64, known map[int
 }
 
 // successors maps each fact that is not believed to its believed successor
-// (the end of its superseded_by chain), or 0 when there is none. known
-// holds the links already read (the arms'); it is filled in.
-func successors(ctx context.Context, db querier, sc scope, ids []int64, known map[int64]chainLink) (map[int64]chainLink, map[int64]int64, error) {
-	if known == nil {
-		known = map[int64]chainLink{}
-	}
+// (the end of its superseded_by chain), or 0 when there is none.
+func successors(ctx context.Context, db querier, sc scope, ids []int64) (map[int64]chainLink, map[int64]int64, error) {
+	known := map[int64]chainLink{}
 	if err := links(ctx, db, sc, ids, known); err != nil {
 		return nil, nil, err
 	}
@@ -136,7 +104,7 @@ func successors(ctx context.Context, db querier, sc scope, ids []int64, known ma
 // ranked from the light columns links reads; only the best want facts (all
 // when want is 0) are loaded in full.
 func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool, want int) ([]*Hit, error) {
-	known, succ, err := successors(ctx, db, sc, f.order, f.links)
+	known, succ, err := successors(ctx, db, sc, f.order)
 	if err != nil {
 		return nil, err
 	}
