@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 )
 
@@ -196,6 +198,23 @@ func FileBytes(path string) int64 {
 	for _, side := range []string{"", "-wal", "-shm"} {
 		if fi, err := os.Stat(path + side); err == nil {
 			n += fi.Size()
+		}
+	}
+	return n
+}
+
+// CacheBytes is the size of the vector caches in data directory dir: each
+// space's code file and vector file (graph.CodeFilePattern,
+// graph.VectorFilePattern), which searches map and the embedding step
+// writes; deleting them costs only speed.
+func CacheBytes(dir string) int64 {
+	var n int64
+	for _, pattern := range []string{graph.CodeFilePattern, graph.VectorFilePattern} {
+		files, _ := filepath.Glob(filepath.Join(dir, pattern)) // the patterns are well formed
+		for _, f := range files {
+			if fi, err := os.Stat(f); err == nil {
+				n += fi.Size()
+			}
 		}
 	}
 	return n

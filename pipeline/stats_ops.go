@@ -56,7 +56,11 @@ type DiskStats struct {
 	Engine    string `json:"engine"`
 	FileBytes int64  `json:"file_bytes"`
 	// UsedBytes is what the pages hold; the budget is checked against it.
-	UsedBytes         int64    `json:"used_bytes"`
+	UsedBytes int64 `json:"used_bytes"`
+	// CacheBytes is the vector caches beside the store in its data
+	// directory (sign codes and vectors, see CacheBytes), outside the
+	// budget.
+	CacheBytes        int64    `json:"cache_bytes"`
 	Budget            string   `json:"budget,omitempty"`
 	BudgetBytes       *int64   `json:"budget_bytes,omitempty"`
 	ReclaimableEvents int      `json:"reclaimable_events"`
@@ -198,6 +202,7 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 	if d.UsedBytes, err = p.DB.UsedBytes(ctx); err != nil {
 		return err
 	}
+	d.CacheBytes = CacheBytes(p.DB.Dir)
 	if b, ok, err := p.DiskBudget(); err != nil {
 		return err
 	} else if ok {

@@ -223,6 +223,11 @@ func printDisk(w io.Writer, d pipeline.DiskStats) {
 	} else {
 		fmt.Fprintf(w, "file         %s on disk, %s in use\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
 	}
+	if d.CacheBytes == 0 {
+		fmt.Fprintln(w, "caches       none (the embedding step writes them once facts have vectors)")
+	} else {
+		fmt.Fprintf(w, "caches       %s of vector codes and vectors beside the store, outside the disk budget; safe to delete (searches read the table instead)\n", humanBytes(d.CacheBytes))
+	}
 	if d.BudgetBytes == nil {
 		fmt.Fprintln(w, "disk budget  none (retention.disk_budget is unset)")
 	} else {

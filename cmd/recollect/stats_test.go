@@ -2,10 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -51,6 +55,7 @@ func TestStatsSentences(t *testing.T) {
 		"  by model     http/m1: 2 calls",
 		"disk budget  2GB: ",
 		"reclaimable  1 event (13 B); recollect prune --apply removes them\n",
+		"caches       none (the embedding step writes them once facts have vectors)\n",
 		"daemon       no daemon: the control socket does not exist; start one with recollect daemon\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -106,5 +111,50 @@ func TestPrintEmbeddingsUncoded(t *testing.T) {
 		"             3 vectors have no sign code yet, so search scans every vector; recollect consolidate writes them\n"
 	if b.String() != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// TestStatsCountsVectorCaches: stats says how large the code and vector
+// files beside the store are, and that the disk budget leaves them out.
+func TestStatsCountsVectorCaches(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "init")
+	ctx := context.Background()
+	db, err := store.Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 8}
+	for i := range 300 {
+		content := fmt.Sprintf("fact number %d", i)
+		var id int64
+		if err := db.QueryRowContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?,?,'capture',?) RETURNING id`,
+			content, store.Digest(content), store.Now()).Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		v := make([]float32, sp.Dim)
+		for j := range v {
+			v[j] = float32((i*7+j*3)%11) - 5
+		}
+		if err := integrate.StoreVector(ctx, db, id, sp, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := integrate.WriteCodeFile(ctx, db, sp); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	var size int64
+	for _, p := range []string{graph.CodeFilePath(dir, sp), graph.VectorFilePath(dir, sp)} {
+		fi, err := os.Stat(p)
+		if err != nil {
+			t.Fatalf("cache file: %v", err)
+		}
+		size += fi.Size()
+	}
+	out := diskMust(t, dir, "stats")
+	want := "caches       " + humanBytes(size) + " of vector codes and vectors beside the store, outside the disk budget; safe to delete (searches read the table instead)\n"
+	if !strings.Contains(out, want) {
+		t.Fatalf("stats lacks %q:\n%s", want, out)
 	}
 }
