@@ -64,11 +64,10 @@ func TestVectorFileServesTheArm(t *testing.T) {
 		t.Cleanup(func() { r.Close(); h.Close() })
 		return r
 	}
-	// answers renders the answers of a new handle to a few queries, text
-	// and vector, as the JSON a client gets.
-	answers := func() string {
+	// answersOf renders r's answers to a few queries, text and vector, as
+	// the JSON a client gets; answers those of a new handle.
+	answersOf := func(r *graph.Reader) string {
 		t.Helper()
-		r := reopen()
 		var out []graph.Answer
 		for _, qi := range []int{0, 17, 640, 1299} {
 			out = append(out, searchWith(t, r, graph.Query{Text: fmt.Sprintf("topic %d", qi%7), Vector: data[qi], Space: sp, Limit: 20}))
@@ -79,6 +78,7 @@ func TestVectorFileServesTheArm(t *testing.T) {
 		}
 		return string(b)
 	}
+	answers := func() string { t.Helper(); return answersOf(reopen()) }
 	fromTable := answers()
 	if _, err := integrate.WriteCodeFile(ctx, db, sp); err != nil {
 		t.Fatal(err)
@@ -89,6 +89,12 @@ func TestVectorFileServesTheArm(t *testing.T) {
 	}
 	if got := answers(); got != fromTable {
 		t.Fatalf("answers through the vector file differ from the table's:\n%s\nwant\n%s", got, fromTable)
+	}
+	// A long-running reader keeps its mappings and follows the file as it
+	// is appended to and rewritten.
+	warm := reopen()
+	if got := answersOf(warm); got != fromTable {
+		t.Fatalf("a long-running reader's answers differ from the table's:\n%s\nwant\n%s", got, fromTable)
 	}
 
 	// A late vector is appended to the same file.
@@ -108,6 +114,9 @@ func TestVectorFileServesTheArm(t *testing.T) {
 			h, os.SameFile(before, after), len(data)+1, late)
 	}
 	withLate := answers()
+	if got := answersOf(warm); got != withLate {
+		t.Fatalf("after the append, a long-running reader's answers differ from a new handle's:\n%s\nwant\n%s", got, withLate)
+	}
 
 	// Zero every row, header intact: a handle that reads the file finds
 	// no candidate above the floors.
@@ -148,6 +157,9 @@ func TestVectorFileServesTheArm(t *testing.T) {
 	}
 	if got := answers(); got != withLate {
 		t.Fatalf("answers through the rewritten vector file differ from before:\n%s\nwant\n%s", got, withLate)
+	}
+	if got := answersOf(warm); got != withLate {
+		t.Fatalf("after the rewrite, a long-running reader's answers differ:\n%s\nwant\n%s", got, withLate)
 	}
 	// A truncated file is never read.
 	raw, err = os.ReadFile(path)
