@@ -86,21 +86,25 @@ var (
 		return regexp.MustCompile(`(?i)\b(no longer|not|never|don't|doesn't|didn't|isn't|aren't|won't|stopped|quit|used to)\b`)
 	})
 
-	replacedRes = sync.OnceValue(func() []*regexp.Regexp {
-		return []*regexp.Regexp{
-			regexp.MustCompile(`(?i)\binstead of\s+(.+)`),
-			regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|moved|moving|changed|changing|went|upgraded|downgraded|bumped)\b.*?\bfrom\s+(.+?)\s+to\b`),
-			regexp.MustCompile(`(?i)\b(?:replaced|replacing|swapped|swapping)\s+(.+?)\s+(?:with|for|by)\b`),
-			regexp.MustCompile(`(?i)\brather than\s+(.+)`),
+	// replacedRes read a value named as replaced, each only from a
+	// clause holding one of its keys (see literal).
+	replacedRes = sync.OnceValue(func() []keyedRe {
+		return []keyedRe{
+			{literal{keys: []string{"instead"}}, regexp.MustCompile(`(?i)\binstead of\s+(.+)`)},
+			{literal{keys: []string{"from"}}, regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|moved|moving|changed|changing|went|upgraded|downgraded|bumped)\b.*?\bfrom\s+(.+?)\s+to\b`)},
+			{literal{keys: []string{"replac", "swap"}}, regexp.MustCompile(`(?i)\b(?:replaced|replacing|swapped|swapping)\s+(.+?)\s+(?:with|for|by)\b`)},
+			{literal{keys: []string{"rather"}}, regexp.MustCompile(`(?i)\brather than\s+(.+)`)},
 		}
 	})
 )
 
 // frame finds one attribute in a clause's predicate: re's first group is
-// the value, its optional second group a qualifier.
+// the value, its optional second group a qualifier. It is tried only on a
+// clause holding its keys: the words re starts from (see literal).
 type frame struct {
 	slot   string
 	single bool
+	keys   literal
 	re     *regexp.Regexp
 }
 
@@ -109,21 +113,25 @@ type frame struct {
 // many tools), and then needs a word of change and, for tools, the same
 // purpose.
 var frames = sync.OnceValue(func() []frame {
+	var (
+		digits = literal{digits: true}
+		words  = func(keys ...string) literal { return literal{keys: keys} }
+	)
 	return []frame{
-		{"port", true, regexp.MustCompile(`(?i)\bport\s+:?(\d{2,5})\b|\blocalhost:(\d{2,5})\b`)},
-		{"version", true, regexp.MustCompile(`(?i)\b([a-z][\w.+#-]*)\s+v?(\d+(?:\.\d+)+)\b`)},
-		{"version", true, regexp.MustCompile(`\b([A-Z][\w.+#-]*)\s+v?(\d{1,3})\b(?:[^.:/\d]|$)`)},
-		{"version", true, regexp.MustCompile(`(?i)\bversion\s+v?(\d+(?:\.\d+)*)\b`)},
-		{"residence", true, regexp.MustCompile(`(?i)\b(?:live|lives|living|lived|reside|resides|residing|based|settled)\b(?:\s+[\p{L}'-]+){0,4}?\s+in\s+(.+)`)},
-		{"residence", true, regexp.MustCompile(`(?i)\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?to\s+(.+)`)},
-		{"residence", true, regexp.MustCompile(`(?i)\b(?:flat|apartment|house|home)\s+is\s+(?:now\s+)?in\s+(.+)`)},
-		{"employer", true, regexp.MustCompile(`(?i)\b(?:work|works|working|worked)\s+(?:at|for)\s+(.+)`)},
-		{"employer", true, regexp.MustCompile(`(?i)\b(?:employed\s+(?:at|by)|job\s+(?:at|with)|employer\s+is)\s+(.+)`)},
-		{"host", true, regexp.MustCompile(`(?i)\b(?:deploy|deploys|deployed|deploying|ship|ships|shipped|shipping|publish|publishes|published|host|hosts|hosted|hosting)\b\s*((?:[\w.-]+\s+){0,3}?)(?:to|on|at|with)\s+(.+)`)},
-		{"location", true, regexp.MustCompile(`(?i)\b(?:stored|kept|located|saved|backed up)\s+(?:in|on|at|to)\s+(.+)`)},
-		{"owner", true, regexp.MustCompile(`(?i)\b(?:owned|maintained|managed|led)\s+by\s+(.+)`)},
-		{"use", false, regexp.MustCompile(`(?i)\b(?:use|uses|using|used)\s+(.+)`)},
-		{"use", false, regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|changed|changing|moved|moving)\s+(?:over\s+|back\s+)?(?:from\s+.+?\s+)?to\s+(.+)`)},
+		{"port", true, literal{keys: []string{"port", "localhost"}, digits: true}, regexp.MustCompile(`(?i)\bport\s+:?(\d{2,5})\b|\blocalhost:(\d{2,5})\b`)},
+		{"version", true, digits, regexp.MustCompile(`(?i)\b([a-z][\w.+#-]*)\s+v?(\d+(?:\.\d+)+)\b`)},
+		{"version", true, digits, regexp.MustCompile(`\b([A-Z][\w.+#-]*)\s+v?(\d{1,3})\b(?:[^.:/\d]|$)`)},
+		{"version", true, literal{keys: []string{"version"}, digits: true}, regexp.MustCompile(`(?i)\bversion\s+v?(\d+(?:\.\d+)*)\b`)},
+		{"residence", true, words("liv", "resid", "based", "settled"), regexp.MustCompile(`(?i)\b(?:live|lives|living|lived|reside|resides|residing|based|settled)\b(?:\s+[\p{L}'-]+){0,4}?\s+in\s+(.+)`)},
+		{"residence", true, words("mov", "relocat"), regexp.MustCompile(`(?i)\b(?:moved|moving|relocated|relocating|move|relocate)\s+(?:back\s+)?to\s+(.+)`)},
+		{"residence", true, words("flat", "apartment", "house", "home"), regexp.MustCompile(`(?i)\b(?:flat|apartment|house|home)\s+is\s+(?:now\s+)?in\s+(.+)`)},
+		{"employer", true, words("work"), regexp.MustCompile(`(?i)\b(?:work|works|working|worked)\s+(?:at|for)\s+(.+)`)},
+		{"employer", true, words("employ", "job"), regexp.MustCompile(`(?i)\b(?:employed\s+(?:at|by)|job\s+(?:at|with)|employer\s+is)\s+(.+)`)},
+		{"host", true, words("deploy", "ship", "publish", "host"), regexp.MustCompile(`(?i)\b(?:deploy|deploys|deployed|deploying|ship|ships|shipped|shipping|publish|publishes|published|host|hosts|hosted|hosting)\b\s*((?:[\w.-]+\s+){0,3}?)(?:to|on|at|with)\s+(.+)`)},
+		{"location", true, words("stored", "kept", "located", "saved", "backed"), regexp.MustCompile(`(?i)\b(?:stored|kept|located|saved|backed up)\s+(?:in|on|at|to)\s+(.+)`)},
+		{"owner", true, words("owned", "maintained", "managed", "led"), regexp.MustCompile(`(?i)\b(?:owned|maintained|managed|led)\s+by\s+(.+)`)},
+		{"use", false, words("use", "using"), regexp.MustCompile(`(?i)\b(?:use|uses|using|used)\s+(.+)`)},
+		{"use", false, words("switch", "migrat", "chang", "mov"), regexp.MustCompile(`(?i)\b(?:switched|switching|migrated|migrating|changed|changing|moved|moving)\s+(?:over\s+|back\s+)?(?:from\s+.+?\s+)?to\s+(.+)`)},
 	}
 })
 
@@ -133,6 +141,13 @@ var frames = sync.OnceValue(func() []frame {
 var preferenceRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(?:(?:now|really|still|actually|just|totally|absolutely|truly|genuinely|definitely|always|no longer|do not|don't|does not|doesn't|never)\s+)*(?:like|likes|love|loves|prefer|prefers|enjoy|enjoys)\s+(.+)`)
 })
+
+// preferenceKeys and ownsKeys are the words preferenceRe and ownsRe
+// start from.
+var (
+	preferenceKeys = literal{keys: []string{"like", "love", "prefer", "enjoy"}}
+	ownsKeys       = literal{keys: []string{"owns", "maintains", "leads", "manages"}}
+)
 
 // ownsRe reads "Alice owns the billing service": the object is what the
 // ownership is about, the subject is the value.
@@ -201,7 +216,12 @@ var stopValue = set("for", "in", "on", "at", "with", "since", "because", "and", 
 
 // readStatement reads a statement; speaker is who "I" is when the text
 // does not start with "<Name>: ".
-func readStatement(text, speaker string) reading {
+func readStatement(text, speaker string) reading { return readStatementKeyed(text, speaker, true) }
+
+// readStatementKeyed reads a statement, trying each rule only on a clause
+// holding its keys when keyed is set; unkeyed, every rule is tried (the
+// tests' reference: both read every statement alike).
+func readStatementKeyed(text, speaker string, keyed bool) reading {
 	if m := speakerPrefix().FindStringSubmatchIndex(text); m != nil {
 		speaker, text = text[m[2]:m[3]], text[m[1]:]
 	} else {
@@ -211,7 +231,7 @@ func readStatement(text, speaker string) reading {
 	var out reading
 	var prev *clause
 	for _, part := range clauseSplit().Split(text, -1) {
-		c, ok := readClause(part, speaker, prev)
+		c, ok := readClause(part, speaker, prev, keyed)
 		if !ok {
 			prev = nil
 			continue
@@ -224,12 +244,8 @@ func readStatement(text, speaker string) reading {
 
 // readClause reads one clause; a clause with no subject of its own ("…,
 // and moved to Porto") takes the previous clause's.
-func readClause(text, speaker string, prev *clause) (clause, bool) {
-	c := clause{words: wordSet(text), speaker: speaker}
-	if m := markerRe().FindString(text); m != "" {
-		c.marker = strings.ToLower(m)
-	}
-	c.additive = additiveRe().MatchString(text)
+func readClause(text, speaker string, prev *clause, keyed bool) (clause, bool) {
+	c := clause{speaker: speaker}
 	toks := wordRe().FindAllStringIndex(text, -1)
 	lower := func(i int) string { return strings.ToLower(text[toks[i][0]:toks[i][1]]) }
 	i := 0
@@ -295,7 +311,8 @@ func readClause(text, speaker string, prev *clause) (clause, bool) {
 		from = start + 1
 	}
 	pred := text[toks[from][0]:]
-	c.claims = readClaims(pred, text[toks[i][0]:], len(possessed) > 0, w == "i'd" || w == "we'd")
+	may := rulesFor(text, keyed)
+	c.claims = readClaims(pred, text[toks[i][0]:], len(possessed) > 0, w == "i'd" || w == "we'd", may)
 	// "My flat is in Berlin" says where I live.
 	if len(possessed) > 0 && subset(c.subject, homeWords) {
 		c.subject = nil
@@ -310,18 +327,30 @@ func readClause(text, speaker string, prev *clause) (clause, bool) {
 		}
 		c.claims[k].val = value{text: joinSorted(who), words: who}
 	}
-	for _, re := range replacedRes() {
-		if m := re.FindStringSubmatch(pred); m != nil {
+	for _, r := range replacedRes() {
+		if !may(r.keys) {
+			continue
+		}
+		if m := r.re.FindStringSubmatch(pred); m != nil {
 			if v := valuePhrase(m[1]); len(v.words) > 0 {
 				c.replaced = append(c.replaced, v)
 			}
 		}
 	}
+	// Only now the clause reads: a clause that does not costs nothing more.
+	c.words = wordSet(text)
+	if may(markerKeys) {
+		if m := markerRe().FindString(text); m != "" {
+			c.marker = strings.ToLower(m)
+		}
+	}
+	c.additive = may(additiveKeys) && additiveRe().MatchString(text)
 	return c, true
 }
 
-// readClaims applies the frames to a clause's predicate.
-func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
+// readClaims applies the frames to a clause's predicate; may says which
+// rules the clause holds the keys of.
+func readClaims(pred, verbPhrase string, possessed, wish bool, may func(literal) bool) []claim {
 	var out []claim
 	seen := map[string]bool{}
 	at := 0
@@ -334,6 +363,9 @@ func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 		out = append(out, cl)
 	}
 	for _, f := range frames() {
+		if !may(f.keys) {
+			continue
+		}
 		m := f.re.FindStringSubmatchIndex(pred)
 		if m == nil {
 			continue
@@ -382,7 +414,7 @@ func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 		}
 		add(cl)
 	}
-	if m := preferenceRe().FindStringSubmatchIndex(verbPhrase); m != nil && !wish {
+	if m := submatchIf(!wish && may(preferenceKeys), preferenceRe(), verbPhrase); m != nil {
 		rest := verbPhrase[m[2]:m[3]]
 		if f := strings.ToLower(firstWord(rest)); f != "to" && f != "it" && f != "that" && f != "this" {
 			at = 0
@@ -393,7 +425,7 @@ func readClaims(pred, verbPhrase string, possessed, wish bool) []claim {
 			}
 		}
 	}
-	if m := ownsRe().FindStringSubmatchIndex(pred); m != nil {
+	if m := submatchIf(may(ownsKeys), ownsRe(), pred); m != nil {
 		if obj := valuePhrase(pred[m[2]:m[3]]); len(obj.words) > 0 {
 			out = append(out, claim{slot: "owner", single: true, owner: obj.words, negated: negatedAt(pred, m[0]), val: value{words: map[string]bool{}}})
 		}

@@ -271,10 +271,15 @@ func (in *Integrator) decideSupersession(ctx context.Context, pf PendingFact, en
 	// reason.
 	var cands []candidate
 	reasons := map[int64]string{}
+	filter := newCandidateFilter(mine)
 	for _, c := range all {
+		later := laterThan(c.SaidAt, pf.SaidAt)
+		if !filter.admits(c.Content, later) {
+			continue // its reading would be turned down below
+		}
 		theirs := st.reading(c.Content, speakerOf(c.Speaker, c.Role))
 		newer, older := mine, theirs
-		if laterThan(c.SaidAt, pf.SaidAt) {
+		if later {
 			newer, older = theirs, mine
 		}
 		if ok, why := supersedesReading(newer, older); ok {
