@@ -61,12 +61,15 @@ func (in *Integrator) gather(ctx context.Context) (material, error) {
 	var m material
 	// The domains are counted by stepping from one to the next on the
 	// status index (a loose index scan): count(DISTINCT domain) read every
-	// active fact a second time (0.1 s a run at 1M facts).
+	// active fact a second time (0.1 s a run at 1M facts). The active
+	// facts are the count the store keeps (fact_counts, summed: PostgreSQL's
+	// writers add rows beside each other's); counting them read the status
+	// index whole (30 ms a run at 1M).
 	if err := in.DB.QueryRowContext(ctx, `WITH RECURSIVE d(domain) AS (
 			SELECT min(domain) FROM facts WHERE status = 'active'
 			UNION ALL
 			SELECT (SELECT min(domain) FROM facts WHERE status = 'active' AND domain > d.domain) FROM d WHERE d.domain IS NOT NULL)
-		SELECT (SELECT count(*) FROM facts WHERE status = 'active'), count(domain) FROM d`).Scan(&m.active, &m.domains); err != nil {
+		SELECT (SELECT CAST(COALESCE(sum(n), 0) AS BIGINT) FROM fact_counts WHERE status = 'active'), count(domain) FROM d`).Scan(&m.active, &m.domains); err != nil {
 		return m, fmt.Errorf("summarise: %w", err)
 	}
 	list := func(q string, n int, format func(cols []string) string) ([]string, error) {
