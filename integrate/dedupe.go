@@ -183,6 +183,9 @@ func pigeonholeWords(content string) []string {
 		}
 		return words[i] < words[j]
 	})
+	if len(words) == 0 {
+		return nil // "I am.": nothing to share
+	}
 	k := int(math.Ceil(NearThreshold * float64(len(words))))
 	return words[:len(words)-k+1]
 }

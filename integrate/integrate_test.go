@@ -96,6 +96,24 @@ func TestSameFactTwoSessionsOneFact(t *testing.T) {
 	}
 }
 
+// TestFactOfNoContentWords integrates facts made only of stop words or
+// punctuation ("I am."): they have no signature, so nothing is a near
+// duplicate of them and they are a near duplicate of nothing (the
+// signature of no words took a slice of one and crashed the run).
+func TestFactOfNoContentWords(t *testing.T) {
+	db := openStore(t)
+	say(t, db, statement{session: "a", text: "I am.", day: 1})
+	say(t, db, statement{session: "a", text: "---", day: 1})
+	say(t, db, statement{session: "a", text: "I am here.", day: 1})
+	rep := run(t, newIntegrator(db, day(1)))
+	if rep.Integrated != 3 {
+		t.Fatalf("report = %+v, want 3 facts integrated", rep)
+	}
+	if n := count(t, db, `SELECT count(*) FROM fact_signatures`); n != 1 {
+		t.Errorf("%d signature rows, want 1 (\"here\" of the third fact)", n)
+	}
+}
+
 func TestBitemporalAsOf(t *testing.T) {
 	db := openStore(t)
 	say(t, db, statement{text: "I live in Paris", day: 1})
