@@ -192,6 +192,9 @@ func bestNear(content string, cands []candidate) []candidate {
 	mine := contentWords(content)
 	var out []candidate
 	for _, c := range cands {
+		if !mayReachNear(mine, c.Content) {
+			continue
+		}
 		if c.Score = jaccard(mine, contentWords(c.Content)); c.Score >= NearThreshold {
 			out = append(out, c)
 		}
@@ -213,4 +216,25 @@ func NearDuplicateIDs(ctx context.Context, db *store.DB, content, domain string)
 		ids[i] = c.ID
 	}
 	return ids, err
+}
+
+// mayReachNear is false only when text's overlap with the content words
+// mine cannot reach NearThreshold, told without reading text's words: each
+// of them is a part of the lowercased text, so the words the two share are
+// at most the words of mine found in it, and the overlap (shared over all)
+// at most those over len(mine). Most of a signature word's facts share
+// that word and little else; this passes them over without splitting and
+// stemming them (bestNear's answer is the same: TestNearPrefilter).
+func mayReachNear(mine map[string]bool, text string) bool {
+	if len(mine) == 0 {
+		return true
+	}
+	low := strings.ToLower(text)
+	found := 0
+	for w := range mine {
+		if strings.Contains(low, w) {
+			found++
+		}
+	}
+	return float64(found)/float64(len(mine)) >= NearThreshold
 }
