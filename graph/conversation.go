@@ -90,6 +90,12 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 			return err
 		}
 	}
+	// A fact said next to two seeds (it was said in both their sessions)
+	// joins the session of the seed with the lowest id, whatever order the
+	// statement returned the neighbours in, so both engines agree.
+	slices.SortStableFunc(near, func(a, b neighbor) int {
+		return cmp.Or(cmp.Compare(a.seed, b.seed), cmp.Compare(a.id, b.id))
+	})
 	for _, nb := range near {
 		seed := seeds[nb.seed]
 		if seed == nil || seed.session != nb.session || (len(speakers) > 0 && !speakers[nb.speaker]) {
