@@ -183,3 +183,28 @@ func TestNeighborQueryReadsByIndex(t *testing.T) {
 		t.Fatalf("neighbour query plan:\n%s\nwant two seeks on fact_provenance_session_capture and no sort", text)
 	}
 }
+
+// TestSharedNeighborTakesTheLowestSeedsSession: a fact said in two
+// sessions, next to a seed in each, joins the session of the seed with the
+// lower id whatever order the neighbours' rows came in, so the engines
+// (whose statements return them in different orders) agree.
+func TestSharedNeighborTakesTheLowestSeedsSession(t *testing.T) {
+	for _, reversed := range []bool{false, true} {
+		a := &candidate{id: 7, session: "s-a", own: 1, matched: true}
+		b := &candidate{id: 3, session: "s-b", own: 2, matched: true}
+		order := []*candidate{b, a}
+		cands := map[int64]*candidate{a.id: a, b.id: b}
+		near := []neighbor{{seed: a.id, id: 20, session: "s-a", asks: true}, {seed: b.id, id: 20, session: "s-b", asks: true}}
+		if reversed {
+			near[0], near[1] = near[1], near[0]
+		}
+		if err := lendToNeighbors(context.Background(), nil, order, cands, nil, "", nil, near, false); err != nil {
+			t.Fatal(err)
+		}
+		got := cands[20]
+		if got == nil || got.session != "s-b" || got.lent != NeighborShare*b.own {
+			t.Fatalf("rows reversed=%v: the shared neighbour is %+v; want session s-b (seed 3, the lower id) and the better seed's share %v",
+				reversed, got, NeighborShare*b.own)
+		}
+	}
+}
