@@ -30,7 +30,7 @@ func OpenReader(ctx context.Context, dir string) (*DB, error) {
 		}
 		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
-	dsn := "file:" + path + "?mode=ro&_busy_timeout=2000&_query_only=1"
+	dsn := fileURI(path) + "?mode=ro&_busy_timeout=2000&_query_only=1"
 	sqlDB, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

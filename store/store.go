@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
@@ -24,6 +25,14 @@ import (
 	"github.com/recollect/recollect/store/datadir"
 	"github.com/recollect/recollect/store/regfile"
 )
+
+// fileURI is path as an SQLite file: URI: the characters a URI gives a
+// meaning ('%', '?', '#') escaped, so a data directory named "notes#2" or
+// "what?" opens its own memory.db rather than a file named by the part
+// before them.
+func fileURI(path string) string {
+	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
+}
 
 // DBFile is the database file name inside a data directory.
 const DBFile = datadir.StoreFile
@@ -86,7 +95,7 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	// MiB): a search of a large store reads the index's row sizes and
 	// doclists again and again, and a page not held is a read from the
 	// file system (at a million facts, search 1.5x as fast under load).
-	dsn := "file:" + path + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on&_cache_size=-16384"
+	dsn := fileURI(path) + "?_journal_mode=WAL&_busy_timeout=10000&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on&_cache_size=-16384"
 	sqlDB, err := sql.Open("sqlite3", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)

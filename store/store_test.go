@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -255,5 +256,45 @@ func TestMigrateWidensEventSources(t *testing.T) {
 	}
 	if count("zebra") != 1 {
 		t.Fatalf("full-text keeps a deleted event: zebra %d, want 1", count("zebra"))
+	}
+}
+
+// A data directory whose name holds a character an SQLite URI gives a
+// meaning to ('#', '?', '%') opens its own memory.db, for writing and for
+// reading, and leaves no file anywhere else.
+func TestOpenDirectoryNamesWithURICharacters(t *testing.T) {
+	ctx := context.Background()
+	for _, name := range []string{"notes#2", "what?", "100%done", "a%23b"} {
+		t.Run(name, func(t *testing.T) {
+			root := t.TempDir()
+			dir := filepath.Join(root, name)
+			db, err := Open(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s', 'record', '2026-01-01T00:00:00Z')`); err != nil {
+				t.Fatal(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Fatal(err)
+			}
+			entries, _ := os.ReadDir(root)
+			if len(entries) != 1 || entries[0].Name() != name {
+				var names []string
+				for _, e := range entries {
+					names = append(names, e.Name())
+				}
+				t.Fatalf("%s holds %v; want only %q", root, names, name)
+			}
+			r, err := OpenReader(ctx, dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			var n int
+			if err := r.QueryRowContext(ctx, `SELECT count(*) FROM sessions`).Scan(&n); err != nil || n != 1 {
+				t.Fatalf("reader of %s: %d sessions (%v); want the one written", dir, n, err)
+			}
+		})
 	}
 }
