@@ -27,6 +27,7 @@ func benchCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "search-sizes", Value: "10000,100000", Usage: "store sizes (facts) to search, comma-separated"},
 			&cli.IntFlag{Name: "import-mb", Value: def.ImportMB, Usage: "megabytes of history the import part builds from the fixtures"},
 			&cli.StringFlag{Name: "integrate-sizes", Value: "1000,100000", Usage: "store sizes (facts) to integrate new facts into, comma-separated; the first is the baseline (add 1000000 for the 1M row)"},
+			&cli.IntFlag{Name: "integrate-rounds", Value: def.IntegrateRounds, Usage: "times each integrate store size is timed, the sizes in turn, each on fresh copies; its figure is the median"},
 			&cli.StringFlag{Name: "keep-stores", Usage: "keep the integrate part's built stores in `DIR` and copy them on later runs instead of building them again (a 1M store takes minutes)"},
 			&cli.IntFlag{Name: "notify-runs", Value: def.NotifyRuns, Usage: "runs of each process for the notify medians"},
 			&cli.IntFlag{Name: "search-queries", Value: def.SearchQueries, Usage: "queries timed per search store"},
@@ -59,7 +60,7 @@ func systemsOptions(c *cli.Context, env Env) (bench.SystemsOptions, error) {
 	opts := bench.DefaultSystems()
 	opts.Fixtures, opts.Idle, opts.CopyLines = c.String("fixtures"), c.Duration("idle"), c.Int("copy-lines")
 	opts.NotifyRuns, opts.FollowAppends, opts.ImportMB = c.Int("notify-runs"), c.Int("follow"), c.Int("import-mb")
-	opts.SearchQueries, opts.KeepStores = c.Int("search-queries"), c.String("keep-stores")
+	opts.SearchQueries, opts.KeepStores, opts.IntegrateRounds = c.Int("search-queries"), c.String("keep-stores"), c.Int("integrate-rounds")
 	if c.NArg() > 0 {
 		return opts, usagef("bench: unknown part %q; the parts are %s (use --only), or run bench locomo PATH", c.Args().First(), strings.Join(bench.Parts, ", "))
 	}
@@ -94,8 +95,8 @@ func systemsOptions(c *cli.Context, env Env) (bench.SystemsOptions, error) {
 	default:
 		return opts, usagef("bench: unknown engine %q; use sqlite or postgres", c.String("engine"))
 	}
-	if opts.NotifyRuns <= 0 || opts.FollowAppends <= 0 || opts.CopyLines <= 0 || opts.Idle <= 0 || opts.ImportMB <= 0 || opts.SearchQueries <= 0 {
-		return opts, usagef("bench: --notify-runs, --follow, --copy-lines, --import-mb, --search-queries and --idle must be positive")
+	if opts.NotifyRuns <= 0 || opts.FollowAppends <= 0 || opts.CopyLines <= 0 || opts.Idle <= 0 || opts.ImportMB <= 0 || opts.SearchQueries <= 0 || opts.IntegrateRounds <= 0 {
+		return opts, usagef("bench: --notify-runs, --follow, --copy-lines, --import-mb, --search-queries, --integrate-rounds and --idle must be positive")
 	}
 	bin, err := os.Executable()
 	if err != nil {

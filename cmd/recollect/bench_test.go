@@ -59,6 +59,9 @@ func TestBenchLocomo(t *testing.T) {
 // server's own raw queries, and no bench schema is left on the server.
 func TestBenchEnginePostgres(t *testing.T) {
 	fixtures := filepath.Join("..", "..", bench.FixturesDefaultPath)
+	if errs, code := bad(t, "bench", "--integrate-rounds", "0"); code != 2 || !strings.Contains(errs, "--integrate-rounds and --idle must be positive") {
+		t.Errorf("--integrate-rounds 0: exit %d, %q", code, errs)
+	}
 	if errs, code := bad(t, "bench", "--engine", "mysql"); code != 2 || !strings.Contains(errs, `unknown engine "mysql"; use sqlite or postgres`) {
 		t.Errorf("--engine mysql: exit %d, %q", code, errs)
 	}

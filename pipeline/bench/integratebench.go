@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -29,10 +30,13 @@ const IntegrateBatch = 300
 // used to come from (an FTS5 OR over the new fact's rarest words, ordered
 // by bm25), timed for the same facts on the same store.
 type IntegrateResult struct {
-	Facts   int           `json:"stored_facts"`
-	New     int           `json:"new_facts"`
-	Build   time.Duration `json:"build_ns"`
-	PerFact time.Duration `json:"integrate_per_fact_ns"`
+	Facts int           `json:"stored_facts"`
+	New   int           `json:"new_facts"`
+	Build time.Duration `json:"build_ns"`
+	// PerFact is the median of Rounds, each the cost per fact of one
+	// integrate run into its own copy of the store.
+	PerFact time.Duration   `json:"integrate_per_fact_ns"`
+	Rounds  []time.Duration `json:"integrate_rounds_ns,omitempty"`
 	// Lookup is the near-duplicate lookup through the signature index,
 	// OR the store-wide query it replaced, each per new fact.
 	Lookup time.Duration `json:"lookup_per_fact_ns"`
@@ -42,10 +46,12 @@ type IntegrateResult struct {
 // BenchIntegrate builds a store of n facts (as the search bench does,
 // signed for near-duplicate lookup as integrate signs its own), records
 // batch user messages made of fixture sentences, extracts them with the
-// heuristic and times the integrate step, per integrated fact. With keep
-// set, the built store is kept there (integrate-N) and copied for later
-// runs instead of built again: a 1M store takes many minutes to build.
-func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch int) (IntegrateResult, error) {
+// heuristic and times the integrate step, per integrated fact: one round.
+// With lookups set it first times the near-duplicate lookups alone (the
+// index's and the old store-wide query's). With keep set, the built store
+// is kept there (integrate-N) and copied for later runs instead of built
+// again: a 1M store takes many minutes to build.
+func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch int, lookups bool) (IntegrateResult, error) {
 	res := IntegrateResult{Facts: n}
 	start := time.Now()
 	dir := filepath.Join(work, fmt.Sprintf("integrate-%d", n))
@@ -89,6 +95,9 @@ func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch i
 	// and the old store-wide query's, alternating so load hits both.
 	var look, or time.Duration
 	for _, c := range pending {
+		if !lookups {
+			break
+		}
 		t := time.Now()
 		if _, err := integrate.NearDuplicateIDs(ctx, p.DB, c, "general"); err != nil {
 			return res, err
@@ -100,7 +109,9 @@ func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch i
 		}
 		or += time.Since(t)
 	}
-	res.Lookup, res.OR = look/time.Duration(len(pending)), or/time.Duration(len(pending))
+	if lookups {
+		res.Lookup, res.OR = look/time.Duration(len(pending)), or/time.Duration(len(pending))
+	}
 	t0 := time.Now()
 	sum, err := p.Run(ctx, pipeline.RunOptions{Steps: pipeline.Steps{Integrate: true}, Trigger: "bench"})
 	if err != nil {
@@ -111,7 +122,52 @@ func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch i
 		return res, fmt.Errorf("integrate claimed none of the %d pending facts", len(pending))
 	}
 	res.PerFact = took / time.Duration(res.New)
+	res.Rounds = []time.Duration{res.PerFact}
 	return res, nil
+}
+
+// IntegrateRounds is how many times the integrate part times each store
+// size by default: a run of a few hundred facts takes about a second, so
+// one burst of other work on a shared machine could double one figure.
+const IntegrateRounds = 3
+
+// benchIntegrateRounds times integrate into each of sizes rounds times,
+// the sizes in turn within a round (so load that comes and goes meets
+// them alike), each round on fresh copies of the stores; the lookups are
+// timed in the first round only. Each result's PerFact is the median of
+// its rounds. A size that fails in any round is reported in failed alone.
+func benchIntegrateRounds(ctx context.Context, work, keep, fixtures string, sizes []int, rounds int, say func(string), failed map[string]string) []IntegrateResult {
+	rounds = max(rounds, 1)
+	results := make([]*IntegrateResult, len(sizes))
+	for round := range rounds {
+		for i, n := range sizes {
+			key := fmt.Sprintf("integrate %d", n)
+			if _, ok := failed[key]; ok {
+				continue
+			}
+			say(fmt.Sprintf("integrate: %d new messages into %d facts (round %d of %d)", IntegrateBatch, n, round+1, rounds))
+			r, err := BenchIntegrate(ctx, filepath.Join(work, "integrate"), keep, fixtures, n, IntegrateBatch, round == 0)
+			os.RemoveAll(filepath.Join(work, "integrate"))
+			switch {
+			case err != nil:
+				failed[key], results[i] = err.Error(), nil
+			case results[i] == nil:
+				results[i] = &r
+			default:
+				results[i].Rounds = append(results[i].Rounds, r.PerFact)
+			}
+		}
+	}
+	var out []IntegrateResult
+	for _, r := range results {
+		if r != nil {
+			sorted := slices.Clone(r.Rounds)
+			slices.Sort(sorted)
+			r.PerFact = sorted[len(sorted)/2]
+			out = append(out, *r)
+		}
+	}
+	return out
 }
 
 // integrateStore puts the integrate bench's store of n facts in dir:

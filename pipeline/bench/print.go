@@ -192,7 +192,15 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		row("dedupe "+sizeName(in.Facts), fmt.Sprintf("%s per fact (%d facts)", fmtDur(in.Lookup), in.New),
 			fmt.Sprintf("store-wide OR query %s", fmtDur(in.OR)), x, "≤ 2× the smallest store", ok)
 		x, ok = ratio(in.PerFact, first.PerFact)
-		row("integrate "+sizeName(in.Facts), fmt.Sprintf("%s per fact", fmtDur(in.PerFact)), "", x, "≤ 2× the smallest store", ok)
+		per := fmt.Sprintf("%s per fact", fmtDur(in.PerFact))
+		if len(in.Rounds) > 1 {
+			rounds := make([]string, len(in.Rounds))
+			for i, d := range in.Rounds {
+				rounds[i] = fmtDur(d)
+			}
+			per = fmt.Sprintf("%s per fact, median of %d rounds (%s)", fmtDur(in.PerFact), len(in.Rounds), strings.Join(rounds, " · "))
+		}
+		row("integrate "+sizeName(in.Facts), per, "", x, "≤ 2× the smallest store", ok)
 	}
 	if c := r.Copy; c != nil {
 		row("copy", fmt.Sprintf("%.0f lines/s (%dk lines)", c.CopyRate, c.Lines/1000), fmt.Sprintf("raw batched insert %.0f lines/s", c.RawRate),

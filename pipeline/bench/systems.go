@@ -34,6 +34,9 @@ type SystemsOptions struct {
 	// IntegrateSizes are the stores new facts are integrated into; the
 	// first is the baseline of the others.
 	IntegrateSizes []int
+	// IntegrateRounds is how many times each size is timed (the median
+	// is its figure); IntegrateRounds when zero.
+	IntegrateRounds int
 	// ImportMB is the size of the history the import part builds.
 	ImportMB      int
 	SearchQueries int
@@ -53,7 +56,7 @@ var EngineParts = []string{"copy", "search"}
 // DefaultSystems returns the sizes the targets are stated for.
 func DefaultSystems() SystemsOptions {
 	return SystemsOptions{Fixtures: FixturesDefaultPath, NotifyRuns: 30, CopyLines: 200_000, FollowAppends: 200,
-		SearchSizes: []int{10_000, 100_000}, IntegrateSizes: []int{1000, 100_000}, ImportMB: 200, SearchQueries: 200, Idle: 60 * time.Second}
+		SearchSizes: []int{10_000, 100_000}, IntegrateSizes: []int{1000, 100_000}, IntegrateRounds: IntegrateRounds, ImportMB: 200, SearchQueries: 200, Idle: 60 * time.Second}
 }
 
 // SystemsReport holds what was measured; a part that could not be measured
@@ -170,16 +173,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 		os.RemoveAll(filepath.Join(work, "search"))
 	}
 	if want("integrate") {
-		for _, n := range opts.IntegrateSizes {
-			say(fmt.Sprintf("integrate: %d new messages into %d facts", IntegrateBatch, n))
-			r, err := BenchIntegrate(ctx, filepath.Join(work, "integrate"), opts.KeepStores, opts.Fixtures, n, IntegrateBatch)
-			if err != nil {
-				rep.Failed[fmt.Sprintf("integrate %d", n)] = err.Error()
-				continue
-			}
-			rep.Integrate = append(rep.Integrate, r)
-			os.RemoveAll(filepath.Join(work, "integrate"))
-		}
+		rep.Integrate = benchIntegrateRounds(ctx, work, opts.KeepStores, opts.Fixtures, opts.IntegrateSizes, opts.IntegrateRounds, say, rep.Failed)
 	}
 	if want("notify") {
 		say(fmt.Sprintf("notify: %d rounds of notify, node -e 0, true", opts.NotifyRuns))

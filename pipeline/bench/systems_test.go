@@ -91,7 +91,7 @@ func TestBenchSearchRecall(t *testing.T) {
 }
 
 func TestBenchIntegrateSmall(t *testing.T) {
-	r, err := BenchIntegrate(context.Background(), t.TempDir(), "", fixturesPath(t), 1000, 60)
+	r, err := BenchIntegrate(context.Background(), t.TempDir(), "", fixturesPath(t), 1000, 60, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,12 +100,31 @@ func TestBenchIntegrateSmall(t *testing.T) {
 	}
 }
 
+// TestBenchIntegrateRounds: each size is timed once a round, its figure
+// the median of its rounds; the lookups are timed in the first round.
+func TestBenchIntegrateRounds(t *testing.T) {
+	failed := map[string]string{}
+	got := benchIntegrateRounds(context.Background(), t.TempDir(), t.TempDir(), fixturesPath(t), []int{1000}, 3, func(string) {}, failed)
+	if len(failed) != 0 || len(got) != 1 {
+		t.Fatalf("results %+v, failed %v: want one size measured", got, failed)
+	}
+	r := got[0]
+	if len(r.Rounds) != 3 || r.Lookup <= 0 || r.OR <= 0 {
+		t.Fatalf("result %+v: want 3 rounds and the lookups timed", r)
+	}
+	sorted := slices.Clone(r.Rounds)
+	slices.Sort(sorted)
+	if r.PerFact != sorted[1] {
+		t.Errorf("per fact %v, want the median of %v", r.PerFact, r.Rounds)
+	}
+}
+
 // TestBenchIntegrateKeptStore: with a keep directory the first run builds
 // the store there and a second run integrates into a copy of it, the kept
 // store itself untouched.
 func TestBenchIntegrateKeptStore(t *testing.T) {
 	ctx, keep := context.Background(), t.TempDir()
-	first, err := BenchIntegrate(ctx, t.TempDir(), keep, fixturesPath(t), 1000, 20)
+	first, err := BenchIntegrate(ctx, t.TempDir(), keep, fixturesPath(t), 1000, 20, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +133,7 @@ func TestBenchIntegrateKeptStore(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the built store was not kept: %v", err)
 	}
-	second, err := BenchIntegrate(ctx, t.TempDir(), keep, fixturesPath(t), 1000, 20)
+	second, err := BenchIntegrate(ctx, t.TempDir(), keep, fixturesPath(t), 1000, 20, false)
 	if err != nil {
 		t.Fatal(err)
 	}
