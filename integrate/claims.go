@@ -72,9 +72,6 @@ var (
 		return regexp.MustCompile(`^\s*(?:\[[^\]]{1,40}\]\s*)?([A-Z][\p{L}'-]*(?:\s+[A-Z][\p{L}'-]*){0,2}):\s+`)
 	})
 	datePrefix = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\[[^\]]{1,40}\]\s*`) })
-	wordRe     = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile("`[^`]+`|[\\p{L}\\p{N}][\\p{L}\\p{N}'’_/+#-]*(?:\\.[\\p{L}\\p{N}][\\p{L}\\p{N}_/+#-]*)*")
-	})
 
 	markerRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\b(no longer|instead|anymore|any more|these days|nowadays|from now on|switched|switching|migrated|moved|changed|replaced|now)\b`)
@@ -246,7 +243,7 @@ func readStatementKeyed(text, speaker string, keyed bool) reading {
 // and moved to Porto") takes the previous clause's.
 func readClause(text, speaker string, prev *clause, keyed bool) (clause, bool) {
 	c := clause{speaker: speaker}
-	toks := wordRe().FindAllStringIndex(text, -1)
+	toks := statementWordSpans(text)
 	lower := func(i int) string { return strings.ToLower(text[toks[i][0]:toks[i][1]]) }
 	i := 0
 	for i < len(toks) && leadingSkip[lower(i)] {
@@ -473,7 +470,7 @@ func negatedAt(pred string, i int) bool {
 	before := pred[:i]
 	if locs := negationRe().FindAllStringIndex(before, -1); len(locs) > 0 {
 		between := before[locs[len(locs)-1][1]:]
-		if len(wordRe().FindAllString(between, -1)) <= 3 && !strings.Contains(between, ",") {
+		if len(statementWordSpans(between)) <= 3 && !strings.Contains(between, ",") {
 			return true
 		}
 	}
@@ -510,7 +507,7 @@ func purpose(rest string) string {
 // a word that starts another phrase ("Porto last month" → "Porto").
 func valuePhrase(s string) value {
 	var kept []string
-	for _, loc := range wordRe().FindAllStringIndex(s, -1) {
+	for _, loc := range statementWordSpans(s) {
 		if strings.ContainsAny(s[:loc[0]], ",;:()") {
 			break
 		}
@@ -544,7 +541,7 @@ func nameLike(s string, lowerOK bool) bool {
 	if unicode.IsUpper(r) || unicode.IsDigit(r) || r == '`' {
 		return true
 	}
-	return lowerOK && len(wordRe().FindAllString(valuePhrase(s).text, -1)) == 1 && !determiners[strings.ToLower(f)] &&
+	return lowerOK && len(statementWordSpans(valuePhrase(s).text)) == 1 && !determiners[strings.ToLower(f)] &&
 		!intensifiers[strings.ToLower(f)]
 }
 
@@ -552,8 +549,7 @@ var intensifiers = set("so", "very", "really", "pretty", "super", "too", "quite"
 	"a", "an", "the", "going", "getting", "doing", "kind", "sort", "more", "less", "much", "such", "gonna", "happy", "glad", "sure")
 
 func firstWord(s string) string {
-	m := wordRe().FindString(s)
-	return m
+	return firstStatementWord(s)
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -581,7 +577,7 @@ func submatches(s string, m []int) []string {
 // plural "s" is dropped so "servers" meets "server".
 func wordSet(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range wordRe().FindAllString(s, -1) {
+	for _, t := range statementWords(s) {
 		t = strings.ToLower(strings.Trim(t, "`"))
 		if stopwords[t] || determiners[t] || stopValue[t] || firstPersonWords[t] != "" {
 			continue
