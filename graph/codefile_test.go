@@ -49,16 +49,7 @@ func TestCodeFileServesANewProcess(t *testing.T) {
 	late := addFact(t, db, fact{content: "late"})
 	addCodedVector(t, db, late, sp, q)
 
-	reopen := func() *graph.Reader {
-		t.Helper()
-		h, err := store.Open(ctx, db.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := graph.NewReader(h)
-		t.Cleanup(func() { r.Close(); h.Close() })
-		return r
-	}
+	reopen := func() *graph.Reader { t.Helper(); return reopenReader(t, db.Dir) }
 	if top := semanticTop(t, reopen(), sp, q, 5); len(top) < 2 || !(top[0] == late || top[1] == late) {
 		t.Fatalf("new handle: top %v lacks the vector added after the file", top)
 	}

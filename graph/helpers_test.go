@@ -207,3 +207,16 @@ func nullable(s string) any {
 	}
 	return s
 }
+
+// reopenReader opens dir's store again and a reader on it, as a new
+// process does; both close when the test ends.
+func reopenReader(t *testing.T, dir string) *graph.Reader {
+	t.Helper()
+	h, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := graph.NewReader(h)
+	t.Cleanup(func() { r.Close(); h.Close() })
+	return r
+}

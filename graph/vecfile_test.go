@@ -54,16 +54,7 @@ func TestVectorFileServesTheArm(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	reopen := func() *graph.Reader {
-		t.Helper()
-		h, err := store.Open(ctx, db.Dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r := graph.NewReader(h)
-		t.Cleanup(func() { r.Close(); h.Close() })
-		return r
-	}
+	reopen := func() *graph.Reader { t.Helper(); return reopenReader(t, db.Dir) }
 	// answersOf renders r's answers to a few queries, text and vector, as
 	// the JSON a client gets; answers those of a new handle.
 	answersOf := func(r *graph.Reader) string {

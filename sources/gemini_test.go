@@ -121,8 +121,7 @@ func TestGeminiRewrittenChatNoLossNoDuplicates(t *testing.T) {
 func TestGeminiJSONLAndProjectRoot(t *testing.T) {
 	db := openDB(t)
 	home := t.TempDir()
-	proj := filepath.Join(home, ".gemini", "tmp", "vibe-coding-tracker")
-	writeFile(t, filepath.Join(proj, ".project_root"), []byte("/home/wei/vibe-coding-tracker\n"))
+	proj := geminiProjectDir(t, home, "vibe-coding-tracker", "/home/wei/vibe-coding-tracker")
 	jsonl := filepath.Join(proj, "chats", "session-2026-04-23T12-52-0ab84937.jsonl")
 	legacy := filepath.Join(proj, "chats", "session-2026-03-27T10-19-8a20078e.json")
 	copyFixture(t, geminiJSONL, jsonl)
@@ -185,8 +184,7 @@ func TestGeminiWatcherFollowsRewrites(t *testing.T) {
 func TestGeminiCompressionSummary(t *testing.T) {
 	db := openDB(t)
 	home := t.TempDir()
-	proj := filepath.Join(home, ".gemini", "tmp", "inventory")
-	writeFile(t, filepath.Join(proj, ".project_root"), []byte("/home/dev/inventory\n"))
+	proj := geminiProjectDir(t, home, "inventory", "/home/dev/inventory")
 	chat := filepath.Join(proj, "chats", "session-2026-05-02T09-00-5f2c9a1e.jsonl")
 	msg := func(id, typ, text string) string {
 		return `{"id":"` + id + `","timestamp":"2026-05-02T09:0` + id[len(id)-1:] + `:00.000Z","type":"` + typ + `","content":[{"text":"` + text + `"}]}`
@@ -234,4 +232,13 @@ func TestGeminiCompressionSummary(t *testing.T) {
 	if rep := copyAll(t, c); rep.Events != 0 {
 		t.Errorf("a second copy stored %d events", rep.Events)
 	}
+}
+
+// geminiProjectDir lays out Gemini's folder for a project under home
+// (.gemini/tmp/<slug>, its .project_root naming root) and returns it.
+func geminiProjectDir(t *testing.T, home, slug, root string) string {
+	t.Helper()
+	proj := filepath.Join(home, ".gemini", "tmp", slug)
+	writeFile(t, filepath.Join(proj, ".project_root"), []byte(root+"\n"))
+	return proj
 }
