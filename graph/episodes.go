@@ -112,7 +112,11 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 		if covered[h.seq] {
 			continue
 		}
-		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc, forgotten)
+		// An event a shown fact cites is left out of the window: the
+		// fact above already says it.
+		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc, func(seq int64, content string) bool {
+			return cited[seq] || forgotten(content)
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +128,9 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 	return out, nil
 }
 
-func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope, forgotten func(string) bool) (Episode, error) {
+// episodeWindow reads the events around seq in its session, leaving out
+// those skip names (forgotten, or cited by a fact already shown).
+func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope, skip func(seq int64, content string) bool) (Episode, error) {
 	ep := Episode{Label: EpisodeLabel, SessionID: session, HitSeq: seq, Events: []EpisodeEvent{}}
 	bound := `'9999'`
 	args := []any{session, seq, session, seq}
@@ -150,7 +156,7 @@ func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64,
 			return ep, fmt.Errorf("episode window: %w", err)
 		}
 		ev.Speaker, ev.OccurredAt = speaker.String, occurred.String
-		if forgotten(ev.Content) {
+		if skip(ev.Seq, ev.Content) {
 			continue
 		}
 		if len(ev.Content) > EpisodeChars {

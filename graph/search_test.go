@@ -232,11 +232,11 @@ func TestPendingAndEpisodesStayApart(t *testing.T) {
 // answer full of facts carries none.
 func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
 	db := newDB(t)
-	cited := addEvent(t, db, "s1", "user", "The dev server runs on port 4001")
-	addFact(t, db, fact{content: "The dev server runs on port 4001", session: "s1", events: []int64{cited}})
 	for i := range 6 {
 		addEvent(t, db, "s2", "user", fmt.Sprintf("filler line %d about lunch", i))
 	}
+	cited := addEvent(t, db, "s2", "user", "The dev server runs on port 4001")
+	addFact(t, db, fact{content: "The dev server runs on port 4001", session: "s2", events: []int64{cited}})
 	said := addEvent(t, db, "s2", "assistant", "Default port is 1100 for the spotter app.")
 	for i := range 6 {
 		addEvent(t, db, "s2", "user", fmt.Sprintf("more filler %d about lunch", i))
@@ -250,6 +250,11 @@ func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
 		!strings.Contains(text, "Episodes (raw conversation events, NOT knowledge; shown because fewer facts matched than asked for):") ||
 		!strings.Contains(text, "Default port is 1100") {
 		t.Errorf("thin answer rendered:\n%s", text)
+	}
+	for _, ev := range ans.Episodes[0].Events {
+		if ev.Seq == cited {
+			t.Errorf("the episode repeats event %d, which the fact shown above cites", cited)
+		}
 	}
 	if full := search(t, db, graph.Query{Text: "default port", Limit: 1}); len(full.Results) != 1 || len(full.Episodes) != 0 {
 		t.Errorf("an answer with as many facts as asked for carries %d episodes", len(full.Episodes))
