@@ -12,6 +12,7 @@ import (
 
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // openDB opens a fresh store in a temporary directory.
@@ -116,23 +117,7 @@ func eventCount(t testing.TB, db *store.DB, file string) int {
 // engine.
 func contents(t testing.TB, db *store.DB, file string) []string {
 	t.Helper()
-	rows, err := db.QueryContext(context.Background(), `SELECT content FROM session_events WHERE source_file = ? ORDER BY seq`, file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+	return storetest.Column[string](t, db, `SELECT content FROM session_events WHERE source_file = ? ORDER BY seq`, file)
 }
 
 // skippedCounts reads the skipped_records table for a source kind.

@@ -39,23 +39,7 @@ func TestEngineTextMatches(t *testing.T) {
 		eng := db.Engine()
 		queryIDs := func(query string, q store.TextQuery) []int64 {
 			t.Helper()
-			rows, err := db.QueryContext(ctx, query, eng.TextQuery(q))
-			if err != nil {
-				t.Fatalf("%q: %v", q, err)
-			}
-			defer rows.Close()
-			var got []int64
-			for rows.Next() {
-				var id int64
-				if err := rows.Scan(&id); err != nil {
-					t.Fatal(err)
-				}
-				got = append(got, id)
-			}
-			if err := rows.Err(); err != nil {
-				t.Fatal(err)
-			}
-			return got
+			return storetest.Column[int64](t, db, query, eng.TextQuery(q))
 		}
 		search := func(q store.TextQuery) []int64 {
 			t.Helper()
@@ -110,35 +94,14 @@ func TestEngineTopText(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				got := scoredIDs(t, db, `SELECT id FROM `+src+` r ORDER BY score DESC, id`, args...)
-				want := scoredIDs(t, db, `SELECT id FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?`, eng.TextQuery(q), k)
+				got := storetest.Column[int64](t, db, `SELECT id FROM `+src+` r ORDER BY score DESC, id`, args...)
+				want := storetest.Column[int64](t, db, `SELECT id FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?`, eng.TextQuery(q), k)
 				if !slices.Equal(got, want) || len(want) == 0 {
 					t.Errorf("%q best %d: got %v, want %v", q, k, got, want)
 				}
 			}
 		}
 	})
-}
-
-func scoredIDs(tb testing.TB, db *store.DB, query string, args ...any) []int64 {
-	tb.Helper()
-	rows, err := db.QueryContext(context.Background(), query, args...)
-	if err != nil {
-		tb.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			tb.Fatal(err)
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
-	return ids
 }
 
 func sorted(s []int64) []int64 { return slices.Sorted(slices.Values(s)) }

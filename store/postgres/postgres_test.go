@@ -12,6 +12,7 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/postgres"
 	"github.com/recollect/recollect/store/postgres/pgtest"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func open(t *testing.T) *sql.DB {
@@ -345,23 +346,8 @@ func TestJSONIntsLooksUpEachID(t *testing.T) {
 		list = append(list, fmt.Sprint(id))
 	}
 	eng := db.Engine()
-	rows, err := db.QueryContext(ctx, `EXPLAIN SELECT p.fact_id, p.session_id FROM fact_provenance p
+	plan := storetest.Column[string](t, db, `EXPLAIN SELECT p.fact_id, p.session_id FROM fact_provenance p
 		WHERE p.fact_id IN (SELECT CAST(s.value AS BIGINT) FROM `+eng.JSONInts("?", "s")+`)`, "["+strings.Join(list, ", ")+"]")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var plan []string
-	for rows.Next() {
-		var line string
-		if err := rows.Scan(&line); err != nil {
-			t.Fatal(err)
-		}
-		plan = append(plan, line)
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
 	if p := strings.Join(plan, "\n"); strings.Contains(p, "Seq Scan on fact_provenance") || !strings.Contains(p, "Index") {
 		t.Errorf("38 ids from a JSON list, 10k provenance rows: the plan reads the table whole, want a lookup per id:\n%s", p)
 	}
