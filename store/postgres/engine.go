@@ -140,27 +140,8 @@ func (Engine) Checkpoint(ctx context.Context, db *store.DB) (bool, error) {
 // the space of deleted rows, and the row versions that held their text, to
 // the file system.
 func (Engine) Compact(ctx context.Context, db *store.DB) error {
-	rows, err := db.QueryContext(ctx, `SELECT relname FROM pg_stat_user_tables WHERE schemaname = current_schema() ORDER BY relname`)
-	if err != nil {
-		return fmt.Errorf("compact: list tables: %w", err)
-	}
-	var tables []string
-	for rows.Next() {
-		var t string
-		if err := rows.Scan(&t); err != nil {
-			rows.Close()
-			return fmt.Errorf("compact: %w", err)
-		}
-		tables = append(tables, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	if err := vacuumEach(ctx, db, "FULL, ANALYZE"); err != nil {
 		return fmt.Errorf("compact: %w", err)
-	}
-	for _, t := range tables {
-		if _, err := db.DB.ExecContext(ctx, `VACUUM (FULL, ANALYZE) `+quoteIdent(t)); err != nil {
-			return fmt.Errorf("compact %s: %w", t, err)
-		}
 	}
 	return nil
 }
