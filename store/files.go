@@ -1,8 +1,6 @@
 package store
 
 import (
-	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"os"
@@ -20,11 +18,11 @@ var ErrFilesChanged = errors.New("the store's files changed under this process")
 
 // fileWatch holds what the handle opened, to notice a vanished WAL or a
 // replaced database before acknowledging a write. One connection stays
-// open for the handle's life (pin), so SQLite never deletes the WAL
-// itself while this process runs: a WAL that is gone, or has another
-// inode, was removed by someone else.
+// open for the handle's life (pin, outside the pool), so SQLite never
+// deletes the WAL itself while this process runs: a WAL that is gone, or
+// has another inode, was removed by someone else.
 type fileWatch struct {
-	pin       *sql.Conn
+	pin       *pin
 	db, wal   fileIdentity
 	mu        sync.Mutex
 	broken    error
@@ -34,15 +32,9 @@ type fileWatch struct {
 type fileIdentity struct{ dev, ino uint64 }
 
 // watchFiles pins a connection and notes the files it opened.
-func (db *DB) watchFiles(ctx context.Context) error {
-	pin, err := db.DB.Conn(ctx)
+func (db *DB) watchFiles() error {
+	pin, err := openPin(db.Path, busyTimeoutMS)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", db.Path, err)
-	}
-	// A read makes SQLite open the database and its WAL on this connection.
-	var v int
-	if err := pin.QueryRowContext(ctx, `PRAGMA user_version`).Scan(&v); err != nil {
-		pin.Close()
 		return fmt.Errorf("open %s: %w", db.Path, err)
 	}
 	w := &fileWatch{pin: pin}
@@ -83,13 +75,14 @@ func (db *DB) checkFiles() error {
 	return w.broken
 }
 
-// Close closes the pinned connection and the pool.
+// Close closes the pool and then the pinned connection: the last of the
+// store's connections to close checkpoints the WAL and removes it.
 func (db *DB) Close() error {
-	var err error
-	if db.files != nil && db.files.pin != nil {
-		err = db.files.pin.Close()
+	err := db.DB.Close()
+	if db.files != nil {
+		err = errors.Join(err, db.files.pin.close())
 	}
-	return errors.Join(err, db.DB.Close())
+	return err
 }
 
 // identityOf is path's device and inode; ok is false when it does not

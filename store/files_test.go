@@ -106,3 +106,40 @@ func TestOpenRefusesNonRegularDatabase(t *testing.T) {
 		t.Fatalf("Open over a FIFO memory.db: %v; want ErrNotRegular with the fix", err)
 	}
 }
+
+// The connection that keeps the WAL is SQLite's own, outside the pool:
+// the connection Open read the schema on waits idle for the first query
+// (a pinned pooled one made a new handle's first search open another),
+// and closing every pooled connection leaves the WAL in place, so writes
+// go on.
+func TestPinKeepsTheWALOutsideThePool(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if st := db.Stats(); st.Idle != 1 || st.InUse != 0 {
+		t.Fatalf("after Open: %d idle, %d in use; want the one connection Open used idle", st.Idle, st.InUse)
+	}
+	if err := setMeta(db, "k"); err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxIdleConns(0) // closes every pooled connection
+	db.SetMaxIdleConns(idleConns)
+	if st := db.Stats(); st.OpenConnections != 0 {
+		t.Fatalf("%d pooled connections still open", st.OpenConnections)
+	}
+	if _, err := os.Stat(db.Path + "-wal"); err != nil {
+		t.Fatalf("the WAL went with the pool's last connection: %v", err)
+	}
+	if err := setMeta(db, "after the pool emptied"); err != nil {
+		t.Fatalf("write after the pool emptied: %v", err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(db.Path + "-wal"); !os.IsNotExist(err) {
+		t.Fatalf("the WAL outlived the handle's last connection (err %v); the pin's close should checkpoint and remove it", err)
+	}
+}

@@ -59,6 +59,10 @@ func (sqliteEngine) Optimize(ctx context.Context, db *DB) error {
 // again, paying SQLite's open, the schema and a cold page cache each time.
 const idleConns = 4
 
+// busyTimeoutMS is how long a statement waits on another connection's
+// lock before failing with "database is locked".
+const busyTimeoutMS = 10000
+
 func optimize(ctx context.Context, conn *sql.Conn) error {
 	if _, err := conn.ExecContext(ctx, fmt.Sprintf(`PRAGMA analysis_limit = %d`, analysisLimit)); err != nil {
 		return err

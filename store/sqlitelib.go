@@ -6,8 +6,16 @@ package store
 // What recollect asks of the SQLite library itself, beside the driver:
 // github.com/mattn/go-sqlite3 compiles SQLite into the binary, and these
 // are its functions, declared here as sqlite3.h does.
+#include <stdlib.h>
+
+typedef struct sqlite3 sqlite3;
 int sqlite3_config(int, ...);
 int sqlite3_status(int, int*, int*, int);
+int sqlite3_open_v2(const char*, sqlite3**, int, const char*);
+int sqlite3_close_v2(sqlite3*);
+int sqlite3_busy_timeout(sqlite3*, int);
+int sqlite3_exec(sqlite3*, const char*, int (*)(void*, int, char**, char**), void*, char**);
+const char *sqlite3_errmsg(sqlite3*);
 
 // sqlite3_config is variadic, which cgo cannot call: the one option
 // (SQLITE_CONFIG_MEMSTATUS is 9) goes through this wrapper.
@@ -23,7 +31,13 @@ static int recollect_memory_counted(void) {
 */
 import "C"
 
-import _ "github.com/mattn/go-sqlite3" // SQLite itself
+import (
+	"errors"
+	"fmt"
+	"unsafe"
+
+	_ "github.com/mattn/go-sqlite3" // SQLite itself
+)
 
 // init turns off SQLite's allocation statistics before the library
 // starts. With them on (the driver's default build), every allocation of
@@ -41,3 +55,61 @@ func init() { C.recollect_memstatus_off() }
 // allocationsCounted reports whether SQLite keeps allocation statistics:
 // with a database open, it counts the memory the connection holds.
 func allocationsCounted() bool { return C.recollect_memory_counted() != 0 }
+
+// sqliteOpenReadWrite is SQLITE_OPEN_READWRITE.
+const sqliteOpenReadWrite = 0x2
+
+// pin is a connection of SQLite's own, outside database/sql's pool, kept
+// open for a handle's life so that SQLite never deletes the WAL while this
+// process runs (see fileWatch). It runs one statement, PRAGMA
+// user_version, which reads the file's header but not its schema: a
+// connection of the driver's parses the whole schema when it opens (the
+// driver sets PRAGMA synchronous, which needs it), about 0.4 ms for this
+// one, and a pooled connection held as the pin was one the first search
+// had to open again.
+type pin struct{ db *C.sqlite3 }
+
+// openPin opens path (a plain file name, not a URI) read-write and reads
+// the header, which opens the WAL and its index on the connection. busyMS
+// is how long the read waits on a writer's recovery lock.
+func openPin(path string, busyMS int) (*pin, error) {
+	cpath := C.CString(path)
+	defer C.free(unsafe.Pointer(cpath))
+	p := &pin{}
+	if rc := C.sqlite3_open_v2(cpath, &p.db, sqliteOpenReadWrite, nil); rc != 0 {
+		err := p.err(rc)
+		p.close()
+		return nil, err
+	}
+	C.sqlite3_busy_timeout(p.db, C.int(busyMS))
+	csql := C.CString("PRAGMA user_version")
+	defer C.free(unsafe.Pointer(csql))
+	if rc := C.sqlite3_exec(p.db, csql, nil, nil, nil); rc != 0 {
+		err := p.err(rc)
+		p.close()
+		return nil, err
+	}
+	return p, nil
+}
+
+// err is SQLite's message for a failed call on the pin.
+func (p *pin) err(rc C.int) error {
+	if p.db == nil {
+		return fmt.Errorf("sqlite error %d", int(rc))
+	}
+	return errors.New(C.GoString(C.sqlite3_errmsg(p.db)))
+}
+
+// close closes the connection; the last connection of the store to close
+// checkpoints the WAL and removes it, as a pooled one would.
+func (p *pin) close() error {
+	if p == nil || p.db == nil {
+		return nil
+	}
+	rc := C.sqlite3_close_v2(p.db)
+	if rc != 0 {
+		return fmt.Errorf("sqlite error %d", int(rc))
+	}
+	p.db = nil
+	return nil
+}
