@@ -50,7 +50,7 @@ type SearchResult struct {
 
 // FirstRuns is how many new handles BenchSearch opens to time a first
 // search with a vector.
-const FirstRuns = 20
+const FirstRuns = 60
 
 // RecallQueries caps the query vectors of the recall table: the exact
 // answer reads every vector once per batch of them.
