@@ -176,6 +176,13 @@ func neighborQuery(eng store.Engine, cond string) string {
 // statement as neighborSeedsOf chooses them from the pool ordered as
 // rankKeyword orders it (the speakers' facts' scores raised by
 // SpeakerBoost, then the pool's order).
+//
+// Each seed's provenance is read through its own index lookup (the
+// fenced LATERAL): in a plan made for the query's values (PostgreSQL's
+// first five runs of a statement on each connection), the planner,
+// expecting as many seeds as the pool has facts, hashed the whole
+// provenance table instead, a scan of every row (at 10k facts the
+// statement took 3.6 ms against 1.8 ms with the lookups).
 func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
 	speakers map[string]bool) ([]*candidate, []neighbor, error) {
 	eng := r.db.Engine()
@@ -204,8 +211,9 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 			row_number() OVER (ORDER BY `+boosted+` DESC, p.score DESC, p.id) AS rn FROM pool p) s
 		WHERE s.rn <= ? AND s.session <> ''),
 	adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, s.asks, `+adjacentFacts+`
-		FROM seeds s JOIN fact_provenance p ON p.fact_id = s.id WHERE p.session_id IS NOT NULL
-			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
+		FROM seeds s CROSS JOIN LATERAL (SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id
+			FROM fact_provenance p WHERE p.fact_id = s.id OFFSET 0) p
+		WHERE p.session_id IS NOT NULL AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
 	SELECT 0 AS k, id, 0 AS n, score, session, speaker, asks FROM pool
 	UNION ALL SELECT 1, a.seed, f.id, 0, a.session, COALESCE(f.speaker, ''), a.asks
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next) WHERE f.id != a.seed AND `+cond, qargs...)
