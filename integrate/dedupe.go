@@ -171,8 +171,10 @@ func SignatureWords(content string) []string { return pigeonholeWords(content) }
 // contain at least one of: overlap ≥ NearThreshold needs at least k of the
 // n content words, so any n-k+1 of them will do. The longest are taken, as
 // long words are rarer and keep the keyword match small.
-func pigeonholeWords(content string) []string {
-	set := contentWords(content)
+func pigeonholeWords(content string) []string { return pigeonholeOf(contentWords(content)) }
+
+// pigeonholeOf is pigeonholeWords of a fact's content words.
+func pigeonholeOf(set map[string]bool) []string {
 	words := make([]string, 0, len(set))
 	for w := range set {
 		words = append(words, w)

@@ -62,6 +62,62 @@ func TestNearPrefilter(t *testing.T) {
 	}
 }
 
+// TestNearMask puts the same kind of pairs through the word-mask bound:
+// whenever mayBeNear passes a stored statement over (from its size and
+// mask alone, as the index holds them), its overlap is under
+// NearThreshold; and it passes over most of what the signature index
+// offers, which is what spares a lookup the reads.
+func TestNearMask(t *testing.T) {
+	_, all := statementCorpus(t)
+	rng := rand.New(rand.NewPCG(5, 6))
+	if len(all) > 6000 {
+		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		all = all[:6000]
+	}
+	bySig := map[string][]int{}
+	for i, s := range all {
+		for _, w := range pigeonholeWords(s) {
+			bySig[w] = append(bySig[w], i)
+		}
+	}
+	var pairs, skipped, near int
+	check := func(a, b string) {
+		pairs++
+		mine, theirs := contentWords(a), contentWords(b)
+		var bits []uint
+		for w := range mine {
+			bits = append(bits, wordBit(w))
+		}
+		score := jaccard(mine, theirs)
+		if score >= NearThreshold {
+			near++
+		}
+		if mayBeNear(len(mine), bits, len(theirs), wordMask(theirs)) {
+			return
+		}
+		skipped++
+		if score >= NearThreshold {
+			t.Errorf("passed over a near duplicate (overlap %.2f):\n%q\n%q", score, a, b)
+		}
+	}
+	for i, a := range all {
+		offered := 0
+		for _, w := range pigeonholeWords(a) {
+			for _, j := range bySig[w] {
+				if j != i && offered < 40 {
+					offered++
+					check(a, all[j])
+				}
+			}
+		}
+		check(a, nearCopy(rng, a))
+	}
+	t.Logf("%d pairs, %d passed over by the mask, %d near duplicates", pairs, skipped, near)
+	if skipped < (pairs-near)*3/4 || near < 1000 {
+		t.Errorf("%d of %d pairs passed over, %d near duplicates: the mask spares few reads", skipped, pairs, near)
+	}
+}
+
 // nearCopy changes a statement a little: a word dropped or repeated,
 // another word added, a word upper-cased or given a plural "s".
 func nearCopy(rng *rand.Rand, s string) string {

@@ -30,16 +30,47 @@ import (
 // the new fact; it is missed only if each of them is that common.
 const PostingCap = 32
 
-// signature is a fact's signature words, hashed, and its size in content
-// words.
-func signature(content string) (tokens []int64, size int) {
-	words := pigeonholeWords(content)
-	size = len(contentWords(content))
-	tokens = make([]int64, len(words))
-	for i, w := range words {
+// signature is a fact's signature words, hashed, its size in content
+// words and the set of its content words (wordMask).
+func signature(content string) (tokens []int64, size int, mask int64) {
+	words := contentWords(content)
+	sig := pigeonholeOf(words)
+	tokens = make([]int64, len(sig))
+	for i, w := range sig {
 		tokens[i] = wordHash(w)
 	}
-	return tokens, size
+	return tokens, len(words), wordMask(words)
+}
+
+// wordMask is a set of words in 64 bits: each sets the bit its hash's top
+// six bits name. A word two facts share sets its bit in both, so the words
+// of one whose bits the other's mask lacks are not shared (mayBeNear).
+func wordMask(words map[string]bool) int64 {
+	var m uint64
+	for w := range words {
+		m |= 1 << wordBit(w)
+	}
+	return int64(m)
+}
+
+// wordBit is the bit of w in a word mask.
+func wordBit(w string) uint { return uint(uint64(wordHash(w)) >> 58) }
+
+// mayBeNear is false only when a stored fact of size content words, whose
+// word mask is mask, cannot overlap the words mine by NearThreshold. Its
+// words shared with mine are at most those of mine whose bits (bits[i] is
+// the bit of the i-th) mask holds, and the overlap, shared over all,
+// grows with the shared; so when even that many shared fall short, the
+// fact is passed over without reading it.
+func mayBeNear(mine int, bits []uint, size int, mask int64) bool {
+	shared := 0
+	for _, b := range bits {
+		if uint64(mask)&(1<<b) != 0 {
+			shared++
+		}
+	}
+	shared = min(shared, size)
+	return float64(shared) >= NearThreshold*float64(mine+size-shared)
 }
 
 // wordHash is a word's 64-bit FNV-1a hash.
@@ -59,23 +90,24 @@ type execer interface {
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
 }
 
-// signFact stores fact id's signature.
+// signFact stores fact id's signature; signed again, its size and word
+// mask are written anew (a store from before masks is signed again once).
 func signFact(ctx context.Context, x execer, id int64, content string) error {
-	tokens, size := signature(content)
+	tokens, size, mask := signature(content)
 	if len(tokens) == 0 {
 		return nil
 	}
 	var b strings.Builder
-	b.WriteString(`INSERT INTO fact_signatures(token, fact_id, size) VALUES `)
-	args := make([]any, 0, 3*len(tokens))
+	b.WriteString(`INSERT INTO fact_signatures(token, fact_id, size, mask) VALUES `)
+	args := make([]any, 0, 4*len(tokens))
 	for i, t := range tokens {
 		if i > 0 {
 			b.WriteString(",")
 		}
-		b.WriteString("(?,?,?)")
-		args = append(args, t, id, size)
+		b.WriteString("(?,?,?,?)")
+		args = append(args, t, id, size, mask)
 	}
-	b.WriteString(` ON CONFLICT(token, fact_id) DO NOTHING`)
+	b.WriteString(` ON CONFLICT(token, fact_id) DO UPDATE SET size = excluded.size, mask = excluded.mask`)
 	if _, err := x.ExecContext(ctx, b.String(), args...); err != nil {
 		return fmt.Errorf("sign fact %d: %w", id, err)
 	}
@@ -115,12 +147,19 @@ func SignFacts(ctx context.Context, tx *store.Tx, from, to int64) (int, error) {
 	return len(facts), nil
 }
 
-// signBackfill signs the facts a store held before it had signatures
-// (fact_signature_backfill names the newest), a batch per transaction,
-// then drops the marker.
-func (in *Integrator) signBackfill(ctx context.Context) error {
+// signBackfill signs the facts a store held before it had signatures or
+// word masks (fact_signature_backfill names the newest), a batch per
+// transaction, then drops the marker.
+func (in *Integrator) signBackfill(ctx context.Context) error { return SignStored(ctx, in.DB) }
+
+// SignStored signs the facts a store held before its signatures had what
+// this version keeps (fact_signature_backfill names the newest), a batch
+// per transaction, then drops the marker; with no marker it does nothing.
+// Each integrate run starts with it; a benchmark that keeps built stores
+// calls it before copying one.
+func SignStored(ctx context.Context, db *store.DB) error {
 	var upto int64
-	err := in.DB.QueryRowContext(ctx, `SELECT upto FROM fact_signature_backfill`).Scan(&upto)
+	err := db.QueryRowContext(ctx, `SELECT upto FROM fact_signature_backfill`).Scan(&upto)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil
 	}
@@ -132,7 +171,7 @@ func (in *Integrator) signBackfill(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := in.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := db.Tx(ctx, func(tx *store.Tx) error {
 			_, err := SignFacts(ctx, tx, from, min(from+batch-1, upto))
 			return err
 		})
@@ -140,7 +179,7 @@ func (in *Integrator) signBackfill(ctx context.Context) error {
 			return err
 		}
 	}
-	if _, err := in.DB.ExecContext(ctx, `DELETE FROM fact_signature_backfill`); err != nil {
+	if _, err := db.ExecContext(ctx, `DELETE FROM fact_signature_backfill`); err != nil {
 		return fmt.Errorf("sign stored facts: %w", err)
 	}
 	return nil
@@ -148,26 +187,58 @@ func (in *Integrator) signBackfill(ctx context.Context) error {
 
 // signatureCandidates lists the active facts of domain that share a
 // signature word with content and lie in its size band, each word's
-// newest PostingCap at most, with their contents.
+// newest PostingCap at most, with their contents — less those whose word
+// mask shows they cannot be near duplicates (mayBeNear), which are never
+// read. A signature without a mask (stored before masks, not yet signed
+// again) is read.
 func signatureCandidates(ctx context.Context, q querier, content, domain string) ([]candidate, error) {
-	tokens, size := signature(content)
+	words := contentWords(content)
+	tokens, size, _ := signature(content)
 	if len(tokens) == 0 {
 		return nil, nil
 	}
+	bits := make([]uint, 0, len(words))
+	for w := range words {
+		bits = append(bits, wordBit(w))
+	}
 	lo, hi := sizeBand(size)
 	var b strings.Builder
-	args := make([]any, 0, 4*len(tokens)+1)
-	b.WriteString(`SELECT f.id, f.content, COALESCE(f.said_at,'') FROM facts f WHERE f.id IN (`)
+	args := make([]any, 0, 4*len(tokens))
 	for i, t := range tokens {
 		if i > 0 {
 			b.WriteString(" UNION ")
 		}
-		b.WriteString(`SELECT * FROM (SELECT fact_id FROM fact_signatures WHERE token = ? AND size BETWEEN ? AND ? ORDER BY fact_id DESC LIMIT ?) s`)
+		b.WriteString(`SELECT * FROM (SELECT fact_id, size, mask FROM fact_signatures WHERE token = ? AND size BETWEEN ? AND ? ORDER BY fact_id DESC LIMIT ?) s`)
 		args = append(args, t, lo, hi, PostingCap)
 	}
-	b.WriteString(`) AND f.status = 'active' AND f.domain = ? ORDER BY f.id`)
-	args = append(args, domain)
 	rows, err := q.QueryContext(ctx, b.String(), args...)
+	if err != nil {
+		return nil, fmt.Errorf("find near duplicates: %w", err)
+	}
+	var read []int64
+	seen := map[int64]bool{}
+	for rows.Next() {
+		var id, n int64
+		var mask sql.NullInt64
+		if err := rows.Scan(&id, &n, &mask); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("find near duplicates: %w", err)
+		}
+		if !seen[id] && (!mask.Valid || mayBeNear(len(words), bits, int(n), mask.Int64)) {
+			seen[id] = true
+			read = append(read, id)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find near duplicates: %w", err)
+	}
+	if len(read) == 0 {
+		return nil, nil
+	}
+	in, iargs := store.InList(read)
+	rows, err = q.QueryContext(ctx, `SELECT f.id, f.content, COALESCE(f.said_at,'') FROM facts f
+		WHERE f.id IN (`+in+`) AND f.status = 'active' AND f.domain = ? ORDER BY f.id`, append(iargs, domain)...)
 	if err != nil {
 		return nil, fmt.Errorf("find near duplicates: %w", err)
 	}

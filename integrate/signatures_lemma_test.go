@@ -10,8 +10,9 @@ import (
 
 // TestSignaturesShareAWord pins the prefix-filter property the index rests
 // on: any two facts whose word overlap reaches NearThreshold share a
-// signature word and lie in each other's size band. The facts are drawn
-// from a small vocabulary so that many pairs are near duplicates.
+// signature word, lie in each other's size band, and each passes the
+// other's word-mask bound (mayBeNear). The facts are drawn from a small
+// vocabulary so that many pairs are near duplicates.
 func TestSignaturesShareAWord(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	vocab := make([]string, 40)
@@ -30,9 +31,14 @@ func TestSignaturesShareAWord(t *testing.T) {
 	words := make([]map[string]bool, len(facts))
 	sigs := make([][]int64, len(facts))
 	sizes := make([]int, len(facts))
+	masks := make([]int64, len(facts))
+	bits := make([][]uint, len(facts))
 	for i, f := range facts {
 		words[i] = contentWords(f)
-		sigs[i], sizes[i] = signature(f)
+		sigs[i], sizes[i], masks[i] = signature(f)
+		for w := range words[i] {
+			bits[i] = append(bits[i], wordBit(w))
+		}
 	}
 	near := 0
 	for i, a := range facts {
@@ -48,6 +54,9 @@ func TestSignaturesShareAWord(t *testing.T) {
 			}
 			if lo, hi := sizeBand(na); nb < lo || nb > hi {
 				t.Fatalf("%q (%d words) is outside the size band %d..%d of %q", b, nb, lo, hi, a)
+			}
+			if !mayBeNear(na, bits[i], nb, masks[j]) || !mayBeNear(nb, bits[j], na, masks[i]) {
+				t.Fatalf("near duplicates fail the word-mask bound:\n%q\n%q", a, b)
 			}
 		}
 	}

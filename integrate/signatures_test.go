@@ -1,7 +1,11 @@
 package integrate_test
 
 import (
+	"context"
+	"slices"
 	"testing"
+
+	"github.com/recollect/recollect/integrate"
 )
 
 // TestSignaturesKeptInStep: a new fact is signed in the transaction that
@@ -15,6 +19,22 @@ func TestSignaturesKeptInStep(t *testing.T) {
 	first := factNamed(t, db, "The staging database runs Postgres 16 on the blue cluster")
 	if n := count(t, db, `SELECT count(*) FROM fact_signatures WHERE fact_id = ?`, first.ID); n == 0 {
 		t.Fatal("a new fact has no signature")
+	}
+	if n := count(t, db, `SELECT count(*) FROM fact_signatures WHERE fact_id = ? AND (mask IS NULL OR mask = 0)`, first.ID); n != 0 {
+		t.Fatalf("%d of a new fact's signature rows have no word mask", n)
+	}
+
+	// Signatures from before word masks (v21) are read until the fact is
+	// signed again: the near duplicate is still found.
+	if _, err := db.Exec(`UPDATE fact_signatures SET mask = NULL`); err != nil {
+		t.Fatal(err)
+	}
+	say(t, db, statement{session: "s1b", text: "The staging database runs Postgres 16 on a blue cluster", day: 1})
+	if rep := run(t, newIntegrator(db, day(1))); rep.Merged != 1 || rep.Integrated != 0 {
+		t.Fatalf("report = %+v, want the near duplicate merged into the stored fact found by its mask-less signature", rep)
+	}
+	if ids, err := integrate.NearDuplicateIDs(context.Background(), db, "The staging database runs Postgres 16 on the blue cluster", "general"); err != nil || !slices.Contains(ids, first.ID) {
+		t.Fatalf("near duplicates of the stored fact by its mask-less signature: %v, %v; want fact %d among them", ids, err, first.ID)
 	}
 
 	// A store from before signatures: its facts carry none, and the
@@ -32,6 +52,9 @@ func TestSignaturesKeptInStep(t *testing.T) {
 	}
 	if n := count(t, db, `SELECT count(*) FROM fact_signatures WHERE fact_id = ?`, first.ID); n == 0 {
 		t.Fatal("the stored fact was not signed by the run")
+	}
+	if n := count(t, db, `SELECT count(*) FROM fact_signatures WHERE mask IS NULL`); n != 0 {
+		t.Fatalf("%d signature rows still lack a word mask after the run signed the stored facts", n)
 	}
 	if n := count(t, db, `SELECT count(*) FROM fact_signature_backfill`); n != 0 {
 		t.Fatalf("the backfill marker is still there (%d rows)", n)
