@@ -13,18 +13,6 @@ import (
 // near copies of each statement (a word dropped, another added, case and
 // plurals changed), so many pairs lie on either side of the threshold.
 func TestNearPrefilter(t *testing.T) {
-	_, all := statementCorpus(t)
-	rng := rand.New(rand.NewPCG(3, 4))
-	if len(all) > 6000 {
-		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		all = all[:6000]
-	}
-	bySig := map[string][]int{}
-	for i, s := range all {
-		for _, w := range pigeonholeWords(s) {
-			bySig[w] = append(bySig[w], i)
-		}
-	}
 	var pairs, skipped, near, nearSeen int
 	check := func(a, b string) {
 		pairs++
@@ -44,18 +32,7 @@ func TestNearPrefilter(t *testing.T) {
 			t.Errorf("passed over a near duplicate (overlap %.2f):\n%q\n%q", score, a, b)
 		}
 	}
-	for i, a := range all {
-		offered := 0
-		for _, w := range pigeonholeWords(a) {
-			for _, j := range bySig[w] {
-				if j != i && offered < 40 {
-					offered++
-					check(a, all[j])
-				}
-			}
-		}
-		check(a, nearCopy(rng, a))
-	}
+	offeredPairs(t, 3, check)
 	t.Logf("%d pairs, %d passed over, %d near duplicates (all %d read)", pairs, skipped, near, nearSeen)
 	if skipped < pairs/2 || near < 1000 {
 		t.Errorf("%d of %d pairs passed over, %d near duplicates: the comparison shows little", skipped, pairs, near)
@@ -68,18 +45,6 @@ func TestNearPrefilter(t *testing.T) {
 // NearThreshold; and it passes over most of what the signature index
 // offers, which is what spares a lookup the reads.
 func TestNearMask(t *testing.T) {
-	_, all := statementCorpus(t)
-	rng := rand.New(rand.NewPCG(5, 6))
-	if len(all) > 6000 {
-		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
-		all = all[:6000]
-	}
-	bySig := map[string][]int{}
-	for i, s := range all {
-		for _, w := range pigeonholeWords(s) {
-			bySig[w] = append(bySig[w], i)
-		}
-	}
 	var pairs, skipped, near int
 	check := func(a, b string) {
 		pairs++
@@ -100,6 +65,30 @@ func TestNearMask(t *testing.T) {
 			t.Errorf("passed over a near duplicate (overlap %.2f):\n%q\n%q", score, a, b)
 		}
 	}
+	offeredPairs(t, 5, check)
+	t.Logf("%d pairs, %d passed over by the mask, %d near duplicates", pairs, skipped, near)
+	if skipped < (pairs-near)*3/4 || near < 1000 {
+		t.Errorf("%d of %d pairs passed over, %d near duplicates: the mask spares few reads", skipped, pairs, near)
+	}
+}
+
+// offeredPairs calls check with the pairs the near-duplicate tests put
+// through their filters: for each of up to 6,000 statements of the corpus
+// (drawn with seed), the first 40 others that share a signature word with
+// it, as the index offers them, and a near copy of it.
+func offeredPairs(t *testing.T, seed uint64, check func(a, b string)) {
+	_, all := statementCorpus(t)
+	rng := rand.New(rand.NewPCG(seed, seed+1))
+	if len(all) > 6000 {
+		rng.Shuffle(len(all), func(i, j int) { all[i], all[j] = all[j], all[i] })
+		all = all[:6000]
+	}
+	bySig := map[string][]int{}
+	for i, s := range all {
+		for _, w := range pigeonholeWords(s) {
+			bySig[w] = append(bySig[w], i)
+		}
+	}
 	for i, a := range all {
 		offered := 0
 		for _, w := range pigeonholeWords(a) {
@@ -111,10 +100,6 @@ func TestNearMask(t *testing.T) {
 			}
 		}
 		check(a, nearCopy(rng, a))
-	}
-	t.Logf("%d pairs, %d passed over by the mask, %d near duplicates", pairs, skipped, near)
-	if skipped < (pairs-near)*3/4 || near < 1000 {
-		t.Errorf("%d of %d pairs passed over, %d near duplicates: the mask spares few reads", skipped, pairs, near)
 	}
 }
 
