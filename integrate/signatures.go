@@ -70,7 +70,12 @@ func mayBeNear(mine int, bits []uint, size int, mask int64) bool {
 		}
 	}
 	shared = min(shared, size)
-	return float64(shared) >= NearThreshold*float64(mine+size-shared)
+	all := mine + size - shared
+	if all <= 0 {
+		return true
+	}
+	// The same division as jaccard's, so the two agree at the threshold.
+	return float64(shared)/float64(all) >= NearThreshold
 }
 
 // wordHash is a word's 64-bit FNV-1a hash.

@@ -64,3 +64,20 @@ func TestSignaturesShareAWord(t *testing.T) {
 		t.Fatalf("only %d near-duplicate pairs: the draw proves too little", near)
 	}
 }
+
+// At exactly the threshold the bound keeps the fact: two four-word facts
+// sharing three words overlap by NearThreshold (3 of 5), a near duplicate.
+func TestMayBeNearAtTheThreshold(t *testing.T) {
+	a := map[string]bool{"alpha": true, "bravo": true, "charlie": true, "delta": true}
+	b := map[string]bool{"alpha": true, "bravo": true, "charlie": true, "echo": true}
+	if got := jaccard(a, b); got < NearThreshold {
+		t.Fatalf("overlap %v; the case needs one exactly at the threshold", got)
+	}
+	var bits []uint
+	for w := range a {
+		bits = append(bits, wordBit(w))
+	}
+	if !mayBeNear(len(a), bits, len(b), wordMask(b)) {
+		t.Fatal("the word-mask bound passed over a near duplicate at exactly the threshold")
+	}
+}
