@@ -38,7 +38,11 @@ type Stats struct {
 	// from it.
 	Sources []SourceStats `json:"sources"`
 	// Claims is the pending facts an integrate run holds, by claimer.
-	Claims        []ClaimStats     `json:"claims"`
+	Claims []ClaimStats `json:"claims"`
+	// SignUpTo is the newest fact the next integrate run signs again for
+	// near-duplicate lookups (a store from before a signature change, once);
+	// 0 when none waits.
+	SignUpTo      int64            `json:"sign_again_up_to_fact"`
 	Provider      string           `json:"provider"`
 	LastRun       *json.RawMessage `json:"last_run,omitempty"`
 	BinaryVersion string           `json:"binary_version"`
@@ -108,7 +112,7 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	for _, step := range []struct {
 		key string
 		fn  func(context.Context, *Stats) error
-	}{{"backlog", p.backlogStats}, {"spend", p.spendStats}, {"disk", p.diskStats}, {"embeddings", p.embeddingStats}, {"model", p.modelStats}, {"not_read", p.notReadStats}, {"sources", p.sourceStats}, {"claims", p.claimStats}} {
+	}{{"backlog", p.backlogStats}, {"spend", p.spendStats}, {"disk", p.diskStats}, {"embeddings", p.embeddingStats}, {"model", p.modelStats}, {"not_read", p.notReadStats}, {"sources", p.sourceStats}, {"claims", p.claimStats}, {"sign_again_up_to_fact", p.signStats}} {
 		unknown(step.key, step.fn(ctx, &st))
 	}
 	if err := ctx.Err(); err != nil {

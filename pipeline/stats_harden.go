@@ -87,3 +87,16 @@ func (p *Pipeline) claimStats(ctx context.Context, st *Stats) error {
 		return nil
 	})
 }
+
+// signStats reads which stored facts the next integrate run signs again
+// (integrate.SignStored): the marker a migration leaves, gone once done.
+func (p *Pipeline) signStats(ctx context.Context, st *Stats) error {
+	return eachRow(ctx, p.DB, `SELECT upto FROM fact_signature_backfill`, func(scan scanFunc) error {
+		var upto int64
+		if err := scan(&upto); err != nil {
+			return err
+		}
+		st.SignUpTo = max(st.SignUpTo, upto)
+		return nil
+	})
+}

@@ -93,6 +93,9 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	printCounts(w, "  by source", st.PendingBy)
 	printBacklog(w, st.Backlog)
 	printClaims(w, st.Claims)
+	if st.SignUpTo > 0 {
+		fmt.Fprintf(w, "signatures   the next integrate run signs the stored facts again, up to fact %d, for near-duplicate lookups (once, after an upgrade; about a minute a million facts)\n", st.SignUpTo)
+	}
 	printCounts(w, "extracted by", st.Produced)
 	printCounts(w, "skipped", st.Skipped)
 	printCounts(w, "redactions", st.Redactions)

@@ -158,3 +158,36 @@ func TestStatsCountsVectorCaches(t *testing.T) {
 		t.Fatalf("stats lacks %q:\n%s", want, out)
 	}
 }
+
+// A store upgraded to a signature change (schema 21) has its facts signed
+// again by the next integrate run: stats says so while it waits, and not
+// after.
+func TestStatsSaysWhenFactsAreSignedAgain(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "init")
+	diskMust(t, dir, "record", "--content", "The API gateway runs on port 8443 in staging.")
+	diskMust(t, dir, "consolidate")
+	const says = "signatures   the next integrate run signs the stored facts again, up to fact 1,"
+	if out := diskMust(t, dir, "stats"); strings.Contains(out, "signatures ") {
+		t.Fatalf("a store with nothing to sign again says:\n%s", out)
+	}
+	db, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// What the migration leaves in a store that holds facts.
+	if _, err := db.Exec(`INSERT INTO fact_signature_backfill SELECT max(id) FROM facts`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if out := diskMust(t, dir, "stats"); !strings.Contains(out, says) {
+		t.Fatalf("stats lacks %q:\n%s", says, out)
+	}
+	if out := diskMust(t, dir, "stats", "--json"); !strings.Contains(out, `"sign_again_up_to_fact": 1`) {
+		t.Fatalf("stats --json lacks the fact to sign again up to:\n%s", out)
+	}
+	diskMust(t, dir, "consolidate")
+	if out := diskMust(t, dir, "stats"); strings.Contains(out, "signatures ") {
+		t.Fatalf("after the integrate run signed them, stats still says:\n%s", out)
+	}
+}
