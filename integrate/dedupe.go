@@ -99,11 +99,12 @@ func activeByDigest(ctx context.Context, q querier, digest string) (int64, bool,
 // The candidates come from the signature index (signatures.go), so the
 // cost does not grow with the store.
 func nearDuplicates(ctx context.Context, q querier, content, domain string) ([]candidate, error) {
-	cands, err := signatureCandidates(ctx, q, content, domain)
+	words := contentWords(content) // split and stemmed once for the lookup and the overlaps
+	cands, err := signatureCandidates(ctx, q, words, domain)
 	if err != nil {
 		return nil, err
 	}
-	return bestNear(content, cands), nil
+	return bestNear(words, cands), nil
 }
 
 const reconcileSystem = `You keep a user's memory free of duplicates. Given a new fact and stored facts that resemble it, answer "merge" with the stored fact's id when the new fact says the same thing, "noop" with the id when the stored fact already covers it and the new one adds nothing, or "add" when it says something the stored facts do not. Answer only with the JSON object.`

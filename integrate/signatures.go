@@ -33,7 +33,11 @@ const PostingCap = 32
 // signature is a fact's signature words, hashed, its size in content
 // words and the set of its content words (wordMask).
 func signature(content string) (tokens []int64, size int, mask int64) {
-	words := contentWords(content)
+	return signatureOf(contentWords(content))
+}
+
+// signatureOf is signature of a fact's content words.
+func signatureOf(words map[string]bool) (tokens []int64, size int, mask int64) {
 	sig := pigeonholeOf(words)
 	tokens = make([]int64, len(sig))
 	for i, w := range sig {
@@ -191,14 +195,14 @@ func SignStored(ctx context.Context, db *store.DB) error {
 }
 
 // signatureCandidates lists the active facts of domain that share a
-// signature word with content and lie in its size band, each word's
+// signature word with a fact of content words words and lie in its size
+// band, each word's
 // newest PostingCap at most, with their contents — less those whose word
 // mask shows they cannot be near duplicates (mayBeNear), which are never
 // read. A signature without a mask (stored before masks, not yet signed
 // again) is read.
-func signatureCandidates(ctx context.Context, q querier, content, domain string) ([]candidate, error) {
-	words := contentWords(content)
-	tokens, size, _ := signature(content)
+func signatureCandidates(ctx context.Context, q querier, words map[string]bool, domain string) ([]candidate, error) {
+	tokens, size, _ := signatureOf(words)
 	if len(tokens) == 0 {
 		return nil, nil
 	}
@@ -262,10 +266,9 @@ func signatureCandidates(ctx context.Context, q querier, content, domain string)
 	return out, nil
 }
 
-// bestNear keeps the candidates whose overlap with content reaches
-// NearThreshold, best first (ties oldest first), at most five.
-func bestNear(content string, cands []candidate) []candidate {
-	mine := contentWords(content)
+// bestNear keeps the candidates whose overlap with the content words mine
+// reaches NearThreshold, best first (ties oldest first), at most five.
+func bestNear(mine map[string]bool, cands []candidate) []candidate {
 	var out []candidate
 	for _, c := range cands {
 		if !mayReachNear(mine, c.Content) {
