@@ -587,6 +587,12 @@ ALTER TABLE fact_signatures ADD COLUMN mask INTEGER;
 DELETE FROM fact_signature_backfill;
 INSERT INTO fact_signature_backfill SELECT max(id) FROM facts WHERE id IS NOT NULL HAVING count(*) > 0;
 `,
+	// v22 — PostgreSQL keeps how many facts hold each indexed word
+	// (fact_words) for the keyword score; FTS5 keeps those counts itself
+	// (facts_fts_vocab, v18), so SQLite has nothing to create.
+	`
+SELECT 1;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
