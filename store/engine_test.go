@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -81,26 +82,66 @@ func TestEngineTextMatches(t *testing.T) {
 }
 
 // TestEngineTopText: TopText's source is TextMatches' best k, best first,
-// ties by id, on every engine.
+// ties by id, with the same scores, on every engine: for words, phrases,
+// a word the configuration splits in several, stop words and words no
+// fact holds, and again after facts are deleted (the words' counts fall).
 func TestEngineTopText(t *testing.T) {
 	ctx := context.Background()
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
-		addFacts(t, db, "Caroline moved to Berlin last spring", "Berlin, Berlin, Berlin", "nothing to see", "spring in Berlin",
-			"see you in spring", "Caroline again")
+		ids := addFacts(t, db, "Caroline moved to Berlin last spring", "Berlin, Berlin, Berlin", "nothing to see", "spring in Berlin",
+			"see you in spring", "Caroline again", "send the e-mail to Caroline in spring", "spring spring e-mail")
 		eng := db.Engine()
-		for _, q := range []store.TextQuery{{"berlin"}, {"spring", "berlin", "caroline"}, {"moved to berlin", "see"}} {
-			for _, k := range []int{1, 3, 10} {
-				src, args, err := eng.TopText(ctx, db, store.FactText, q, k)
-				if err != nil {
+		queries := []store.TextQuery{{"berlin"}, {"spring", "berlin", "caroline"}, {"moved to berlin", "see"},
+			{"e-mail", "spring"}, {"the", "berlin", "of"}, {"zebra", "caroline"}, {"zebra"}}
+		type scoredID struct {
+			id    int64
+			score float64
+		}
+		top := func(query string, args ...any) []scoredID {
+			t.Helper()
+			rows, err := db.QueryContext(ctx, query, args...)
+			if err != nil {
+				t.Fatalf("%s: %v", query, err)
+			}
+			defer rows.Close()
+			var out []scoredID
+			for rows.Next() {
+				var s scoredID
+				if err := rows.Scan(&s.id, &s.score); err != nil {
 					t.Fatal(err)
 				}
-				got := storetest.Column[int64](t, db, `SELECT id FROM `+src+` r ORDER BY score DESC, id`, args...)
-				want := storetest.Column[int64](t, db, `SELECT id FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?`, eng.TextQuery(q), k)
-				if !slices.Equal(got, want) || len(want) == 0 {
-					t.Errorf("%q best %d: got %v, want %v", q, k, got, want)
+				out = append(out, s)
+			}
+			return out
+		}
+		check := func(step string) {
+			t.Helper()
+			for _, q := range queries {
+				for _, k := range []int{1, 3, 10} {
+					src, args, err := eng.TopText(ctx, db, store.FactText, q, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := top(`SELECT id, CAST(score AS REAL) FROM `+src+` r ORDER BY score DESC, id`, args...)
+					want := top(`SELECT id, CAST(score AS REAL) FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?`, eng.TextQuery(q), k)
+					same := len(got) == len(want)
+					for i := 0; same && i < len(got); i++ {
+						same = got[i].id == want[i].id && math.Abs(got[i].score-want[i].score) <= 1e-9*math.Abs(want[i].score)
+					}
+					if !same {
+						t.Errorf("%s: %q best %d: got %v, want %v", step, q, k, got, want)
+					}
+					if empty := q[0] == "zebra" && len(q) == 1; empty != (len(want) == 0) {
+						t.Errorf("%s: %q best %d: %d matches", step, q, k, len(want))
+					}
 				}
 			}
 		}
+		check("stored")
+		if _, err := db.ExecContext(ctx, `DELETE FROM facts WHERE id IN (?, ?)`, ids[1], ids[4]); err != nil {
+			t.Fatal(err)
+		}
+		check("after deleting two facts")
 	})
 }
 

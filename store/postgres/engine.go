@@ -231,7 +231,12 @@ func DropSchema(ctx context.Context, db *store.DB) error {
 }
 
 // TopText is TextMatches ordered by score and cut to k, in the statement
-// that joins it: no round trip of its own.
+// that joins it: no round trip of its own. Over the facts it scores each
+// match once, with the terms' document frequencies read first
+// (topFactText).
 func (e Engine) TopText(_ context.Context, _ store.Querier, ix store.TextIndex, text store.TextQuery, k int) (string, []any, error) {
+	if ix == store.FactText {
+		return topFactText(len(text)), []any{e.TextQuery(text), k}, nil
+	}
 	return `(SELECT id, score FROM ` + e.TextMatches(ix) + ` m ORDER BY score DESC, id LIMIT ?)`, []any{e.TextQuery(text), k}, nil
 }
