@@ -122,7 +122,7 @@ func renderTerms(q []string) string {
 	for _, term := range q {
 		var words []string
 		for _, w := range strings.Fields(term) {
-			w = strings.NewReplacer(`\`, `\\`, `'`, `''`).Replace(w)
+			w = strings.ReplaceAll(strings.ReplaceAll(w, `\`, `\\`), `'`, `''`)
 			words = append(words, `'`+w+`'`)
 		}
 		if len(words) > 0 {
