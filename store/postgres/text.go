@@ -65,9 +65,10 @@ func textMatches(ix int) string {
 //
 // Each term's document frequency is read before the pass instead of
 // counted over its matches: a term of one word from fact_words (v22), a
-// sum over a row or two by index; any other term (a phrase, or a word the
-// configuration splits in several, each a node of its tsquery) is counted
-// on the index as it matches. With the frequencies known each matching
+// sum over a row or two by index, when the word's one lexeme is the
+// term's one node; any other term (a phrase, or a word the configuration
+// splits in several, each a node of its tsquery) is counted on the index
+// as it matches. With the frequencies known each matching
 // fact is scored where it is read, once, by the terms it holds (the @@
 // test before ts_rank skips a term the fact does not hold), so there is no
 // row per fact and term, no window counting each term's rows and no
@@ -87,7 +88,7 @@ func topFactText(m int) string {
 		score = append(score, "0")
 	}
 	return `(WITH a AS MATERIALIZED (SELECT x.i, x.e, x.q,
-			CASE WHEN numnode(x.q) = 1 AND to_tsvector('` + t.config + `', x.e) @@ x.q
+			CASE WHEN numnode(x.q) = 1 AND length(to_tsvector('` + t.config + `', x.e)) = 1 AND to_tsvector('` + t.config + `', x.e) @@ x.q
 				THEN (SELECT CAST(COALESCE(sum(w.n), 0) AS float8) FROM fact_words w
 					WHERE w.word = (tsvector_to_array(to_tsvector('` + t.config + `', x.e)))[1])
 				ELSE (SELECT CAST(count(*) AS float8) FROM ` + t.table + ` d WHERE d.content_tsv @@ x.q) END AS df
