@@ -14,6 +14,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -104,20 +105,7 @@ func recordEvents(tb testing.TB, p *pipeline.Pipeline, session string, n int) {
 // runTriggers lists the triggers of the finished runs, oldest first.
 func runTriggers(tb testing.TB, db *store.DB) []string {
 	tb.Helper()
-	rows, err := db.QueryContext(context.Background(), `SELECT trigger FROM runs WHERE finished_at IS NOT NULL ORDER BY id`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var s string
-		if err := rows.Scan(&s); err != nil {
-			tb.Fatal(err)
-		}
-		out = append(out, s)
-	}
-	return out
+	return storetest.Column[string](tb, db, `SELECT trigger FROM runs WHERE finished_at IS NOT NULL ORDER BY id`)
 }
 
 // status asks the daemon of dir over the socket.

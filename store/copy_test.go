@@ -83,20 +83,7 @@ func TestCopyKeepsSuccessors(t *testing.T) {
 
 func provenanceOrder(t *testing.T, db *store.DB) []int64 {
 	t.Helper()
-	rows, err := db.QueryContext(context.Background(), `SELECT p.event_seq FROM fact_provenance p ORDER BY `+db.Engine().InsertOrder("p"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var v int64
-		if err := rows.Scan(&v); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, v)
-	}
-	return out
+	return storetest.Column[int64](t, db, `SELECT p.event_seq FROM fact_provenance p ORDER BY `+db.Engine().InsertOrder("p"))
 }
 
 // TestCopyBetweenEngines copies a store from SQLite to PostgreSQL and back:

@@ -138,19 +138,7 @@ func TestEngineFragments(t *testing.T) {
 	ctx := context.Background()
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
 		eng := db.Engine()
-		rows, err := db.QueryContext(ctx, `SELECT CAST(j.value AS INTEGER) FROM (SELECT ? AS ids) s, `+eng.JSONInts("s.ids", "j")+` ORDER BY 1`, "[7, 3, 5]")
-		if err != nil {
-			t.Fatalf("json ints: %v", err)
-		}
-		var got []int64
-		for rows.Next() {
-			var v int64
-			if err := rows.Scan(&v); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, v)
-		}
-		rows.Close()
+		got := storetest.Column[int64](t, db, `SELECT CAST(j.value AS INTEGER) FROM (SELECT ? AS ids) s, `+eng.JSONInts("s.ids", "j")+` ORDER BY 1`, "[7, 3, 5]")
 		if want := []int64{3, 5, 7}; !slices.Equal(got, want) {
 			t.Errorf("json ints: got %v, want %v", got, want)
 		}
@@ -173,20 +161,7 @@ func TestEngineFragments(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		rows, err = db.QueryContext(ctx, `SELECT p.event_seq FROM fact_provenance p ORDER BY `+eng.InsertOrder("p"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		got = got[:0]
-		for rows.Next() {
-			var v int64
-			if err := rows.Scan(&v); err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, v)
-		}
-		rows.Close()
-		if want := []int64{30, 10, 20}; !slices.Equal(got, want) {
+		if got, want := provenanceOrder(t, db), []int64{30, 10, 20}; !slices.Equal(got, want) {
 			t.Errorf("insert order: got %v, want %v", got, want)
 		}
 	})
