@@ -88,11 +88,10 @@ func topFactText(m int) string {
 		score = append(score, "0")
 	}
 	return `(WITH a AS MATERIALIZED (SELECT x.i, x.e, x.q,
-			CASE WHEN numnode(x.q) = 1 AND length(to_tsvector('` + t.config + `', x.e)) = 1 AND to_tsvector('` + t.config + `', x.e) @@ x.q
-				THEN (SELECT CAST(COALESCE(sum(w.n), 0) AS float8) FROM fact_words w
-					WHERE w.word = (tsvector_to_array(to_tsvector('` + t.config + `', x.e)))[1])
+			CASE WHEN numnode(x.q) = 1 AND length(x.v) = 1 AND x.v @@ x.q
+				THEN (SELECT CAST(COALESCE(sum(w.n), 0) AS float8) FROM fact_words w WHERE w.word = (tsvector_to_array(x.v))[1])
 				ELSE (SELECT CAST(count(*) AS float8) FROM ` + t.table + ` d WHERE d.content_tsv @@ x.q) END AS df
-		FROM (SELECT e, i, to_tsquery('` + t.config + `', e) AS q
+		FROM (SELECT e, i, to_tsquery('` + t.config + `', e) AS q, to_tsvector('` + t.config + `', e) AS v
 			FROM jsonb_array_elements_text(CAST(? AS jsonb)) WITH ORDINALITY AS x(e, i)) x
 		WHERE numnode(x.q) > 0),
 	t AS MATERIALIZED (SELECT ` + strings.Join(append(terms, "u.q"), ", ") + ` FROM (SELECT array_agg(a.q ORDER BY a.i) AS qs,
