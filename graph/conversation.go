@@ -139,28 +139,12 @@ func readNeighbors(ctx context.Context, r *Reader, seeds map[int64]*candidate, c
 	return near, nil
 }
 
-// adjacentFacts are the facts said just before (prev) and after (next)
-// provenance row p in its session's order — the order of its events (two
-// seeks on fact_provenance(session_id, event_seq, fact_id)), or for a fact
-// captured without an event the order of capture (two seeks on the
-// partial index fact_provenance_session_capture).
-const adjacentFacts = `CASE WHEN p.event_seq IS NOT NULL THEN
-				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
-					ORDER BY q.event_seq DESC LIMIT 1)
-			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-					AND q.session_fact_id < p.session_fact_id ORDER BY q.session_fact_id DESC LIMIT 1) END AS prev,
-			CASE WHEN p.event_seq IS NOT NULL THEN
-				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
-					ORDER BY q.event_seq LIMIT 1)
-			ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id LIMIT 1) END AS next`
-
-// neighborQuery reads the neighbours (adjacentFacts) of each seed fact
+// neighborQuery reads the neighbours (store.Engine.Adjacent) of each seed fact
 // (its first argument is their ids as a JSON array) with the neighbour's
 // speaker and whether the seed asks a question (read once per seed, not
 // per neighbour), kept to the facts cond allows.
 func neighborQuery(eng store.Engine, cond string) string {
-	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, ` + adjacentFacts + `,
+	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, ` + eng.Adjacent("p") + `,
 			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = p.fact_id), 0) AS asks
 		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
@@ -182,7 +166,9 @@ func neighborQuery(eng store.Engine, cond string) string {
 // first five runs of a statement on each connection), the planner,
 // expecting as many seeds as the pool has facts, hashed the whole
 // provenance table instead, a scan of every row (at 10k facts the
-// statement took 3.6 ms against 1.8 ms with the lookups).
+// statement took 3.6 ms against 1.8 ms with the lookups). Its adjacent
+// facts come with the row (store.Engine.Adjacent: PostgreSQL keeps them
+// there), so a seed costs that lookup and its two neighbours' rows.
 func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
 	speakers map[string]bool) ([]*candidate, []neighbor, error) {
 	eng := r.db.Engine()
@@ -210,8 +196,8 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 	seeds AS MATERIALIZED (SELECT s.id, s.asks FROM (SELECT p.id, p.session, p.asks,
 			row_number() OVER (ORDER BY `+boosted+` DESC, p.score DESC, p.id) AS rn FROM pool p) s
 		WHERE s.rn <= ? AND s.session <> ''),
-	adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, s.asks, `+adjacentFacts+`
-		FROM seeds s CROSS JOIN LATERAL (SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id
+	adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, s.asks, p.prev, p.next
+		FROM seeds s CROSS JOIN LATERAL (SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id, `+eng.Adjacent("p")+`
 			FROM fact_provenance p WHERE p.fact_id = s.id OFFSET 0) p
 		WHERE p.session_id IS NOT NULL AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
 	SELECT 0 AS k, id, 0 AS n, score, session, speaker, asks FROM pool

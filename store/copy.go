@@ -25,8 +25,9 @@ var copyTables = []string{
 var selfReferences = map[string]string{"facts": "superseded_by"}
 
 // generatedColumns are columns an engine computes itself (PostgreSQL's
-// full-text vectors); a copy never writes them.
-var generatedColumns = []string{"content_tsv"}
+// full-text vectors, and the adjacent facts its triggers keep on each
+// provenance row); a copy never writes them.
+var generatedColumns = []string{"content_tsv", "prev_fact", "next_fact"}
 
 // TableCount is one table's rows in the source and the destination of a
 // copy.

@@ -62,6 +62,15 @@ type Engine interface {
 	// id column (fact_provenance) in the order they were inserted; alias is
 	// the table's alias.
 	InsertOrder(alias string) string
+	// Adjacent is a select list, "prev, next": the facts said just before
+	// and after the fact_provenance row alias in its session — in the
+	// order of its events, or for a row captured without an event in the
+	// order of capture, among the rows of the same kind; of several facts
+	// at one place (one event), the highest id before and the lowest
+	// after. Both are NULL for a row of no place (no session, or neither
+	// an event nor a captured fact). SQLite seeks them in the session's
+	// indexes; PostgreSQL keeps them on the row (schema v23).
+	Adjacent(alias string) string
 	// SkipLocked ends a SELECT that picks rows to claim: on an engine
 	// with row locks (FOR UPDATE SKIP LOCKED) it locks the rows it returns
 	// and passes over rows another transaction holds, so two writers
@@ -250,4 +259,20 @@ func renderFTS5(q TextQuery) string {
 		}
 	}
 	return strings.Join(parts, " OR ")
+}
+
+// AdjacentSeeks is Engine.Adjacent as subqueries on the session's
+// indexes, for any engine: what SQLite runs, and what PostgreSQL's kept
+// prev_fact and next_fact must equal (its tests compare them).
+func AdjacentSeeks(p string) string {
+	return `CASE WHEN ` + p + `.event_seq IS NOT NULL THEN
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = ` + p + `.session_id AND q.event_seq < ` + p + `.event_seq
+				ORDER BY q.event_seq DESC, q.fact_id DESC LIMIT 1)
+		ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = ` + p + `.session_id AND q.event_seq IS NULL
+				AND q.session_fact_id < ` + p + `.session_fact_id ORDER BY q.session_fact_id DESC, q.fact_id DESC LIMIT 1) END AS prev,
+		CASE WHEN ` + p + `.event_seq IS NOT NULL THEN
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = ` + p + `.session_id AND q.event_seq > ` + p + `.event_seq
+				ORDER BY q.event_seq, q.fact_id LIMIT 1)
+		ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = ` + p + `.session_id AND q.event_seq IS NULL
+				AND q.session_fact_id > ` + p + `.session_fact_id ORDER BY q.session_fact_id, q.fact_id LIMIT 1) END AS next`
 }

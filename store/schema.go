@@ -593,6 +593,14 @@ INSERT INTO fact_signature_backfill SELECT max(id) FROM facts WHERE id IS NOT NU
 	`
 SELECT 1;
 `,
+	// v23 — PostgreSQL keeps each provenance row's adjacent facts on the
+	// row (prev_fact, next_fact), where a search would otherwise pay a
+	// round of index seeks per seed inside its one statement; SQLite seeks
+	// them (Engine.Adjacent), two seeks a row at in-process cost, so it has
+	// nothing to create.
+	`
+SELECT 1;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -55,6 +55,12 @@ func (sqliteEngine) JoinText(expr, sep string) string {
 
 func (sqliteEngine) InsertOrder(alias string) string { return alias + `.rowid` }
 
+// Adjacent seeks the neighbours in the session's indexes:
+// fact_provenance(session_id, event_seq, fact_id) for a row with an event,
+// the partial index fact_provenance_session_capture for one without, two
+// seeks a row, each index in the order the tie-break asks (no sorter).
+func (sqliteEngine) Adjacent(p string) string { return AdjacentSeeks(p) }
+
 // AfterCopy has nothing to do: AUTOINCREMENT's counter follows the
 // largest id inserted.
 func (sqliteEngine) AfterCopy(context.Context, *Tx, string) error { return nil }

@@ -98,6 +98,12 @@ func (Engine) SkipLocked() string { return ` FOR UPDATE SKIP LOCKED` }
 // InsertOrder is fact_provenance's identity column ord (schema v3).
 func (Engine) InsertOrder(alias string) string { return alias + `.ord` }
 
+// Adjacent reads the row's kept neighbours: its prev_fact and next_fact,
+// relinked by fact_provenance's triggers whenever a statement writes the
+// session's rows (schema v23), instead of two index seeks a row inside
+// the reading statement.
+func (Engine) Adjacent(p string) string { return p + `.prev_fact AS prev, ` + p + `.next_fact AS next` }
+
 // Version reads the schema's version table.
 func (Engine) Version(ctx context.Context, q store.Querier) (int, error) { return Version(ctx, q) }
 

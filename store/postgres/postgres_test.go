@@ -386,3 +386,47 @@ func storeWithFacts(t *testing.T, n int) *store.DB {
 	}
 	return db
 }
+
+// TestAdjacentBackfilled checks v23 on a store written before it: every
+// provenance row's kept neighbours (prev_fact, next_fact, filled by the
+// migration) equal the ones the session's rows define
+// (store.AdjacentSeeks) — events out of order, two facts at one event,
+// captured facts beside events, rows of no place.
+func TestAdjacentBackfilled(t *testing.T) {
+	ctx := context.Background()
+	url, schema := pgtest.Schema(t)
+	db, err := postgres.Open(ctx, url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(ctx, db, schema, 22); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{
+		`INSERT INTO facts(content, digest, producer, recorded_at) SELECT 'fact ' || i, 'd' || i, 'cli', 'a' FROM generate_series(1, 12) i`,
+		`INSERT INTO session_facts(session_id, content, digest, producer, created_at) SELECT 'B', 'c' || i, 'c' || i, 'capture', 'a' FROM generate_series(1, 3) i`,
+		`INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (3, 30, 'A', 'a'), (1, 10, 'A', 'a'), (4, 40, 'A', 'a'),
+			(2, 20, 'A', 'a'), (5, 20, 'A', 'a'), (6, 15, 'B', 'a'), (10, NULL, NULL, 'a'), (11, NULL, 'A', 'a')`,
+		`INSERT INTO fact_provenance(fact_id, session_fact_id, session_id, added_at) VALUES (7, 3, 'B', 'a'), (8, 1, 'B', 'a'), (9, 2, 'B', 'a'), (12, 2, 'B', 'a')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	if err := postgres.Migrate(ctx, db, schema, 23); err != nil {
+		t.Fatal(err)
+	}
+	var linked, wrong int
+	if err := db.QueryRowContext(ctx, `SELECT count(p.prev_fact) + count(p.next_fact),
+		count(*) FILTER (WHERE a.prev IS DISTINCT FROM p.prev_fact OR a.next IS DISTINCT FROM p.next_fact)
+		FROM fact_provenance p CROSS JOIN LATERAL (SELECT `+store.AdjacentSeeks("p")+`) a`).Scan(&linked, &wrong); err != nil {
+		t.Fatal(err)
+	}
+	if wrong != 0 || linked != 14 {
+		t.Errorf("after v23: %d rows keep other neighbours than their session's rows define, %d pointers kept; want 0 and 14", wrong, linked)
+	}
+}

@@ -563,6 +563,128 @@ END $$;
 CREATE CONSTRAINT TRIGGER facts_words_commit AFTER INSERT OR DELETE ON facts DEFERRABLE INITIALLY DEFERRED
 	FOR EACH ROW EXECUTE FUNCTION facts_words_commit();
 `,
+	// v23 — each provenance row keeps the facts said just before and
+	// after it in its session (prev_fact, next_fact): the order of its
+	// events, or for a row captured without an event the order of capture,
+	// ties (several facts of one event) broken by fact id, the highest
+	// before and the lowest after. The conversation-context part of the
+	// keyword arm reads them with the row instead of seeking them in the
+	// session's index (store.Engine.Adjacent); SQLite seeks them (v23 is
+	// a no-op there). A row's pointers depend only on the rows of the
+	// places just before and after its own, so a writing statement relinks
+	// the places it changed and their two neighbours, nothing more, under
+	// a transaction lock on each session it wrote (taken in name order, so
+	// one statement never deadlocks with another): a second writer into
+	// the same session waits for the first to commit and then sees its
+	// rows. Rows of no place (no session, or neither an event nor a
+	// captured fact) keep no pointers. The relink's statements keep one
+	// plan (force_generic_plan): planned again for each call's arrays, as
+	// PostgreSQL chose, a row written cost 0.6 ms more instead of 0.2.
+	`
+ALTER TABLE fact_provenance ADD COLUMN prev_fact BIGINT, ADD COLUMN next_fact BIGINT;
+WITH places AS (SELECT session_id AS s, event_seq IS NULL AS captured, COALESCE(event_seq, session_fact_id) AS k,
+		min(fact_id) AS lo, max(fact_id) AS hi
+	FROM fact_provenance WHERE session_id IS NOT NULL AND COALESCE(event_seq, session_fact_id) IS NOT NULL
+	GROUP BY 1, 2, 3),
+linked AS (SELECT s, captured, k, lag(hi) OVER w AS prev, lead(lo) OVER w AS next
+	FROM places WINDOW w AS (PARTITION BY s, captured ORDER BY k))
+UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
+	WHERE l.s = p.session_id AND l.captured = (p.event_seq IS NULL) AND l.k = COALESCE(p.event_seq, p.session_fact_id);
+CREATE FUNCTION fact_provenance_relink(sessions TEXT[], captured BOOLEAN[], places BIGINT[]) RETURNS void LANGUAGE plpgsql
+	SET plan_cache_mode = force_generic_plan AS $$
+BEGIN
+	PERFORM pg_advisory_xact_lock(hashtextextended('recollect provenance order ' || current_schema() || ' ' || x.s, 0))
+		FROM (SELECT DISTINCT u.s FROM unnest(sessions) AS u(s) ORDER BY 1) x;
+	PERFORM set_config('recollect.relinking', 'on', true);
+	WITH changed AS (SELECT DISTINCT u.s, u.k FROM unnest(sessions, captured, places) AS u(s, c, k) WHERE NOT u.c),
+	around AS (SELECT s, k FROM changed
+		UNION SELECT ch.s, (SELECT q.event_seq FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq < ch.k
+			ORDER BY q.event_seq DESC LIMIT 1) FROM changed ch
+		UNION SELECT ch.s, (SELECT q.event_seq FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq > ch.k
+			ORDER BY q.event_seq LIMIT 1) FROM changed ch),
+	linked AS (SELECT p.ctid AS row,
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
+				ORDER BY q.event_seq DESC, q.fact_id DESC LIMIT 1) AS prev,
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
+				ORDER BY q.event_seq, q.fact_id LIMIT 1) AS next
+		FROM around a JOIN fact_provenance p ON p.session_id = a.s AND p.event_seq = a.k)
+	UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
+		WHERE p.ctid = l.row AND (p.prev_fact IS DISTINCT FROM l.prev OR p.next_fact IS DISTINCT FROM l.next);
+	WITH changed AS (SELECT DISTINCT u.s, u.k FROM unnest(sessions, captured, places) AS u(s, c, k) WHERE u.c),
+	around AS (SELECT s, k FROM changed
+		UNION SELECT ch.s, (SELECT q.session_fact_id FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq IS NULL
+			AND q.session_fact_id < ch.k ORDER BY q.session_fact_id DESC LIMIT 1) FROM changed ch
+		UNION SELECT ch.s, (SELECT q.session_fact_id FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq IS NULL
+			AND q.session_fact_id > ch.k ORDER BY q.session_fact_id LIMIT 1) FROM changed ch),
+	linked AS (SELECT p.ctid AS row,
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+				AND q.session_fact_id < p.session_fact_id ORDER BY q.session_fact_id DESC, q.fact_id DESC LIMIT 1) AS prev,
+			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+				AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id, q.fact_id LIMIT 1) AS next
+		FROM around a JOIN fact_provenance p ON p.session_id = a.s AND p.event_seq IS NULL AND p.session_fact_id = a.k)
+	UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
+		WHERE p.ctid = l.row AND (p.prev_fact IS DISTINCT FROM l.prev OR p.next_fact IS DISTINCT FROM l.next);
+	PERFORM set_config('recollect.relinking', 'off', true);
+END $$;
+CREATE FUNCTION fact_provenance_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	ss TEXT[];
+	cs BOOLEAN[];
+	ks BIGINT[];
+BEGIN
+	SELECT array_agg(n.session_id), array_agg(n.event_seq IS NULL), array_agg(COALESCE(n.event_seq, n.session_fact_id))
+		INTO ss, cs, ks
+		FROM placed_rows n WHERE n.session_id IS NOT NULL AND COALESCE(n.event_seq, n.session_fact_id) IS NOT NULL;
+	IF ss IS NOT NULL THEN
+		PERFORM fact_provenance_relink(ss, cs, ks);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER fact_provenance_inserted AFTER INSERT ON fact_provenance REFERENCING NEW TABLE AS placed_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION fact_provenance_inserted();
+CREATE FUNCTION fact_provenance_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	ss TEXT[];
+	cs BOOLEAN[];
+	ks BIGINT[];
+BEGIN
+	SELECT array_agg(o.session_id), array_agg(o.event_seq IS NULL), array_agg(COALESCE(o.event_seq, o.session_fact_id))
+		INTO ss, cs, ks
+		FROM unplaced_rows o WHERE o.session_id IS NOT NULL AND COALESCE(o.event_seq, o.session_fact_id) IS NOT NULL;
+	IF ss IS NOT NULL THEN
+		PERFORM fact_provenance_relink(ss, cs, ks);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER fact_provenance_deleted AFTER DELETE ON fact_provenance REFERENCING OLD TABLE AS unplaced_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION fact_provenance_deleted();
+CREATE FUNCTION fact_provenance_moved() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+	ss TEXT[];
+	cs BOOLEAN[];
+	ks BIGINT[];
+BEGIN
+	IF current_setting('recollect.relinking', true) = 'on' THEN
+		RETURN NULL; -- the relink's own update
+	END IF;
+	SELECT array_agg(x.session_id), array_agg(x.event_seq IS NULL), array_agg(COALESCE(x.event_seq, x.session_fact_id))
+		INTO ss, cs, ks
+		FROM (SELECT o.session_id, o.event_seq, o.session_fact_id FROM moved_from o
+			UNION SELECT n.session_id, n.event_seq, n.session_fact_id FROM moved_to n) x
+		WHERE x.session_id IS NOT NULL AND COALESCE(x.event_seq, x.session_fact_id) IS NOT NULL;
+	PERFORM set_config('recollect.relinking', 'on', true);
+	UPDATE fact_provenance p SET prev_fact = NULL, next_fact = NULL FROM moved_to n
+		WHERE p.fact_id = n.fact_id AND p.ord = n.ord AND (n.session_id IS NULL OR COALESCE(n.event_seq, n.session_fact_id) IS NULL)
+			AND (p.prev_fact IS NOT NULL OR p.next_fact IS NOT NULL);
+	PERFORM set_config('recollect.relinking', 'off', true);
+	IF ss IS NOT NULL THEN
+		PERFORM fact_provenance_relink(ss, cs, ks);
+	END IF;
+	RETURN NULL;
+END $$;
+CREATE TRIGGER fact_provenance_moved AFTER UPDATE ON fact_provenance REFERENCING OLD TABLE AS moved_from NEW TABLE AS moved_to
+	FOR EACH STATEMENT EXECUTE FUNCTION fact_provenance_moved();
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
