@@ -209,15 +209,14 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 	defer rows.Close()
 	var pool []*candidate
 	var near []neighbor
+	row := newValues(7)
 	for rows.Next() {
-		var kind int
-		var nb neighbor
-		var score float64
-		if err := rows.Scan(&kind, &nb.seed, &nb.id, &score, &nb.session, &nb.speaker, &nb.asks); err != nil {
+		if err := row.scan(rows); err != nil {
 			return nil, nil, fmt.Errorf("keyword search: %w", err)
 		}
-		if kind == 0 {
-			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: score, matched: true})
+		nb := neighbor{seed: row.int(1), id: row.int(2), session: row.str(4), speaker: row.str(5), asks: row.int(6) != 0}
+		if row.int(0) == 0 {
+			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(3), matched: true})
 		} else {
 			near = append(near, nb)
 		}

@@ -166,22 +166,20 @@ func loadHits(ctx context.Context, db querier, ids []int64) (map[int64]*Hit, err
 		return nil, fmt.Errorf("load facts: %w", err)
 	}
 	defer rows.Close()
+	row := newValues(18)
 	for rows.Next() {
-		var kind int
-		var id int64
-		var t [12]sql.NullString
-		var conf, imp sql.NullFloat64
-		var n1, n2 sql.NullInt64
-		if err := rows.Scan(&kind, &id, &t[0], &t[1], &t[2], &t[3], &t[4], &t[5], &t[6], &t[7], &t[8], &t[9], &t[10], &t[11],
-			&conf, &imp, &n1, &n2); err != nil {
+		if err := row.scan(rows); err != nil {
 			return nil, fmt.Errorf("load facts: %w", err)
 		}
-		switch kind {
+		// Columns: kind, id, twelve texts (2–13), confidence, importance,
+		// two integers (16, 17).
+		id := row.int(1)
+		switch row.int(0) {
 		case hitFact:
-			h := &Hit{ID: id, Content: t[0].String, Domain: t[1].String, Subdomain: t[2].String, Status: t[3].String,
-				Producer: t[4].String, SpeakerRole: t[5].String, Speaker: t[6].String, SessionID: t[7].String,
-				SaidAt: t[8].String, ValidFrom: t[9].String, ValidUntil: t[10].String, RecordedAt: t[11].String,
-				Confidence: conf.Float64, Importance: imp.Float64, SupersededBy: n1.Int64,
+			h := &Hit{ID: id, Content: row.str(2), Domain: row.str(3), Subdomain: row.str(4), Status: row.str(5),
+				Producer: row.str(6), SpeakerRole: row.str(7), Speaker: row.str(8), SessionID: row.str(9),
+				SaidAt: row.str(10), ValidFrom: row.str(11), ValidUntil: row.str(12), RecordedAt: row.str(13),
+				Confidence: row.float(14), Importance: row.float(15), SupersededBy: row.int(16),
 				EventIDs: []int64{}, Entities: []EntityRef{}, MatchedBy: []Match{}, Sessions: []string{}}
 			out[id] = h
 		case hitProvenance:
@@ -189,16 +187,16 @@ func loadHits(ctx context.Context, db querier, ids []int64) (map[int64]*Hit, err
 			if h == nil {
 				continue
 			}
-			if seq := n1; seq.Valid && (len(h.EventIDs) == 0 || h.EventIDs[len(h.EventIDs)-1] != seq.Int64) {
-				h.EventIDs = append(h.EventIDs, seq.Int64)
+			if seq := row.int(16); !row.null(16) && (len(h.EventIDs) == 0 || h.EventIDs[len(h.EventIDs)-1] != seq) {
+				h.EventIDs = append(h.EventIDs, seq)
 			}
-			if session := t[0].String; session != "" && !contains(h.Sessions, session) {
+			if session := row.str(2); session != "" && !contains(h.Sessions, session) {
 				h.Sessions = append(h.Sessions, session)
 			}
 		case hitEntity:
 			if h := out[id]; h != nil {
-				h.Entities = append(h.Entities, EntityRef{ID: n1.Int64, Name: t[0].String, Type: t[1].String, Role: t[2].String,
-					IsSubject: n2.Int64 != 0})
+				h.Entities = append(h.Entities, EntityRef{ID: row.int(16), Name: row.str(2), Type: row.str(3), Role: row.str(4),
+					IsSubject: row.int(17) != 0})
 			}
 		}
 	}

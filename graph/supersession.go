@@ -38,15 +38,14 @@ func links(ctx context.Context, db querier, sc scope, ids []int64, known map[int
 		return fmt.Errorf("read supersession: %w", err)
 	}
 	defer rows.Close()
+	row := newValues(7)
 	for rows.Next() {
-		var id int64
-		var l chainLink
-		var said, from string
-		if err := rows.Scan(&id, &l.next, &l.live, &l.importance, &said, &from, &l.recorded); err != nil {
+		if err := row.scan(rows); err != nil {
 			return fmt.Errorf("read supersession: %w", err)
 		}
-		l.when = Hit{SaidAt: said, ValidFrom: from, RecordedAt: l.recorded}.Time()
-		known[id] = l
+		l := chainLink{next: row.int(1), live: row.int(2) != 0, importance: row.float(3), recorded: row.str(6)}
+		l.when = Hit{SaidAt: row.str(4), ValidFrom: row.str(5), RecordedAt: l.recorded}.Time()
+		known[row.int(0)] = l
 	}
 	for _, id := range want {
 		if _, ok := known[id]; !ok {
