@@ -25,8 +25,9 @@ type fusion struct {
 	matches map[int64][]Match
 }
 
-func newFusion() *fusion {
-	return &fusion{score: map[int64]float64{}, matches: map[int64][]Match{}}
+// newFusion returns an empty fusion with room for size facts.
+func newFusion(size int) *fusion {
+	return &fusion{score: make(map[int64]float64, size), matches: make(map[int64][]Match, size)}
 }
 
 // add counts one arm's list: a fact at rank r gains the list's weight for

@@ -136,7 +136,7 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 	if q.Budget > 0 {
 		depth = 200
 	}
-	f := newFusion()
+	f := newFusion(2 * depth) // room for the keyword and entity arms' lists
 	if err := runArms(ctx, r, q, sc, match, terms, depth, f, &ans); err != nil {
 		return ans, err
 	}
@@ -197,7 +197,7 @@ func async[T any](fn func() (T, error)) func() (T, error) {
 
 // choose applies the limit or the budget to hits ranked by score.
 func choose(hits []*Hit, q Query, ans *Answer) []Hit {
-	out := []Hit{}
+	out := make([]Hit, 0, len(hits))
 	if q.Budget > 0 {
 		rep := &BudgetReport{Budget: q.Budget}
 		for _, h := range hits {

@@ -58,7 +58,7 @@ func links(ctx context.Context, db querier, sc scope, ids []int64, known map[int
 // successors maps each fact that is not believed to its believed successor
 // (the end of its superseded_by chain), or 0 when there is none.
 func successors(ctx context.Context, db querier, sc scope, ids []int64) (map[int64]chainLink, map[int64]int64, error) {
-	known := map[int64]chainLink{}
+	known := make(map[int64]chainLink, len(ids))
 	if err := links(ctx, db, sc, ids, known); err != nil {
 		return nil, nil, err
 	}
@@ -107,8 +107,8 @@ func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool,
 	if err != nil {
 		return nil, err
 	}
-	score := map[int64]float64{}
-	matches := map[int64][]Match{}
+	score := make(map[int64]float64, len(f.order))
+	matches := make(map[int64][]Match, len(f.order))
 	via := map[int64][]int64{}
 	var keep []int64
 	for _, id := range f.order {
