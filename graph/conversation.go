@@ -181,9 +181,12 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 		names = append(names, n)
 	}
 	slices.Sort(names)
-	boosted := `p.score`
+	// A speaker matters only as one of the query's (the boost, and whose
+	// neighbours count): with none in the query, no speaker is read back.
+	boosted, speaker, nbSpeaker := `p.score`, `''`, `''`
 	qargs := append(append(append([]any{}, targs...), args...), keywordPool)
 	if len(names) > 0 {
+		speaker, nbSpeaker = `speaker`, `COALESCE(f.speaker, '')`
 		in, nargs := store.InList(names)
 		boosted = `CASE WHEN p.speaker IN (` + in + `) THEN p.score * ? ELSE p.score END`
 		qargs = append(append(qargs, nargs...), 1+SpeakerBoost)
@@ -200,8 +203,8 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 		FROM seeds s CROSS JOIN LATERAL (SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id, `+eng.Adjacent("p")+`
 			FROM fact_provenance p WHERE p.fact_id = s.id OFFSET 0) p
 		WHERE p.session_id IS NOT NULL AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
-	SELECT 0 AS k, id, 0 AS n, score, session, speaker, asks FROM pool
-	UNION ALL SELECT 1, a.seed, f.id, 0, a.session, COALESCE(f.speaker, ''), a.asks
+	SELECT 0 AS k, id, 0 AS n, score, session, `+speaker+` AS speaker, asks FROM pool
+	UNION ALL SELECT 1, a.seed, f.id, 0, a.session, `+nbSpeaker+`, a.asks
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next) WHERE f.id != a.seed AND `+cond, qargs...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
