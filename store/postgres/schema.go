@@ -596,34 +596,38 @@ BEGIN
 	PERFORM pg_advisory_xact_lock(hashtextextended('recollect provenance order ' || current_schema() || ' ' || x.s, 0))
 		FROM (SELECT DISTINCT u.s FROM unnest(sessions) AS u(s) ORDER BY 1) x;
 	PERFORM set_config('recollect.relinking', 'on', true);
-	WITH changed AS (SELECT DISTINCT u.s, u.k FROM unnest(sessions, captured, places) AS u(s, c, k) WHERE NOT u.c),
-	around AS (SELECT s, k FROM changed
-		UNION SELECT ch.s, (SELECT q.event_seq FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq < ch.k
-			ORDER BY q.event_seq DESC LIMIT 1) FROM changed ch
-		UNION SELECT ch.s, (SELECT q.event_seq FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq > ch.k
-			ORDER BY q.event_seq LIMIT 1) FROM changed ch),
-	linked AS (SELECT p.ctid AS row,
-			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
-				ORDER BY q.event_seq DESC, q.fact_id DESC LIMIT 1) AS prev,
-			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
-				ORDER BY q.event_seq, q.fact_id LIMIT 1) AS next
-		FROM around a JOIN fact_provenance p ON p.session_id = a.s AND p.event_seq = a.k)
-	UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
-		WHERE p.ctid = l.row AND (p.prev_fact IS DISTINCT FROM l.prev OR p.next_fact IS DISTINCT FROM l.next);
-	WITH changed AS (SELECT DISTINCT u.s, u.k FROM unnest(sessions, captured, places) AS u(s, c, k) WHERE u.c),
-	around AS (SELECT s, k FROM changed
-		UNION SELECT ch.s, (SELECT q.session_fact_id FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq IS NULL
-			AND q.session_fact_id < ch.k ORDER BY q.session_fact_id DESC LIMIT 1) FROM changed ch
-		UNION SELECT ch.s, (SELECT q.session_fact_id FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq IS NULL
-			AND q.session_fact_id > ch.k ORDER BY q.session_fact_id LIMIT 1) FROM changed ch),
-	linked AS (SELECT p.ctid AS row,
-			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-				AND q.session_fact_id < p.session_fact_id ORDER BY q.session_fact_id DESC, q.fact_id DESC LIMIT 1) AS prev,
-			(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
-				AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id, q.fact_id LIMIT 1) AS next
-		FROM around a JOIN fact_provenance p ON p.session_id = a.s AND p.event_seq IS NULL AND p.session_fact_id = a.k)
-	UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
-		WHERE p.ctid = l.row AND (p.prev_fact IS DISTINCT FROM l.prev OR p.next_fact IS DISTINCT FROM l.next);
+	IF false = ANY(captured) THEN
+		WITH changed AS (SELECT DISTINCT u.s, u.k FROM unnest(sessions, captured, places) AS u(s, c, k) WHERE NOT u.c),
+		around AS (SELECT s, k FROM changed
+			UNION SELECT ch.s, (SELECT q.event_seq FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq < ch.k
+				ORDER BY q.event_seq DESC LIMIT 1) FROM changed ch
+			UNION SELECT ch.s, (SELECT q.event_seq FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq > ch.k
+				ORDER BY q.event_seq LIMIT 1) FROM changed ch),
+		linked AS (SELECT p.ctid AS row,
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq < p.event_seq
+					ORDER BY q.event_seq DESC, q.fact_id DESC LIMIT 1) AS prev,
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq > p.event_seq
+					ORDER BY q.event_seq, q.fact_id LIMIT 1) AS next
+			FROM around a JOIN fact_provenance p ON p.session_id = a.s AND p.event_seq = a.k)
+		UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
+			WHERE p.ctid = l.row AND (p.prev_fact IS DISTINCT FROM l.prev OR p.next_fact IS DISTINCT FROM l.next);
+	END IF;
+	IF true = ANY(captured) THEN
+		WITH changed AS (SELECT DISTINCT u.s, u.k FROM unnest(sessions, captured, places) AS u(s, c, k) WHERE u.c),
+		around AS (SELECT s, k FROM changed
+			UNION SELECT ch.s, (SELECT q.session_fact_id FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq IS NULL
+				AND q.session_fact_id < ch.k ORDER BY q.session_fact_id DESC LIMIT 1) FROM changed ch
+			UNION SELECT ch.s, (SELECT q.session_fact_id FROM fact_provenance q WHERE q.session_id = ch.s AND q.event_seq IS NULL
+				AND q.session_fact_id > ch.k ORDER BY q.session_fact_id LIMIT 1) FROM changed ch),
+		linked AS (SELECT p.ctid AS row,
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+					AND q.session_fact_id < p.session_fact_id ORDER BY q.session_fact_id DESC, q.fact_id DESC LIMIT 1) AS prev,
+				(SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = p.session_id AND q.event_seq IS NULL
+					AND q.session_fact_id > p.session_fact_id ORDER BY q.session_fact_id, q.fact_id LIMIT 1) AS next
+			FROM around a JOIN fact_provenance p ON p.session_id = a.s AND p.event_seq IS NULL AND p.session_fact_id = a.k)
+		UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
+			WHERE p.ctid = l.row AND (p.prev_fact IS DISTINCT FROM l.prev OR p.next_fact IS DISTINCT FROM l.next);
+	END IF;
 	PERFORM set_config('recollect.relinking', 'off', true);
 END $$;
 CREATE FUNCTION fact_provenance_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
