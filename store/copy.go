@@ -141,6 +141,9 @@ func copyTable(ctx context.Context, from, to *DB, table string) error {
 		ins += ` ON CONFLICT (id) DO UPDATE SET removed = excluded.removed`
 	}
 	return to.Tx(ctx, func(tx *Tx) error {
+		if err := tx.Engine().BeforeCopy(ctx, tx, table); err != nil {
+			return err
+		}
 		stmt, err := tx.PrepareContext(ctx, ins)
 		if err != nil {
 			return fmt.Errorf("copy %s: %w", table, err)

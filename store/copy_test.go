@@ -33,7 +33,7 @@ func fill(t *testing.T, db *store.DB) {
 		sql  string
 		args []any
 	}{
-		{`INSERT INTO fact_provenance(fact_id, event_seq, added_at) VALUES (?, 3, 'a'), (?, 1, 'b'), (?, 2, 'c')`, []any{ids[2], ids[0], ids[1]}},
+		{`INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?, 3, 's', 'a'), (?, 1, 's', 'b'), (?, 2, 's', 'c')`, []any{ids[2], ids[0], ids[1]}},
 		{`INSERT INTO entities(type, name, canonical, fold, created_at) VALUES ('place', 'Lisbon', 'lisbon', 'lisbon', 'a')`, nil},
 		{`INSERT INTO fact_entities(fact_id, entity_id, role, is_subject) VALUES (?, 1, 'mention', 0)`, []any{ids[0]}},
 		{`INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?, 'p', 'm', 2, ?, 'a')`, []any{ids[0], []byte{1, 2, 3, 4, 5, 6, 7, 8}}},
@@ -87,8 +87,10 @@ func provenanceOrder(t *testing.T, db *store.DB) []int64 {
 }
 
 // TestCopyBetweenEngines copies a store from SQLite to PostgreSQL and back:
-// every table's count matches, ids and insert order are kept, a second
-// run writes nothing, and new rows take ids after the copied ones.
+// every table's count matches, ids and insert order are kept, each
+// provenance row's adjacent facts are its session's (on PostgreSQL relinked
+// once at the copy's end), a second run writes nothing, and new rows take
+// ids after the copied ones.
 func TestCopyBetweenEngines(t *testing.T) {
 	ctx := context.Background()
 	a := storetest.Open(t, "sqlite")
@@ -121,6 +123,7 @@ func TestCopyBetweenEngines(t *testing.T) {
 	for _, db := range []*store.DB{b, c} {
 		checkSuccessor(t, db)
 		checkFactCounts(t, db, "a copy into "+db.Engine().Name())
+		checkAdjacent(t, db, "a copy into "+db.Engine().Name())
 	}
 	for _, db := range []*store.DB{b, c} {
 		ids := addFacts(t, db, "a fact written after the copy")

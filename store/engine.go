@@ -77,6 +77,10 @@ type Engine interface {
 	// claim disjoint rows without waiting; empty where a write
 	// transaction already holds the whole store (SQLite).
 	SkipLocked() string
+	// BeforeCopy runs in the transaction that copies table's rows, before
+	// the first: an engine that keeps derived columns by trigger can defer
+	// them to AfterCopy, once for the table instead of once a row.
+	BeforeCopy(ctx context.Context, tx *Tx, table string) error
 	// AfterCopy runs in the transaction that copied table's rows with
 	// their ids (Copy): an engine whose id counters do not follow explicit
 	// ids moves them past the copied ones.

@@ -61,6 +61,10 @@ func (sqliteEngine) InsertOrder(alias string) string { return alias + `.rowid` }
 // seeks a row, each index in the order the tie-break asks (no sorter).
 func (sqliteEngine) Adjacent(p string) string { return AdjacentSeeks(p) }
 
+// BeforeCopy has nothing to do: SQLite keeps no column by trigger that a
+// copy could defer.
+func (sqliteEngine) BeforeCopy(context.Context, *Tx, string) error { return nil }
+
 // AfterCopy has nothing to do: AUTOINCREMENT's counter follows the
 // largest id inserted.
 func (sqliteEngine) AfterCopy(context.Context, *Tx, string) error { return nil }

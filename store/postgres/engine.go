@@ -73,9 +73,32 @@ func (Engine) JoinText(expr, sep string) string {
 	return `string_agg(CAST(` + expr + ` AS text), '` + strings.ReplaceAll(sep, "'", "''") + `')`
 }
 
-// AfterCopy moves the table's identity counter past the ids Copy
+// BeforeCopy tells fact_provenance's triggers to leave the rows' adjacent
+// facts to AfterCopy (schema v23): relinked once a row, a copy of many
+// sessions would pay a relink and hold a session lock for each.
+func (Engine) BeforeCopy(ctx context.Context, tx *store.Tx, table string) error {
+	if table != "fact_provenance" {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT set_config('recollect.relink_later', 'on', true)`); err != nil {
+		return fmt.Errorf("copy %s: %w", table, err)
+	}
+	return nil
+}
+
+// AfterCopy relinks fact_provenance's rows to their adjacent facts (see
+// BeforeCopy) and moves the table's identity counter past the ids Copy
 // inserted, so the next row takes a new id.
 func (Engine) AfterCopy(ctx context.Context, tx *store.Tx, table string) error {
+	if table == "fact_provenance" {
+		// Every row's neighbours at once, then the triggers back on for
+		// the rest of the transaction (BeforeCopy).
+		for _, q := range []string{`SELECT fact_provenance_relink_all()`, `SELECT set_config('recollect.relink_later', 'off', true)`} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("copy %s: link each row to its neighbours: %w", table, err)
+			}
+		}
+	}
 	var col sql.NullString
 	err := tx.QueryRowContext(ctx, `SELECT a.attname FROM pg_attribute a WHERE a.attrelid = to_regclass(?) AND a.attidentity <> '' AND a.attnum > 0`, table).Scan(&col)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -573,15 +573,22 @@ CREATE CONSTRAINT TRIGGER facts_words_commit AFTER INSERT OR DELETE ON facts DEF
 	// a no-op there). A row's pointers depend only on the rows of the
 	// places just before and after its own, so a writing statement relinks
 	// the places it changed and their two neighbours, nothing more, under
-	// a transaction lock on each session it wrote (taken in name order, so
+	// a transaction lock on each session it wrote (taken in one order, so
 	// one statement never deadlocks with another): a second writer into
 	// the same session waits for the first to commit and then sees its
-	// rows. Rows of no place (no session, or neither an event nor a
-	// captured fact) keep no pointers. The relink's statements keep one
+	// rows. Sessions are locked in 1,024 buckets by their name's hash, so a
+	// transaction that writes many sessions (a copy) holds at most 1,024
+	// locks; two sessions in one bucket only wait on each other. A copy
+	// into the table (store.Copy) sets recollect.relink_later for its
+	// transaction and relinks every row once at its end
+	// (fact_provenance_relink_all, which also filled the rows stored
+	// before v23). Rows of no place (no session, or neither an event nor
+	// a captured fact) keep no pointers. The relink's statements keep one
 	// plan (force_generic_plan): planned again for each call's arrays, as
 	// PostgreSQL chose, a row written cost 0.6 ms more instead of 0.2.
 	`
 ALTER TABLE fact_provenance ADD COLUMN prev_fact BIGINT, ADD COLUMN next_fact BIGINT;
+CREATE FUNCTION fact_provenance_relink_all() RETURNS void LANGUAGE sql AS $$
 WITH places AS (SELECT session_id AS s, event_seq IS NULL AS captured, COALESCE(event_seq, session_fact_id) AS k,
 		min(fact_id) AS lo, max(fact_id) AS hi
 	FROM fact_provenance WHERE session_id IS NOT NULL AND COALESCE(event_seq, session_fact_id) IS NOT NULL
@@ -589,12 +596,18 @@ WITH places AS (SELECT session_id AS s, event_seq IS NULL AS captured, COALESCE(
 linked AS (SELECT s, captured, k, lag(hi) OVER w AS prev, lead(lo) OVER w AS next
 	FROM places WINDOW w AS (PARTITION BY s, captured ORDER BY k))
 UPDATE fact_provenance p SET prev_fact = l.prev, next_fact = l.next FROM linked l
-	WHERE l.s = p.session_id AND l.captured = (p.event_seq IS NULL) AND l.k = COALESCE(p.event_seq, p.session_fact_id);
+	WHERE l.s = p.session_id AND l.captured = (p.event_seq IS NULL) AND l.k = COALESCE(p.event_seq, p.session_fact_id)
+		AND (p.prev_fact IS DISTINCT FROM l.prev OR p.next_fact IS DISTINCT FROM l.next);
+UPDATE fact_provenance p SET prev_fact = NULL, next_fact = NULL
+	WHERE (p.session_id IS NULL OR COALESCE(p.event_seq, p.session_fact_id) IS NULL)
+		AND (p.prev_fact IS NOT NULL OR p.next_fact IS NOT NULL);
+$$;
+SELECT fact_provenance_relink_all();
 CREATE FUNCTION fact_provenance_relink(sessions TEXT[], captured BOOLEAN[], places BIGINT[]) RETURNS void LANGUAGE plpgsql
 	SET plan_cache_mode = force_generic_plan AS $$
 BEGIN
-	PERFORM pg_advisory_xact_lock(hashtextextended('recollect provenance order ' || current_schema() || ' ' || x.s, 0))
-		FROM (SELECT DISTINCT u.s FROM unnest(sessions) AS u(s) ORDER BY 1) x;
+	PERFORM pg_advisory_xact_lock(hashtext('recollect provenance order ' || current_schema()), x.b)
+		FROM (SELECT DISTINCT hashtext(u.s) & 1023 AS b FROM unnest(sessions) AS u(s) ORDER BY 1) x;
 	PERFORM set_config('recollect.relinking', 'on', true);
 	IF false = ANY(captured) THEN
 		WITH changed AS (SELECT DISTINCT u.s, u.k FROM unnest(sessions, captured, places) AS u(s, c, k) WHERE NOT u.c),
@@ -636,6 +649,9 @@ DECLARE
 	cs BOOLEAN[];
 	ks BIGINT[];
 BEGIN
+	IF current_setting('recollect.relink_later', true) = 'on' THEN
+		RETURN NULL; -- a copy relinks every row at its end
+	END IF;
 	SELECT array_agg(n.session_id), array_agg(n.event_seq IS NULL), array_agg(COALESCE(n.event_seq, n.session_fact_id))
 		INTO ss, cs, ks
 		FROM placed_rows n WHERE n.session_id IS NOT NULL AND COALESCE(n.event_seq, n.session_fact_id) IS NOT NULL;
@@ -652,6 +668,9 @@ DECLARE
 	cs BOOLEAN[];
 	ks BIGINT[];
 BEGIN
+	IF current_setting('recollect.relink_later', true) = 'on' THEN
+		RETURN NULL; -- a copy relinks every row at its end
+	END IF;
 	SELECT array_agg(o.session_id), array_agg(o.event_seq IS NULL), array_agg(COALESCE(o.event_seq, o.session_fact_id))
 		INTO ss, cs, ks
 		FROM unplaced_rows o WHERE o.session_id IS NOT NULL AND COALESCE(o.event_seq, o.session_fact_id) IS NOT NULL;
@@ -668,8 +687,8 @@ DECLARE
 	cs BOOLEAN[];
 	ks BIGINT[];
 BEGIN
-	IF current_setting('recollect.relinking', true) = 'on' THEN
-		RETURN NULL; -- the relink's own update
+	IF current_setting('recollect.relinking', true) = 'on' OR current_setting('recollect.relink_later', true) = 'on' THEN
+		RETURN NULL; -- the relink's own update, or a copy that relinks every row at its end
 	END IF;
 	SELECT array_agg(x.session_id), array_agg(x.event_seq IS NULL), array_agg(COALESCE(x.event_seq, x.session_fact_id))
 		INTO ss, cs, ks
