@@ -15,6 +15,27 @@ import (
 	"github.com/recollect/recollect/store/storetest"
 )
 
+// openAt opens a new schema migrated to version (0: empty) and returns
+// the handle, the server's URL and the schema's name.
+func openAt(t *testing.T, version int) (db *sql.DB, url, schema string) {
+	t.Helper()
+	ctx := context.Background()
+	url, schema = pgtest.Schema(t)
+	db, err := postgres.Open(ctx, url, schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	// Open migrated to the end; rebuild the schema at version.
+	if _, err := db.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(ctx, db, schema, version); err != nil {
+		t.Fatalf("migrate to %d: %v", version, err)
+	}
+	return db, url, schema
+}
+
 func open(t *testing.T) *sql.DB {
 	t.Helper()
 	url, schema := pgtest.Schema(t)
@@ -43,19 +64,7 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 	ctx := context.Background()
 	for from := 0; from < postgres.SchemaVersion; from++ {
 		t.Run(fmt.Sprintf("v%d", from), func(t *testing.T) {
-			url, schema := pgtest.Schema(t)
-			db, err := postgres.Open(ctx, url, schema)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			// Open migrated to the end; rebuild the schema at from.
-			if _, err := db.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
-				t.Fatal(err)
-			}
-			if err := postgres.Migrate(ctx, db, schema, from); err != nil {
-				t.Fatalf("migrate to %d: %v", from, err)
-			}
+			db, url, schema := openAt(t, from)
 			if v, err := postgres.Version(ctx, db); err != nil || v != from {
 				t.Fatalf("version = %d, %v; want %d", v, err, from)
 			}
@@ -182,18 +191,7 @@ func TestVectorCodesFollowVectors(t *testing.T) {
 // before it and accepted after it, and rows keep their seq.
 func TestWidenedEventSources(t *testing.T) {
 	ctx := context.Background()
-	url, schema := pgtest.Schema(t)
-	db, err := postgres.Open(ctx, url, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
-		t.Fatal(err)
-	}
-	if err := postgres.Migrate(ctx, db, schema, 15); err != nil {
-		t.Fatal(err)
-	}
+	db, _, schema := openAt(t, 15)
 	ins := `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at) VALUES ('s1', $1, 'user', 'message', 'text', $2, 'now')`
 	if _, err := db.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', 'now')`); err != nil {
 		t.Fatal(err)
@@ -394,18 +392,7 @@ func storeWithFacts(t *testing.T, n int) *store.DB {
 // captured facts beside events, rows of no place.
 func TestAdjacentBackfilled(t *testing.T) {
 	ctx := context.Background()
-	url, schema := pgtest.Schema(t)
-	db, err := postgres.Open(ctx, url, schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if _, err := db.ExecContext(ctx, `DROP SCHEMA `+schema+` CASCADE; CREATE SCHEMA `+schema); err != nil {
-		t.Fatal(err)
-	}
-	if err := postgres.Migrate(ctx, db, schema, 22); err != nil {
-		t.Fatal(err)
-	}
+	db, _, schema := openAt(t, 22)
 	for _, q := range []string{
 		`INSERT INTO facts(content, digest, producer, recorded_at) SELECT 'fact ' || i, 'd' || i, 'cli', 'a' FROM generate_series(1, 12) i`,
 		`INSERT INTO session_facts(session_id, content, digest, producer, created_at) SELECT 'B', 'c' || i, 'c' || i, 'capture', 'a' FROM generate_series(1, 3) i`,

@@ -643,7 +643,7 @@ BEGIN
 	END IF;
 	PERFORM set_config('recollect.relinking', 'off', true);
 END $$;
-CREATE FUNCTION fact_provenance_inserted() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION fact_provenance_placed() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
 	ss TEXT[];
 	cs BOOLEAN[];
@@ -652,35 +652,18 @@ BEGIN
 	IF current_setting('recollect.relink_later', true) = 'on' THEN
 		RETURN NULL; -- a copy relinks every row at its end
 	END IF;
-	SELECT array_agg(n.session_id), array_agg(n.event_seq IS NULL), array_agg(COALESCE(n.event_seq, n.session_fact_id))
+	SELECT array_agg(r.session_id), array_agg(r.event_seq IS NULL), array_agg(COALESCE(r.event_seq, r.session_fact_id))
 		INTO ss, cs, ks
-		FROM placed_rows n WHERE n.session_id IS NOT NULL AND COALESCE(n.event_seq, n.session_fact_id) IS NOT NULL;
+		FROM placed_rows r WHERE r.session_id IS NOT NULL AND COALESCE(r.event_seq, r.session_fact_id) IS NOT NULL;
 	IF ss IS NOT NULL THEN
 		PERFORM fact_provenance_relink(ss, cs, ks);
 	END IF;
 	RETURN NULL;
 END $$;
 CREATE TRIGGER fact_provenance_inserted AFTER INSERT ON fact_provenance REFERENCING NEW TABLE AS placed_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION fact_provenance_inserted();
-CREATE FUNCTION fact_provenance_deleted() RETURNS trigger LANGUAGE plpgsql AS $$
-DECLARE
-	ss TEXT[];
-	cs BOOLEAN[];
-	ks BIGINT[];
-BEGIN
-	IF current_setting('recollect.relink_later', true) = 'on' THEN
-		RETURN NULL; -- a copy relinks every row at its end
-	END IF;
-	SELECT array_agg(o.session_id), array_agg(o.event_seq IS NULL), array_agg(COALESCE(o.event_seq, o.session_fact_id))
-		INTO ss, cs, ks
-		FROM unplaced_rows o WHERE o.session_id IS NOT NULL AND COALESCE(o.event_seq, o.session_fact_id) IS NOT NULL;
-	IF ss IS NOT NULL THEN
-		PERFORM fact_provenance_relink(ss, cs, ks);
-	END IF;
-	RETURN NULL;
-END $$;
-CREATE TRIGGER fact_provenance_deleted AFTER DELETE ON fact_provenance REFERENCING OLD TABLE AS unplaced_rows
-	FOR EACH STATEMENT EXECUTE FUNCTION fact_provenance_deleted();
+	FOR EACH STATEMENT EXECUTE FUNCTION fact_provenance_placed();
+CREATE TRIGGER fact_provenance_deleted AFTER DELETE ON fact_provenance REFERENCING OLD TABLE AS placed_rows
+	FOR EACH STATEMENT EXECUTE FUNCTION fact_provenance_placed();
 CREATE FUNCTION fact_provenance_moved() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
 	ss TEXT[];
