@@ -10,10 +10,10 @@ import (
 // values reads a result's rows as the driver hands them over: scanning into
 // *any is database/sql's one conversion-free path, where an *int64 or a
 // *float64 goes through reflection and a sql.Null* through a second
-// conversion — at ten thousand facts, scanning the keyword arm's few hundred
-// rows that way cost more than a fifth of a millisecond. The accessors take
-// what either engine's driver gives for a column: int64, float64, string or
-// []byte, bool, or nil for NULL.
+// conversion (on PostgreSQL at ten thousand facts, the keyword arm alone
+// took 50–70 µs less and allocated a fifth less read this way). The
+// accessors take what either engine's driver gives for a column: int64,
+// float64, string or []byte, bool, time.Time, or nil for NULL.
 type values struct {
 	v    []any
 	ptrs []any
