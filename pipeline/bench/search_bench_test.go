@@ -142,7 +142,7 @@ func BenchmarkSearch(b *testing.B) {
 			hybrid, raw, withVec := make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				h, r, _, err := timeSearch(ctx, reader, queries[i%len(queries)])
+				h, r, _, err := timeSearch(ctx, reader, queries[i%len(queries)], i%2 == 1)
 				if err != nil {
 					b.Fatal(err)
 				}
