@@ -143,29 +143,82 @@ func (r *Reader) LoadHit(ctx context.Context, id int64) (Hit, error) {
 // loadHits reads facts by id, with provenance and entities, in one
 // statement however many ids there are: on PostgreSQL each statement is a
 // round trip to the server, and three of them cost a search more than
-// the reading. Each row says what it carries (hitRow): the fact, one of
-// its provenance rows, or one of its entities, ordered so that a fact
-// comes before its other rows and its provenance in event order.
+// the reading. Each row says what it carries (hitFact …): the fact, one of
+// its provenance rows, or one of its entities. The rows come in no order
+// (a sorter over them cost more than the reading); the few of each fact
+// are put in order here.
 func loadHits(ctx context.Context, db querier, ids []int64) (map[int64]*Hit, error) {
-	out := map[int64]*Hit{}
-	if len(ids) == 0 {
+	return loadHitsLinked(ctx, db, ids, nil)
+}
+
+// linkRead asks loadHitsLinked for the chain links (see links) of ids in
+// scope sc, to be read into known.
+type linkRead struct {
+	sc    scope
+	ids   []int64
+	known map[int64]chainLink
+}
+
+// loadHitsLinked is loadHits that also reads, in the same statement, the
+// chain links lk asks for (none when lk is nil): of a fact it loads, from
+// its row; of any other, from a row of only those columns.
+func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) (map[int64]*Hit, error) {
+	out := make(map[int64]*Hit, len(ids))
+	if len(ids) == 0 && lk == nil {
 		return out, nil
 	}
 	eng := db.Engine()
-	rows, err := db.QueryContext(ctx, `SELECT 0 AS k, id, content, domain, subdomain, status, producer, speaker_role, speaker,
-			session_id, said_at, valid_from, valid_until, recorded_at, confidence, importance, superseded_by AS n1, CAST(NULL AS BIGINT) AS n2
-		FROM facts WHERE `+idIn(eng, "id")+`
+	live, linkPart := `CAST(NULL AS BIGINT)`, ""
+	var args []any
+	if lk != nil {
+		cond, largs := lk.sc.live()
+		live = `CASE WHEN ` + cond + ` THEN 1 ELSE 0 END`
+		args = append(args, largs...)
+	}
+	args = append(args, jsonIDs(ids), jsonIDs(ids), jsonIDs(ids))
+	if lk != nil {
+		loading := make(map[int64]bool, len(ids))
+		for _, id := range ids {
+			loading[id] = true
+		}
+		var rest []int64
+		for _, id := range lk.ids {
+			if !loading[id] {
+				rest = append(rest, id)
+			}
+		}
+		cond, largs := lk.sc.live()
+		linkPart = `
+		UNION ALL SELECT 3, f.id, COALESCE(NULLIF(f.said_at, ''), NULLIF(f.valid_from, ''), f.recorded_at), f.recorded_at,
+			NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.importance, f.superseded_by,
+			CASE WHEN ` + cond + ` THEN 1 ELSE 0 END
+		FROM facts f WHERE ` + idIn(eng, "f.id")
+		args = append(append(args, largs...), jsonIDs(rest))
+	}
+	rows, err := db.QueryContext(ctx, `SELECT 0 AS k, f.id, f.content, f.domain, f.subdomain, f.status, f.producer, f.speaker_role, f.speaker,
+			f.session_id, f.said_at, f.valid_from, f.valid_until, f.recorded_at, f.confidence, f.importance, f.superseded_by, `+live+`
+		FROM facts f WHERE `+idIn(eng, "f.id")+`
 		UNION ALL SELECT 1, fact_id, COALESCE(session_id, ''), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 			NULL, NULL, event_seq, NULL
 		FROM fact_provenance WHERE `+idIn(eng, "fact_id")+`
 		UNION ALL SELECT 2, fe.fact_id, e.name, e.type, fe.role, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 			NULL, NULL, e.id, fe.is_subject
-		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id WHERE `+idIn(eng, "fe.fact_id")+`
-		ORDER BY k, id, n1`, jsonIDs(ids), jsonIDs(ids), jsonIDs(ids))
+		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id WHERE `+idIn(eng, "fe.fact_id")+linkPart, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
 	}
 	defer rows.Close()
+	type provenance struct {
+		fact, seq int64
+		event     bool
+		session   string
+	}
+	var provs []provenance
+	type entity struct {
+		fact int64
+		ref  EntityRef
+	}
+	var ents []entity
 	row := newValues(18)
 	for rows.Next() {
 		if err := row.scan(rows); err != nil {
@@ -182,29 +235,62 @@ func loadHits(ctx context.Context, db querier, ids []int64) (map[int64]*Hit, err
 				Confidence: row.float(14), Importance: row.float(15), SupersededBy: row.int(16),
 				EventIDs: []int64{}, Entities: []EntityRef{}, MatchedBy: []Match{}, Sessions: []string{}}
 			out[id] = h
+			if lk != nil {
+				lk.known[id] = chainLink{next: h.SupersededBy, live: row.int(17) != 0, importance: h.Importance,
+					when: h.Time(), recorded: h.RecordedAt}
+			}
 		case hitProvenance:
-			h := out[id]
-			if h == nil {
-				continue
-			}
-			if seq := row.int(16); !row.null(16) && (len(h.EventIDs) == 0 || h.EventIDs[len(h.EventIDs)-1] != seq) {
-				h.EventIDs = append(h.EventIDs, seq)
-			}
-			if session := row.str(2); session != "" && !contains(h.Sessions, session) {
-				h.Sessions = append(h.Sessions, session)
-			}
+			provs = append(provs, provenance{fact: id, seq: row.int(16), event: !row.null(16), session: row.str(2)})
 		case hitEntity:
-			if h := out[id]; h != nil {
-				h.Entities = append(h.Entities, EntityRef{ID: row.int(16), Name: row.str(2), Type: row.str(3), Role: row.str(4),
-					IsSubject: row.int(17) != 0})
-			}
+			ents = append(ents, entity{fact: id, ref: EntityRef{ID: row.int(16), Name: row.str(2), Type: row.str(3),
+				Role: row.str(4), IsSubject: row.int(17) != 0}})
+		case hitLink:
+			lk.known[id] = chainLink{next: row.int(16), live: row.int(17) != 0, importance: row.float(15),
+				when: row.str(2), recorded: row.str(3)}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
 	}
-	// Subjects first, then by entity and role: sorted here, a few per
-	// fact, rather than by a sorter in SQLite.
+	if lk != nil {
+		for _, id := range lk.ids {
+			if _, ok := lk.known[id]; !ok && id != 0 {
+				lk.known[id] = chainLink{}
+			}
+		}
+	}
+	// A fact's events in order, then its rows of no event; its sessions
+	// in the order of their first row.
+	slices.SortFunc(provs, func(a, b provenance) int {
+		if a.fact != b.fact {
+			return cmp.Compare(a.fact, b.fact)
+		}
+		if a.event != b.event {
+			if a.event {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.seq, b.seq), strings.Compare(a.session, b.session))
+	})
+	for _, p := range provs {
+		h := out[p.fact]
+		if h == nil {
+			continue
+		}
+		if p.event && (len(h.EventIDs) == 0 || h.EventIDs[len(h.EventIDs)-1] != p.seq) {
+			h.EventIDs = append(h.EventIDs, p.seq)
+		}
+		if p.session != "" && !contains(h.Sessions, p.session) {
+			h.Sessions = append(h.Sessions, p.session)
+		}
+	}
+	for _, e := range ents {
+		if h := out[e.fact]; h != nil {
+			h.Entities = append(h.Entities, e.ref)
+		}
+	}
+	// Subjects first, then by entity and role.
 	for _, h := range out {
 		slices.SortFunc(h.Entities, func(a, b EntityRef) int {
 			if a.IsSubject != b.IsSubject {
@@ -224,6 +310,7 @@ const (
 	hitFact = iota
 	hitProvenance
 	hitEntity
+	hitLink
 )
 
 func contains[T comparable](xs []T, x T) bool {
