@@ -1,8 +1,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -205,6 +208,103 @@ func TestSharedNeighborTakesTheLowestSeedsSession(t *testing.T) {
 		if got == nil || got.session != "s-b" || got.lent != NeighborShare*b.own {
 			t.Fatalf("rows reversed=%v: the shared neighbour is %+v; want session s-b (seed 3, the lower id) and the better seed's share %v",
 				reversed, got, NeighborShare*b.own)
+		}
+	}
+}
+
+// TestRankKeywordLendsToAMatchedNeighbour: a hit that asks nothing still
+// lends to a neighbour the query matched: of two equal matches in one
+// session, the one said right after a strong hit ranks higher, on every
+// engine (PostgreSQL looks such neighbours up in the pool, not in facts).
+func TestRankKeywordLendsToAMatchedNeighbour(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"user", "Staging notes one."},
+			{"user", "Lunch was good."},
+			{"user", "The weather turned."},
+			{"user", "The staging cluster deploy runs blue green on staging."},
+			{"user", "Staging notes two."},
+		})
+		got := rank(t, db, "staging")
+		far, near := position(got, ids[0]), position(got, ids[4])
+		if position(got, ids[3]) == 0 || near == 0 || far == 0 || near > far {
+			t.Fatalf("ranking %v; want the strong hit %d, and the equal match said after it (%d) above the one said far from it (%d)",
+				got, ids[3], ids[4], ids[0])
+		}
+	})
+}
+
+// TestPoolWithNeighborsLendsAsReadingThemApart: on PostgreSQL, the pool
+// and neighbours read in one statement (only an asking seed's neighbours
+// from facts, the others looked up among the candidates) lend exactly as
+// the pool and every neighbour read apart do: questions and statements
+// side by side, a fact next to a question and a statement, a speaker in
+// the query, a rejected neighbour.
+func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
+	db := storetest.Open(t, "postgres")
+	ctx := context.Background()
+	addConversation(t, db, "s1", []turn{
+		{"Gina", "Where is the staging cluster now?"},
+		{"Jon", "It moved to the new hosts."},
+		{"Gina", "The staging cluster deploy runs blue green on the staging hosts."},
+		{"Jon", "Good to know about staging."},
+		{"Gina", "Lunch was fine."},
+	})
+	addConversation(t, db, "s2", []turn{
+		{"Jon", "Did the staging deploy finish?"},
+		{"Gina", "Yes, an hour ago."},
+		{"Jon", "The staging hosts are quiet."},
+		{"Gina", "Staging is green again?"},
+		{"Jon", "Rejected words."},
+	})
+	if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'rejected' WHERE content = 'Jon: Rejected words.'`); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(db)
+	defer r.Close()
+	for _, q := range []string{"staging cluster", "staging hosts deploy", "where did Jon put staging", "green"} {
+		a := Analyze(q)
+		speakers, err := knownSpeakers(ctx, db, a.Names)
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := a.withoutNames(speakers).Query()
+		cond := `f.status != 'rejected'`
+		lent := func(remote bool) map[int64]candidate {
+			var order []*candidate
+			var near []neighbor
+			var err error
+			if remote {
+				order, near, err = poolWithNeighbors(ctx, r, text, cond, nil, keywordPool, speakers)
+			} else {
+				order, err = bm25Pool(ctx, r, text, cond, nil, keywordPool)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			cands := map[int64]*candidate{}
+			for _, c := range order {
+				if speakers[c.speaker] {
+					c.own *= 1 + SpeakerBoost
+				}
+				cands[c.id] = c
+			}
+			slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(b.own, a.own) })
+			if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, nil, near, !remote); err != nil {
+				t.Fatal(err)
+			}
+			out := map[int64]candidate{}
+			for id, c := range cands {
+				out[id] = candidate{id: c.id, session: c.session, own: c.own, lent: c.lent, matched: c.matched}
+			}
+			return out
+		}
+		apart, together := lent(false), lent(true)
+		if len(apart) == 0 {
+			t.Fatalf("%q: no candidates", q)
+		}
+		if !reflect.DeepEqual(apart, together) {
+			t.Errorf("%q: in one statement %v; read apart %v", q, together, apart)
 		}
 	}
 }
