@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestMayRankHoldsWhatResolveKeeps: over random fusions of believed facts
@@ -83,11 +84,7 @@ func (remoteEngine) Remote() bool { return true }
 // rank, for several limits and with history.
 func TestResolveReadsTheSameWithLinksAndHitsInOneStatement(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.Open(t, "sqlite")
 	add := func(content string, importance float64, day int) int64 {
 		var id int64
 		if err := db.QueryRowContext(ctx, `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
