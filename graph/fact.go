@@ -169,9 +169,10 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 	}
 	eng := db.Engine()
 	live, linkPart := `CAST(NULL AS BIGINT)`, ""
-	var args []any
+	var args, largs []any
 	if lk != nil {
-		cond, largs := lk.sc.live()
+		var cond string
+		cond, largs = lk.sc.live()
 		live = `CASE WHEN ` + cond + ` THEN 1 ELSE 0 END`
 		args = append(args, largs...)
 	}
@@ -187,11 +188,10 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 				rest = append(rest, id)
 			}
 		}
-		cond, largs := lk.sc.live()
+		// The link columns stand where a fact's row has them (readLink).
 		linkPart = `
-		UNION ALL SELECT 3, f.id, COALESCE(NULLIF(f.said_at, ''), NULLIF(f.valid_from, ''), f.recorded_at), f.recorded_at,
-			NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.importance, f.superseded_by,
-			CASE WHEN ` + cond + ` THEN 1 ELSE 0 END
+		UNION ALL SELECT 3, f.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.said_at, f.valid_from, NULL, f.recorded_at,
+			NULL, f.importance, f.superseded_by, ` + live + `
 		FROM facts f WHERE ` + idIn(eng, "f.id")
 		args = append(append(args, largs...), jsonIDs(rest))
 	}
@@ -236,8 +236,7 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 				EventIDs: []int64{}, Entities: []EntityRef{}, MatchedBy: []Match{}, Sessions: []string{}}
 			out[id] = h
 			if lk != nil {
-				lk.known[id] = chainLink{next: h.SupersededBy, live: row.int(17) != 0, importance: h.Importance,
-					when: h.Time(), recorded: h.RecordedAt}
+				lk.known[id] = readLink(row)
 			}
 		case hitProvenance:
 			provs = append(provs, provenance{fact: id, seq: row.int(16), event: !row.null(16), session: row.str(2)})
@@ -245,8 +244,7 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 			ents = append(ents, entity{fact: id, ref: EntityRef{ID: row.int(16), Name: row.str(2), Type: row.str(3),
 				Role: row.str(4), IsSubject: row.int(17) != 0}})
 		case hitLink:
-			lk.known[id] = chainLink{next: row.int(16), live: row.int(17) != 0, importance: row.float(15),
-				when: row.str(2), recorded: row.str(3)}
+			lk.known[id] = readLink(row)
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -303,6 +301,14 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 		})
 	}
 	return out, nil
+}
+
+// readLink reads a chain link from a loadHitsLinked row of a fact or of
+// its link: said_at, valid_from and recorded_at (10, 11, 13), importance
+// (15), superseded_by (16) and whether it is believed (17).
+func readLink(row *values) chainLink {
+	h := Hit{SaidAt: row.str(10), ValidFrom: row.str(11), RecordedAt: row.str(13)}
+	return chainLink{next: row.int(16), live: row.int(17) != 0, importance: row.float(15), when: h.Time(), recorded: h.RecordedAt}
 }
 
 // What a row of loadHits carries (its first column).

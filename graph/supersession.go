@@ -153,9 +153,12 @@ func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool,
 	}
 	var load []int64
 	for _, id := range keep {
-		for _, x := range append([]int64{id}, via[id]...) {
-			if _, ok := all[x]; !ok {
-				load = append(load, x)
+		if _, ok := all[id]; !ok {
+			load = append(load, id)
+		}
+		for _, old := range via[id] {
+			if _, ok := all[old]; !ok {
+				load = append(load, old)
 			}
 		}
 	}
@@ -165,9 +168,10 @@ func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool,
 	}
 	if all == nil {
 		all = more
-	}
-	for id, h := range more {
-		all[id] = h
+	} else {
+		for id, h := range more {
+			all[id] = h
+		}
 	}
 	var out []*Hit
 	for _, id := range keep {
