@@ -299,6 +299,15 @@ func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, dept
 	if len(grams) == 0 {
 		return armList{arm: ArmEntity}, nil
 	}
+	if db.Engine().Remote() {
+		return entityArmOneStatement(ctx, db, sc, grams, depth)
+	}
+	return entityArmApart(ctx, db, sc, grams, depth)
+}
+
+// entityArmApart is entityArm in a statement per step: the entities the
+// grams name, their weights (entityWeights), their facts (entityFacts).
+func entityArmApart(ctx context.Context, db *store.DB, sc scope, grams []string, depth int) (armList, error) {
 	in, args := store.InList(grams)
 	rows, err := db.QueryContext(ctx, `SELECT id, name FROM entities WHERE fold IN (`+in+`)
 		UNION SELECT e.id, e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold IN (`+in+`)`,
@@ -391,6 +400,94 @@ func entityWeights(ctx context.Context, db *store.DB, names map[int64]string) (m
 	return out, nil
 }
 
+// entityArmOneStatement is entityArm in one statement, where each
+// statement is a round trip to the server: the entities the grams name,
+// their weights (entityWeights' formula, counted the same way), their
+// facts (entityFacts' rows) and, as rows of their own, their names.
+// Reading them apart took four round trips while the keyword arm's
+// statement ran on the other connection.
+func entityArmOneStatement(ctx context.Context, db *store.DB, sc scope, grams []string, depth int) (armList, error) {
+	in, args := store.InList(grams)
+	cond, cargs := sc.candidate()
+	eng := db.Engine()
+	args = append(append(append(append(args, args...), EntityCountCap, weightUnit), cargs...), EntityFactCap, depth)
+	// w: each named entity with its weight, log(n/2d) / log(n/2) with n the
+	// highest fact id and d its facts counted up to past n/2 (or the cap).
+	rows, err := db.QueryContext(ctx, `WITH m AS MATERIALIZED (SELECT id, name FROM entities WHERE fold IN (`+in+`)
+			UNION SELECT e.id, e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold IN (`+in+`)),
+		h AS MATERIALIZED (SELECT CAST(COALESCE(max(id), 0) AS DOUBLE PRECISION) / 2 AS half FROM facts),
+		c AS MATERIALIZED (SELECT m.id, m.name, h.half, (SELECT count(*) FROM (SELECT 1 FROM fact_entities
+				WHERE entity_id = m.id LIMIT LEAST(CAST(floor(h.half) AS BIGINT) + 1, ?)) s) AS d
+			FROM m CROSS JOIN h),
+		w AS MATERIALIZED (SELECT id, name, CAST(round(ln(half / d) / ln(half) * ?) AS BIGINT) AS w FROM c WHERE half > 1 AND d > 0 AND d < half),
+		x AS (SELECT fe.fact_id, fe.entity_id, fe.is_subject, fe.importance, w.w FROM w CROSS JOIN LATERAL (
+			SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance
+			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
+			WHERE fe.entity_id = w.id AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) fe WHERE w.w > 0)
+		SELECT * FROM (SELECT 0 AS k, fact_id, sum(w) ws, max(is_subject) s, max(importance) imp, `+eng.JoinText("entity_id", ",")+` AS list
+			FROM x GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?) t
+		UNION ALL SELECT 1, id, w, 0, 0, name FROM w WHERE w > 0`, args...)
+	if err != nil {
+		return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
+	}
+	defer rows.Close()
+	names := map[int64]string{}
+	lists := map[int64]string{}
+	out := armList{arm: ArmEntity, weight: map[int64]float64{}}
+	for rows.Next() {
+		var kind, id, ws, subj int64
+		var imp float64
+		var text string
+		if err := rows.Scan(&kind, &id, &ws, &subj, &imp, &text); err != nil {
+			return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
+		}
+		if kind == 1 {
+			names[id] = text
+			continue
+		}
+		out.ids = append(out.ids, id)
+		out.weight[id] = EntityWeight * min(float64(ws)/weightUnit, 1)
+		lists[id] = text
+	}
+	if err := rows.Err(); err != nil {
+		return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
+	}
+	if len(out.ids) == 0 {
+		return armList{arm: ArmEntity}, nil
+	}
+	detail := make(map[int64]string, len(lists))
+	for id, list := range lists {
+		detail[id] = entityDetail(list, names)
+	}
+	out.detail = func(id int64) string { return detail[id] }
+	return out, nil
+}
+
+// entityDetail names the entities of list (their ids, comma-separated),
+// each name once, sorted.
+func entityDetail(list string, names map[int64]string) string {
+	var ns []string
+	for _, s := range strings.Split(list, ",") {
+		if eid, err := strconv.ParseInt(s, 10, 64); err == nil && !contains(ns, names[eid]) {
+			ns = append(ns, names[eid])
+		}
+	}
+	sort.Strings(ns)
+	return strings.Join(ns, ", ")
+}
+
+// weightUnit is the step entity weights are counted in when the entity
+// arm sums them: a fact's weight is the sum of its entities', and as
+// floating point the sum of the same weights depends on the order it is
+// taken in, which the database does not keep, so facts naming the same
+// entities came out a last bit apart and were ordered by that instead of
+// newest first. Whole billionths sum exactly in any order.
+const weightUnit = 1e9
+
+// weightUnits is w in whole weightUnits, rounded as PostgreSQL rounds a
+// double (half to even), where the one-statement arm computes it.
+func weightUnits(w float64) int64 { return int64(math.RoundToEven(w * weightUnit)) }
+
 // EntityCountCap bounds how many facts of one entity entityWeights counts.
 const EntityCountCap = 20000
 
@@ -413,10 +510,10 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	var parts []string
 	var args []any
 	for _, e := range ents {
-		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, CAST(? AS DOUBLE PRECISION) AS w
+		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, CAST(? AS BIGINT) AS w
 			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
 			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) x`)
-		args = append(append(append(args, weights[e], e), cargs...), EntityFactCap)
+		args = append(append(append(args, weightUnits(weights[e]), e), cargs...), EntityFactCap)
 	}
 	rows, err := db.QueryContext(ctx, `SELECT fact_id, sum(w) ws, max(is_subject) s, max(importance) imp,
 		`+db.Engine().JoinText("entity_id", ",")+`
@@ -430,23 +527,16 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 	detail := map[int64]string{}
 	out := armList{arm: ArmEntity, weight: map[int64]float64{}}
 	for rows.Next() {
-		var id int64
+		var id, ws int64
 		var subj int
-		var ws, imp float64
+		var imp float64
 		var list string
 		if err := rows.Scan(&id, &ws, &subj, &imp, &list); err != nil {
 			return armList{}, fmt.Errorf("entity facts: %w", err)
 		}
 		out.ids = append(out.ids, id)
-		out.weight[id] = EntityWeight * min(ws, 1)
-		var ns []string
-		for _, s := range strings.Split(list, ",") {
-			if eid, err := strconv.ParseInt(s, 10, 64); err == nil && !contains(ns, names[eid]) {
-				ns = append(ns, names[eid])
-			}
-		}
-		sort.Strings(ns)
-		detail[id] = strings.Join(ns, ", ")
+		out.weight[id] = EntityWeight * min(float64(ws)/weightUnit, 1)
+		detail[id] = entityDetail(list, names)
 	}
 	out.detail = func(id int64) string { return detail[id] }
 	return out, rows.Err()
