@@ -601,6 +601,12 @@ SELECT 1;
 	`
 SELECT 1;
 `,
+	// v24 — PostgreSQL's index of a fact's provenance rows carries the
+	// adjacent facts v23 keeps there, for index-only lookups; SQLite keeps
+	// no such columns, so it has nothing to change.
+	`
+SELECT 1;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -367,6 +367,27 @@ func TestJSONIntsLooksUpEachID(t *testing.T) {
 	}
 }
 
+// TestSeedLookupReadsTheIndexAlone checks v24: what the keyword arm reads
+// of a seed's provenance rows (its session, event, captured fact and
+// adjacent facts) is all in the index keyed by fact, so on a vacuumed
+// store each of a search's fifty lookups reads the index alone.
+func TestSeedLookupReadsTheIndexAlone(t *testing.T) {
+	ctx := context.Background()
+	db := storeWithFacts(t, 2000)
+	if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at)
+		SELECT id, id, 'session ' || (id / 40), 'now', 'now' FROM facts`); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Settle(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	plan := strings.Join(storetest.Column[string](t, db, `EXPLAIN SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id, `+
+		db.Engine().Adjacent("p")+` FROM fact_provenance p WHERE p.fact_id = ?`, 1200), "\n")
+	if !strings.Contains(plan, "Index Only Scan using fact_provenance_fact_seq") {
+		t.Errorf("a seed's provenance lookup on a vacuumed store: want an index-only scan of fact_provenance_fact_seq, got:\n%s", plan)
+	}
+}
+
 // storeWithFacts opens a new store in a schema of its own holding n plain
 // facts ("fact 1" …), closed when the test ends.
 func storeWithFacts(t *testing.T, n int) *store.DB {
