@@ -171,10 +171,12 @@ func neighborQuery(eng store.Engine, cond string) string {
 // there), so a seed costs that lookup. Only a seed that asks a question
 // brings in a neighbour outside the pool (lendToNeighbors), so only its
 // neighbours are read from facts (asked); any other seed lends only to a
-// fact already a candidate, so its neighbours are looked up among the
-// pool's and asked's, whose rows passed cond and carry the speaker. The
-// ids are taken once as arrays: a join on the pool was planned as a scan
-// of the pool for every neighbour. At 10k facts a search is 0.16 ms less.
+// fact already a candidate, so its row comes back with its two adjacent
+// facts as they are, and those are looked up here among the pool's and
+// asked's, whose rows passed cond and carry the speaker. (Looked up in the
+// statement, as arrays of the pool's ids, it cost the server 0.13 ms more
+// at 10k facts; a join on the pool was planned as a scan of the pool for
+// every neighbour.)
 func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
 	speakers map[string]bool) ([]*candidate, []neighbor, error) {
 	eng := r.db.Engine()
@@ -189,11 +191,10 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 	slices.Sort(names)
 	// A speaker matters only as one of the query's (the boost, and whose
 	// neighbours count): with none in the query, no speaker is read back.
-	boosted, speaker, nbSpeaker, poolSpeaker := `p.score`, `''`, `''`, `''`
+	boosted, speaker, nbSpeaker := `p.score`, `''`, `''`
 	qargs := append(append(append([]any{}, targs...), args...), keywordPool)
 	if len(names) > 0 {
 		speaker, nbSpeaker = `speaker`, `COALESCE(f.speaker, '')`
-		poolSpeaker = `COALESCE((SELECT p.speaker FROM pool p WHERE p.id = n.id), (SELECT s.speaker FROM asked s WHERE s.id = n.id LIMIT 1))`
 		in, nargs := store.InList(names)
 		boosted = `CASE WHEN p.speaker IN (` + in + `) THEN p.score * ? ELSE p.score END`
 		qargs = append(append(qargs, nargs...), 1+SpeakerBoost)
@@ -211,33 +212,58 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 			FROM fact_provenance p WHERE p.fact_id = s.id OFFSET 0) p
 		WHERE p.session_id IS NOT NULL AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL)),
 	near AS MATERIALIZED (SELECT a.seed, a.session, a.asks, v.id FROM adj a CROSS JOIN LATERAL (VALUES (a.prev), (a.next)) v(id)
-		WHERE v.id <> a.seed),
+		WHERE a.asks = 1 AND v.id <> a.seed),
 	asked AS MATERIALIZED (SELECT n.seed, f.id, n.session, `+nbSpeaker+` AS speaker, n.asks
-		FROM near n JOIN facts f ON f.id = n.id WHERE n.asks = 1 AND `+cond+`)
-	SELECT 0 AS k, id, 0 AS n, score, session, `+speaker+` AS speaker, asks FROM pool
-	UNION ALL SELECT 1, seed, id, 0, session, speaker, asks FROM asked
-	UNION ALL SELECT 1, n.seed, n.id, 0, n.session, `+poolSpeaker+`, n.asks
-		FROM near n WHERE n.asks = 0 AND (n.id = ANY(ARRAY(SELECT id FROM pool)) OR n.id = ANY(ARRAY(SELECT id FROM asked)))`, qargs...)
+		FROM near n JOIN facts f ON f.id = n.id WHERE `+cond+`)
+	SELECT 0 AS k, id, 0 AS n, 0 AS m, score, session, `+speaker+` AS speaker, asks FROM pool
+	UNION ALL SELECT 1, seed, id, 0, 0, session, speaker, asks FROM asked
+	UNION ALL SELECT 2, seed, prev, next, 0, session, '', asks FROM adj WHERE asks = 0`, qargs...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
 	var pool []*candidate
-	var near []neighbor
-	row := newValues(7)
+	var near, lent []neighbor
+	row := newValues(8)
 	for rows.Next() {
 		if err := row.scan(rows); err != nil {
 			return nil, nil, fmt.Errorf("keyword search: %w", err)
 		}
-		nb := neighbor{seed: row.int(1), id: row.int(2), session: row.str(4), speaker: row.str(5), asks: row.int(6) != 0}
-		if row.int(0) == 0 {
-			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(3), matched: true})
-		} else {
+		nb := neighbor{seed: row.int(1), id: row.int(2), session: row.str(5), speaker: row.str(6), asks: row.int(7) != 0}
+		switch row.int(0) {
+		case 0:
+			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(4), matched: true})
+		case 1:
 			near = append(near, nb)
+		default:
+			// A statement seed's two adjacent facts (either may be NULL).
+			for _, id := range []int64{nb.id, row.int(3)} {
+				if id != 0 && id != nb.seed {
+					lent = append(lent, neighbor{seed: nb.seed, id: id, session: nb.session})
+				}
+			}
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
+	}
+	// A statement seed lends only to a fact that is a candidate already:
+	// one of the pool, or a question's neighbour read above; it is known
+	// with the speaker its row was read with.
+	known := make(map[int64]string, len(pool)+len(near))
+	for _, nb := range near {
+		if _, ok := known[nb.id]; !ok {
+			known[nb.id] = nb.speaker
+		}
+	}
+	for _, c := range pool {
+		known[c.id] = c.speaker
+	}
+	for _, nb := range lent {
+		if sp, ok := known[nb.id]; ok {
+			nb.speaker = sp
+			near = append(near, nb)
+		}
 	}
 	sortPool(pool)
 	return pool, near, nil
