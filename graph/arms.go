@@ -424,7 +424,7 @@ func entityArmOneStatement(ctx context.Context, db *store.DB, sc scope, grams []
 			SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance
 			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
 			WHERE fe.entity_id = w.id AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) fe WHERE w.w > 0)
-		SELECT * FROM (SELECT 0 AS k, fact_id, sum(w) ws, max(is_subject) s, max(importance) imp, `+eng.JoinText("entity_id", ",")+` AS list
+		SELECT * FROM (SELECT 0 AS k, fact_id, CAST(sum(w) AS BIGINT) ws, max(is_subject) s, max(importance) imp, `+eng.JoinText("entity_id", ",")+` AS list
 			FROM x GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?) t
 		UNION ALL SELECT 1, id, w, 0, 0, name FROM w WHERE w > 0`, args...)
 	if err != nil {
@@ -515,7 +515,7 @@ func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]st
 			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) x`)
 		args = append(append(append(args, weightUnits(weights[e]), e), cargs...), EntityFactCap)
 	}
-	rows, err := db.QueryContext(ctx, `SELECT fact_id, sum(w) ws, max(is_subject) s, max(importance) imp,
+	rows, err := db.QueryContext(ctx, `SELECT fact_id, CAST(sum(w) AS BIGINT) ws, max(is_subject) s, max(importance) imp,
 		`+db.Engine().JoinText("entity_id", ",")+`
 		FROM (`+strings.Join(parts, " UNION ALL ")+`) u
 		GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
