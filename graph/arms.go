@@ -177,10 +177,11 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 	// Where each statement is a round trip, the pool's statement reads
 	// its seeds' neighbours too.
 	remote := db.Engine().Remote()
+	carrier, _ := db.Engine().(store.FactTopCarrier)
 	var near []neighbor
 	pool := func(ranked int) (order []*candidate, err error) {
 		if remote {
-			order, near, err = poolWithNeighbors(ctx, r, text, cond, args, ranked, speakers)
+			order, near, err = poolWithNeighbors(ctx, r, text, cond, args, ranked, speakers, carrier)
 			return order, err
 		}
 		return bm25Pool(ctx, r, text, cond, args, ranked)

@@ -237,9 +237,12 @@ func TestRankKeywordLendsToAMatchedNeighbour(t *testing.T) {
 // TestPoolWithNeighborsLendsAsReadingThemApart: on PostgreSQL, the pool
 // and neighbours read in one statement (only an asking seed's neighbours
 // from facts, the others looked up among the candidates) lend exactly as
-// the pool and every neighbour read apart do: questions and statements
-// side by side, a fact next to a question and a statement, a speaker in
-// the query, a rejected neighbour.
+// the pool and every neighbour read apart do, whether the pool's facts are
+// looked up by id or their columns carried through the ranking
+// (store.FactTopCarrier): questions and statements side by side, a fact
+// next to a question and a statement, a speaker in the query, a rejected
+// neighbour, a superseded fact, and filters that read more of a fact
+// (believed only, as of a time).
 func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 	db := storetest.Open(t, "postgres")
 	ctx := context.Background()
@@ -260,24 +263,41 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 	if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'rejected' WHERE content = 'Jon: Rejected words.'`); err != nil {
 		t.Fatal(err)
 	}
+	// One fact superseded by another, so a believed-only filter reads
+	// the columns of the chain (Filter.where).
+	if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'superseded', superseded_by = (SELECT id FROM facts WHERE content = 'Jon: The staging hosts are quiet.')
+		WHERE content = 'Jon: Good to know about staging.'`); err != nil {
+		t.Fatal(err)
+	}
 	r := NewReader(db)
 	defer r.Close()
-	for _, q := range []string{"staging cluster", "staging hosts deploy", "where did Jon put staging", "green"} {
+	carrier, _ := db.Engine().(store.FactTopCarrier)
+	if carrier == nil {
+		t.Fatal("PostgreSQL's engine carries no columns through its ranking (store.FactTopCarrier)")
+	}
+	later := time.Now().Add(time.Hour)
+	for _, fq := range []struct {
+		q string
+		f Filter
+	}{{"staging cluster", Filter{}}, {"staging hosts deploy", Filter{}}, {"where did Jon put staging", Filter{}}, {"green", Filter{}},
+		{"staging hosts deploy", Filter{Believed: true}}, {"staging hosts deploy", Filter{AsOf: later}},
+		{"staging hosts deploy", Filter{AsOf: later, Believed: true}}} {
+		q := fq.q
+		cond, args := fq.f.where()
 		a := Analyze(q)
 		speakers, err := knownSpeakers(ctx, db, a.Names)
 		if err != nil {
 			t.Fatal(err)
 		}
 		text := a.withoutNames(speakers).Query()
-		cond := `f.status != 'rejected'`
-		lent := func(remote bool) map[int64]candidate {
+		lent := func(remote bool, carrier store.FactTopCarrier) map[int64]candidate {
 			var order []*candidate
 			var near []neighbor
 			var err error
 			if remote {
-				order, near, err = poolWithNeighbors(ctx, r, text, cond, nil, keywordPool, speakers)
+				order, near, err = poolWithNeighbors(ctx, r, text, cond, args, keywordPool, speakers, carrier)
 			} else {
-				order, err = bm25Pool(ctx, r, text, cond, nil, keywordPool)
+				order, err = bm25Pool(ctx, r, text, cond, args, keywordPool)
 			}
 			if err != nil {
 				t.Fatal(err)
@@ -290,7 +310,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 				cands[c.id] = c
 			}
 			slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(b.own, a.own) })
-			if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, nil, near, !remote); err != nil {
+			if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, !remote); err != nil {
 				t.Fatal(err)
 			}
 			out := map[int64]candidate{}
@@ -299,12 +319,15 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 			}
 			return out
 		}
-		apart, together := lent(false), lent(true)
+		apart, together, carried := lent(false, nil), lent(true, nil), lent(true, carrier)
 		if len(apart) == 0 {
 			t.Fatalf("%q: no candidates", q)
 		}
 		if !reflect.DeepEqual(apart, together) {
-			t.Errorf("%q: in one statement %v; read apart %v", q, together, apart)
+			t.Errorf("%q (%+v): in one statement %v; read apart %v", q, fq.f, together, apart)
+		}
+		if !reflect.DeepEqual(apart, carried) {
+			t.Errorf("%q (%+v): in one statement, the pool's columns carried through the ranking, %v; read apart %v", q, fq.f, carried, apart)
 		}
 	}
 }

@@ -280,3 +280,14 @@ func AdjacentSeeks(p string) string {
 		ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = ` + p + `.session_id AND q.event_seq IS NULL
 				AND q.session_fact_id > ` + p + `.session_fact_id ORDER BY q.session_fact_id, q.fact_id LIMIT 1) END AS next`
 }
+
+// FactTopCarrier is an Engine whose best k facts for a text query can carry
+// columns of the facts' rows along with id and score, read where each
+// match is scored: a caller that needs a few columns of the best k need not
+// look each of them up again by id (on PostgreSQL, 200 index lookups for
+// the keyword arm's pool).
+type FactTopCarrier interface {
+	// TopFactsCarrying is TopText over FactText whose rows also hold the
+	// named columns of facts, under their own names.
+	TopFactsCarrying(text TextQuery, k int, columns []string) (source string, args []any)
+}

@@ -259,13 +259,23 @@ func DropSchema(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
+// TopFactsCarrying is TopText over the facts, its rows carrying the named
+// columns of each fact as read where the fact is scored (store.FactTopCarrier).
+func (e Engine) TopFactsCarrying(text store.TextQuery, k int, columns []string) (string, []any) {
+	var carry strings.Builder
+	for _, c := range columns {
+		carry.WriteString(", f." + quoteIdent(c))
+	}
+	return topFactText(len(text), carry.String()), []any{e.TextQuery(text), k}
+}
+
 // TopText is TextMatches ordered by score and cut to k, in the statement
 // that joins it: no round trip of its own. Over the facts it scores each
 // match once, with the terms' document frequencies read first
 // (topFactText).
 func (e Engine) TopText(_ context.Context, _ store.Querier, ix store.TextIndex, text store.TextQuery, k int) (string, []any, error) {
 	if ix == store.FactText {
-		return topFactText(len(text)), []any{e.TextQuery(text), k}, nil
+		return topFactText(len(text), ""), []any{e.TextQuery(text), k}, nil
 	}
 	return `(SELECT id, score FROM ` + e.TextMatches(ix) + ` m ORDER BY score DESC, id LIMIT ?)`, []any{e.TextQuery(text), k}, nil
 }

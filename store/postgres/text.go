@@ -76,7 +76,10 @@ func textMatches(ix int) string {
 // query did. The score is textMatches' to the last bit but for the order
 // of the terms' sum. A term the configuration drops (a stop word) has no
 // entry in the arrays, so its place in the score reads NULL and adds 0.
-func topFactText(m int) string {
+//
+// carry is more of the select list (", f.col …"): columns of the facts'
+// rows each row carries along (TopFactsCarrying).
+func topFactText(m int, carry string) string {
 	t := textTables[store.FactText]
 	score := make([]string, 0, m)
 	terms := make([]string, 0, 2*m)
@@ -99,7 +102,7 @@ func topFactText(m int) string {
 			to_tsquery('` + t.config + `', string_agg('(' || a.e || ')', ' | ' ORDER BY a.i)) AS q
 		FROM a, (` + t.rows + `) n) u)
 	SELECT f.id, ` + strings.Join(score, `
-		+ `) + ` AS score
+		+ `) + ` AS score` + carry + `
 	FROM t CROSS JOIN ` + t.table + ` f WHERE f.content_tsv @@ t.q ORDER BY score DESC, f.id LIMIT ?)`
 }
 
