@@ -331,14 +331,7 @@ func TestSettleVacuumsAndAnalyses(t *testing.T) {
 // fact_provenance instead.
 func TestJSONIntsLooksUpEachID(t *testing.T) {
 	ctx := context.Background()
-	db := storeWithFacts(t, 10000)
-	if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at)
-		SELECT id, id, 'session ' || (id / 40), 'now', 'now' FROM facts`); err != nil {
-		t.Fatal(err)
-	}
-	if err := postgres.Settle(ctx, db); err != nil {
-		t.Fatal(err)
-	}
+	db := storeWithPlacedFacts(t, 10000)
 	var list []string
 	for id := 100; id < 100+38*97; id += 97 {
 		list = append(list, fmt.Sprint(id))
@@ -372,8 +365,20 @@ func TestJSONIntsLooksUpEachID(t *testing.T) {
 // adjacent facts) is all in the index keyed by fact, so on a vacuumed
 // store each of a search's fifty lookups reads the index alone.
 func TestSeedLookupReadsTheIndexAlone(t *testing.T) {
+	db := storeWithPlacedFacts(t, 2000)
+	plan := strings.Join(storetest.Column[string](t, db, `EXPLAIN SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id, `+
+		db.Engine().Adjacent("p")+` FROM fact_provenance p WHERE p.fact_id = ?`, 1200), "\n")
+	if !strings.Contains(plan, "Index Only Scan using fact_provenance_fact_seq") {
+		t.Errorf("a seed's provenance lookup on a vacuumed store: want an index-only scan of fact_provenance_fact_seq, got:\n%s", plan)
+	}
+}
+
+// storeWithPlacedFacts is storeWithFacts with a provenance row for each
+// fact (its event, in sessions of 40), settled as a store at rest is.
+func storeWithPlacedFacts(t *testing.T, n int) *store.DB {
+	t.Helper()
 	ctx := context.Background()
-	db := storeWithFacts(t, 2000)
+	db := storeWithFacts(t, n)
 	if _, err := db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at)
 		SELECT id, id, 'session ' || (id / 40), 'now', 'now' FROM facts`); err != nil {
 		t.Fatal(err)
@@ -381,11 +386,7 @@ func TestSeedLookupReadsTheIndexAlone(t *testing.T) {
 	if err := postgres.Settle(ctx, db); err != nil {
 		t.Fatal(err)
 	}
-	plan := strings.Join(storetest.Column[string](t, db, `EXPLAIN SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id, `+
-		db.Engine().Adjacent("p")+` FROM fact_provenance p WHERE p.fact_id = ?`, 1200), "\n")
-	if !strings.Contains(plan, "Index Only Scan using fact_provenance_fact_seq") {
-		t.Errorf("a seed's provenance lookup on a vacuumed store: want an index-only scan of fact_provenance_fact_seq, got:\n%s", plan)
-	}
+	return db
 }
 
 // storeWithFacts opens a new store in a schema of its own holding n plain
