@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"regexp"
 	"slices"
 
 	"github.com/recollect/recollect/store"
@@ -293,17 +292,26 @@ func keywordPoolSource(ctx context.Context, r *Reader, text store.TextQuery, con
 		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id AND ` + cond + ` ORDER BY r.score DESC, f.id LIMIT ?`, targs, nil
 }
 
-// factColumn is a column of alias f in a condition.
-var factColumn = regexp.MustCompile(`\bf\.([a-z_]+)\b`)
-
 // carriedColumns is what the keyword pool reads of a fact: its session,
-// speaker and content, and every column of alias f that cond reads.
+// speaker and content, and every column of alias f that cond reads (each
+// "f." not inside a longer name, then the column's name).
 func carriedColumns(cond string) []string {
 	cols := []string{"session_id", "speaker", "content"}
-	for _, m := range factColumn.FindAllStringSubmatch(cond, -1) {
-		if m[1] != "id" && !slices.Contains(cols, m[1]) {
-			cols = append(cols, m[1])
+	word := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for i := 0; i+2 < len(cond); i++ {
+		if cond[i] != 'f' || cond[i+1] != '.' || i > 0 && word(cond[i-1]) {
+			continue
 		}
+		j := i + 2
+		for j < len(cond) && (cond[j] == '_' || cond[j] >= 'a' && cond[j] <= 'z') {
+			j++
+		}
+		if c := cond[i+2 : j]; c != "" && c != "id" && !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+		i = j - 1
 	}
 	return cols
 }
