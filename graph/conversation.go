@@ -176,7 +176,8 @@ func neighborQuery(eng store.Engine, cond string) string {
 // asked's, whose rows passed cond and carry the speaker. (Looked up in the
 // statement, as arrays of the pool's ids, it cost the server 0.13 ms more
 // at 10k facts; a join on the pool was planned as a scan of the pool for
-// every neighbour.)
+// every neighbour.) The pool itself is keywordPoolSource's, its facts'
+// columns carried through the ranking when carrier is not nil.
 func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
 	speakers map[string]bool, carrier store.FactTopCarrier) ([]*candidate, []neighbor, error) {
 	eng := r.db.Engine()
