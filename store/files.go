@@ -1,11 +1,14 @@
 package store
 
 import (
+	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
 	"sync"
 
+	"github.com/mattn/go-sqlite3"
 	"github.com/recollect/recollect/store/regfile"
 )
 
@@ -22,8 +25,14 @@ var ErrFilesChanged = errors.New("the store's files changed under this process")
 // deletes the WAL itself while this process runs: a WAL that is gone, or
 // has another inode, was removed by someone else.
 type fileWatch struct {
-	pin       *pin
-	db, wal   fileIdentity
+	pin     *pin
+	db, wal fileIdentity
+	// walFile is the WAL opened read-only, never read: after an rm its link
+	// count is zero even when a new connection has since made another WAL
+	// at the path, so the error can say the WAL was deleted rather than
+	// replaced. SQLite takes no locks on the WAL file itself, so this
+	// descriptor's close releases none of its locks.
+	walFile   *os.File
 	mu        sync.Mutex
 	broken    error
 	unchecked bool // the platform has no inode, or the files were not found at open
@@ -42,6 +51,15 @@ func (db *DB) watchFiles() error {
 	w.db, okDB = identityOf(db.Path)
 	w.wal, okWAL = identityOf(db.Path + "-wal")
 	w.unchecked = !okDB || !okWAL
+	if !w.unchecked {
+		if f, err := os.Open(db.Path + "-wal"); err == nil {
+			if fi, err := f.Stat(); err == nil && sameFile(fi, w.wal) {
+				w.walFile = f
+			} else {
+				f.Close()
+			}
+		}
+	}
 	db.files = w
 	return nil
 }
@@ -64,6 +82,11 @@ func (db *DB) checkFiles() error {
 		what = db.Path + " was deleted"
 	} else if id != w.db {
 		what = db.Path + " was replaced by another file"
+	} else if w.walDeleted() {
+		what = db.Path + "-wal was deleted"
+		if _, ok := identityOf(db.Path + "-wal"); ok {
+			what += "; the one at its path now is new"
+		}
 	} else if id, ok := identityOf(db.Path + "-wal"); !ok {
 		what = db.Path + "-wal was deleted"
 	} else if id != w.wal {
@@ -81,9 +104,52 @@ func (db *DB) Close() error {
 	err := db.DB.Close()
 	if db.files != nil {
 		err = errors.Join(err, db.files.pin.close())
+		if db.files.walFile != nil {
+			db.files.walFile.Close()
+		}
 	}
 	return err
 }
+
+// walDeleted reports whether the WAL this handle opened has no name left.
+func (w *fileWatch) walDeleted() bool {
+	if w.walFile == nil {
+		return false
+	}
+	fi, err := w.walFile.Stat()
+	if err != nil {
+		return false
+	}
+	n, ok := regfile.Links(fi)
+	return ok && n == 0
+}
+
+// sameFile reports whether fi is the file whose identity is id.
+func sameFile(fi os.FileInfo, id fileIdentity) bool {
+	dev, ino, ok := regfile.FileID(fi)
+	return ok && fileIdentity{dev, ino} == id
+}
+
+// watchedConnector opens the pool's connections, refusing a new one once
+// the files changed: a connection opened after an rm of the WAL would make
+// a new one at the path and answer its first read with SQLite's "disk I/O
+// error"; the caller gets ErrFilesChanged, which says what happened and
+// what to do, and no WAL is made.
+type watchedConnector struct {
+	dsn string
+	db  *DB
+}
+
+// Connect opens a connection unless the handle's files changed.
+func (c watchedConnector) Connect(context.Context) (driver.Conn, error) {
+	if err := c.db.checkFiles(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", c.db.Path, err)
+	}
+	return c.Driver().Open(c.dsn)
+}
+
+// Driver is the sqlite3 driver.
+func (watchedConnector) Driver() driver.Driver { return &sqlite3.SQLiteDriver{} }
 
 // identityOf is path's device and inode; ok is false when it does not
 // exist or the platform has none.

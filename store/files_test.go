@@ -29,6 +29,18 @@ func TestWritesStopWhenStoreFilesChange(t *testing.T) {
 				t.Fatal(err)
 			}
 		}},
+		// Another process opening the store after the deletion makes a new
+		// WAL at the path: the file this process wrote to was still deleted,
+		// and the error says so (it said "replaced", which sent a user who
+		// had run rm looking for someone else).
+		{"wal deleted and made again", "-wal was deleted; the one at its path now is new", func(t *testing.T, path string) {
+			if err := os.Remove(path + "-wal"); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path+"-wal", nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}},
 		{"database replaced", "memory.db was replaced", func(t *testing.T, path string) {
 			data, err := os.ReadFile(path)
 			if err != nil {
@@ -61,6 +73,36 @@ func TestWritesStopWhenStoreFilesChange(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// A connection the pool opens after the WAL was deleted is refused with
+// ErrFilesChanged: SQLite would make a new WAL at the path and answer the
+// read with "disk I/O error", which says neither what happened nor what to
+// do.
+func TestNewConnectionRefusedAfterWALDeleted(t *testing.T) {
+	dir := t.TempDir()
+	db, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if err := setMeta(db, "before"); err != nil {
+		t.Fatal(err)
+	}
+	wal := filepath.Join(dir, DBFile) + "-wal"
+	if err := os.Remove(wal); err != nil {
+		t.Fatal(err)
+	}
+	db.SetMaxIdleConns(0) // the next statement needs a new connection
+	db.SetMaxIdleConns(idleConns)
+	var n int
+	err = db.QueryRow(`SELECT count(*) FROM meta`).Scan(&n)
+	if !errors.Is(err, ErrFilesChanged) || !strings.Contains(err.Error(), "-wal was deleted; nothing more is written") {
+		t.Fatalf("read on a new connection after rm of the WAL: %v; want ErrFilesChanged saying the WAL was deleted", err)
+	}
+	if _, err := os.Stat(wal); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("a WAL is at the path again (stat: %v); the refused connection should make none", err)
 	}
 }
 

@@ -21,8 +21,6 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/mattn/go-sqlite3" // registers the sqlite3 driver
-
 	"github.com/recollect/recollect/store/datadir"
 	"github.com/recollect/recollect/store/regfile"
 )
@@ -97,12 +95,10 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	// doclists again and again, and a page not held is a read from the
 	// file system (at a million facts, search 1.5x as fast under load).
 	dsn := fileURI(path) + "?_journal_mode=WAL&_busy_timeout=" + strconv.Itoa(busyTimeoutMS) + "&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on&_cache_size=-16384"
-	sqlDB, err := sql.Open("sqlite3", dsn)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
+	db := &DB{eng: sqliteEngine{}, Dir: filepath.Dir(path), Path: path}
+	sqlDB := sql.OpenDB(watchedConnector{dsn: dsn, db: db})
 	sqlDB.SetMaxIdleConns(idleConns)
-	db := &DB{DB: sqlDB, eng: sqliteEngine{}, Dir: filepath.Dir(path), Path: path}
+	db.DB = sqlDB
 	if err := db.checkFTS5(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err

@@ -23,3 +23,13 @@ func FileID(fi os.FileInfo) (dev, ino uint64, ok bool) {
 	}
 	return uint64(st.Dev), uint64(st.Ino), true
 }
+
+// Links is how many names fi's file has; zero means it was deleted while
+// something still held it open.
+func Links(fi os.FileInfo) (n uint64, ok bool) {
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return 0, false
+	}
+	return uint64(st.Nlink), true
+}
