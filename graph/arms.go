@@ -68,7 +68,7 @@ type armList struct {
 // query outlives the search.
 func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, terms []string, depth int, f *fusion, ans *Answer) error {
 	db := r.db
-	g, gctx := errgroup.WithContext(ctx)
+	g, gctx := newArmGroup(ctx, r.parallel())
 	// The semantic arm reads only its own tables, so it runs on a
 	// connection of its own beside the others.
 	var (
@@ -125,6 +125,39 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 		f.add(dom)
 	}
 	return nil
+}
+
+// armGroup runs the arms: in an errgroup when they run side by side, or
+// each at once, in the order they are started, when they run one after
+// another (Reader.parallel); then the first error stops the rest.
+type armGroup struct {
+	g   *errgroup.Group
+	err error
+}
+
+func newArmGroup(ctx context.Context, parallel bool) (*armGroup, context.Context) {
+	if !parallel {
+		return &armGroup{}, ctx
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	return &armGroup{g: g}, gctx
+}
+
+// Go runs fn beside the others, or now.
+func (a *armGroup) Go(fn func() error) {
+	if a.g != nil {
+		a.g.Go(fn)
+	} else if a.err == nil {
+		a.err = fn()
+	}
+}
+
+// Wait returns the first error once every arm has returned.
+func (a *armGroup) Wait() error {
+	if a.g != nil {
+		return a.g.Wait()
+	}
+	return a.err
 }
 
 // keywordArm is the keyword arm's list: rankKeyword over the facts an arm

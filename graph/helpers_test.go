@@ -139,7 +139,7 @@ func addEvent(tb testing.TB, db *store.DB, session, role, content string) int64 
 
 func addPending(tb testing.TB, db *store.DB, session, content string) {
 	tb.Helper()
-	if _, err := db.Exec(`INSERT INTO session_facts(session_id, content, digest, producer, status, created_at)
+	if _, err := db.ExecContext(context.Background(), `INSERT INTO session_facts(session_id, content, digest, producer, status, created_at)
 		VALUES (?,?,?,'capture','pending',?)`, session, content, store.Digest(content), dayN(0)); err != nil {
 		tb.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func addVector(tb testing.TB, db *store.DB, id int64, sp graph.Space, v []float3
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := db.Exec(`INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?,?,?,?,?,?)`,
+	if _, err := db.ExecContext(context.Background(), `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?,?,?,?,?,?)`,
 		id, sp.Provider, sp.Model, sp.Dim, b, dayN(0)); err != nil {
 		tb.Fatal(err)
 	}

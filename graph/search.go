@@ -148,7 +148,7 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 	// candidates are resolved.
 	pctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	pending := async(func() ([]PendingHit, error) {
+	pending := maybeAsync(r.parallel(), func() ([]PendingHit, error) {
 		if match == "" || sc.asOf != "" {
 			return []PendingHit{}, nil
 		}
@@ -164,6 +164,7 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		return ans, err
 	}
 	ans.Results = choose(hits, q, &ans)
+	r.searched.Store(true)
 	if q.Order == OrderChronological {
 		sortChronological(ans.Results)
 		ans.Block = Block(ans.Results)
@@ -193,6 +194,16 @@ func async[T any](fn func() (T, error)) func() (T, error) {
 		r := <-done
 		return r.v, r.err
 	}
+}
+
+// maybeAsync is async when parallel, and otherwise runs fn now and
+// returns its result.
+func maybeAsync[T any](parallel bool, fn func() (T, error)) func() (T, error) {
+	if parallel {
+		return async(fn)
+	}
+	v, err := fn()
+	return func() (T, error) { return v, err }
 }
 
 // choose applies the limit or the budget to hits ranked by score.
