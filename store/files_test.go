@@ -16,6 +16,22 @@ func setMeta(db *DB, key string) error {
 	return db.Tx(context.Background(), func(tx *Tx) error { return SetMeta(context.Background(), tx, key, "v") })
 }
 
+// openWritten opens a store in a new directory and commits one write, so
+// its WAL exists; the store closes when the test ends.
+func openWritten(t *testing.T) (*DB, string) {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := setMeta(db, "before"); err != nil {
+		t.Fatal(err)
+	}
+	return db, dir
+}
+
 // Deleting memory.db-wal (or replacing memory.db) under a running process
 // lost acknowledged writes silently: now every write transaction after
 // the change fails with ErrFilesChanged naming what changed.
@@ -56,15 +72,7 @@ func TestWritesStopWhenStoreFilesChange(t *testing.T) {
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			db, err := Open(context.Background(), dir)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
-			if err := setMeta(db, "before"); err != nil {
-				t.Fatal(err)
-			}
+			db, dir := openWritten(t)
 			tc.change(t, filepath.Join(dir, DBFile))
 			for i := range 2 {
 				err := setMeta(db, "after")
@@ -81,15 +89,7 @@ func TestWritesStopWhenStoreFilesChange(t *testing.T) {
 // read with "disk I/O error", which says neither what happened nor what to
 // do.
 func TestNewConnectionRefusedAfterWALDeleted(t *testing.T) {
-	dir := t.TempDir()
-	db, err := Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	if err := setMeta(db, "before"); err != nil {
-		t.Fatal(err)
-	}
+	db, dir := openWritten(t)
 	wal := filepath.Join(dir, DBFile) + "-wal"
 	if err := os.Remove(wal); err != nil {
 		t.Fatal(err)
@@ -97,7 +97,7 @@ func TestNewConnectionRefusedAfterWALDeleted(t *testing.T) {
 	db.SetMaxIdleConns(0) // the next statement needs a new connection
 	db.SetMaxIdleConns(idleConns)
 	var n int
-	err = db.QueryRow(`SELECT count(*) FROM meta`).Scan(&n)
+	err := db.QueryRow(`SELECT count(*) FROM meta`).Scan(&n)
 	if !errors.Is(err, ErrFilesChanged) || !strings.Contains(err.Error(), "-wal was deleted; nothing more is written") {
 		t.Fatalf("read on a new connection after rm of the WAL: %v; want ErrFilesChanged saying the WAL was deleted", err)
 	}
