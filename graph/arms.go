@@ -147,8 +147,15 @@ func newArmGroup(ctx context.Context, parallel bool) (*armGroup, context.Context
 func (a *armGroup) Go(fn func() error) {
 	if a.g != nil {
 		a.g.Go(fn)
-	} else if a.err == nil {
-		a.err = fn()
+		return
+	}
+	if a.err != nil {
+		return
+	}
+	// An arm started from inside another (the entity arm, from the
+	// keyword arm's function) may fail before the outer one returns.
+	if err := fn(); err != nil && a.err == nil {
+		a.err = err
 	}
 }
 
