@@ -14,6 +14,7 @@ package postgres
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net"
@@ -152,7 +153,8 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 	// The stages send the same statement text many times; the extended
 	// protocol's statement cache makes that one parse per connection.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
-	db := stdlib.OpenDB(*cfg, stdlib.OptionAfterConnect(registerTypes))
+	host := Host(cfg.Config)
+	db := sql.OpenDB(reachConnector{stdlib.GetConnector(*cfg, stdlib.OptionAfterConnect(registerTypes)), host})
 	// A search reads on up to four connections at once (the keyword,
 	// entity and semantic arms, then the pending facts beside the hits).
 	// database/sql keeps two idle by default and closes the rest as they
@@ -163,7 +165,10 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 	db.SetConnMaxIdleTime(5 * time.Minute)
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, "", fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, Host(cfg.Config), redact(err))
+		if errors.Is(err, ErrUnreachable) {
+			return nil, "", err
+		}
+		return nil, "", unreachable(host, err)
 	}
 	// A store at this binary's version, as nearly every open finds it, is
 	// checked in one statement; anything else (no schema yet, an older or
@@ -182,6 +187,31 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 		return nil, "", err
 	}
 	return db, "schema " + schema + " on " + Host(cfg.Config), nil
+}
+
+// reachConnector opens the pool's connections and words a failure to
+// connect as ErrUnreachable, naming the host and the fix: a daemon whose
+// server went away (stopped, or behind a VPN that dropped) logs and
+// reports that sentence at every run until it is back, not the driver's
+// bare dial error. The pool reconnects by itself once the server answers.
+type reachConnector struct {
+	driver.Connector
+	host string
+}
+
+// Connect opens a connection.
+func (c reachConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil && ctx.Err() == nil {
+		return nil, unreachable(c.host, err)
+	}
+	return conn, err
+}
+
+// unreachable is ErrUnreachable for host, with the driver's reason on one
+// line (no password) and the fix.
+func unreachable(host string, err error) error {
+	return fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, host, redact(err))
 }
 
 // maxIdleConns is how many connections the pool keeps open between
