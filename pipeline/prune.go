@@ -59,6 +59,10 @@ type PruneReport struct {
 	// when no vacuum ran.
 	FileBefore *int64 `json:"file_bytes_before,omitempty"`
 	FileAfter  *int64 `json:"file_bytes_after,omitempty"`
+	// Measured names what the sizes are of: "file" (SQLite's memory.db) or
+	// "schema" (the store's schema on a PostgreSQL server); empty when no
+	// vacuum ran.
+	Measured string `json:"measured,omitempty"`
 }
 
 // KeptCounts counts events prune keeps, by the first reason that keeps them.
@@ -115,6 +119,10 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 			return rep, err
 		}
 		rep.FileBefore, rep.FileAfter = &before, &after
+		rep.Measured = "file"
+		if p.DB.Engine().Name() == "postgres" { // as diskBytes measures
+			rep.Measured = "schema"
+		}
 	}
 	return rep, nil
 }

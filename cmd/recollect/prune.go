@@ -57,7 +57,7 @@ func printPrune(w io.Writer, rep pipeline.PruneReport) {
 	fmt.Fprintf(w, "kept         %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
 		rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)
 	if rep.FileBefore != nil && rep.FileAfter != nil {
-		fmt.Fprintf(w, "file         %s before vacuum, %s after\n", humanBytes(*rep.FileBefore), humanBytes(*rep.FileAfter))
+		fmt.Fprintf(w, "%-12s %s before vacuum, %s after\n", rep.Measured, humanBytes(*rep.FileBefore), humanBytes(*rep.FileAfter))
 	}
 	if !rep.Applied {
 		fmt.Fprintln(w, "report only: nothing was deleted; run recollect prune --apply to delete these events")
