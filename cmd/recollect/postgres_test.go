@@ -2,11 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres"
@@ -110,5 +113,63 @@ func TestStoreCopyBothWays(t *testing.T) {
 	}
 	if _, errs, code := runApp(t, env, "store", "copy", "--data", src); code != 2 || !strings.Contains(errs, "--to DIR") {
 		t.Errorf("store copy without --to: exit %d, %q; want 2 naming --to", code, errs)
+	}
+}
+
+// TestLeastPrivilegeRole: the README's least-privilege role — it logs in
+// and owns its schema, and may not create anything in the database — runs
+// a store: record, consolidate, search, stats, prune with a vacuum. The
+// open asked for CREATE on the database (CREATE SCHEMA IF NOT EXISTS checks
+// that before it looks for the schema) and such a role was refused.
+func TestLeastPrivilegeRole(t *testing.T) {
+	admin := pgtest.URL(t)
+	ctx := context.Background()
+	role := "rl_" + strings.ToLower(strings.ReplaceAll(t.Name(), "Test", ""))[:8] + "_" + fmt.Sprint(os.Getpid())
+	conn, err := pgx.Connect(ctx, admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close(context.Background()) })
+	if _, err := conn.Exec(ctx, `CREATE ROLE `+role+` LOGIN PASSWORD 'rl-test'`); err != nil {
+		t.Skipf("SKIPPED: the test server's user cannot create a role (%v); run with a superuser's URL, as .ci/run does", err)
+	}
+	t.Cleanup(func() {
+		if _, err := conn.Exec(context.Background(), `DROP ROLE `+role); err != nil {
+			t.Errorf("drop role %s: %v", role, err)
+		}
+	})
+	_, schema := pgtest.Schema(t) // dropped before the role, which owns it
+	if _, err := conn.Exec(ctx, `CREATE SCHEMA `+schema+` AUTHORIZATION `+role); err != nil {
+		t.Fatal(err)
+	}
+	u, err := neturl.Parse(admin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u.User = neturl.UserPassword(role, "rl-test")
+	dir := filepath.Join(t.TempDir(), "team")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{Schema: schema}}
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{postgres.DefaultURLEnv: u.String(), "HOME": t.TempDir()}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"record", "--role", "user", "--content", "The Atlas service deploys with Render every Friday"}, "recorded event"},
+		{[]string{"consolidate"}, "1 new fact"},
+		{[]string{"search", "Render"}, "found by: keyword"},
+		{[]string{"stats"}, "storage      postgres: schema " + schema},
+		{[]string{"prune", "--apply", "--vacuum"}, "\nschema       "},
+	} {
+		out, errs, code := runApp(t, env, append(c.args, "--data", dir)...)
+		if code != 0 || !strings.Contains(out, c.says) {
+			t.Fatalf("%v as a role owning only its schema: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errs, c.says)
+		}
 	}
 }

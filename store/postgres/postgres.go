@@ -176,17 +176,27 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 	// wrong. Five round trips fewer for a one-shot command.
 	var v int
 	if err := db.QueryRowContext(ctx, `SELECT version FROM recollect_schema`).Scan(&v); err == nil && v == SchemaVersion {
-		return db, "schema " + schema + " on " + Host(cfg.Config), nil
+		return db, "schema " + schema + " on " + host, nil
 	}
-	if _, err := db.ExecContext(ctx, `CREATE SCHEMA IF NOT EXISTS `+quoteIdent(schema)); err != nil && !isDuplicateSchema(err) {
+	// CREATE SCHEMA IF NOT EXISTS asks for CREATE on the database before it
+	// looks for the schema, so a least-privilege role that owns its schema
+	// and nothing else (README) was refused: the schema is looked for first.
+	var exists bool
+	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_namespace WHERE nspname = $1)`, schema).Scan(&exists); err != nil {
 		db.Close()
-		return nil, "", fmt.Errorf("create schema %s on %s: %w; grant the role CREATE on the database, or create the schema for it", schema, Host(cfg.Config), err)
+		return nil, "", fmt.Errorf("look for schema %s on %s: %w", schema, host, err)
+	}
+	if !exists {
+		if _, err := db.ExecContext(ctx, `CREATE SCHEMA `+quoteIdent(schema)); err != nil && !isDuplicateSchema(err) {
+			db.Close()
+			return nil, "", fmt.Errorf("create schema %s on %s: %w; grant the role CREATE on the database, or create the schema for it", schema, host, err)
+		}
 	}
 	if err := Migrate(ctx, db, schema, SchemaVersion); err != nil {
 		db.Close()
 		return nil, "", err
 	}
-	return db, "schema " + schema + " on " + Host(cfg.Config), nil
+	return db, "schema " + schema + " on " + host, nil
 }
 
 // reachConnector opens the pool's connections and words a failure to
