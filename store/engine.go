@@ -22,6 +22,12 @@ type Engine interface {
 	// folded into one there, where in this process (SQLite) two plain
 	// statements can cost less than one that must sort to fold them.
 	Remote() bool
+	// IndexHint is the clause written after a statement's FROM table that
+	// has the planner read the table by index (by the table itself, in key
+	// order, when index is ""): SQLite's INDEXED BY and NOT INDEXED, for a
+	// statement its planner, without statistics on a young store, plans
+	// worse. It is "" on an engine that plans by statistics of its own.
+	IndexHint(index string) string
 	// Rebind rewrites a statement's placeholders (? and ?N) into the
 	// engine's own. The stages never rebind; DB and Tx do.
 	Rebind(query string) string

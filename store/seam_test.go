@@ -15,7 +15,7 @@ import (
 
 // sqlLike picks the string literals that are SQL: a statement keyword or
 // clause in capitals, as every statement in the tree is written.
-var sqlLike = regexp.MustCompile(`\b(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|ORDER BY|GROUP BY|JOIN|PRAGMA|VACUUM|ANALYZE|CREATE|VALUES|LIMIT)\b`)
+var sqlLike = regexp.MustCompile(`\b(SELECT|INSERT|UPDATE|DELETE|FROM|WHERE|ORDER BY|GROUP BY|JOIN|PRAGMA|VACUUM|ANALYZE|CREATE|VALUES|LIMIT|INDEXED)\b`)
 
 // sqliteOnly lists what only SQLite understands, each with what to use
 // instead. A stage's SQL keeps to the subset PostgreSQL accepts too; what
@@ -34,6 +34,7 @@ var sqliteOnly = []struct {
 	{regexp.MustCompile(`(?i)\b(max|min)\s*\([^()]*,`), "scalar max/min of two values: use CASE WHEN"},
 	{regexp.MustCompile(`(?i)\bSELECT\s+(NOT\s+)?EXISTS\b`), "a boolean scanned as a number: SELECT CASE WHEN EXISTS (…) THEN 1 ELSE 0 END"},
 	{regexp.MustCompile(`(?i)\bLIMIT\s+-1\b`), "no limit: leave LIMIT out, or pass a large one"},
+	{regexp.MustCompile(`(?i)\bINDEXED\s+BY\b|\bNOT\s+INDEXED\b`), "index hint: Engine.IndexHint(index), empty where the engine plans by its own statistics"},
 	{regexp.MustCompile(`(?i)\bAS\s+BLOB\b`), "BLOB is SQLite's type name: octet_length(x) gives a text's bytes"},
 	{regexp.MustCompile(`(^|[^\w".])offset($|[^\w"])`), "offset is a reserved word in PostgreSQL: quote the column, \"offset\""},
 }

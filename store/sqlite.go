@@ -18,6 +18,14 @@ func (sqliteEngine) Name() string { return "sqlite" }
 // Remote is false: SQLite runs in this process.
 func (sqliteEngine) Remote() bool { return false }
 
+// IndexHint is INDEXED BY index, or NOT INDEXED for the table itself.
+func (sqliteEngine) IndexHint(index string) string {
+	if index == "" {
+		return "NOT INDEXED"
+	}
+	return "INDEXED BY " + index
+}
+
 // Rebind leaves the statement as written: ? and ?N are SQLite's own.
 func (sqliteEngine) Rebind(query string) string { return query }
 

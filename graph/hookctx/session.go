@@ -94,11 +94,11 @@ func SessionStart(ctx context.Context, r *graph.Reader, in SessionInput) (string
 			return "", err
 		}
 	}
-	key, err := activeFacts(ctx, db, `INDEXED BY facts_key_order`, `importance DESC, confidence DESC, id`, KeyFacts)
+	key, err := activeFacts(ctx, db, db.Engine().IndexHint("facts_key_order"), `importance DESC, confidence DESC, id`, KeyFacts)
 	if err != nil {
 		return "", err
 	}
-	recent, err := activeFacts(ctx, db, `NOT INDEXED`, `id DESC`, RecentFacts+KeyFacts+len(fromSession))
+	recent, err := activeFacts(ctx, db, db.Engine().IndexHint(""), `id DESC`, RecentFacts+KeyFacts+len(fromSession))
 	if err != nil {
 		return "", err
 	}
@@ -183,10 +183,10 @@ func consolidationNote(c Consolidation) string {
 }
 
 // activeFacts reads the first limit active facts in order, through the
-// index the caller names: the key-fact index (v11) for importance order,
-// the table itself walked backwards for newest first. Without the hint
-// SQLite's planner, with no statistics, picks the status index and sorts
-// every active fact.
+// index the caller's hint names (store.Engine.IndexHint): the key-fact
+// index (v11) for importance order, the table itself walked backwards for
+// newest first. Without the hint SQLite's planner, with no statistics,
+// picks the status index and sorts every active fact.
 func activeFacts(ctx context.Context, db *store.DB, index, order string, limit int) ([]fact, error) {
 	return queryFacts(ctx, db, `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts `+index+`
 		WHERE status = 'active' ORDER BY `+order+` LIMIT ?`, limit)

@@ -28,6 +28,10 @@ func (Engine) Name() string { return "postgres" }
 // Remote is true: every statement is a round trip to the server.
 func (Engine) Remote() bool { return true }
 
+// IndexHint is empty: PostgreSQL plans by the statistics ANALYZE (or
+// autovacuum) keeps, and has no hints.
+func (Engine) IndexHint(string) string { return "" }
+
 // Rebind rewrites ? and ?N into $n (see the package function).
 func (Engine) Rebind(query string) string { return Rebind(query) }
 
