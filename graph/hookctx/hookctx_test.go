@@ -16,8 +16,6 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
-	"github.com/recollect/recollect/store/postgres"
-	"github.com/recollect/recollect/store/postgres/pgtest"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -49,28 +47,13 @@ func eachEngine(t *testing.T, fn func(t *testing.T, engine string)) {
 // of its own on the test server) through pipeline.Open, as a user's does.
 func newMemory(tb testing.TB, engine string) *memory {
 	tb.Helper()
-	dir := tb.TempDir()
-	m := &memory{dir: dir, cfg: config.Default(), getenv: func(string) string { return "" }}
-	if engine == "postgres" {
-		url, schema := pgtest.Schema(tb)
-		m.cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{Schema: schema}}
-		if err := config.Write(dir, m.cfg); err != nil {
-			tb.Fatal(err)
-		}
-		m.getenv = func(k string) string {
-			if k == postgres.DefaultURLEnv {
-				return url
-			}
-			return ""
-		}
-	}
-	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{Getenv: m.getenv})
+	dir, cfg, getenv := storetest.DataDir(tb, engine)
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{Getenv: getenv})
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { p.Close() })
-	m.p = p
-	return m
+	return &memory{p: p, dir: dir, cfg: cfg, getenv: getenv}
 }
 
 // say records user messages in session and consolidates them.
