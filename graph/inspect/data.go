@@ -294,7 +294,7 @@ func readExtracted(ctx context.Context, db *store.DB, limit int, d *Data) error 
 
 func inScope(scope []int64) (string, []any) {
 	if scope == nil {
-		return "1", nil
+		return "1 = 1", nil
 	}
 	in, args := store.InList(scope)
 	return "f.id IN (" + in + ")", args

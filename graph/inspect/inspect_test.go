@@ -12,6 +12,7 @@ import (
 	"github.com/recollect/recollect/fixtures"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // people and orgs make a graph wider than a small cap.
@@ -25,12 +26,16 @@ var (
 // lonely is named by one fact only, so a small cap never draws it.
 const lonely = "Zephyrine"
 
-// fixtureStore builds a store with the heuristic pipeline: the demo
-// statements plus generated ones, recorded then consolidated.
-func fixtureStore(tb testing.TB) *pipeline.Pipeline {
+// fixtureStore builds a SQLite store with the heuristic pipeline: the
+// demo statements plus generated ones, recorded then consolidated.
+func fixtureStore(tb testing.TB) *pipeline.Pipeline { return fixtureStoreOn(tb, "sqlite") }
+
+// fixtureStoreOn is fixtureStore on the named engine.
+func fixtureStoreOn(tb testing.TB, engine string) *pipeline.Pipeline {
 	tb.Helper()
 	ctx := context.Background()
-	p, err := pipeline.Open(ctx, tb.TempDir(), pipeline.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	dir, _, getenv := storetest.DataDir(tb, engine)
+	p, err := pipeline.Open(ctx, dir, pipeline.Options{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Getenv: getenv})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph/inspect"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestPageIsSelfContained: nothing in the page points off it, a
@@ -53,41 +54,47 @@ func TestPageIsSelfContained(t *testing.T) {
 	}
 }
 
+// TestReadCapsAndScopes: the page's data keeps to its caps, newest and
+// best connected first, and scopes to an entity, on both engines.
 func TestReadCapsAndScopes(t *testing.T) {
-	ctx := context.Background()
-	p := fixtureStore(t)
-	d, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 5})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(d.Events) != 5 || len(d.Facts) != 5 || len(d.Entities) != 5 || d.Graph.Drawn != 5 || len(d.Graph.Nodes) <= 5 {
-		t.Fatalf("caps: %d events, %d facts, %d entities, %d of %d drawn", len(d.Events), len(d.Facts), len(d.Entities), d.Graph.Drawn, len(d.Graph.Nodes))
-	}
-	if d.Events[0].Seq < d.Events[1].Seq || d.Facts[0].ID < d.Facts[1].ID {
-		t.Fatal("samples are not newest first")
-	}
-	for i := 1; i < len(d.Graph.Nodes); i++ {
-		if d.Graph.Nodes[i].Degree > d.Graph.Nodes[i-1].Degree {
-			t.Fatal("nodes are not best connected first")
-		}
-	}
-	scoped, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 50, Entity: "priya"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(scoped.Facts) != 3 {
-		t.Fatalf("facts mentioning Priya: %d, want 3", len(scoped.Facts))
-	}
-	for _, f := range scoped.Facts {
-		if !strings.Contains(f.Content, "Priya") {
-			t.Fatalf("fact outside the entity's scope: %q", f.Content)
-		}
-	}
-	var none *inspect.ErrNoEntity
-	if _, err := inspect.Read(ctx, p.Reader, inspect.Options{Entity: "Nobody Here"}); err == nil || !strings.Contains(err.Error(), `no entity named "Nobody Here"; run recollect inspect --layer entities to list them`) {
-		t.Fatalf("unknown entity: %v", err)
-	} else if !asNoEntity(err, &none) {
-		t.Fatalf("unknown entity error is %T", err)
+	for _, engine := range storetest.Engines {
+		t.Run(engine, func(t *testing.T) {
+			ctx := context.Background()
+			p := fixtureStoreOn(t, engine)
+			d, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 5})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(d.Events) != 5 || len(d.Facts) != 5 || len(d.Entities) != 5 || d.Graph.Drawn != 5 || len(d.Graph.Nodes) <= 5 {
+				t.Fatalf("caps: %d events, %d facts, %d entities, %d of %d drawn", len(d.Events), len(d.Facts), len(d.Entities), d.Graph.Drawn, len(d.Graph.Nodes))
+			}
+			if d.Events[0].Seq < d.Events[1].Seq || d.Facts[0].ID < d.Facts[1].ID {
+				t.Fatal("samples are not newest first")
+			}
+			for i := 1; i < len(d.Graph.Nodes); i++ {
+				if d.Graph.Nodes[i].Degree > d.Graph.Nodes[i-1].Degree {
+					t.Fatal("nodes are not best connected first")
+				}
+			}
+			scoped, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 50, Entity: "priya"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(scoped.Facts) != 3 {
+				t.Fatalf("facts mentioning Priya: %d, want 3", len(scoped.Facts))
+			}
+			for _, f := range scoped.Facts {
+				if !strings.Contains(f.Content, "Priya") {
+					t.Fatalf("fact outside the entity's scope: %q", f.Content)
+				}
+			}
+			var none *inspect.ErrNoEntity
+			if _, err := inspect.Read(ctx, p.Reader, inspect.Options{Entity: "Nobody Here"}); err == nil || !strings.Contains(err.Error(), `no entity named "Nobody Here"; run recollect inspect --layer entities to list them`) {
+				t.Fatalf("unknown entity: %v", err)
+			} else if !asNoEntity(err, &none) {
+				t.Fatalf("unknown entity error is %T", err)
+			}
+		})
 	}
 }
 
