@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/pipeline/mcpserver"
+	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func TestToolsAndResourcesGolden(t *testing.T) {
@@ -101,74 +103,83 @@ func TestServerName(t *testing.T) {
 // TestRememberAndRecall drives the whole loop through the tools: events in,
 // consolidate, supersession, search, entity, context, capture, briefing.
 func TestRememberAndRecall(t *testing.T) {
-	c := start(t, t.TempDir())
-	for _, msg := range []string{"I live in Lisbon.", "My colleague Robin at Acme is leading the Atlas migration."} {
-		c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": msg})
-	}
-	_, run := c.ok("consolidate", map[string]any{})
-	if run["facts_integrated"] != 2.0 || run["events_remaining"] != 0.0 {
-		t.Fatalf("first consolidate = %v", run)
-	}
-	if e := run["embedding"].(map[string]any); e["configured"] != false || !strings.Contains(e["note"].(string), "embeddings are off") {
-		t.Errorf("embedding = %v", e)
-	}
-	c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": "I moved to Porto."})
-	_, run = c.ok("consolidate", map[string]any{"limit": 10})
-	if run["superseded"] != 1.0 {
-		t.Fatalf("second consolidate superseded %v, want 1 (heuristic: moved to)", run["superseded"])
-	}
+	for _, engine := range storetest.Engines {
+		t.Run(engine, func(t *testing.T) {
+			dir, _, getenv := storetest.DataDir(t, engine)
+			var env []string
+			if u := getenv(postgres.DefaultURLEnv); u != "" {
+				env = append(env, postgres.DefaultURLEnv+"="+u)
+			}
+			c := start(t, dir, env...)
+			for _, msg := range []string{"I live in Lisbon.", "My colleague Robin at Acme is leading the Atlas migration."} {
+				c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": msg})
+			}
+			_, run := c.ok("consolidate", map[string]any{})
+			if run["facts_integrated"] != 2.0 || run["events_remaining"] != 0.0 {
+				t.Fatalf("first consolidate = %v", run)
+			}
+			if e := run["embedding"].(map[string]any); e["configured"] != false || !strings.Contains(e["note"].(string), "embeddings are off") {
+				t.Errorf("embedding = %v", e)
+			}
+			c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": "I moved to Porto."})
+			_, run = c.ok("consolidate", map[string]any{"limit": 10})
+			if run["superseded"] != 1.0 {
+				t.Fatalf("second consolidate superseded %v, want 1 (heuristic: moved to)", run["superseded"])
+			}
 
-	text, ans := c.ok("search_knowledge", map[string]any{"query": "where do I live"})
-	results := list(ans, "results")
-	if len(results) == 0 || field(results[0], "content") != "I moved to Porto." {
-		t.Fatalf("search: %s", text)
-	}
-	if !strings.Contains(text, `reached through supersession: it replaced [fact 1] "I live in Lisbon." (history, no longer current)`) {
-		t.Errorf("supersession not told:\n%s", text)
-	}
-	for _, r := range results {
-		if field(r, "content") == "I live in Lisbon." {
-			t.Errorf("superseded fact among results")
-		}
-	}
-	if strings.Contains(strings.ToLower(text), "semantic") {
-		t.Errorf("embeddings off, yet the answer says semantic:\n%s", text)
-	}
+			text, ans := c.ok("search_knowledge", map[string]any{"query": "where do I live"})
+			results := list(ans, "results")
+			if len(results) == 0 || field(results[0], "content") != "I moved to Porto." {
+				t.Fatalf("search: %s", text)
+			}
+			if !strings.Contains(text, `reached through supersession: it replaced [fact 1] "I live in Lisbon." (history, no longer current)`) {
+				t.Errorf("supersession not told:\n%s", text)
+			}
+			for _, r := range results {
+				if field(r, "content") == "I live in Lisbon." {
+					t.Errorf("superseded fact among results")
+				}
+			}
+			if strings.Contains(strings.ToLower(text), "semantic") {
+				t.Errorf("embeddings off, yet the answer says semantic:\n%s", text)
+			}
 
-	text, ent := c.ok("get_entity", map[string]any{"name": "robin"})
-	if ent["found"] != true || !strings.Contains(text, "Robin at Acme") {
-		t.Errorf("get_entity: %s", text)
-	}
-	text, _ = c.ok("get_context", map[string]any{"topic": "Acme"})
-	if !strings.Contains(text, "reached by: ") {
-		t.Errorf("get_context: %s", text)
-	}
+			text, ent := c.ok("get_entity", map[string]any{"name": "robin"})
+			if ent["found"] != true || !strings.Contains(text, "Robin at Acme") {
+				t.Errorf("get_entity: %s", text)
+			}
+			text, _ = c.ok("get_context", map[string]any{"topic": "Acme"})
+			if !strings.Contains(text, "reached by: ") {
+				t.Errorf("get_context: %s", text)
+			}
 
-	_, cap1 := c.ok("capture_fact", map[string]any{"content": "The user prefers Go for backend services.", "importance": 0.9, "domain_hint": "tooling"})
-	if cap1["stored"] != true || cap1["status"] != "pending" {
-		t.Fatalf("capture = %v", cap1)
-	}
-	text, cap2 := c.ok("capture_fact", map[string]any{"content": "the user prefers Go for backend services"})
-	if cap2["stored"] != false || cap2["duplicate"] != true || !strings.Contains(text, "not stored: the same fact was already captured in this session") {
-		t.Errorf("duplicate capture: %s", text)
-	}
-	text, ans = c.ok("search_knowledge", map[string]any{"query": "backend services"})
-	if len(list(ans, "results")) != 0 || len(list(ans, "pending")) != 1 || !strings.Contains(text, "Pending (captured, not yet integrated; unverified") {
-		t.Errorf("pending capture must be listed apart from results:\n%s", text)
-	}
-	text, _ = c.ok("get_session_context", map[string]any{})
-	if !strings.Contains(text, "# Memory briefing") || !strings.Contains(text, "The user prefers Go for backend services.") ||
-		!strings.Contains(text, "## Captured this session, not yet consolidated (unverified)") {
-		t.Errorf("get_session_context:\n%s", text)
-	}
-	c.ok("consolidate", map[string]any{"all": true})
-	text, _ = c.ok("get_schemas", map[string]any{})
-	if !strings.Contains(text, "tooling (1 active fact)") {
-		t.Errorf("get_schemas: %s", text)
-	}
-	brief, err := c.read(mcpserver.BriefingURI)
-	if err != nil || !strings.Contains(brief, `[fact 4] "The user prefers Go for backend services."`) {
-		t.Errorf("briefing after consolidate:\n%s (%v)", brief, err)
+			_, cap1 := c.ok("capture_fact", map[string]any{"content": "The user prefers Go for backend services.", "importance": 0.9, "domain_hint": "tooling"})
+			if cap1["stored"] != true || cap1["status"] != "pending" {
+				t.Fatalf("capture = %v", cap1)
+			}
+			text, cap2 := c.ok("capture_fact", map[string]any{"content": "the user prefers Go for backend services"})
+			if cap2["stored"] != false || cap2["duplicate"] != true || !strings.Contains(text, "not stored: the same fact was already captured in this session") {
+				t.Errorf("duplicate capture: %s", text)
+			}
+			text, ans = c.ok("search_knowledge", map[string]any{"query": "backend services"})
+			if len(list(ans, "results")) != 0 || len(list(ans, "pending")) != 1 || !strings.Contains(text, "Pending (captured, not yet integrated; unverified") {
+				t.Errorf("pending capture must be listed apart from results:\n%s", text)
+			}
+			text, _ = c.ok("get_session_context", map[string]any{})
+			if !strings.Contains(text, "# Memory briefing") || !strings.Contains(text, "The user prefers Go for backend services.") ||
+				!strings.Contains(text, "## Captured this session, not yet consolidated (unverified)") {
+				t.Errorf("get_session_context:\n%s", text)
+			}
+			c.ok("consolidate", map[string]any{"all": true})
+			text, _ = c.ok("get_schemas", map[string]any{})
+			if !strings.Contains(text, "tooling (1 active fact)") {
+				t.Errorf("get_schemas: %s", text)
+			}
+			brief, err := c.read(mcpserver.BriefingURI)
+			if err != nil || !strings.Contains(brief, `[fact 4] "The user prefers Go for backend services."`) {
+				t.Errorf("briefing after consolidate:\n%s (%v)", brief, err)
+			}
+		})
 	}
 }
 
