@@ -173,3 +173,45 @@ func TestLeastPrivilegeRole(t *testing.T) {
 		}
 	}
 }
+
+// TestSwitchToPostgresInPlace: a data directory's store moved to
+// PostgreSQL with `settings set storage.provider postgres` is told what its
+// memory.db still holds and the command that brings it over; `store copy
+// --from` copies it into the schema (again: nothing), and the memory is
+// found there.
+func TestSwitchToPostgresInPlace(t *testing.T) {
+	url, schema := pgtest.Schema(t)
+	dir := filepath.Join(t.TempDir(), "laptop")
+	env := map[string]string{postgres.DefaultURLEnv: url, "HOME": t.TempDir()}
+	db := filepath.Join(dir, store.DBFile)
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"record", "--role", "user", "--content", "The Atlas service deploys with Render every Friday"}, "recorded event"},
+		{[]string{"consolidate"}, "1 new fact"},
+		{[]string{"init", "--yes", "--force", dir}, ""},
+		{[]string{"settings", "set", "storage.postgres.schema", schema}, "storage.postgres.schema"},
+		{[]string{"settings", "set", "storage.provider", "postgres"}, "note: " + db + " stays where it is with its 1 fact and 1 event, which the postgres store does not read; bring them over with: recollect store copy --from " + db + " --data " + dir + "\n"},
+		{[]string{"search", "Render"}, "No knowledge matches"},
+		{[]string{"store", "copy", "--from", db}, "(sqlite) → schema " + schema},
+		{[]string{"store", "copy", "--from", dir}, "0 tables copied"},
+		{[]string{"search", "Render"}, `[fact 1] "The Atlas service deploys with Render every Friday"`},
+	} {
+		out, errs, code := runApp(t, env, append(c.args, "--data", dir)...)
+		if code != 0 || !strings.Contains(out, c.says) {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errs, c.says)
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"store", "copy", "--from", filepath.Join(dir, "nothing.db")}, "no SQLite store at"},
+		{[]string{"store", "copy", "--from", db, "--to", t.TempDir()}, "not both"},
+	} {
+		if _, errs, code := runApp(t, env, append(c.args, "--data", dir)...); code != 2 || !strings.Contains(errs, c.says) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 saying %q", c.args, code, errs, c.says)
+		}
+	}
+}

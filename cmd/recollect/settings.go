@@ -11,6 +11,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -66,7 +68,7 @@ func settingsCommand(env Env) *cli.Command {
 					if c.NArg() != 2 {
 						return usagef("settings set: give a key and a value, e.g. recollect settings set intelligence.provider ollama")
 					}
-					_, dir, err := loadSettings(c, env)
+					before, dir, err := loadSettings(c, env)
 					if err != nil {
 						return err
 					}
@@ -84,6 +86,9 @@ func settingsCommand(env Env) *cli.Command {
 					v, _ := config.Get(cfg, key)
 					b, _ := json.Marshal(v)
 					fmt.Fprintf(env.Stdout, "%s = %s in %s; a running daemon reads it when restarted\n", key, b, filepath.Join(dir, config.FileName))
+					if before.Storage.Provider != "postgres" && cfg.Storage.Provider == "postgres" {
+						noteLeftBehind(c, env.Stdout, dir)
+					}
 					return nil
 				},
 			},
@@ -122,4 +127,25 @@ func printSettings(w io.Writer, list []config.Setting) {
 		}
 		fmt.Fprintf(w, "%-*s  %s\n", width, s.Key, strings.TrimSpace(val))
 	}
+}
+
+// noteLeftBehind says, when a data directory's store moves to PostgreSQL,
+// what its memory.db holds that the new store does not read, and the
+// command that brings it over: memory that seems gone after a settings
+// change is not lost, and the user is told so at once.
+func noteLeftBehind(c *cli.Context, w io.Writer, dir string) {
+	path := filepath.Join(dir, store.DBFile)
+	if _, err := os.Stat(path); err != nil {
+		return // nothing was kept here
+	}
+	what := "its memory"
+	if db, err := store.OpenReader(c.Context, dir); err == nil {
+		var facts, events int
+		if err := db.QueryRowContext(c.Context, `SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM session_events)`).Scan(&facts, &events); err == nil {
+			what = fmt.Sprintf("its %s and %s", graph.Plural(facts, "fact"), graph.Plural(events, "event"))
+		}
+		db.Close()
+	}
+	fmt.Fprintf(w, "note: %s stays where it is with %s, which the postgres store does not read; bring them over with: recollect store copy --from %s --data %s\n",
+		path, what, path, dir)
 }
