@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/recollect/recollect/store/postgres"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/postgres"
 )
 
 // Stats is the store's self-report. Every number is read from the store;
@@ -256,6 +258,12 @@ type StorageStats struct {
 	Machine  string `json:"machine"`
 	Machines int    `json:"machines_copying"`
 	Unowned  int    `json:"files_before_machines"`
+	// LeftBehind is a memory.db in the data directory of a store that lives
+	// elsewhere (PostgreSQL): a SQLite store this one does not read, most
+	// likely the one kept before storage.provider changed; LeftBehindBytes
+	// is its size on disk.
+	LeftBehind      string `json:"left_behind,omitempty"`
+	LeftBehindBytes int64  `json:"left_behind_bytes,omitempty"`
 }
 
 func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(string, error) bool) {
@@ -268,6 +276,11 @@ func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(str
 		Scan(&st.Storage.Machines, &st.Storage.Unowned)
 	unknown("storage.machines_copying", err)
 	if st.Storage.Engine == "postgres" {
+		if path := filepath.Join(p.DB.Dir, store.DBFile); p.DB.Dir != "" {
+			if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+				st.Storage.LeftBehind, st.Storage.LeftBehindBytes = path, FileBytes(path)
+			}
+		}
 		v, err := postgres.VectorStorage(ctx, p.DB)
 		if unknown("storage.vectors", err) {
 			st.Storage.Vectors = ""

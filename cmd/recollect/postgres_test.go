@@ -194,6 +194,7 @@ func TestSwitchToPostgresInPlace(t *testing.T) {
 		{[]string{"settings", "set", "storage.postgres.schema", schema}, "storage.postgres.schema"},
 		{[]string{"settings", "set", "storage.provider", "postgres"}, "note: " + db + " stays where it is with its 1 fact and 1 event, which the postgres store does not read; bring them over with: recollect store copy --from " + db + " --data " + dir + "\n"},
 		{[]string{"search", "Render"}, "No knowledge matches"},
+		{[]string{"stats"}, "left behind  " + db + " ("},
 		{[]string{"store", "copy", "--from", db}, "(sqlite) → schema " + schema},
 		{[]string{"store", "copy", "--from", dir}, "0 tables copied"},
 		{[]string{"search", "Render"}, `[fact 1] "The Atlas service deploys with Render every Friday"`},

@@ -65,6 +65,10 @@ func printStats(w io.Writer, st pipeline.Stats) {
 	if st.Storage.Engine == "postgres" {
 		fmt.Fprintf(w, "storage      postgres: %s\n", st.Storage.Where)
 		fmt.Fprintf(w, "vectors      %s\n", orUnknown(st.Storage.Vectors, st.Unknown["storage.vectors"]))
+		if st.Storage.LeftBehind != "" {
+			fmt.Fprintf(w, "left behind  %s (%s), a SQLite store this one does not read; recollect store copy --from %s brings it in (safe to repeat), after which it can go\n",
+				st.Storage.LeftBehind, humanBytes(st.Storage.LeftBehindBytes), st.Storage.LeftBehind)
+		}
 	}
 	fmt.Fprintf(w, "machine      %s\n", machineLine(st))
 	fmt.Fprintf(w, "provider     %s\n", st.Provider)
