@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -11,8 +12,13 @@ import (
 const ServiceLabel = "dev.recollect.daemon"
 
 // SystemdUnit is a systemd --user unit that keeps the daemon of dataDir
-// running. binary and dataDir must be absolute.
-func SystemdUnit(binary, dataDir string) string {
+// running. binary, dataDir and envFile must be absolute; envFile, when not
+// empty, is read for the daemon's environment (EnvFile).
+func SystemdUnit(binary, dataDir, envFile string) string {
+	environment := ""
+	if envFile != "" {
+		environment = "EnvironmentFile=" + systemdQuote(envFile) + "\n"
+	}
 	return fmt.Sprintf(`# ~/.config/systemd/user/recollect.service
 # then: systemctl --user daemon-reload && systemctl --user enable --now recollect
 [Unit]
@@ -20,18 +26,46 @@ Description=recollect daemon for %s
 
 [Service]
 Type=simple
-ExecStart=%s daemon --data %s
+%sExecStart=%s daemon --data %s
 Restart=on-failure
 RestartSec=5
 
 [Install]
 WantedBy=default.target
-`, strings.ReplaceAll(dataDir, "%", "%%"), systemdQuote(binary), systemdQuote(dataDir))
+`, strings.ReplaceAll(dataDir, "%", "%%"), environment, systemdQuote(binary), systemdQuote(dataDir))
+}
+
+// EnvFile is where a user service's daemon reads variables it needs and
+// does not inherit from the login shell — a PostgreSQL store's URL —
+// under configDir (~/.config/recollect): one VAR='value' line each, a file
+// its owner alone may read. systemd reads it as an EnvironmentFile, and the
+// launchd agent's shell sources it.
+func EnvFile(configDir string) string { return filepath.Join(configDir, "postgres.env") }
+
+// EnvFileNote tells, as comment lines to print above the units, why they
+// read envFile and how to write it with the variable name's value from the
+// user's shell, without the value (a URL with a password) being shown.
+func EnvFileNote(name, envFile string) string {
+	return fmt.Sprintf(`# This store lives on PostgreSQL, so the daemon needs $%[1]s, which a user
+# service does not inherit from your shell. Both units read it from %[2]s;
+# write that file, readable by you alone, from a shell where the variable is set:
+#   mkdir -p %[3]s && (umask 077; printf "%[1]s='%%s'\n" "$%[1]s" > %[2]s)
+`, name, shQuote(envFile), shQuote(filepath.Dir(envFile)))
 }
 
 // LaunchdPlist is a launchd agent that keeps the daemon of dataDir
-// running. binary and dataDir must be absolute.
-func LaunchdPlist(binary, dataDir string) string {
+// running. binary, dataDir and envFile must be absolute; with an envFile
+// the agent runs the daemon through /bin/sh, which exports what the file
+// sets (launchd has no environment file of its own).
+func LaunchdPlist(binary, dataDir, envFile string) string {
+	args := []string{binary, "daemon", "--data", dataDir}
+	if envFile != "" {
+		args = []string{"/bin/sh", "-c", "set -a; . " + shQuote(envFile) + "; exec " + shQuote(binary) + " daemon --data " + shQuote(dataDir)}
+	}
+	var program strings.Builder
+	for _, a := range args {
+		program.WriteString("    <string>" + xmlEscape(a) + "</string>\n")
+	}
 	return fmt.Sprintf(`<?xml version="1.0" encoding="UTF-8"?>
 <!-- ~/Library/LaunchAgents/%[1]s.plist
      then: launchctl bootstrap gui/$(id -u) ~/Library/LaunchAgents/%[1]s.plist -->
@@ -42,11 +76,7 @@ func LaunchdPlist(binary, dataDir string) string {
   <string>%[1]s</string>
   <key>ProgramArguments</key>
   <array>
-    <string>%[2]s</string>
-    <string>daemon</string>
-    <string>--data</string>
-    <string>%[3]s</string>
-  </array>
+%[3]s  </array>
   <key>RunAtLoad</key>
   <true/>
   <key>KeepAlive</key>
@@ -55,11 +85,15 @@ func LaunchdPlist(binary, dataDir string) string {
     <false/>
   </dict>
   <key>StandardErrorPath</key>
-  <string>%[3]s/daemon.stderr</string>
+  <string>%[2]s/daemon.stderr</string>
 </dict>
 </plist>
-`, ServiceLabel, xmlEscape(binary), xmlEscape(dataDir))
+`, ServiceLabel, xmlEscape(dataDir), program.String())
 }
+
+// shQuote quotes s for a POSIX shell: in single quotes, each ' closed,
+// escaped and reopened.
+func shQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func xmlEscape(s string) string {
 	var b bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/store/config"
 )
 
 // runApp runs the CLI in process and returns stdout, stderr and the status.
@@ -109,6 +110,29 @@ func TestServicePrint(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "EnvironmentFile") {
+		t.Errorf("a SQLite store's unit reads an environment file:\n%s", out)
+	}
+	// A PostgreSQL store's units read the URL from a file under the
+	// user's config directory, and the note says how to write it.
+	cfg := config.Default()
+	cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{URLEnv: "TEAM_URL"}}
+	if err := config.Write(data, cfg); err != nil {
+		t.Fatal(err)
+	}
+	xdg := t.TempDir()
+	out, _, code = runApp(t, map[string]string{"XDG_CONFIG_HOME": xdg}, "service", "print", "--data", data)
+	envFile := filepath.Join(xdg, "recollect", "postgres.env")
+	for _, want := range []string{
+		"needs $TEAM_URL, which a user\n# service does not inherit",
+		"printf \"TEAM_URL='%s'\\n\" \"$TEAM_URL\" > '" + envFile + "'",
+		"EnvironmentFile=" + envFile + "\n",
+		"<string>set -a; . &#39;" + envFile + "&#39;; exec",
+	} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("postgres store: exit %d, output lacks %q:\n%s", code, want, out)
 		}
 	}
 }

@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres"
 )
 
 func serviceCommand(env Env) *cli.Command {
@@ -20,7 +23,28 @@ func serviceCommand(env Env) *cli.Command {
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(env.Stdout, "# Linux (systemd --user)\n%s\n# macOS (launchd)\n%s", scheduler.SystemdUnit(bin, dir), scheduler.LaunchdPlist(bin, dir))
+				cfg, err := config.Load(dir)
+				if err != nil {
+					return err
+				}
+				envFile := ""
+				if cfg.Storage.Provider == "postgres" {
+					// A user service starts without the login shell's
+					// variables, and the URL must not go into a unit file
+					// anyone may read: both units read it from a file of
+					// the user's alone.
+					approvals, err := config.ApprovalsPath(env.Getenv)
+					if err != nil {
+						return err
+					}
+					envFile = scheduler.EnvFile(filepath.Dir(approvals))
+					name := cfg.Storage.Postgres.URLEnv
+					if name == "" {
+						name = postgres.DefaultURLEnv
+					}
+					fmt.Fprintf(env.Stdout, "%s\n", scheduler.EnvFileNote(name, envFile))
+				}
+				fmt.Fprintf(env.Stdout, "# Linux (systemd --user)\n%s\n# macOS (launchd)\n%s", scheduler.SystemdUnit(bin, dir, envFile), scheduler.LaunchdPlist(bin, dir, envFile))
 				return nil
 			},
 		}},
