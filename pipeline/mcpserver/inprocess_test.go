@@ -17,6 +17,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // inProcess serves srv over in-memory transports and returns a client.
@@ -42,10 +43,17 @@ func inProcess(t *testing.T, srv *mcpserver.Server) *client {
 
 func openStore(t *testing.T, dir string, cfg config.Config) *pipeline.Pipeline {
 	t.Helper()
+	return openStoreEnv(t, dir, cfg, nil)
+}
+
+// openStoreEnv is openStore with the environment getenv reads (os.Getenv
+// when nil).
+func openStoreEnv(t *testing.T, dir string, cfg config.Config, getenv func(string) string) *pipeline.Pipeline {
+	t.Helper()
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
 	}
-	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{Getenv: getenv})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,28 +146,32 @@ func embedHost(t *testing.T) *httptest.Server {
 }
 
 func TestSemanticArmWhenEmbeddingsOn(t *testing.T) {
-	host := embedHost(t)
-	cfg := config.Default()
-	cfg.Embedding = config.Embedding{Provider: "ollama", Model: "bag-of-words", BaseURL: host.URL, BatchSize: 8}
-	p := openStore(t, t.TempDir(), cfg)
-	c := inProcess(t, must(mcpserver.New(p, mcpserver.Options{SessionID: "s"})))
-	for _, msg := range []string{"Our deploy pipeline runs nightly builds.", "I climb mountains on weekends."} {
-		c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": msg})
-	}
-	_, run := c.ok("consolidate", map[string]any{})
-	emb, _ := run["embedding"].(map[string]any)
-	if emb["configured"] != true || emb["embedded"] != run["facts_integrated"] || emb["embedded"] == 0.0 || emb["missing"] != 0.0 {
-		t.Fatalf("embedding step = %v", emb)
-	}
-	text, ans := c.ok("search_knowledge", map[string]any{"query": "nightly builds pipeline"})
-	arms := fmt.Sprint(ans["arms"])
-	if !strings.Contains(arms, "semantic") || !strings.Contains(text, "semantic #1 (cosine") {
-		t.Errorf("embeddings on: arms %s, text:\n%s", arms, text)
-	}
-	host.Close()
-	text, ans = c.ok("search_knowledge", map[string]any{"query": "nightly builds"})
-	if strings.Contains(fmt.Sprint(ans["arms"]), "semantic") || !strings.Contains(text, "note: similarity arm skipped: embed the query") ||
-		len(list(ans, "results")) == 0 {
-		t.Errorf("embedding host down: search must still answer and say why:\n%s", text)
+	for _, engine := range storetest.Engines {
+		t.Run(engine, func(t *testing.T) {
+			host := embedHost(t)
+			dir, cfg, getenv := storetest.DataDir(t, engine)
+			cfg.Embedding = config.Embedding{Provider: "ollama", Model: "bag-of-words", BaseURL: host.URL, BatchSize: 8}
+			p := openStoreEnv(t, dir, cfg, getenv)
+			c := inProcess(t, must(mcpserver.New(p, mcpserver.Options{SessionID: "s"})))
+			for _, msg := range []string{"Our deploy pipeline runs nightly builds.", "I climb mountains on weekends."} {
+				c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": msg})
+			}
+			_, run := c.ok("consolidate", map[string]any{})
+			emb, _ := run["embedding"].(map[string]any)
+			if emb["configured"] != true || emb["embedded"] != run["facts_integrated"] || emb["embedded"] == 0.0 || emb["missing"] != 0.0 {
+				t.Fatalf("embedding step = %v", emb)
+			}
+			text, ans := c.ok("search_knowledge", map[string]any{"query": "nightly builds pipeline"})
+			arms := fmt.Sprint(ans["arms"])
+			if !strings.Contains(arms, "semantic") || !strings.Contains(text, "semantic #1 (cosine") {
+				t.Errorf("embeddings on: arms %s, text:\n%s", arms, text)
+			}
+			host.Close()
+			text, ans = c.ok("search_knowledge", map[string]any{"query": "nightly builds"})
+			if strings.Contains(fmt.Sprint(ans["arms"]), "semantic") || !strings.Contains(text, "note: similarity arm skipped: embed the query") ||
+				len(list(ans, "results")) == 0 {
+				t.Errorf("embedding host down: search must still answer and say why:\n%s", text)
+			}
+		})
 	}
 }
