@@ -141,10 +141,14 @@ func noteLeftBehind(c *cli.Context, w io.Writer, dir string) {
 	what := "its memory"
 	if db, err := store.OpenReader(c.Context, dir); err == nil {
 		var facts, events int
-		if err := db.QueryRowContext(c.Context, `SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM session_events)`).Scan(&facts, &events); err == nil {
+		err := db.QueryRowContext(c.Context, `SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM session_events)`).Scan(&facts, &events)
+		db.Close()
+		if err == nil && facts == 0 && events == 0 {
+			return // an empty store: nothing to bring over
+		}
+		if err == nil {
 			what = fmt.Sprintf("its %s and %s", graph.Plural(facts, "fact"), graph.Plural(events, "event"))
 		}
-		db.Close()
 	}
 	fmt.Fprintf(w, "note: %s stays where it is with %s, which the postgres store does not read; bring them over with: recollect store copy --from %s --data %s\n",
 		path, what, path, dir)
