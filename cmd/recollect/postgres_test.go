@@ -204,6 +204,17 @@ func TestSwitchToPostgresInPlace(t *testing.T) {
 			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want %q", c.args, code, out, errs, c.says)
 		}
 	}
+	// A store that never held anything is not worth a note.
+	empty := filepath.Join(t.TempDir(), "empty")
+	if _, errs, code := runApp(t, env, "init", "--yes", empty); code != 0 {
+		t.Fatalf("init: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(filepath.Join(empty, store.DBFile)); err != nil {
+		t.Fatalf("init made no %s: %v", store.DBFile, err)
+	}
+	if out, errs, code := runApp(t, env, "settings", "set", "storage.provider", "postgres", "--data", empty); code != 0 || strings.Contains(out, "note:") {
+		t.Errorf("switching an empty store: exit %d, stdout %q, stderr %q; want no note", code, out, errs)
+	}
 	for _, c := range []struct {
 		args []string
 		says string
