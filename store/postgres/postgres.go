@@ -150,6 +150,12 @@ func open(ctx context.Context, url, schema string) (*sql.DB, string, error) {
 		return nil, "", fmt.Errorf("parse PostgreSQL URL: %w; give a URL such as postgres://USER@HOST:5432/DB?sslmode=require", redact(err))
 	}
 	cfg.RuntimeParams["search_path"] = schema
+	if cfg.ConnectTimeout == 0 {
+		// Without connect_timeout in the URL a server whose network
+		// drops packets held every command, and every daemon run, for
+		// the operating system's connect timeout (minutes).
+		cfg.ConnectTimeout = DefaultConnectTimeout
+	}
 	// The stages send the same statement text many times; the extended
 	// protocol's statement cache makes that one parse per connection.
 	cfg.DefaultQueryExecMode = pgx.QueryExecModeCacheStatement
@@ -223,6 +229,11 @@ func (c reachConnector) Connect(ctx context.Context) (driver.Conn, error) {
 func unreachable(host string, err error) error {
 	return fmt.Errorf("%w: %s: %v; start the server or fix the URL's host (and its sslmode, user and password)", ErrUnreachable, host, redact(err))
 }
+
+// DefaultConnectTimeout is how long a connection may take to open when
+// the URL sets no connect_timeout: a server that has not answered by then
+// is unreachable.
+const DefaultConnectTimeout = 10 * time.Second
 
 // maxIdleConns is how many connections the pool keeps open between
 // statements: more than a search uses at once.
