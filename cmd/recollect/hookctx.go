@@ -98,16 +98,37 @@ func contextFor(c *cli.Context, env Env, event string) (string, error) {
 	if event == hookctx.EventSessionStart && pl.Source == hookctx.SourceCompact {
 		cons = waitConsolidation(c.Context, dir, cfg.Context.CompactWait)
 	}
+	return readContext(c.Context, env, dir, cfg, pl, event, cons)
+}
+
+// contextHookTimeout bounds a context hook's reading of the store: the
+// agent waits for the hook before it goes on, and a PostgreSQL server that
+// stopped answering (a network that drops packets) would otherwise hold
+// every prompt for the operating system's connect timeout, minutes.
+const contextHookTimeout = 3 * time.Second
+
+// readContext opens the store as the hooks do and renders the context for
+// event, within contextHookTimeout.
+func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl hooks.Payload, event string, cons hookctx.Consolidation) (_ string, err error) {
+	ctx, cancel := context.WithTimeout(parent, contextHookTimeout)
+	defer cancel()
+	defer func() {
+		// Whatever the driver made of it, a read cut off by this deadline
+		// is said as such.
+		if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && parent.Err() == nil {
+			err = fmt.Errorf("the store did not answer within %s; nothing added this time (recollect stats --data %s says what is wrong)", contextHookTimeout, dir)
+		}
+	}()
 	var db *store.DB
 	if cfg.Storage.Provider == "postgres" {
 		// A schema on a server: nothing to find on disk first, and
 		// opening it migrates at most once, under the server's lock.
-		db, err = pipeline.OpenStore(c.Context, dir, cfg.Storage, env.Getenv)
+		db, err = pipeline.OpenStore(ctx, dir, cfg.Storage, env.Getenv)
 	} else {
-		db, err = store.OpenReader(c.Context, dir)
+		db, err = store.OpenReader(ctx, dir)
 	}
 	if errors.Is(err, store.ErrOlderSchema) {
-		db, err = store.Open(c.Context, dir) // the first run after an upgrade migrates, as any command would
+		db, err = store.Open(ctx, dir) // the first run after an upgrade migrates, as any command would
 	}
 	if errors.Is(err, store.ErrNoStore) {
 		return "", nil // nothing remembered yet: add nothing, say nothing
@@ -119,9 +140,9 @@ func contextFor(c *cli.Context, env Env, event string) (string, error) {
 	r := graph.NewReader(db)
 	defer r.Close()
 	if event == hookctx.EventUserPromptSubmit {
-		return hookctx.Prompt(c.Context, r, pl.Prompt, cfg.Context.PromptBudget)
+		return hookctx.Prompt(ctx, r, pl.Prompt, cfg.Context.PromptBudget)
 	}
-	return hookctx.SessionStart(c.Context, r, hookctx.SessionInput{Source: pl.Source, SessionID: pl.SessionID,
+	return hookctx.SessionStart(ctx, r, hookctx.SessionInput{Source: pl.Source, SessionID: pl.SessionID,
 		Budget: cfg.Context.SessionBudget, Consolidation: cons})
 }
 

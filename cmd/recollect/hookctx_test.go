@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -217,5 +219,51 @@ func TestInitOffersPromptHook(t *testing.T) {
 	code, out, _ := run(t, "", "init", "--yes", data)
 	if code != 0 || !strings.Contains(out, `"SessionStart"`) || !strings.Contains(out, `"PreCompact"`) || strings.Contains(out, `"UserPromptSubmit"`) {
 		t.Fatalf("init: exit %d\n%s", code, out)
+	}
+}
+
+// TestContextHookGivesUpOnASilentServer: a PostgreSQL server that accepts
+// the connection and never answers (a network that drops the replies)
+// costs a context hook contextHookTimeout, then one line on stderr and
+// nothing added — not the agent's prompt held for minutes.
+func TestContextHookGivesUpOnASilentServer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c) // read nothing, answer nothing
+		}
+	}()
+	data := filepath.Join(t.TempDir(), "team")
+	if err := os.MkdirAll(data, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	cfg := config.Default()
+	cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{Schema: "team"}}
+	cfg.Context.Prompt = true
+	if err := config.Write(data, cfg); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"RECOLLECT_POSTGRES_URL": "postgres://nobody@" + ln.Addr().String() + "/db?sslmode=disable", "HOME": t.TempDir()}
+	prompt := `{"hook_event_name":"UserPromptSubmit","session_id":"s1","cwd":"/tmp","prompt":"which database does Atlas use?"}`
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), []string{"recollect", "hooks", "user-prompt", "--data", data}, Env{
+		Stdin: strings.NewReader(prompt), Stdout: &out, Stderr: &errb, Getenv: func(k string) string { return env[k] }})
+	want := "the store did not answer within " + contextHookTimeout.String() + "; nothing added this time"
+	if code != 0 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 || !strings.Contains(errb.String(), want) {
+		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 0, nothing on stdout, one line saying %q", code, out.String(), errb.String(), want)
 	}
 }
