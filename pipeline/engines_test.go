@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -174,6 +175,34 @@ func TestPostgresStoreRefusesWithoutServer(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, store.DBFile)); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("a failed postgres open left %s: %v", store.DBFile, err)
+			}
+		})
+	}
+}
+
+// TestRunRefusesAStoreUpgradedSinceOpen: when a newer recollect migrates
+// the store under a running process (another machine's daemon on the same
+// schema, a newer binary's command beside this daemon), the next run
+// refuses with ErrNewerSchema and what to do, on either engine, instead of
+// writing into tables this binary does not know.
+func TestRunRefusesAStoreUpgradedSinceOpen(t *testing.T) {
+	ctx := context.Background()
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			p := openEngine(t, engine, t.TempDir())
+			if _, err := p.Run(ctx, RunOptions{Trigger: "test"}); err != nil {
+				t.Fatal(err)
+			}
+			newer := `PRAGMA user_version = ` + fmt.Sprint(store.SchemaVersion+1)
+			if engine == "postgres" {
+				newer = `UPDATE recollect_schema SET version = ` + fmt.Sprint(store.SchemaVersion+1)
+			}
+			if _, err := p.DB.ExecContext(ctx, newer); err != nil {
+				t.Fatal(err)
+			}
+			_, err := p.Run(ctx, RunOptions{Trigger: "test"})
+			if !errors.Is(err, store.ErrNewerSchema) || !errors.Is(err, postgres.ErrNewerSchema) || !strings.Contains(err.Error(), "upgrade recollect here and restart it") {
+				t.Fatalf("run on a store upgraded since open: %v; want ErrNewerSchema saying what to do", err)
 			}
 		})
 	}

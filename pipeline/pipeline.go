@@ -69,6 +69,9 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 	if sum.Trigger == "" {
 		sum.Trigger = "cli"
 	}
+	if err := p.checkVersion(ctx); err != nil {
+		return sum, fmt.Errorf("start run: %w", err)
+	}
 	var err error
 	sum.RunID, _, err = p.DB.InsertID(ctx, "id", `INSERT INTO runs(trigger, started_at) VALUES (?, ?)`, sum.Trigger, store.Now())
 	if err != nil {
@@ -81,6 +84,22 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		sum.Error = err.Error()
 	}
 	return sum, errors.Join(err, p.finishRun(ctx, sum))
+}
+
+// checkVersion refuses a run on a store a newer recollect has migrated
+// since this process opened it — another machine's daemon on a shared
+// PostgreSQL schema, or a newer binary's command beside this daemon — whose
+// tables this binary no longer knows.
+func (p *Pipeline) checkVersion(ctx context.Context) error {
+	v, err := p.DB.Version(ctx)
+	if err != nil {
+		return err
+	}
+	if v > store.SchemaVersion {
+		return fmt.Errorf("%w: %s is at schema version %d since this process opened it, and this binary knows up to %d; upgrade recollect here and restart it",
+			store.ErrNewerSchema, p.DB.Path, v, store.SchemaVersion)
+	}
+	return nil
 }
 
 // runSteps runs the selected steps into sum, stopping at the first that

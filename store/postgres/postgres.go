@@ -114,7 +114,8 @@ var ErrNoURL = errors.New("no PostgreSQL URL")
 var ErrUnreachable = errors.New("PostgreSQL server unreachable")
 
 // ErrNewerSchema means the schema was written by a newer recollect.
-var ErrNewerSchema = errors.New("store written by a newer recollect")
+// It is store.ErrNewerSchema, so that one check serves both engines.
+var ErrNewerSchema = store.ErrNewerSchema
 
 // URLFromEnv reads the connection URL from the variable named env (the
 // default when env is empty). A missing variable is ErrNoURL with the fix.
