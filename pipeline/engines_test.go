@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -203,6 +204,69 @@ func TestRunRefusesAStoreUpgradedSinceOpen(t *testing.T) {
 			_, err := p.Run(ctx, RunOptions{Trigger: "test"})
 			if !errors.Is(err, store.ErrNewerSchema) || !errors.Is(err, postgres.ErrNewerSchema) || !strings.Contains(err.Error(), "upgrade recollect here and restart it") {
 				t.Fatalf("run on a store upgraded since open: %v; want ErrNewerSchema saying what to do", err)
+			}
+		})
+	}
+}
+
+// TestNULAndInvalidUTF8OnEveryEngine: a transcript line whose text holds a
+// NUL ("\u0000" in its JSON, as a tool's output of a binary file does) and
+// a recorded event with invalid UTF-8 are stored on both engines, the
+// PostgreSQL store with U+FFFD where its text cannot hold the byte; the
+// line's copy used to fail there at every retry. Extraction and
+// integration run over them, and a search finds the line by its words.
+func TestNULAndInvalidUTF8OnEveryEngine(t *testing.T) {
+	ctx := context.Background()
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			home := t.TempDir()
+			path := filepath.Join(home, "projects", "-w-app", "s.jsonl")
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			line := `{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:00:00Z","message":{"role":"user","content":"We keep the firmware blob ELF\u0000\u0001 under vendor/atlas."}}` + "\n"
+			if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			p := openEngine(t, engine, home)
+			if _, err := p.Record(ctx, []store.Event{{SessionID: "r", Source: "record", Role: "user", EventType: "message", ContentType: "text",
+				Content: "The atlas build log has \xff\xfe bytes in it."}}); err != nil {
+				t.Fatalf("record invalid UTF-8: %v", err)
+			}
+			sum, err := p.Run(ctx, RunOptions{Steps: Steps{Copy: true, Extract: true, Integrate: true}})
+			if err != nil {
+				t.Fatalf("consolidate: %v", err)
+			}
+			if sum.Copy == nil || sum.Copy.Events != 1 || sum.Copy.Detail == nil || len(sum.Copy.Detail.Errors) != 0 {
+				t.Fatalf("copy report %+v, want the one line stored", sum.Copy)
+			}
+			var contents []string
+			rows, err := p.DB.QueryContext(ctx, `SELECT content FROM session_events ORDER BY seq`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for rows.Next() {
+				var c string
+				if err := rows.Scan(&c); err != nil {
+					t.Fatal(err)
+				}
+				contents = append(contents, c)
+			}
+			rows.Close()
+			blob, bytes := "ELF\x00\x01", "\xff\xfe"
+			if engine == "postgres" {
+				blob, bytes = "ELF\uFFFD\x01", "\uFFFD"
+			}
+			want := []string{"The atlas build log has " + bytes + " bytes in it.", "We keep the firmware blob " + blob + " under vendor/atlas."}
+			if !slices.Equal(contents, want) {
+				t.Fatalf("stored %q, want %q", contents, want)
+			}
+			ans, err := p.Reader.Search(ctx, graph.Query{Text: "firmware blob vendor"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ans.Results) == 0 && len(ans.Episodes) == 0 {
+				t.Fatalf("search for the line's words found nothing: %+v", ans)
 			}
 		})
 	}

@@ -169,9 +169,12 @@ func (b *batchTx) insert(ev *store.Event) (bool, error) {
 	if ev.OccurredAt != nil {
 		occurred = store.FormatTime(*ev.OccurredAt)
 	}
-	res, err := b.ins.ExecContext(b.ctx, ev.SessionID, ev.Source, ev.SourceFile, ev.SourceOffset, ev.Role,
+	// A prepared statement's arguments do not pass through the store's
+	// own statements, so the engine's Args is applied here: a line's text
+	// may hold a NUL (a JSON "\u0000"), which PostgreSQL cannot store.
+	res, err := b.ins.ExecContext(b.ctx, b.tx.Engine().Args([]any{ev.SessionID, ev.Source, ev.SourceFile, ev.SourceOffset, ev.Role,
 		nullStr(ev.Speaker), ev.EventType, ev.ContentType, ev.Content, nullStr(ev.ContentRef),
-		nullStr(string(ev.Metadata)), occurred, b.now, ev.DedupeKey)
+		nullStr(string(ev.Metadata)), occurred, b.now, ev.DedupeKey})...)
 	if err != nil {
 		return false, fmt.Errorf("store event of %s at byte %d: %w", ev.SourceFile, *ev.SourceOffset, err)
 	}

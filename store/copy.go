@@ -167,7 +167,7 @@ func copyTable(ctx context.Context, from, to *DB, table string) error {
 				later = append(later, [2]any{vals[key], vals[self]})
 				vals[self] = nil
 			}
-			if _, err := stmt.ExecContext(ctx, vals...); err != nil {
+			if _, err := stmt.ExecContext(ctx, tx.Engine().Args(vals)...); err != nil {
 				return fmt.Errorf("copy %s: %w", table, err)
 			}
 		}

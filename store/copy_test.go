@@ -19,6 +19,9 @@ func fill(t *testing.T, db *store.DB) {
 	err := db.Tx(ctx, func(tx *store.Tx) error {
 		for i := range 3 {
 			ev := store.Event{SessionID: "s", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: fmt.Sprintf("line %d about Lisbon", i)}
+			if i == 2 {
+				ev.Content += " with a NUL \x00 and \xff" // SQLite keeps these bytes; PostgreSQL's text cannot
+			}
 			if _, _, err := store.InsertEvent(ctx, tx, &ev); err != nil {
 				return err
 			}

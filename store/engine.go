@@ -28,6 +28,12 @@ type Engine interface {
 	// statement its planner, without statistics on a young store, plans
 	// worse. It is "" on an engine that plans by statistics of its own.
 	IndexHint(index string) string
+	// Args is a statement's arguments as the engine can store them:
+	// PostgreSQL's text holds neither a NUL byte nor invalid UTF-8, which
+	// SQLite keeps and a transcript can carry, so its strings have each
+	// replaced by U+FFFD; SQLite's are returned as they are. DB and Tx
+	// apply it to every statement.
+	Args(args []any) []any
 	// Rebind rewrites a statement's placeholders (? and ?N) into the
 	// engine's own. The stages never rebind; DB and Tx do.
 	Rebind(query string) string
@@ -173,22 +179,24 @@ func (db *DB) Engine() Engine { return db.eng }
 
 // ExecContext runs a statement written with ? placeholders.
 func (db *DB) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return db.DB.ExecContext(ctx, db.eng.Rebind(query), args...)
+	return db.DB.ExecContext(ctx, db.eng.Rebind(query), db.eng.Args(args)...)
 }
 
 // QueryContext runs a query written with ? placeholders.
 func (db *DB) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return db.DB.QueryContext(ctx, db.eng.Rebind(query), args...)
+	return db.DB.QueryContext(ctx, db.eng.Rebind(query), db.eng.Args(args)...)
 }
 
 // QueryRowContext runs a query written with ? placeholders that returns at
 // most one row.
 func (db *DB) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return db.DB.QueryRowContext(ctx, db.eng.Rebind(query), args...)
+	return db.DB.QueryRowContext(ctx, db.eng.Rebind(query), db.eng.Args(args)...)
 }
 
 // PrepareContext prepares a statement written with ? placeholders for
-// repeated use on the store's pool.
+// repeated use on the store's pool. Its arguments go to the driver as
+// they are: a statement that writes text a user or a transcript gave
+// passes them through Engine().Args first.
 func (db *DB) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
 	return db.DB.PrepareContext(ctx, db.eng.Rebind(query))
 }
@@ -225,22 +233,23 @@ func (t *Tx) Engine() Engine { return t.eng }
 
 // ExecContext runs a statement in the transaction.
 func (t *Tx) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
-	return t.tx.ExecContext(ctx, t.eng.Rebind(query), args...)
+	return t.tx.ExecContext(ctx, t.eng.Rebind(query), t.eng.Args(args)...)
 }
 
 // QueryContext runs a query in the transaction.
 func (t *Tx) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
-	return t.tx.QueryContext(ctx, t.eng.Rebind(query), args...)
+	return t.tx.QueryContext(ctx, t.eng.Rebind(query), t.eng.Args(args)...)
 }
 
 // QueryRowContext runs a query in the transaction that returns at most one
 // row.
 func (t *Tx) QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row {
-	return t.tx.QueryRowContext(ctx, t.eng.Rebind(query), args...)
+	return t.tx.QueryRowContext(ctx, t.eng.Rebind(query), t.eng.Args(args)...)
 }
 
 // PrepareContext prepares a statement for repeated use in the
-// transaction; it is closed with the transaction.
+// transaction; it is closed with the transaction. As with DB's, its
+// arguments do not pass through Engine.Args.
 func (t *Tx) PrepareContext(ctx context.Context, query string) (*sql.Stmt, error) {
 	return t.tx.PrepareContext(ctx, t.eng.Rebind(query))
 }

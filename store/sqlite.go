@@ -26,6 +26,9 @@ func (sqliteEngine) IndexHint(index string) string {
 	return "INDEXED BY " + index
 }
 
+// Args returns args as they are: SQLite stores every byte of a text.
+func (sqliteEngine) Args(args []any) []any { return args }
+
 // Rebind leaves the statement as written: ? and ?N are SQLite's own.
 func (sqliteEngine) Rebind(query string) string { return query }
 

@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/jackc/pgx/v5/pgconn"
 
@@ -31,6 +33,42 @@ func (Engine) Remote() bool { return true }
 // IndexHint is empty: PostgreSQL plans by the statistics ANALYZE (or
 // autovacuum) keeps, and has no hints.
 func (Engine) IndexHint(string) string { return "" }
+
+// Args replaces, in each string argument, every NUL byte and each run of
+// invalid UTF-8 with U+FFFD (StorableText): PostgreSQL refused such text
+// with "invalid byte sequence for encoding UTF8", so a transcript line
+// carrying a binary tool output was never stored and its copy retried
+// forever. The slice is copied only when a string changes.
+func (Engine) Args(args []any) []any {
+	var out []any
+	for i, a := range args {
+		s, ok := a.(string)
+		if !ok {
+			continue
+		}
+		if clean := StorableText(s); clean != s {
+			if out == nil {
+				out = slices.Clone(args)
+			}
+			out[i] = clean
+		}
+	}
+	if out == nil {
+		return args
+	}
+	return out
+}
+
+// StorableText is s as PostgreSQL's text can hold it: each NUL byte and
+// each run of invalid UTF-8 replaced by U+FFFD, the character the copier
+// already puts for invalid UTF-8 in a transcript; s itself when it has
+// neither.
+func StorableText(s string) string {
+	if strings.IndexByte(s, 0) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	return strings.ToValidUTF8(strings.ReplaceAll(s, "\x00", "\uFFFD"), "\uFFFD")
+}
 
 // Rebind rewrites ? and ?N into $n (see the package function).
 func (Engine) Rebind(query string) string { return Rebind(query) }
