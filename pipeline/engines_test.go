@@ -17,6 +17,7 @@ import (
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres"
 	"github.com/recollect/recollect/store/postgres/pgtest"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // openEngine opens a copy store following the Claude Code transcripts
@@ -46,6 +47,21 @@ func openEngine(t *testing.T, engine, home string) *Pipeline {
 	return p
 }
 
+// claudeHome is a Claude Code home holding one transcript of project
+// /w/app with lines.
+func claudeHome(t *testing.T, lines string) string {
+	t.Helper()
+	home := t.TempDir()
+	path := filepath.Join(home, "projects", "-w-app", "s.jsonl")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
 // TestCopyExtractIntegrateSearchOnEveryEngine follows one transcript on
 // each engine through every step a user's store takes — copy, extract,
 // integrate, search — and expects the same knowledge: a move supersedes
@@ -55,18 +71,10 @@ func TestCopyExtractIntegrateSearchOnEveryEngine(t *testing.T) {
 	ctx := context.Background()
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
-			home := t.TempDir()
-			path := filepath.Join(home, "projects", "-w-app", "s.jsonl")
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			lines := `{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:00:00Z","message":{"role":"user","content":"I live in Paris."}}
+			home := claudeHome(t, `{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:00:00Z","message":{"role":"user","content":"I live in Paris."}}
 {"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:01:00Z","message":{"role":"user","content":"We deploy the Atlas service with Render."}}
 {"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-09T09:00:00Z","message":{"role":"user","content":"I moved to Berlin last week."}}
-`
-			if err := os.WriteFile(path, []byte(lines), 0o644); err != nil {
-				t.Fatal(err)
-			}
+`)
 			p := openEngine(t, engine, home)
 			if got := p.DB.Engine().Name(); got != engine {
 				t.Fatalf("store engine %q, want %q", got, engine)
@@ -219,15 +227,7 @@ func TestNULAndInvalidUTF8OnEveryEngine(t *testing.T) {
 	ctx := context.Background()
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
-			home := t.TempDir()
-			path := filepath.Join(home, "projects", "-w-app", "s.jsonl")
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			line := `{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:00:00Z","message":{"role":"user","content":"We keep the firmware blob ELF\u0000\u0001 under vendor/atlas."}}` + "\n"
-			if err := os.WriteFile(path, []byte(line), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			home := claudeHome(t, `{"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-02T09:00:00Z","message":{"role":"user","content":"We keep the firmware blob ELF\u0000\u0001 under vendor/atlas."}}`+"\n")
 			p := openEngine(t, engine, home)
 			if _, err := p.Record(ctx, []store.Event{{SessionID: "r", Source: "record", Role: "user", EventType: "message", ContentType: "text",
 				Content: "The atlas build log has \xff\xfe bytes in it."}}); err != nil {
@@ -240,19 +240,7 @@ func TestNULAndInvalidUTF8OnEveryEngine(t *testing.T) {
 			if sum.Copy == nil || sum.Copy.Events != 1 || sum.Copy.Detail == nil || len(sum.Copy.Detail.Errors) != 0 {
 				t.Fatalf("copy report %+v, want the one line stored", sum.Copy)
 			}
-			var contents []string
-			rows, err := p.DB.QueryContext(ctx, `SELECT content FROM session_events ORDER BY seq`)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for rows.Next() {
-				var c string
-				if err := rows.Scan(&c); err != nil {
-					t.Fatal(err)
-				}
-				contents = append(contents, c)
-			}
-			rows.Close()
+			contents := storetest.Column[string](t, p.DB, `SELECT content FROM session_events ORDER BY seq`)
 			blob, bytes := "ELF\x00\x01", "\xff\xfe"
 			if engine == "postgres" {
 				blob, bytes = "ELF\uFFFD\x01", "\uFFFD"
