@@ -13,7 +13,8 @@ const ServiceLabel = "dev.recollect.daemon"
 
 // SystemdUnit is a systemd --user unit that keeps the daemon of dataDir
 // running. binary, dataDir and envFile must be absolute; envFile, when not
-// empty, is read for the daemon's environment (EnvFile).
+// empty, is read for the daemon's environment (postgres.EnvFilePath, where
+// a user service finds the URL variable it does not inherit).
 func SystemdUnit(binary, dataDir, envFile string) string {
 	environment := ""
 	if envFile != "" {
@@ -35,20 +36,14 @@ WantedBy=default.target
 `, strings.ReplaceAll(dataDir, "%", "%%"), environment, systemdQuote(binary), systemdQuote(dataDir))
 }
 
-// EnvFile is where a user service's daemon reads variables it needs and
-// does not inherit from the login shell — a PostgreSQL store's URL —
-// under configDir (~/.config/recollect): one VAR='value' line each, a file
-// its owner alone may read. systemd reads it as an EnvironmentFile, and the
-// launchd agent's shell sources it.
-func EnvFile(configDir string) string { return filepath.Join(configDir, "postgres.env") }
-
 // EnvFileNote tells, as comment lines to print above the units, why they
 // read envFile and how to write it with the variable name's value from the
 // user's shell, without the value (a URL with a password) being shown.
 func EnvFileNote(name, envFile string) string {
 	return fmt.Sprintf(`# This store lives on PostgreSQL, so the daemon needs $%[1]s, which a user
-# service does not inherit from your shell. Both units read it from %[2]s;
-# write that file, readable by you alone, from a shell where the variable is set:
+# service does not inherit from your shell. Both units read it from %[2]s,
+# as every recollect does that finds the variable unset (an editor started from
+# the desktop); write that file, readable by you alone, from a shell where it is set:
 #   mkdir -p %[3]s && (umask 077; printf "%[1]s='%%s'\n" "$%[1]s" > %[2]s)
 `, name, shQuote(envFile), shQuote(filepath.Dir(envFile)))
 }

@@ -21,7 +21,7 @@ func TestServiceFiles(t *testing.T) {
 		{"/usr/local/bin/recollect", "/home/a/.recollect", ""},
 		{"/opt/my tools/recollect", "/home/a/data & 100%", ""},
 		// A PostgreSQL store: its URL comes from a file of the user's.
-		{"/usr/local/bin/recollect", "/home/a/team's memory", scheduler.EnvFile("/home/a/.config/recollect")},
+		{"/usr/local/bin/recollect", "/home/a/team's memory", "/home/a/.config/recollect/postgres.env"},
 	}
 	var got strings.Builder
 	for _, c := range cases {
@@ -65,7 +65,7 @@ func TestServiceFiles(t *testing.T) {
 // argument, a quote in its name included.
 func TestLaunchdAgentReadsTheEnvFile(t *testing.T) {
 	dir := t.TempDir()
-	envFile := scheduler.EnvFile(filepath.Join(dir, "config dir"))
+	envFile := filepath.Join(dir, "config dir", "recollect", "postgres.env")
 	url := "postgres://team@db.example:5432/memory?sslmode=require&application_name=recollect"
 	note := strings.Split(strings.TrimSpace(scheduler.EnvFileNote("RECOLLECT_POSTGRES_URL", envFile)), "\n")
 	write := exec.Command("/bin/sh", "-c", strings.TrimPrefix(note[len(note)-1], "#   "))

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 
 	"github.com/urfave/cli/v2"
 
@@ -33,11 +32,10 @@ func serviceCommand(env Env) *cli.Command {
 					// variables, and the URL must not go into a unit file
 					// anyone may read: both units read it from a file of
 					// the user's alone.
-					approvals, err := config.ApprovalsPath(env.Getenv)
-					if err != nil {
-						return err
+					envFile = postgres.EnvFilePath(env.Getenv)
+					if envFile == "" {
+						return fmt.Errorf("service print: find the env file for the URL: neither XDG_CONFIG_HOME nor HOME is set; set HOME")
 					}
-					envFile = scheduler.EnvFile(filepath.Dir(approvals))
 					name := cfg.Storage.Postgres.URLEnv
 					if name == "" {
 						name = postgres.DefaultURLEnv

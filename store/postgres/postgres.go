@@ -118,7 +118,9 @@ var ErrUnreachable = errors.New("PostgreSQL server unreachable")
 var ErrNewerSchema = store.ErrNewerSchema
 
 // URLFromEnv reads the connection URL from the variable named env (the
-// default when env is empty). A missing variable is ErrNoURL with the fix.
+// default when env is empty), or, when the environment does not set it,
+// from the user's env file (EnvFilePath). A missing variable is ErrNoURL
+// with the fix.
 func URLFromEnv(env string) (string, error) { return urlFrom(os.Getenv, env) }
 
 func urlFrom(getenv func(string) string, env string) (string, error) {
@@ -126,10 +128,25 @@ func urlFrom(getenv func(string) string, env string) (string, error) {
 		env = DefaultURLEnv
 	}
 	u := strings.TrimSpace(getenv(env))
-	if u == "" {
-		return "", fmt.Errorf("%w: $%s is not set; export %s=postgres://USER@HOST/DB (or name another variable in storage.postgres.url_env)", ErrNoURL, env, env)
+	if u != "" {
+		return u, nil
 	}
-	return u, nil
+	path := EnvFilePath(getenv)
+	if path != "" {
+		v, ok, err := lookupEnvFile(path, env)
+		if err != nil {
+			return "", fmt.Errorf("%w: $%s is not set, and %w", ErrNoURL, env, err)
+		}
+		if v = strings.TrimSpace(v); ok && v != "" {
+			return v, nil
+		}
+	}
+	where := ""
+	if path != "" {
+		where = " (nor in " + path + ")"
+	}
+	return "", fmt.Errorf("%w: $%s is not set%s; export %s=postgres://USER@HOST/DB (or name another variable in storage.postgres.url_env), "+
+		"and for a daemon or editor that does not start from your shell write it to %s (recollect service print shows how)", ErrNoURL, env, where, env, EnvFileName)
 }
 
 // Open connects to the server at url, creates the schema when it is

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -239,6 +241,8 @@ func TestUnreachableServerNamesHost(t *testing.T) {
 }
 
 func TestURLFromEnv(t *testing.T) {
+	t.Setenv("HOME", t.TempDir()) // no env file of the user's
+	t.Setenv("XDG_CONFIG_HOME", "")
 	t.Setenv("RECOLLECT_TEST_PG_UNSET", "")
 	_, err := postgres.URLFromEnv("RECOLLECT_TEST_PG_UNSET")
 	if !errors.Is(err, postgres.ErrNoURL) || !strings.Contains(err.Error(), "export RECOLLECT_TEST_PG_UNSET=") {
@@ -437,5 +441,51 @@ func TestAdjacentBackfilled(t *testing.T) {
 	}
 	if wrong != 0 || linked != 14 {
 		t.Errorf("after v23: %d rows keep other neighbours than their session's rows define, %d pointers kept; want 0 and 14", wrong, linked)
+	}
+}
+
+// TestURLFromTheEnvFile: a process that does not start from the user's
+// shell (a user service, an editor started from the desktop) finds the URL
+// in ~/.config/recollect/postgres.env, written as `recollect service
+// print` says; the environment wins over the file; a file others may read
+// is refused with the fix; a file that does not set the variable is named
+// in the error.
+func TestURLFromTheEnvFile(t *testing.T) {
+	url, schema := pgtest.Schema(t)
+	home := t.TempDir()
+	file := filepath.Join(home, ".config", "recollect", postgres.EnvFileName)
+	if got := postgres.EnvFilePath(func(k string) string { return map[string]string{"HOME": home}[k] }); got != file {
+		t.Fatalf("EnvFilePath = %q, want %q", got, file)
+	}
+	if err := os.MkdirAll(filepath.Dir(file), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"HOME": home}
+	open := func() error {
+		db, err := postgres.OpenStore(context.Background(), t.TempDir(), postgres.Config{URLEnv: "TEAM_URL", Schema: schema, Getenv: func(k string) string { return env[k] }})
+		if err == nil {
+			db.Close()
+		}
+		return err
+	}
+	if err := open(); !errors.Is(err, postgres.ErrNoURL) || !strings.Contains(err.Error(), "$TEAM_URL is not set (nor in "+file+")") {
+		t.Fatalf("no variable, no file: %v", err)
+	}
+	if err := os.WriteFile(file, []byte("# recollect\nOTHER='x'\nexport TEAM_URL='"+url+"'\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := open(); err != nil {
+		t.Fatalf("URL in the env file: %v", err)
+	}
+	env["TEAM_URL"] = "postgres://nobody@127.0.0.1:1/none?connect_timeout=2"
+	if err := open(); !errors.Is(err, postgres.ErrUnreachable) {
+		t.Fatalf("the environment's URL should win over the file's: %v", err)
+	}
+	delete(env, "TEAM_URL")
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := open(); !errors.Is(err, postgres.ErrNoURL) || !strings.Contains(err.Error(), "chmod 600 "+file) {
+		t.Fatalf("a file others may read: %v; want a refusal with the fix", err)
 	}
 }
