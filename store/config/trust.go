@@ -79,19 +79,16 @@ func (e *UntrustedError) Error() string {
 // ApprovalsPath is where approvals are kept: $XDG_CONFIG_HOME/recollect,
 // else ~/.config/recollect.
 func ApprovalsPath(getenv func(string) string) (string, error) {
-	base := getenv("XDG_CONFIG_HOME")
-	if base == "" || !filepath.IsAbs(base) {
-		home := getenv("HOME")
-		if home == "" {
-			h, err := os.UserHomeDir()
-			if err != nil {
-				return "", fmt.Errorf("find the approvals file: %w; set HOME or XDG_CONFIG_HOME", err)
-			}
-			home = h
+	dir := datadir.ConfigDir(getenv)
+	if dir == "" {
+		// Neither variable is set: the user's home as the system knows it.
+		h, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("find the approvals file: %w; set HOME or XDG_CONFIG_HOME", err)
 		}
-		base = filepath.Join(home, ".config")
+		dir = filepath.Join(h, ".config", "recollect")
 	}
-	return filepath.Join(base, "recollect", ApprovalsFile), nil
+	return filepath.Join(dir, ApprovalsFile), nil
 }
 
 // ProjectConfig is a data directory's config.json as a trust check sees it.

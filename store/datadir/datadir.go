@@ -87,3 +87,19 @@ func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil || !errors.Is(err, os.ErrNotExist)
 }
+
+// ConfigDir is recollect's directory of per-user files (approvals, the
+// PostgreSQL env file): $XDG_CONFIG_HOME/recollect when that is an
+// absolute path, else ~/.config/recollect; "" when neither variable is
+// set.
+func ConfigDir(getenv func(string) string) string {
+	base := getenv("XDG_CONFIG_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home := getenv("HOME")
+		if home == "" {
+			return ""
+		}
+		base = filepath.Join(home, ".config")
+	}
+	return filepath.Join(base, "recollect")
+}

@@ -74,3 +74,21 @@ func TestResolveStopsAtRepositoryRoot(t *testing.T) {
 		t.Fatalf("got %s (%s); a store above the repository root must not be picked", got, from)
 	}
 }
+
+// TestConfigDir: XDG_CONFIG_HOME when absolute (a relative one is ignored,
+// as the XDG spec says), else ~/.config; nothing when neither is set.
+func TestConfigDir(t *testing.T) {
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_CONFIG_HOME": "/x/cfg", "HOME": "/h"}, "/x/cfg/recollect"},
+		{map[string]string{"XDG_CONFIG_HOME": "rel/cfg", "HOME": "/h"}, "/h/.config/recollect"},
+		{map[string]string{"HOME": "/h"}, "/h/.config/recollect"},
+		{map[string]string{}, ""},
+	} {
+		if got := ConfigDir(func(k string) string { return tc.env[k] }); got != tc.want {
+			t.Errorf("ConfigDir(%v) = %q, want %q", tc.env, got, tc.want)
+		}
+	}
+}

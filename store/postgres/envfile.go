@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/recollect/recollect/store/datadir"
 )
 
 // EnvFileName is the file, in the user's config directory
@@ -22,15 +24,11 @@ const EnvFileName = "postgres.env"
 // EnvFilePath is where EnvFileName is read from, "" when neither
 // XDG_CONFIG_HOME nor HOME is set.
 func EnvFilePath(getenv func(string) string) string {
-	dir := getenv("XDG_CONFIG_HOME")
-	if dir == "" || !filepath.IsAbs(dir) {
-		home := getenv("HOME")
-		if home == "" {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+	dir := datadir.ConfigDir(getenv)
+	if dir == "" {
+		return ""
 	}
-	return filepath.Join(dir, "recollect", EnvFileName)
+	return filepath.Join(dir, EnvFileName)
 }
 
 // lookupEnvFile reads name's value from the env file at path: lines
