@@ -119,3 +119,16 @@ func TestWritePageFileIsPrivate(t *testing.T) {
 		t.Fatalf("page file: %v, mode %v", err, fi.Mode())
 	}
 }
+
+// TestKnowledgeHeadingCountsInWords: one fact is "1 fact", as elsewhere.
+func TestKnowledgeHeadingCountsInWords(t *testing.T) {
+	for n, want := range map[int]string{1: "(newest 0; 1 fact, 1 active)", 2: "(newest 0; 2 facts, 1 active)"} {
+		var b bytes.Buffer
+		if err := inspect.PrintLayer(&b, inspect.Data{Counts: inspect.Counts{Facts: n, Active: 1}}, "k"); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("%d facts: heading %q, want %q", n, strings.SplitN(b.String(), "\n", 2)[0], want)
+		}
+	}
+}
