@@ -50,6 +50,8 @@ type Report struct {
 type Candidate struct {
 	// Content is the self-contained statement.
 	Content string `json:"content"`
+	// Kind is what sort of knowledge it is (store.Kinds); "" for none.
+	Kind string `json:"kind,omitempty"`
 	// Domain is the proposed domain hint, lowercase; "" for none.
 	Domain string `json:"domain,omitempty"`
 	// Confidence and Importance are in 0..1 (clamped when written).
@@ -82,6 +84,9 @@ type Candidate struct {
 type Group struct {
 	// SessionID is the conversation.
 	SessionID string
+	// Project is the conversation's project (its working directory), or
+	// "" when the source did not record one.
+	Project string
 	// Events are the candidate events, oldest first.
 	Events []store.Event
 	// NextWatermark is the seq up to which the conversation is examined once
@@ -221,7 +226,7 @@ const unexaminedWhere = `e.session_id = c.id AND e.seq > COALESCE(w.last_seq, 0)
 func (s *Stage) eligibleWhere() (string, []any) {
 	var where []string
 	var args []any
-	where = append(where, `NOT (e.event_type = 'artifact')`)
+	where = append(where, `e.event_type <> 'artifact'`)
 	if len(s.Config.EventTypes) > 0 {
 		in, types := store.InList(s.Config.EventTypes)
 		where = append(where, `e.event_type IN (`+in+`)`)
@@ -236,8 +241,17 @@ func (s *Stage) eligibleWhere() (string, []any) {
 		where = append(where, `length(e.content) >= ?`)
 		args = append(args, s.Config.MinContentLength)
 	}
-	return strings.Join(where, " AND "), args
+	// Whatever the filters, the events where a coding agent writes down
+	// what a session learned are read too: compaction summaries, plan and
+	// todo list updates, and commits.
+	return `((` + strings.Join(where, " AND ") + `) OR ` + knowledgeCarrying + `)`, args
 }
+
+// knowledgeCarrying matches the events that carry a coding session's
+// knowledge beyond its text messages: compaction summaries, plan and todo
+// list updates (TodoWrite, update_plan) and shell calls that commit.
+const knowledgeCarrying = `(e.event_type = 'artifact' AND e.content_type = 'text' AND e.metadata LIKE '%"compact_summary":true%')
+	OR (e.event_type = 'tool_call' AND (e.content LIKE '%"name":"TodoWrite"%' OR e.content LIKE '%"name":"update_plan"%' OR e.content LIKE '%git commit%'))`
 
 // Remaining counts eligible events not yet examined.
 func (s *Stage) Remaining(ctx context.Context) (int, error) {
@@ -265,7 +279,11 @@ func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
 		if err != nil {
 			return nil, err
 		}
-		if max := s.Config.MaxContentChars; max > 0 && len(ev.Content) > max {
+		// A compaction summary is read whole (up to its own bound): it is
+		// the session's knowledge in one place.
+		if max := s.Config.MaxContentChars; IsCompactionSummary(ev) && len(ev.Content) > maxSummaryChars {
+			ev.Content = truncateUTF8(ev.Content, maxSummaryChars) + " […truncated]"
+		} else if max > 0 && len(ev.Content) > max && !IsCompactionSummary(ev) {
 			ev.Content = truncateUTF8(ev.Content, max) + " […truncated]"
 		}
 		i, ok := index[ev.SessionID]
@@ -278,6 +296,11 @@ func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("select extract batch: %w", err)
+	}
+	for i := range groups {
+		if err := s.DB.QueryRowContext(ctx, `SELECT COALESCE(project, '') FROM sessions WHERE id = ?`, groups[i].SessionID).Scan(&groups[i].Project); err != nil {
+			return nil, fmt.Errorf("select extract batch: read project of %s: %w", groups[i].SessionID, err)
+		}
 	}
 	// A conversation whose every eligible event is in the batch is examined
 	// up to its newest event, so ineligible tails (tool output) count as
@@ -402,12 +425,12 @@ func InsertSessionFact(ctx context.Context, tx *store.Tx, session, producer, mod
 	}
 	res, err := tx.ExecContext(ctx, `INSERT INTO session_facts
 		(session_id, content, digest, confidence, importance, domain_hint, capture_context, speaker_role, speaker,
-		 producer, model, event_ids, entities, valid_from, valid_until, said_at, status, created_at)
-		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, 'pending', ?)
+		 producer, model, event_ids, entities, valid_from, valid_until, said_at, kind, status, created_at)
+		VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?, 'pending', ?)
 		ON CONFLICT(session_id, digest) DO NOTHING`,
 		session, strings.TrimSpace(c.Content), digest, clamp01(c.Confidence), clamp01(c.Importance), nullIfEmpty(c.Domain),
 		nullIfEmpty(c.CaptureNotes), nullIfEmpty(c.SpeakerRole), nullIfEmpty(c.Speaker), producer, nullIfEmpty(model),
-		string(ids), ents, nullIfEmpty(c.ValidFrom), nullIfEmpty(c.ValidUntil), said, store.Now())
+		string(ids), ents, nullIfEmpty(c.ValidFrom), nullIfEmpty(c.ValidUntil), said, nullIfEmpty(store.NormalKind(c.Kind)), store.Now())
 	if err != nil {
 		return false, fmt.Errorf("insert session fact: %w", err)
 	}
@@ -463,7 +486,8 @@ func (Heuristic) Producer() string { return "heuristic" }
 // Model implements Extractor; the heuristic has none.
 func (Heuristic) Model() string { return "" }
 
-// Extract implements Extractor.
+// Extract implements Extractor: the user's durable statements, then what
+// the agent's side of a coding session holds (codingFacts).
 func (Heuristic) Extract(_ context.Context, g Group) ([]Candidate, error) {
 	var out []Candidate
 	for _, ev := range g.Events {
@@ -471,8 +495,11 @@ func (Heuristic) Extract(_ context.Context, g Group) ([]Candidate, error) {
 			continue
 		}
 		for _, s := range model.HeuristicFacts(ev.Content) {
-			out = append(out, Candidate{Content: s, Confidence: 0.5, Importance: 0.5, EventIDs: []int64{ev.Seq}})
+			out = append(out, Candidate{Content: s, Kind: model.StatementKind(s), Confidence: 0.5, Importance: 0.5, EventIDs: []int64{ev.Seq}})
 		}
 	}
-	return out, nil
+	return append(out, codingFacts(g)...), nil
 }
+
+// maxSummaryChars bounds the compaction summary an extraction reads.
+const maxSummaryChars = 64 << 10

@@ -81,10 +81,10 @@ func (in *Integrator) insertFact(ctx context.Context, tx *store.Tx, pf PendingFa
 		validFrom = pf.SaidAt
 	}
 	id, _, err := tx.InsertID(ctx, "id", `INSERT INTO facts(content, digest, domain, confidence, importance, status, producer,
-		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at)
-		VALUES (?,?,?,?,?, 'active', ?,?,?,?,?,?,?,?)`,
+		speaker_role, speaker, session_id, said_at, valid_from, valid_until, recorded_at, kind)
+		VALUES (?,?,?,?,?, 'active', ?,?,?,?,?,?,?,?,?)`,
 		pf.Content, pf.Digest, p.domain, pf.Confidence, pf.Importance, pf.Producer, nullStr(pf.SpeakerRole), nullStr(pf.Speaker),
-		pf.SessionID, nullStr(pf.SaidAt), nullStr(validFrom), nullStr(pf.ValidUntil), store.FormatTime(in.now()))
+		pf.SessionID, nullStr(pf.SaidAt), nullStr(validFrom), nullStr(pf.ValidUntil), store.FormatTime(in.now()), nullStr(pf.Kind))
 	if err != nil {
 		return 0, fmt.Errorf("insert fact: %w", err)
 	}

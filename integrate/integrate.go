@@ -95,6 +95,8 @@ type PendingFact struct {
 	ValidUntil   string
 	SaidAt       string
 	CaptureNotes string
+	// Kind is the fact's kind (store.Kinds), "" when none was given.
+	Kind string
 }
 
 // Run claims pending facts and integrates them one at a time, in the order
@@ -251,7 +253,7 @@ func (in *Integrator) release(ctx context.Context, token string) error {
 func loadClaimed(ctx context.Context, db *store.DB, token string) ([]PendingFact, error) {
 	rows, err := db.QueryContext(ctx, `SELECT id, session_id, content, digest, confidence, importance,
 		COALESCE(domain_hint,''), COALESCE(speaker_role,''), COALESCE(speaker,''), producer, event_ids,
-		entities, COALESCE(valid_from,''), COALESCE(valid_until,''), COALESCE(said_at,''), COALESCE(capture_context,'')
+		entities, COALESCE(valid_from,''), COALESCE(valid_until,''), COALESCE(said_at,''), COALESCE(capture_context,''), COALESCE(kind,'')
 		FROM session_facts WHERE claim_token = ? AND status = 'claimed' ORDER BY COALESCE(said_at, created_at), id`, token)
 	if err != nil {
 		return nil, fmt.Errorf("load claimed facts: %w", err)
@@ -263,7 +265,7 @@ func loadClaimed(ctx context.Context, db *store.DB, token string) ([]PendingFact
 		var ids string
 		var ents sql.NullString
 		if err := rows.Scan(&pf.ID, &pf.SessionID, &pf.Content, &pf.Digest, &pf.Confidence, &pf.Importance, &pf.DomainHint,
-			&pf.SpeakerRole, &pf.Speaker, &pf.Producer, &ids, &ents, &pf.ValidFrom, &pf.ValidUntil, &pf.SaidAt, &pf.CaptureNotes); err != nil {
+			&pf.SpeakerRole, &pf.Speaker, &pf.Producer, &ids, &ents, &pf.ValidFrom, &pf.ValidUntil, &pf.SaidAt, &pf.CaptureNotes, &pf.Kind); err != nil {
 			return nil, fmt.Errorf("scan claimed fact: %w", err)
 		}
 		if err := json.Unmarshal([]byte(ids), &pf.EventIDs); err != nil {

@@ -64,6 +64,15 @@ func (in *Integrator) plan(ctx context.Context, pf PendingFact, st *runState, re
 	if p.supersedes, err = in.decideSupersession(ctx, pf, ents, st, rep); err != nil {
 		return p, fmt.Errorf("decide supersession: %w", err)
 	}
+	closed, err := in.closedTasks(ctx, pf)
+	if err != nil {
+		return p, err
+	}
+	for _, c := range closed {
+		if !supersedesTarget(p.supersedes, c.older) {
+			p.supersedes = append(p.supersedes, c)
+		}
+	}
 	return p, nil
 }
 
@@ -85,4 +94,14 @@ func (in *Integrator) knownEntities(ctx context.Context, ms []Mention) ([]int64,
 		}
 	}
 	return out, nil
+}
+
+// supersedesTarget reports whether list already retires older.
+func supersedesTarget(list []supersession, older int64) bool {
+	for _, s := range list {
+		if s.older == older {
+			return true
+		}
+	}
+	return false
 }

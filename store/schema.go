@@ -607,6 +607,14 @@ SELECT 1;
 	`
 SELECT 1;
 `,
+	// v25 — a fact says what kind of knowledge it is: a decision, a fix,
+	// a rule or preference, a task (open or done), a fact, or a command.
+	// Readers show and filter on it; NULL is a fact stored before kinds.
+	`
+ALTER TABLE session_facts ADD COLUMN kind TEXT;
+ALTER TABLE facts ADD COLUMN kind TEXT;
+CREATE INDEX facts_kind ON facts(kind, id) WHERE status = 'active' AND kind IS NOT NULL;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/recollect/recollect/store"
 	"regexp"
 	"strings"
 	"sync"
@@ -218,4 +219,25 @@ func symbolShare(s string) float64 {
 		return 1
 	}
 	return 1 - float64(letters)/float64(total)
+}
+
+var (
+	userDecisionRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|went with|go with|going with|settled on|switch(ed)? to|instead of|rather than|from now on)\b`)
+	})
+	userRuleRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(always|never)\b|\b(prefer|prefers|preferred|like|likes|love|hate|dislike|must|should|always|never|convention)\b`)
+	})
+)
+
+// StatementKind says what kind of knowledge a durable statement is: a
+// decision, a rule or preference, or a fact (store.Kinds).
+func StatementKind(s string) string {
+	switch {
+	case userDecisionRe().MatchString(s):
+		return store.KindDecision
+	case userRuleRe().MatchString(s):
+		return store.KindRule
+	}
+	return store.KindFact
 }

@@ -15,6 +15,11 @@ const (
 	KeyFacts     = 10
 	RecentFacts  = 10
 	SessionFacts = 15
+	// OpenTasks, Rules and Changes bound the sections of a project's open
+	// work, its standing rules and its recent decisions and fixes.
+	OpenTasks = 10
+	Rules     = 8
+	Changes   = 10
 )
 
 // Sources of a SessionStart payload: why the session (re)started.
@@ -75,7 +80,8 @@ type fact struct {
 // SessionStart renders the context added at a session's start: a framing
 // paragraph, then — after a compaction — the facts learned from this
 // session, most recent first, with a line when consolidation is still
-// running; then key facts (most important first), unresolved conflicts and
+// running; then the open tasks, rules and recent decisions and fixes; then
+// key facts (most important first), unresolved conflicts and
 // recent knowledge. No fact appears twice; a line that does not fit the
 // budget is left out and the last line says how many were. Only active
 // facts are read, ordered with ties broken by id, so an unchanged store
@@ -103,6 +109,18 @@ func SessionStart(ctx context.Context, r *graph.Reader, in SessionInput) (string
 		return "", err
 	}
 	conflicts, err := openConflicts(ctx, db)
+	if err != nil {
+		return "", err
+	}
+	tasks, err := kindFacts(ctx, db, `kind = 'task'`, OpenTasks)
+	if err != nil {
+		return "", err
+	}
+	rules, err := kindFacts(ctx, db, `kind = 'rule'`, Rules)
+	if err != nil {
+		return "", err
+	}
+	changes, err := kindFacts(ctx, db, `kind IN ('decision', 'fix')`, Changes)
 	if err != nil {
 		return "", err
 	}
@@ -147,6 +165,9 @@ func SessionStart(ctx context.Context, r *graph.Reader, in SessionInput) (string
 		}
 		section("Learned in this session before the compaction", fromSession, SessionFacts)
 	}
+	section("Open tasks", tasks, OpenTasks)
+	section("Rules", rules, Rules)
+	section("Recent decisions and fixes", changes, Changes)
 	section("Key facts", key, KeyFacts)
 	for i, c := range conflicts {
 		if i == 0 {
@@ -190,6 +211,13 @@ func consolidationNote(c Consolidation) string {
 func activeFacts(ctx context.Context, db *store.DB, index, order string, limit int) ([]fact, error) {
 	return queryFacts(ctx, db, `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts `+index+`
 		WHERE status = 'active' ORDER BY `+order+` LIMIT ?`, limit)
+}
+
+// kindFacts reads the newest limit active facts whose kind passes cond
+// (a literal condition on kind), through the kind index (v25).
+func kindFacts(ctx context.Context, db *store.DB, cond string, limit int) ([]fact, error) {
+	return queryFacts(ctx, db, `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts
+		WHERE status = 'active' AND `+cond+` ORDER BY id DESC LIMIT ?`, limit)
 }
 
 // sessionFacts are the active facts that rest on events of session id,

@@ -702,6 +702,13 @@ DROP INDEX fact_provenance_fact_seq;
 CREATE INDEX fact_provenance_fact_seq ON fact_provenance(fact_id, event_seq, session_id)
 	INCLUDE (session_fact_id, prev_fact, next_fact);
 `,
+	// v25 — a fact's kind (decision, fix, rule, task, done, fact,
+	// command); NULL for facts stored before kinds.
+	`
+ALTER TABLE session_facts ADD COLUMN kind TEXT;
+ALTER TABLE facts ADD COLUMN kind TEXT;
+CREATE INDEX facts_kind ON facts(kind, id) WHERE status = 'active' AND kind IS NOT NULL;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

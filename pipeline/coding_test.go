@@ -1,0 +1,198 @@
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/recollect/recollect/extract"
+)
+
+var updateCoding = flag.Bool("update-coding", false, "rewrite testdata/coding-*.golden, keeping the labels of facts still found")
+
+// spotterHome lays the real spotter Claude Code session (1,863 lines, one
+// auto compaction) out as a Claude Code home holds it.
+func spotterHome(tb testing.TB) string {
+	tb.Helper()
+	src := filepath.Join("..", "fixtures", "transcripts", "claude-code", "spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	home := tb.TempDir()
+	dst := filepath.Join(home, "projects", "-home-USER-projects-spotter-worktrees-spotter-gqc", filepath.Base(src))
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(dst, data, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return home
+}
+
+// The session's compaction summary lists eight errors with their fixes and
+// two pending tasks. Each is named here by words of its own that a fact
+// carrying it must hold (labelled by reading the summary).
+var spotterSummaryItems = []struct {
+	kind  string
+	words []string
+}{
+	{"fix", []string{"Compile errors", "AnnotationMessageRef", "creating the module"}},
+	{"fix", []string{"Stale build artifacts", "mix compile --force"}},
+	{"fix", []string{"ALTER TABLE MODIFY", "table rename"}},
+	{"fix", []string{"length/1", "pattern match"}},
+	{"fix", []string{"Cannot accept [:state]", "attribute"}},
+	{"fix", []string{"secret_key_base", "config/test.exs"}},
+	{"fix", []string{"lazy_html", "mix.exs"}},
+	{"fix", []string{"sandbox isolation", "{:shared, self()}"}},
+	{"task", []string{"spotter-gqc.6", "Close project review session"}},
+	{"task", []string{"spotter-gqc.7", "Launch project review conversation"}},
+}
+
+// TestCodingSessionKnowledge runs a real coding session through the copy,
+// extract and integrate steps with the embedded heuristic, as a user's
+// store runs it, and checks what was learned: the compaction summary's
+// errors and fixes and pending tasks are facts of their kinds, the tasks
+// later committed are no longer open, and the facts are the labelled ones
+// (testdata/coding-spotter.golden), with precision of at least 0.85.
+func TestCodingSessionKnowledge(t *testing.T) {
+	p := openCopyTest(t, spotterHome(t))
+	if _, err := p.Copy(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	consolidate(t, p)
+
+	type row struct {
+		id                    int64
+		kind, status, content string
+	}
+	var facts []row
+	rows, err := p.DB.Query(`SELECT id, COALESCE(kind, ''), status, content FROM facts ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rows.Next() {
+		var r row
+		if err := rows.Scan(&r.id, &r.kind, &r.status, &r.content); err != nil {
+			t.Fatal(err)
+		}
+		facts = append(facts, r)
+	}
+	rows.Close()
+	if len(facts) < 25 {
+		t.Errorf("%d facts from the spotter session, want at least 25", len(facts))
+	}
+
+	found := 0
+	for _, item := range spotterSummaryItems {
+		var hit *row
+		for i := range facts {
+			if facts[i].kind == item.kind && containsAll(facts[i].content, item.words) {
+				hit = &facts[i]
+				break
+			}
+		}
+		if hit == nil {
+			t.Logf("summary item %v: no %s fact holds it", item.words, item.kind)
+			continue
+		}
+		found++
+		if item.kind == "task" && hit.status != "superseded" {
+			t.Errorf("task %q is %s; the session later committed it, so it should be superseded", hit.content, hit.status)
+		}
+	}
+	if share := float64(found) / float64(len(spotterSummaryItems)); share < 0.8 {
+		t.Errorf("%d of %d of the summary's errors-and-fixes and pending tasks are facts (%.2f), want at least 0.80", found, len(spotterSummaryItems), share)
+	}
+
+	var got []string
+	for _, f := range facts {
+		got = append(got, f.kind+"\t"+f.content)
+	}
+	checkLabelled(t, filepath.Join("testdata", "coding-spotter.golden"), got, 0.85)
+}
+
+func containsAll(s string, words []string) bool {
+	for _, w := range words {
+		if !strings.Contains(s, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkLabelled compares facts ("kind\tcontent") with a labelled golden
+// file whose lines are "+\tkind\tcontent" (a correct, self-contained
+// statement) or "-\tkind\tcontent" (wrong, or not standing alone), and
+// requires the labelled precision to reach min. With -update-coding the
+// file is rewritten: facts still found keep their label, new ones get "?"
+// and fail the test until a person labels them.
+func checkLabelled(t *testing.T, path string, facts []string, min float64) {
+	t.Helper()
+	labels := map[string]string{}
+	if f, err := os.Open(path); err == nil {
+		sc := bufio.NewScanner(f)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			label, rest, ok := strings.Cut(sc.Text(), "\t")
+			if ok {
+				labels[rest] = label
+			}
+		}
+		f.Close()
+	}
+	if *updateCoding {
+		var b strings.Builder
+		for _, f := range facts {
+			l := labels[f]
+			if l == "" {
+				l = "?"
+			}
+			fmt.Fprintf(&b, "%s\t%s\n", l, f)
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	good, bad := 0, 0
+	var missing, unlabelled []string
+	seen := map[string]bool{}
+	for _, f := range facts {
+		seen[f] = true
+		switch labels[f] {
+		case "+":
+			good++
+		case "-":
+			bad++
+		default:
+			unlabelled = append(unlabelled, f)
+		}
+	}
+	for f := range labels {
+		if !seen[f] {
+			missing = append(missing, f)
+		}
+	}
+	sort.Strings(missing)
+	for _, f := range unlabelled {
+		t.Errorf("new fact, not labelled in %s (run with -update-coding, then label it + or -): %s", path, f)
+	}
+	for _, f := range missing {
+		t.Errorf("labelled fact no longer extracted: %s", f)
+	}
+	if good+bad > 0 {
+		precision := float64(good) / float64(good+bad)
+		t.Logf("%d facts, labelled precision %.2f (%d correct, %d not)", good+bad, precision, good, bad)
+		if precision < min {
+			t.Errorf("labelled precision %.2f, want at least %.2f", precision, min)
+		}
+	}
+}
+
+var _ = extract.IsCompactionSummary
