@@ -663,7 +663,7 @@ var (
 		return regexp.MustCompile(`(?s)<<-?\s*['"]?(\w+)['"]?\s*\n(.*?)\n\s*(\w+)\s*(\n|\)|$)`)
 	})
 	dashMRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?s)(?:^|\s)-(?:m|-message(?:=|\s))\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')`)
+		return regexp.MustCompile(`(?s)(?:^|\s)-(?:[a-zA-Z]*m|-message(?:=|\s))\s*(?:"((?:[^"\\]|\\.)*)"|'([^']*)')`)
 	})
 	trailerRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`^[A-Z][A-Za-z-]+(-[A-Za-z]+)*: `)

@@ -62,6 +62,9 @@ func closes(done, task string) (string, bool) {
 			return "the task " + id + " is done", true
 		}
 	}
+	if t := strings.TrimSpace(taskText(task)); t != "" && strings.EqualFold(t, strings.TrimSpace(doneText(done))) {
+		return "the task is done", true
+	}
 	want := taskWords(taskText(task))
 	if len(want) < 3 {
 		return "", false
@@ -86,6 +89,14 @@ func closes(done, task string) (string, bool) {
 func taskText(s string) string {
 	if i := strings.Index(s, "task: "); i >= 0 {
 		return s[i+len("task: "):]
+	}
+	return s
+}
+
+// doneText is a done fact's words after its "…done: " lead.
+func doneText(s string) string {
+	if i := strings.Index(s, "done: "); i >= 0 {
+		return s[i+len("done: "):]
 	}
 	return s
 }
