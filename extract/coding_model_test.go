@@ -75,7 +75,9 @@ func TestModelRouteReadsCodingSessions(t *testing.T) {
 	if len(chats) != 1 {
 		t.Fatalf("%d model calls, want 1", len(chats))
 	}
-	var sent struct{ Messages []struct{ Role, Content string } }
+	var sent struct {
+		Messages []struct{ Role, Content string }
+	}
 	if err := chats[0].Decode(&sent); err != nil {
 		t.Fatal(err)
 	}
