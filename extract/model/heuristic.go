@@ -20,6 +20,9 @@ import (
 // lists cut mid-way and text that addresses the model or the system are
 // skipped (the Reason constants name each rule).
 func HeuristicFacts(text string) []string {
+	if PromptTemplate(text) {
+		return nil
+	}
 	var out []string
 	for _, u := range units(text) {
 		if keep, _ := judge(u); keep {
@@ -95,13 +98,33 @@ var (
 	headingRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*#{1,6}\s`) })
 	tableRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\s*\|.*\|\s*$|^\s*[-:|]{3,}\s*$`) })
 	outputLineRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^\s*(\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
+		return regexp.MustCompile(`(?i)^\s*(\S+@[\w.-]+:\S*\s*[$#%] |\(\S+\)\s+\S*[$#%>] |ps [a-z]:\\|[a-z]:\\\S*>|E {2,}\S|=+ .+ =+$|(failed|passed|error|skipped|xfail|xpass)\s+\S+::|\S+::\S+.*\b(passed|failed|error)\b|.*\[\s*\d+%\]$|\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
 	})
 	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
 	})
 	inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]*`") })
 )
+
+// columnGapRe finds a gap of three or more spaces between words: pasted
+// columns (a listing, a table printed by a tool), not prose.
+var columnGapRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\S {3,}\S`) })
+
+// promptTemplateRe matches the marks of a prompt template an agent
+// harness expands into the user's message (a slash command or custom
+// prompt): YAML front matter with a description, an $ARGUMENTS or
+// {{placeholder}} slot, or a "User input:" block.
+var promptTemplateRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?s)\A\s*---\s*\n[a-z_-]+:.*?\n---\s*\n|\$ARGUMENTS\b|\{\{\s*\w+\s*\}\}|(?m)^\s*(user input|arguments):\s*$`)
+})
+
+// PromptTemplate reports whether text is a prompt template an agent
+// harness expanded into a user message (spec-kit's and other slash
+// commands, Codex custom prompts), marked as a template. Its
+// instructions are the template author's, never the user's word.
+func PromptTemplate(text string) bool {
+	return promptTemplateRe().MatchString(text)
+}
 
 // indentedBlock reports whether a line is indented as markdown code is.
 func indentedBlock(line string) bool {
@@ -145,7 +168,7 @@ func units(text string) []unit {
 			kind = kindCode
 		case headingRe().MatchString(line):
 			kind = kindHeading
-		case tableRe().MatchString(line):
+		case tableRe().MatchString(line) || strings.Count(line, "\t") >= 2 || len(columnGapRe().FindAllStringIndex(trimmed, -1)) >= 2:
 			kind = kindTable
 		case outputLineRe().MatchString(line):
 			kind = kindOutput

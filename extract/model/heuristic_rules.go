@@ -29,6 +29,7 @@ const (
 	ReasonToAgent     = "addressed to the agent"
 	ReasonNoStatement = "states no preference, fact, rule or decision"
 	ReasonTentative   = "a guess or an open question, not a settled statement"
+	ReasonFragment    = "a fragment: a condition or reason without its main clause"
 )
 
 // injectionRe matches text that speaks to the model or the system rather
@@ -71,6 +72,13 @@ var imperative = map[string]bool{
 	"close": true, "deploy": true, "edit": true, "mark": true, "print": true, "replace": true, "search": true,
 	"copy": true, "paste": true, "bump": true, "drop": true, "skip": true, "avoid": true, "don't": true, "dont": true,
 	"remember": true, "ask": true, "work": true, "tidy": true, "consider": true, "insert": true, "generate": true,
+}
+
+// Words that open a subordinate clause: a sentence that starts with one
+// and has no comma lacks its main clause ("If not it should.").
+var subordinate = map[string]bool{
+	"if": true, "unless": true, "although": true, "though": true, "whereas": true, "because": true,
+	"while": true, "whether": true, "once": true, "otherwise": true,
 }
 
 // Words that open a question.
@@ -162,6 +170,9 @@ func judge(u unit) (keep bool, reason string) {
 	if requestRe().MatchString(s) {
 		return false, ReasonCommand
 	}
+	if designChangeRe().MatchString(s) {
+		return true, ReasonDurable
+	}
 	if planRe().MatchString(s) {
 		return false, ReasonPlan
 	}
@@ -179,6 +190,9 @@ func judge(u unit) (keep bool, reason string) {
 	}
 	if tentativeRe().MatchString(s) {
 		return false, ReasonTentative
+	}
+	if subordinate[first] && !strings.ContainsAny(s, ",;") && !strings.Contains(strings.ToLower(s), " then ") {
+		return false, ReasonFragment
 	}
 	if !durableRe().MatchString(s) {
 		return false, ReasonNoStatement
@@ -221,9 +235,16 @@ func symbolShare(s string) float64 {
 	return 1 - float64(letters)/float64(total)
 }
 
+// designChangeRe matches a user stating a change of design: "I want to
+// update my spec to use events", "we need to switch the queue from Redis
+// to NATS". It reads like a plan but it is a decision about the project.
+var designChangeRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^(i|we) (want|need|'d like|would like|have decided|decided) to (change|update|switch|move|rename|replace|drop|migrate|rewrite|restructure)\b.{3,}\b(to|from|instead of|with)\b.{3,}`)
+})
+
 var (
 	userDecisionRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|went with|go with|going with|settled on|switch(ed)? to|instead of|rather than|from now on)\b`)
+		return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|went with|go with|going with|settled on|switch(ed)? to|instead of|rather than|from now on)\b|^(i|we) (want|need|'d like|would like) to (change|update|switch|move|rename|replace|drop|migrate|rewrite|restructure)\b`)
 	})
 	userRuleRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(always|never)\b|\b(prefer|prefers|preferred|like|likes|love|hate|dislike|must|should|always|never|convention)\b`)

@@ -44,6 +44,16 @@ func TestHeuristicFacts(t *testing.T) {
 		{"lead-in before a command", "FYI, run the linter before you push.", nil},
 		{"a guess", "I think the cache is probably the problem here.", nil},
 		{"an open question without a question mark", "Not sure whether we should move the queue to Redis.", nil},
+		{"pytest output", "tests/test_api.py::test_refund FAILED [ 50%]\nE   AssertionError: the refund total is wrong and needs fixing\n=== 1 failed, 2 passed in 0.12s ===", nil},
+		{"shell prompt transcript", "me@box:~/src/app$ make test runs the whole suite here\n(venv) $ pytest is the runner we use", nil},
+		{"tab-separated rows", "name\tstatus\tage\nbilling\tis running\t3d", nil},
+		{"pasted columns", "billing-api   Running   3 days ago   is healthy", nil},
+		{"a condition without its main clause", "If not it should.", nil},
+		{"a condition with its main clause", "If the cache is cold, the first search takes longer.", []string{"If the cache is cold, the first search takes longer."}},
+		{"slash-command template", "---\ndescription: Create or update the feature specification.\n---\n\nThe user input to you can be provided directly by the agent or as a command argument.\n\nUser input:\n\n$ARGUMENTS\n\nThe text the user typed after the command is the feature description, and the spec lives in specs/.\nEvery spec must have a summary section that is short and clear for readers.\n", nil},
+		{"a stated change of design", "I want to update my spec to store sessions in SQLite instead of JSON files.",
+			[]string{"I want to update my spec to store sessions in SQLite instead of JSON files."}},
+		{"a plan is still a plan", "I want to look at the logs first.", nil},
 		{"ellipsis inside a sentence", "The generated migration uses `ALTER TABLE ... modify` which SQLite doesn't support.",
 			[]string{"The generated migration uses `ALTER TABLE ... modify` which SQLite doesn't support."}},
 	}
@@ -111,6 +121,20 @@ func TestHeuristicInjectionRulesSpareOrdinaryStatements(t *testing.T) {
 		}
 		if _, reason := judge(u[0]); reason == ReasonInjection {
 			t.Errorf("%q read as an injected instruction", in)
+		}
+	}
+}
+
+func TestStatementKind(t *testing.T) {
+	for in, want := range map[string]string{
+		"Always use pnpm in this repo, never npm.":                                    "rule",
+		"I prefer tabs over spaces.":                                                  "rule",
+		"We switched from Jest to Vitest because Jest was too slow on the monorepo.":  "decision",
+		"I want to update my spec to store sessions in SQLite instead of JSON files.": "decision",
+		"The staging API is rate limited to 100 requests a second.":                   "fact",
+	} {
+		if got := StatementKind(in); got != want {
+			t.Errorf("StatementKind(%q) = %q, want %q", in, got, want)
 		}
 	}
 }
