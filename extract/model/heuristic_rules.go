@@ -244,7 +244,7 @@ var designChangeRe = sync.OnceValue(func() *regexp.Regexp {
 
 var (
 	userDecisionRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|went with|go with|going with|settled on|switch(ed)? to|instead of|rather than|from now on)\b|^(i|we) (want|need|'d like|would like) to (change|update|switch|move|rename|replace|drop|migrate|rewrite|restructure)\b`)
+		return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|went with|go with|going with|settled on|switch(ed)? (to|from)|migrated (to|from)|instead of|rather than|from now on)\b|^(i|we) (want|need|'d like|would like) to (change|update|switch|move|rename|replace|drop|migrate|rewrite|restructure)\b`)
 	})
 	userRuleRe = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(always|never)\b|\b(prefer|prefers|preferred|like|likes|love|hate|dislike|must|should|always|never|convention)\b`)
