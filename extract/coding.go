@@ -70,7 +70,10 @@ func codingFacts(g Group) []Candidate {
 		if content == "" {
 			return
 		}
-		out = append(out, Candidate{Content: content, Kind: kind, Confidence: 0.6, Importance: kindImportance(kind), EventIDs: []int64{ev.Seq}})
+		// The agent's side of the session, a compaction summary included
+		// (the agent's model wrote it), is the assistant's word.
+		out = append(out, Candidate{Content: content, Kind: kind, Confidence: 0.6, Importance: kindImportance(kind), EventIDs: []int64{ev.Seq},
+			SpeakerRole: "assistant"})
 	}
 	lastPlan := -1
 	for i, ev := range g.Events {

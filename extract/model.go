@@ -152,7 +152,7 @@ func (m *ModelExtractor) Extract(ctx context.Context, g Group) ([]Candidate, err
 		}
 		for _, f := range summaryFacts(ev.Content, project) {
 			pre = append(pre, Candidate{Content: f.text, Kind: f.kind, Confidence: 0.6, Importance: kindImportance(f.kind),
-				EventIDs: []int64{ev.Seq}, Producer: "heuristic"})
+				EventIDs: []int64{ev.Seq}, Producer: "heuristic", SpeakerRole: "assistant"})
 		}
 	}
 	if len(rest.Events) == 0 {

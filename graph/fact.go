@@ -16,13 +16,16 @@ import (
 // who said it (speaker, not subject), where it came from, when it held, and
 // which retrieval arms found it.
 type Hit struct {
-	ID          int64       `json:"id"`
-	Content     string      `json:"content"`
-	Domain      string      `json:"domain"`
-	Subdomain   string      `json:"subdomain,omitempty"`
-	Confidence  float64     `json:"confidence"`
-	Importance  float64     `json:"importance"`
-	Status      string      `json:"status"`
+	ID         int64   `json:"id"`
+	Content    string  `json:"content"`
+	Domain     string  `json:"domain"`
+	Subdomain  string  `json:"subdomain,omitempty"`
+	Confidence float64 `json:"confidence"`
+	Importance float64 `json:"importance"`
+	Status     string  `json:"status"`
+	// Kind is what sort of knowledge the fact is (store.Kinds); "" for a
+	// fact stored before kinds.
+	Kind        string      `json:"kind,omitempty"`
 	Producer    string      `json:"producer"`
 	SpeakerRole string      `json:"speaker_role,omitempty"`
 	Speaker     string      `json:"speaker,omitempty"`
@@ -191,18 +194,18 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 		// The link columns stand where a fact's row has them (readLink).
 		linkPart = `
 		UNION ALL SELECT 3, f.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.said_at, f.valid_from, NULL, f.recorded_at,
-			NULL, f.importance, f.superseded_by, ` + live + `
+			NULL, f.importance, f.superseded_by, ` + live + `, NULL
 		FROM facts f WHERE ` + idIn(eng, "f.id")
 		args = append(append(args, largs...), jsonIDs(rest))
 	}
 	rows, err := db.QueryContext(ctx, `SELECT 0 AS k, f.id, f.content, f.domain, f.subdomain, f.status, f.producer, f.speaker_role, f.speaker,
-			f.session_id, f.said_at, f.valid_from, f.valid_until, f.recorded_at, f.confidence, f.importance, f.superseded_by, `+live+`
+			f.session_id, f.said_at, f.valid_from, f.valid_until, f.recorded_at, f.confidence, f.importance, f.superseded_by, `+live+`, f.kind
 		FROM facts f WHERE `+idIn(eng, "f.id")+`
 		UNION ALL SELECT 1, fact_id, COALESCE(session_id, ''), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-			NULL, NULL, event_seq, NULL
+			NULL, NULL, event_seq, NULL, NULL
 		FROM fact_provenance WHERE `+idIn(eng, "fact_id")+`
 		UNION ALL SELECT 2, fe.fact_id, e.name, e.type, fe.role, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-			NULL, NULL, e.id, fe.is_subject
+			NULL, NULL, e.id, fe.is_subject, NULL
 		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id WHERE `+idIn(eng, "fe.fact_id")+linkPart, args...)
 	if err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
@@ -219,20 +222,20 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 		ref  EntityRef
 	}
 	var ents []entity
-	row := newValues(18)
+	row := newValues(19)
 	for rows.Next() {
 		if err := row.scan(rows); err != nil {
 			return nil, fmt.Errorf("load facts: %w", err)
 		}
 		// Columns: kind, id, twelve texts (2–13), confidence, importance,
-		// two integers (16, 17).
+		// two integers (16, 17), the fact's kind (18).
 		id := row.int(1)
 		switch row.int(0) {
 		case hitFact:
 			h := &Hit{ID: id, Content: row.str(2), Domain: row.str(3), Subdomain: row.str(4), Status: row.str(5),
 				Producer: row.str(6), SpeakerRole: row.str(7), Speaker: row.str(8), SessionID: row.str(9),
 				SaidAt: row.str(10), ValidFrom: row.str(11), ValidUntil: row.str(12), RecordedAt: row.str(13),
-				Confidence: row.float(14), Importance: row.float(15), SupersededBy: row.int(16),
+				Confidence: row.float(14), Importance: row.float(15), SupersededBy: row.int(16), Kind: row.str(18),
 				EventIDs: []int64{}, Entities: []EntityRef{}, MatchedBy: []Match{}, Sessions: []string{}}
 			out[id] = h
 			if lk != nil {

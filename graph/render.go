@@ -55,7 +55,7 @@ func quoted(s string) string { return strconv.Quote(oneLine(s)) }
 func ProducerLabel(p string) string {
 	switch p {
 	case "heuristic":
-		return "heuristic (verbatim sentence, no model)"
+		return "heuristic (read from the transcript, no model)"
 	case "capture":
 		return "explicit capture by an agent"
 	case "":
@@ -196,8 +196,12 @@ func renderFactMeta(w io.Writer, h Hit) {
 			who += " (" + h.Speaker + ")"
 		}
 	}
-	fmt.Fprintf(w, "   domain %s · confidence %.2f · importance %.2f · %s · %s · %s\n",
-		dom, h.Confidence, h.Importance, h.Status, who, ProducerLabel(h.Producer))
+	kind := ""
+	if h.Kind != "" {
+		kind = "kind " + h.Kind + " · "
+	}
+	fmt.Fprintf(w, "   %sdomain %s · confidence %.2f · importance %.2f · %s · %s · %s\n",
+		kind, dom, h.Confidence, h.Importance, h.Status, who, ProducerLabel(h.Producer))
 	fmt.Fprintf(w, "   cites events %v in session %s", h.EventIDs, orUnknown(strings.Join(h.Sessions, ", "), h.SessionID))
 	if h.SaidAt != "" {
 		fmt.Fprintf(w, " · said %s", h.SaidAt)

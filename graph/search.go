@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -63,6 +64,8 @@ type Query struct {
 	// nil means the semantic arm does not run.
 	Vector []float32
 	Space  Space
+	// Kinds, when set, keeps only facts of these kinds (store.Kinds).
+	Kinds []string
 	// KnowledgeOnly skips the event log: no episodes, for callers that read
 	// only Results (the prompt hook, context, forget candidates).
 	KnowledgeOnly bool
@@ -141,8 +144,8 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		return ans, err
 	}
 	want := q.Limit
-	if q.Budget > 0 {
-		want = 0 // the budget needs every candidate's length
+	if q.Budget > 0 || len(q.Kinds) > 0 {
+		want = 0 // the budget needs every candidate's length; a kind filter every candidate's kind
 	}
 	// Pending facts are searched on a second connection while the fused
 	// candidates are resolved.
@@ -208,6 +211,15 @@ func maybeAsync[T any](parallel bool, fn func() (T, error)) func() (T, error) {
 
 // choose applies the limit or the budget to hits ranked by score.
 func choose(hits []*Hit, q Query, ans *Answer) []Hit {
+	if len(q.Kinds) > 0 {
+		kept := hits[:0:0]
+		for _, h := range hits {
+			if slices.Contains(q.Kinds, h.Kind) {
+				kept = append(kept, h)
+			}
+		}
+		hits = kept
+	}
 	out := make([]Hit, 0, len(hits))
 	if q.Budget > 0 {
 		rep := &BudgetReport{Budget: q.Budget}

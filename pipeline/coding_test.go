@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/hookctx"
 )
 
 var updateCoding = flag.Bool("update-coding", false, "rewrite testdata/coding-*.golden, keeping the labels of facts still found")
@@ -20,10 +21,21 @@ var updateCoding = flag.Bool("update-coding", false, "rewrite testdata/coding-*.
 // auto compaction) out as a Claude Code home holds it.
 func spotterHome(tb testing.TB) string {
 	tb.Helper()
+	return spotterHomeUpTo(tb, 0)
+}
+
+// spotterHomeUpTo is spotterHome with only the session's first lines (all
+// of them when lines is 0): the session as it stood at that point.
+func spotterHomeUpTo(tb testing.TB, lines int) string {
+	tb.Helper()
 	src := filepath.Join("..", "fixtures", "transcripts", "claude-code", "spotter", "258c7280-ae70-4798-800f-63464d01a85d.jsonl")
 	data, err := os.ReadFile(src)
 	if err != nil {
 		tb.Fatal(err)
+	}
+	if lines > 0 {
+		all := strings.SplitAfter(string(data), "\n")
+		data = []byte(strings.Join(all[:lines], ""))
 	}
 	home := tb.TempDir()
 	dst := filepath.Join(home, "projects", "-home-USER-projects-spotter-worktrees-spotter-gqc", filepath.Base(src))
@@ -195,4 +207,60 @@ func checkLabelled(t *testing.T, path string, facts []string, min float64) {
 	}
 }
 
-var _ = extract.IsCompactionSummary
+// TestCodingSessionReaders checks what the readers make of a coding
+// session's facts: the session-start context names the open tasks and
+// recent fixes, a task committed later leaves it, search shows each fact's
+// kind and filters on it.
+func TestCodingSessionReaders(t *testing.T) {
+	ctx := context.Background()
+	start := func(p *Pipeline) string {
+		t.Helper()
+		out, err := hookctx.SessionStart(ctx, p.Reader, hookctx.SessionInput{Source: hookctx.SourceStartup, Budget: 2000})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	// Up to line 1370 the session has been compacted and gqc.6 and gqc.7
+	// are pending; the commits that close them come after.
+	early := openCopyTest(t, spotterHomeUpTo(t, 1370))
+	if _, err := early.Copy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	consolidate(t, early)
+	ctxEarly := start(early)
+	for _, want := range []string{"## Open tasks", "spotter-gqc.6 (in_progress): Close project review session", "spotter-gqc.7",
+		"## Recent decisions and fixes", "lazy_html", "## Rules"} {
+		if !strings.Contains(ctxEarly, want) {
+			t.Errorf("session-start context of the compacted session lacks %q:\n%s", want, ctxEarly)
+		}
+	}
+
+	p := openCopyTest(t, spotterHome(t))
+	if _, err := p.Copy(ctx); err != nil {
+		t.Fatal(err)
+	}
+	consolidate(t, p)
+	ctxLate := start(p)
+	if strings.Contains(ctxLate, "## Open tasks") || strings.Contains(ctxLate, "task: spotter-gqc.6") {
+		t.Errorf("tasks closed by later commits are still listed as open:\n%s", ctxLate)
+	}
+
+	ans, err := p.Reader.Search(ctx, graph.Query{Text: "sandbox LiveView test", Limit: 5, Kinds: []string{"fix"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Results) == 0 {
+		t.Fatal("no fix found for the LiveView sandbox")
+	}
+	for _, h := range ans.Results {
+		if h.Kind != "fix" {
+			t.Errorf("--kind fix returned a %q fact: %s", h.Kind, h.Content)
+		}
+	}
+	var b strings.Builder
+	graph.RenderAnswer(&b, ans)
+	if !strings.Contains(b.String(), "kind fix · domain") {
+		t.Errorf("search output does not show the kind:\n%s", b.String())
+	}
+}

@@ -209,7 +209,7 @@ func TestConsolidateHeuristicEndToEnd(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "My colleague Robin at Acme is leading the Atlas migration.") || !strings.Contains(out, "cites events [1]") {
 		t.Fatalf("search:\n%s", out)
 	}
-	if !strings.Contains(out, "heuristic (verbatim sentence, no model)") {
+	if !strings.Contains(out, "heuristic (read from the transcript, no model)") {
 		t.Fatalf("search hit does not say it is heuristic:\n%s", out)
 	}
 	_, out, _ = run(t, "", "--data", dir, "stats")

@@ -22,6 +22,7 @@ func searchCommand(env Env) *cli.Command {
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "limit", Value: graph.DefaultLimit, Usage: "at most N results"},
 			&cli.StringFlag{Name: "domain", Usage: "rank facts of this domain higher (never filters)"},
+			&cli.StringFlag{Name: "kind", Usage: "only facts of these kinds, comma-separated: " + strings.Join(store.Kinds, ", ")},
 			&cli.StringFlag{Name: "as-of", Usage: "answer what the store believed at this time (RFC 3339 or YYYY-MM-DD)"},
 			&cli.BoolFlag{Name: "history", Usage: "include superseded facts themselves, marked"},
 			&cli.IntFlag{Name: "budget", Usage: "fill about N tokens instead of a fixed count (skips what does not fit)"},
@@ -40,6 +41,15 @@ func searchCommand(env Env) *cli.Command {
 			}
 			if q.Order != graph.OrderRelevance && q.Order != graph.OrderChronological {
 				return usagef("search: --order %q is unknown; use --order chronological or leave it out", q.Order)
+			}
+			if k := c.String("kind"); k != "" {
+				for _, part := range strings.Split(k, ",") {
+					kind := store.NormalKind(part)
+					if kind == "" {
+						return usagef("search: --kind %q is not a kind; use one or more of %s", strings.TrimSpace(part), strings.Join(store.Kinds, ", "))
+					}
+					q.Kinds = append(q.Kinds, kind)
+				}
 			}
 			var err error
 			if q.AsOf, err = parseAsOf(c.String("as-of")); err != nil {
