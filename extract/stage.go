@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -92,6 +93,10 @@ type Group struct {
 	// NextWatermark is the seq up to which the conversation is examined once
 	// this group commits.
 	NextWatermark int64
+	// Tools are the conversation's tool calls and results in the range this
+	// group examines, oldest first: the heuristic reads failing and passing
+	// runs from them (runFixes). A fact may cite them.
+	Tools []store.Event
 }
 
 // Extractor turns one conversation group into candidate facts.
@@ -264,7 +269,7 @@ func (s *Stage) Remaining(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
+func (s *Stage) selectBatch(ctx context.Context, limit int) (groups []Group, err error) {
 	where, args := s.eligibleWhere()
 	q := `SELECT ` + prefixed("e.", store.EventColumns) + ` FROM ` + unexaminedFrom + ` WHERE ` + unexaminedWhere + ` AND ` + where + ` ORDER BY e.seq LIMIT ?`
 	rows, err := s.DB.QueryContext(ctx, q, append(args, limit)...)
@@ -273,7 +278,6 @@ func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
 	}
 	defer rows.Close()
 	index := map[string]int{}
-	var groups []Group
 	for rows.Next() {
 		ev, err := store.ScanEvent(rows)
 		if err != nil {
@@ -302,6 +306,11 @@ func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
 			return nil, fmt.Errorf("select extract batch: read project of %s: %w", groups[i].SessionID, err)
 		}
 	}
+	defer func() {
+		if err == nil {
+			err = s.loadTools(ctx, groups)
+		}
+	}()
 	// A conversation whose every eligible event is in the batch is examined
 	// up to its newest event, so ineligible tails (tool output) count as
 	// examined too; otherwise up to the last event taken.
@@ -325,10 +334,52 @@ func (s *Stage) selectBatch(ctx context.Context, limit int) ([]Group, error) {
 	return groups, nil
 }
 
+// maxTools bounds the tool events one group reads: the newest are kept.
+const maxTools = 2000
+
+// loadTools reads each group's tool calls and results between its
+// watermark and its next one, only when the heuristic reads them.
+func (s *Stage) loadTools(ctx context.Context, groups []Group) error {
+	if _, ok := s.Extractor.(Heuristic); !ok {
+		return nil
+	}
+	for i := range groups {
+		g := &groups[i]
+		var from int64
+		if err := s.DB.QueryRowContext(ctx, `SELECT COALESCE(max(last_seq), 0) FROM extract_watermarks WHERE session_id = ?`, g.SessionID).Scan(&from); err != nil {
+			return fmt.Errorf("select extract batch: read watermark of %s: %w", g.SessionID, err)
+		}
+		rows, err := s.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
+			WHERE session_id = ? AND seq > ? AND seq <= ? AND event_type IN ('tool_call', 'tool_result') ORDER BY seq DESC LIMIT ?`,
+			g.SessionID, from, g.NextWatermark, maxTools)
+		if err != nil {
+			return fmt.Errorf("select extract batch: read tool events of %s: %w", g.SessionID, err)
+		}
+		for rows.Next() {
+			ev, err := store.ScanEvent(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			g.Tools = append(g.Tools, ev)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return fmt.Errorf("select extract batch: read tool events of %s: %w", g.SessionID, err)
+		}
+		slices.Reverse(g.Tools)
+	}
+	return nil
+}
+
 // validateCitations keeps candidates whose every cited event is in the
 // group and which cite at least one; the rest are dropped and counted.
 func validateCitations(cands []Candidate, g Group) (kept []Candidate, dropped int) {
 	inBatch := map[int64]store.Event{}
+	for _, ev := range g.Tools {
+		inBatch[ev.Seq] = ev
+	}
 	for _, ev := range g.Events {
 		inBatch[ev.Seq] = ev
 	}
@@ -498,7 +549,8 @@ func (Heuristic) Extract(_ context.Context, g Group) ([]Candidate, error) {
 			out = append(out, Candidate{Content: s, Kind: model.StatementKind(s), Confidence: 0.5, Importance: 0.5, EventIDs: []int64{ev.Seq}})
 		}
 	}
-	return append(out, codingFacts(g)...), nil
+	out = append(out, codingFacts(g)...)
+	return dedupeCandidates(append(out, runFixes(g.Tools, g.Project)...)), nil
 }
 
 // maxSummaryChars bounds the compaction summary an extraction reads.
