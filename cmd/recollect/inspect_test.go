@@ -31,7 +31,7 @@ func TestInspectCommand(t *testing.T) {
 	}
 
 	out = diskMust(t, dir, "inspect", "--layer", "k", "--limit", "1")
-	if !strings.HasPrefix(out, "K — knowledge (newest 1; 2 facts, 2 active)\nID  STATUS  DOMAIN") || !strings.Contains(out, "Atlas migration") || strings.Contains(out, "dark mode") {
+	if !strings.HasPrefix(out, "K — knowledge (newest 1; 2 facts, 2 active)\nID  STATUS  KIND  DOMAIN") || !strings.Contains(out, "active  fact  general") || !strings.Contains(out, "Atlas migration") || strings.Contains(out, "dark mode") {
 		t.Fatalf("--layer k --limit 1 printed:\n%s", out)
 	}
 	out = diskMust(t, dir, "inspect", "--layer", "d")

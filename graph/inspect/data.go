@@ -83,6 +83,7 @@ type FactRow struct {
 	ID         int64    `json:"id"`
 	Status     string   `json:"status"`
 	Domain     string   `json:"domain"`
+	Kind       string   `json:"kind"`
 	Producer   string   `json:"producer"`
 	RecordedAt string   `json:"recorded_at"`
 	Content    string   `json:"content"`
@@ -302,13 +303,13 @@ func inScope(scope []int64) (string, []any) {
 
 func readFacts(ctx context.Context, db *store.DB, limit int, scope []int64, d *Data) error {
 	where, args := inScope(scope)
-	err := each(ctx, db, `SELECT f.id, f.status, f.domain, f.producer, f.recorded_at, f.content,
+	err := each(ctx, db, `SELECT f.id, f.status, f.domain, COALESCE(f.kind, ''), f.producer, f.recorded_at, f.content,
 		COALESCE((SELECT `+db.Engine().JoinText("name", "|")+` FROM (SELECT e.name FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
 			WHERE fe.fact_id = f.id ORDER BY fe.is_subject DESC, e.id) n), '')
 		FROM facts f WHERE `+where+` ORDER BY f.id DESC LIMIT ?`, append(args, limit), func(r *sql.Rows) error {
 		var f FactRow
 		var names string
-		if err := r.Scan(&f.ID, &f.Status, &f.Domain, &f.Producer, &f.RecordedAt, &f.Content, &names); err != nil {
+		if err := r.Scan(&f.ID, &f.Status, &f.Domain, &f.Kind, &f.Producer, &f.RecordedAt, &f.Content, &names); err != nil {
 			return err
 		}
 		f.Entities = []string{}

@@ -40,9 +40,9 @@ func PrintLayer(w io.Writer, d Data, layer string) error {
 			scope = " mentioning " + d.Entity
 		}
 		fmt.Fprintf(w, "K — knowledge%s (newest %d; %s, %d active)\n", scope, len(d.Facts), graph.Plural(d.Counts.Facts, "fact"), d.Counts.Active)
-		fmt.Fprintln(tw, "ID\tSTATUS\tDOMAIN\tPRODUCER\tCONTENT\tENTITIES")
+		fmt.Fprintln(tw, "ID\tSTATUS\tKIND\tDOMAIN\tPRODUCER\tCONTENT\tENTITIES")
 		for _, f := range d.Facts {
-			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", f.ID, f.Status, f.Domain, f.Producer, snippet(f.Content, 70), snippet(strings.Join(f.Entities, ", "), 40))
+			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", f.ID, f.Status, orDash(f.Kind), f.Domain, f.Producer, snippet(f.Content, 70), snippet(strings.Join(f.Entities, ", "), 40))
 		}
 	case "entities":
 		fmt.Fprintf(w, "entities (best connected %d of %d)\n", len(d.Entities), len(d.Graph.Nodes))
@@ -79,6 +79,14 @@ func printGraph(w io.Writer, tw *tabwriter.Writer, d Data) {
 func shortTime(s string) string {
 	if len(s) >= 16 {
 		return strings.Replace(s[:16], "T", " ", 1)
+	}
+	return s
+}
+
+// orDash shows an unknown value as "-".
+func orDash(s string) string {
+	if s == "" {
+		return "-"
 	}
 	return s
 }

@@ -70,7 +70,7 @@
     table(div, [["id", "id", "num"], ["domain", "domain"], ["fact", "content", "content"]], D.facts.slice(0, 10), "no facts yet: run recollect consolidate");
   })();
 
-  table(document.getElementById("k"), [["id", "id", "num"], ["status", "status"], ["domain", "domain"], ["producer", "producer"],
+  table(document.getElementById("k"), [["id", "id", "num"], ["status", "status"], ["kind", "kind"], ["domain", "domain"], ["producer", "producer"],
     ["recorded", function (r) { return when(r.recorded_at); }], ["fact", "content", "content"], ["entities", function (r) { return r.entities.join(", "); }]],
     D.facts, "no facts");
   table(document.getElementById("i"), [["id", "id", "num"], ["session", "session_id"], ["status", "status"], ["producer", "producer"],
