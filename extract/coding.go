@@ -298,6 +298,9 @@ func summaryItem(kind string, item []string, project string) (fact, bool) {
 		}
 		return fact{factKind(head), subjectPrefix(project) + capLen(head, 400)}, true
 	case store.KindFix, store.KindTask, store.KindDecision:
+		if kind == store.KindFix && intendedRe().MatchString(strings.Join(item, " ")) {
+			return fact{}, false
+		}
 		text := head
 		// A fix item often puts the fix in its sub-items.
 		for _, sub := range item[1:] {
@@ -505,6 +508,18 @@ var noneRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(none|n/a|nothing|no (explicit |open |outstanding |remaining |further )*(pending )?(tasks?|errors?|issues?|fixes|decisions?)\b)`)
 })
 
+// midNarrationRe finds the agent narrating inside a sentence ("…, but
+// let me try python3"): a report that is still a step in progress.
+var midNarrationRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(let me|let's|i'll|i will|i'm going to)\b`)
+})
+
+// intendedRe marks an error that was meant to happen (a demonstration, a
+// test of error handling): no fix, nothing to remember.
+var intendedRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)\b(expected error|intentional(ly)?|as expected|on purpose|deliberately)\b`)
+})
+
 var fencedRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```.*?(```|$)") })
 
 // headingText returns a markdown heading's or a bold line's words.
@@ -528,7 +543,7 @@ func causeSentence(s, project string) (fact, bool) {
 	if len(words) < 6 || len(words) > 70 || strings.HasSuffix(s, "?") || strings.HasSuffix(s, ":") {
 		return fact{}, false
 	}
-	if !causeRe().MatchString(s) || narrationRe().MatchString(strings.TrimLeft(s, "*_`\"' ")) {
+	if !causeRe().MatchString(s) || narrationRe().MatchString(strings.TrimLeft(s, "*_`\"' ")) || midNarrationRe().MatchString(s) {
 		return fact{}, false
 	}
 	if model.AddressesModel(s) || symbolShareOf(s) > 0.3 {

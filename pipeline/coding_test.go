@@ -5,6 +5,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/recollect/recollect/store/config"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
@@ -263,4 +265,93 @@ func TestCodingSessionReaders(t *testing.T) {
 	if !strings.Contains(b.String(), "kind fix · domain") {
 		t.Errorf("search output does not show the kind:\n%s", b.String())
 	}
+}
+
+// copyTree copies the fixture files under src (relative to the fixtures'
+// transcripts folder) into dst, renaming each file with rename.
+func copyTree(tb testing.TB, src, dst string, rename func(rel string) string) {
+	tb.Helper()
+	root := filepath.Join("..", "fixtures", "transcripts", src)
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !(strings.HasSuffix(path, ".jsonl") || strings.HasSuffix(path, ".json")) {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		to := filepath.Join(dst, rename(rel))
+		if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, data, 0o644)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// TestCodingKnowledgeAcrossAgents runs every other real transcript — the
+// other Claude Code sessions, every Codex rollout, every Gemini chat —
+// through one copy store with all four sources and checks the facts
+// against their labels (testdata/coding-others.golden): precision of at
+// least 0.85 on sessions that are not spotter's.
+func TestCodingKnowledgeAcrossAgents(t *testing.T) {
+	claude, codex, gemini := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, dir := range []string{"claude-code-log", "fasthooks"} {
+		copyTree(t, filepath.Join("claude-code", dir), filepath.Join(claude, "projects"), func(rel string) string {
+			if !strings.Contains(rel, string(filepath.Separator)) {
+				return filepath.Join("-"+dir, rel)
+			}
+			return rel
+		})
+	}
+	n := 0
+	copyTree(t, "codex", filepath.Join(codex, "sessions", "2026", "01", "01"), func(rel string) string {
+		n++
+		base := filepath.Base(rel)
+		if !strings.HasPrefix(base, "rollout-") {
+			base = fmt.Sprintf("rollout-2026-01-01T00-00-%02d-fixture%02d.jsonl", n, n)
+		}
+		return base
+	})
+	copyTree(t, "gemini", filepath.Join(gemini, "tmp"), func(rel string) string {
+		dir := strings.ReplaceAll(filepath.Dir(rel), string(filepath.Separator), "-")
+		return filepath.Join(dir, "chats", "session-"+dir+filepath.Ext(rel))
+	})
+	dir := t.TempDir()
+	cfg := config.Default()
+	cfg.Mode = "copy"
+	cfg.Sources = []config.Source{{Kind: "claude-code", Home: claude}, {Kind: "codex", Home: codex}, {Kind: "gemini", Home: gemini}}
+	if err := config.Write(dir, cfg); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(context.Background(), dir, Options{Log: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	rep, err := p.Copy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Events < 1000 {
+		t.Fatalf("copied %d events from the fixtures; the homes are laid out wrong (%+v)", rep.Events, rep)
+	}
+	consolidate(t, p)
+	rows, err := p.DB.Query(`SELECT COALESCE(kind, ''), content FROM facts ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for rows.Next() {
+		var k, c string
+		if err := rows.Scan(&k, &c); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k+"\t"+c)
+	}
+	rows.Close()
+	checkLabelled(t, filepath.Join("testdata", "coding-others.golden"), got, 0.85)
 }

@@ -101,7 +101,7 @@ var (
 		return regexp.MustCompile(`(?i)^\s*(\S+@[\w.-]+:\S*\s*[$#%] |\(\S+\)\s+\S*[$#%>] |ps [a-z]:\\|[a-z]:\\\S*>|E {2,}\S|=+ .+ =+$|(failed|passed|error|skipped|xfail|xpass)\s+\S+::|\S+::\S+.*\b(passed|failed|error)\b|.*\[\s*\d+%\]$|\d{4}-\d{2}-\d{2}[ T]\d|\[\d|(error|warn|warning|info|debug|trace|fatal|panic)(\[[^\]]*\])?[:\]]|at \S+\(|\s*File "|Traceback|goroutine \d|\$ |> |-->|\d+ \||[|^]+\s*$|(---|\+\+\+|@@) |[+-][^\s+-]|diff --git|index [0-9a-f]+\.\.|on branch |\S+:\d+(:\d+)?:? )`)
 	})
 	codeLineRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`[{};]\s*$|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
+		return regexp.MustCompile(`[{};]\s*$|^\s*(//|/\*|#\[|#!)|^\s*(func|def|class|import|package|return|const|let|var|if|for|while|public|private|#include|SELECT|INSERT|UPDATE|DELETE)\b|=>|:=|==|!=|&&|\|\||</?[a-z]+[^>]*>`)
 	})
 	inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`]*`") })
 )

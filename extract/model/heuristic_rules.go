@@ -30,6 +30,7 @@ const (
 	ReasonNoStatement = "states no preference, fact, rule or decision"
 	ReasonTentative   = "a guess or an open question, not a settled statement"
 	ReasonFragment    = "a fragment: a condition or reason without its main clause"
+	ReasonLanguage    = "not in English: these rules read English (a model provider reads any language)"
 )
 
 // injectionRe matches text that speaks to the model or the system rather
@@ -72,6 +73,7 @@ var imperative = map[string]bool{
 	"close": true, "deploy": true, "edit": true, "mark": true, "print": true, "replace": true, "search": true,
 	"copy": true, "paste": true, "bump": true, "drop": true, "skip": true, "avoid": true, "don't": true, "dont": true,
 	"remember": true, "ask": true, "work": true, "tidy": true, "consider": true, "insert": true, "generate": true,
+	"finish": true, "complete": true, "wire": true,
 }
 
 // Words that open a subordinate clause: a sentence that starts with one
@@ -137,6 +139,9 @@ func judge(u unit) (keep bool, reason string) {
 	raw := strings.TrimSpace(u.statement())
 	if injectionRe().MatchString(raw) {
 		return false, ReasonInjection
+	}
+	if latinShare(raw) < 0.5 {
+		return false, ReasonLanguage
 	}
 	s := strings.TrimSpace(inlineCodeRe().ReplaceAllString(raw, "x"))
 	if s == "" {
@@ -216,6 +221,25 @@ var (
 	})
 )
 
+// latinShare is the share of letters that are Latin: the rules' words
+// are English, so text in another script cannot be judged by them.
+func latinShare(s string) float64 {
+	latin, letters := 0, 0
+	for _, r := range s {
+		if !unicode.IsLetter(r) {
+			continue
+		}
+		letters++
+		if unicode.Is(unicode.Latin, r) {
+			latin++
+		}
+	}
+	if letters == 0 {
+		return 1
+	}
+	return float64(latin) / float64(letters)
+}
+
 // symbolShare is the share of non-space runes that are not letters: pasted
 // paths, hashes and tables are mostly symbols.
 func symbolShare(s string) float64 {
@@ -247,7 +271,7 @@ var (
 		return regexp.MustCompile(`(?i)\b(decided|decide|chose|choose|went with|go with|going with|settled on|switch(ed)? (to|from)|migrated (to|from)|instead of|rather than|from now on)\b|^(i|we) (want|need|'d like|would like) to (change|update|switch|move|rename|replace|drop|migrate|rewrite|restructure)\b`)
 	})
 	userRuleRe = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(always|never)\b|\b(prefer|prefers|preferred|like|likes|love|hate|dislike|must|should|always|never|convention)\b`)
+		return regexp.MustCompile(`(?i)^(always|never)\b|\b(prefer|prefers|preferred|like|likes|love|hate|dislike|must|should|always|never|convention|don'?t use|do not use)\b`)
 	})
 )
 
