@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/recollect/recollect/store"
@@ -12,8 +13,10 @@ import (
 // EpisodeLabel is what every episode says about itself.
 const EpisodeLabel = "raw conversation events around a keyword hit; not integrated knowledge, may be stale, wrong or superseded"
 
-// Episode limits: at most EpisodeHits windows of EpisodeRadius events on
-// each side of the hit, each event's content cut to EpisodeChars bytes.
+// Episode limits: the first EpisodeHits episodes are windows of
+// EpisodeRadius events on each side of the hit, each neighbour's content
+// cut to EpisodeChars bytes; further ones (filling a limit that knowledge
+// leaves open) are the hit's passage alone.
 const (
 	EpisodeHits   = 3
 	EpisodeRadius = 2
@@ -28,6 +31,9 @@ type Episode struct {
 	SessionID string         `json:"session_id"`
 	HitSeq    int64          `json:"hit_seq"`
 	Events    []EpisodeEvent `json:"events"`
+	// coverage is the share of the query's words the hit's passage holds:
+	// what an episode competes with facts on.
+	coverage float64
 }
 
 // EpisodeEvent is one raw event in an episode.
@@ -47,10 +53,13 @@ type EpisodeEvent struct {
 // store fed transcripts whose facts are few), and an answer full of facts
 // carries none. A budgeted search carries them only when nothing matched.
 func episodesWanted(results int, q Query) int {
-	if q.Budget > 0 && results > 0 {
-		return 0
+	if q.Budget > 0 {
+		if results > 0 {
+			return 0
+		}
+		return EpisodeHits
 	}
-	return min(EpisodeHits, max(q.Limit-results, 0))
+	return max(q.Limit-results, 0)
 }
 
 // citedEvents is the set of events the results cite: an episode around
@@ -66,13 +75,15 @@ func citedEvents(results []Hit) map[int64]bool {
 }
 
 // searchEpisodes finds up to n windows of raw events around the event
-// log's best keyword hits, skipping hits that cited marks.
-func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n int, cited map[int64]bool) ([]Episode, error) {
+// log's best keyword hits, skipping hits that cited marks and events a
+// fact holds verbatim (a captured turn: the fact competes for it). The hit
+// event shows the passage around the query's words (Passage).
+func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n int, cited map[int64]bool, stems map[string]bool) ([]Episode, error) {
 	forgotten, err := forgottenFilter(ctx, db)
 	if err != nil {
 		return nil, err
 	}
-	q := `SELECT e.seq, e.session_id, e.content FROM ` + db.Engine().TextMatches(store.EventText) + ` k JOIN session_events e ON e.seq = k.id
+	q := `SELECT e.seq, e.session_id, e.content, ` + conversationTextCase + ` FROM ` + db.Engine().TextMatches(store.EventText) + ` k JOIN session_events e ON e.seq = k.id
 		WHERE 1 = 1`
 	args := []any{match}
 	if sc.asOf != "" {
@@ -86,16 +97,19 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 	type hit struct {
 		seq     int64
 		session string
+		digest  string
+		text    bool
 	}
 	var hits []hit
 	for rows.Next() {
 		var h hit
 		var content string
-		if err := rows.Scan(&h.seq, &h.session, &content); err != nil {
+		if err := rows.Scan(&h.seq, &h.session, &content, &h.text); err != nil {
 			rows.Close()
 			return nil, fmt.Errorf("episode search: %w", err)
 		}
 		if !cited[h.seq] && !forgotten(content) {
+			h.digest = store.Digest(content)
 			hits = append(hits, h)
 		}
 	}
@@ -103,6 +117,13 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("episode search: %w", err)
 	}
+	if hits, err = notHeldVerbatim(ctx, db, hits, func(h hit) (int64, string) { return h.seq, h.digest }); err != nil {
+		return nil, err
+	}
+	// What the user and the agent wrote to each other comes before tool
+	// calls and output, each in keyword order: a message that answers
+	// is the passage a person wants, a tool's output around it context.
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].text && !hits[j].text })
 	out := []Episode{}
 	covered := map[int64]bool{}
 	for _, h := range hits {
@@ -114,7 +135,11 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 		}
 		// An event a shown fact cites is left out of the window: the
 		// fact above already says it.
-		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc, func(seq int64, content string) bool {
+		radius := EpisodeRadius
+		if len(out) >= EpisodeHits {
+			radius = 0
+		}
+		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc, radius, stems, func(seq int64, content string) bool {
 			return cited[seq] || forgotten(content)
 		})
 		if err != nil {
@@ -130,7 +155,7 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 
 // episodeWindow reads the events around seq in its session, leaving out
 // those skip names (forgotten, or cited by a fact already shown).
-func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope, skip func(seq int64, content string) bool) (Episode, error) {
+func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope, radius int, stems map[string]bool, skip func(seq int64, content string) bool) (Episode, error) {
 	ep := Episode{Label: EpisodeLabel, SessionID: session, HitSeq: seq, Events: []EpisodeEvent{}}
 	bound := `'9999'`
 	args := []any{session, seq, session, seq}
@@ -140,10 +165,10 @@ func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64,
 	}
 	rows, err := db.QueryContext(ctx, `SELECT * FROM (
 		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
-			WHERE session_id = ? AND seq < ? AND recorded_at <= `+bound+` ORDER BY seq DESC LIMIT `+fmt.Sprint(EpisodeRadius)+`) older
+			WHERE session_id = ? AND seq < ? AND recorded_at <= `+bound+` ORDER BY seq DESC LIMIT `+fmt.Sprint(radius)+`) older
 		UNION ALL SELECT * FROM (
 		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
-			WHERE session_id = ? AND seq >= ? AND recorded_at <= `+bound+` ORDER BY seq LIMIT `+fmt.Sprint(EpisodeRadius+1)+`) newer
+			WHERE session_id = ? AND seq >= ? AND recorded_at <= `+bound+` ORDER BY seq LIMIT `+fmt.Sprint(radius+1)+`) newer
 		ORDER BY seq`, args...)
 	if err != nil {
 		return ep, fmt.Errorf("episode window: %w", err)
@@ -159,12 +184,80 @@ func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64,
 		if skip(ev.Seq, ev.Content) {
 			continue
 		}
-		if len(ev.Content) > EpisodeChars {
+		if ev.Seq == seq {
+			ev.Content, ev.Truncated = Passage(ev.Content, stems, PassageChars)
+			ep.coverage = coverage(ev.Content, stems)
+		} else if len(ev.Content) > EpisodeChars {
 			ev.Content, ev.Truncated = cutUTF8(ev.Content, EpisodeChars)+" …", true
 		}
 		ep.Events = append(ep.Events, ev)
 	}
 	return ep, rows.Err()
+}
+
+// conversationTextCase is 1 for an event of the conversation's text (a
+// user or assistant text message, a compaction summary), else 0.
+const conversationTextCase = `CASE WHEN (e.event_type = 'message' AND e.role IN ('user', 'assistant') AND e.content_type = 'text')
+	OR (e.event_type = 'artifact' AND e.metadata LIKE '%"compact_summary":true%') THEN 1 ELSE 0 END`
+
+// notHeldVerbatim drops the hits whose whole text a fact citing them
+// holds (same digest).
+func notHeldVerbatim[T any](ctx context.Context, db *store.DB, hits []T, key func(T) (int64, string)) ([]T, error) {
+	out := hits[:0:0]
+	for _, h := range hits {
+		seq, digest := key(h)
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM fact_provenance p JOIN facts f ON f.id = p.fact_id
+			WHERE p.event_seq = ? AND f.digest = ?`, seq, digest).Scan(&n); err != nil {
+			return nil, fmt.Errorf("episode search: %w", err)
+		}
+		if n == 0 {
+			out = append(out, h)
+		}
+	}
+	return out, nil
+}
+
+// coverage is the share of stems text holds.
+func coverage(text string, stems map[string]bool) float64 {
+	if len(stems) == 0 {
+		return 0
+	}
+	seen := map[string]bool{}
+	for _, w := range wordSpans(text) {
+		if stems[w.stem] {
+			seen[w.stem] = true
+		}
+	}
+	return float64(len(seen)) / float64(len(stems))
+}
+
+// compete ranks facts and episodes in one list of at most limit: facts
+// keep their order, and an episode goes before the next fact when its
+// passage holds more of the query's words (at most EpisodeHits of them
+// displace facts so); episodes fill what the facts leave of the limit.
+func compete(results []Hit, eps []Episode, stems map[string]bool, limit int) ([]Hit, []Episode) {
+	var facts []Hit
+	kept := []Episode{}
+	i, j := 0, 0
+	for len(facts)+len(kept) < limit {
+		takeEp := j < len(eps) && (i >= len(results) ||
+			len(kept) < EpisodeHits && eps[j].coverage > coverage(results[i].Content, stems))
+		switch {
+		case takeEp:
+			kept = append(kept, eps[j])
+			j++
+		case i < len(results):
+			facts = append(facts, results[i])
+			i++
+		default:
+			return facts, kept
+		}
+	}
+	if facts == nil {
+		facts = []Hit{}
+	}
+	return facts, kept
 }
 
 // cutUTF8 cuts s to at most n bytes without splitting a character.

@@ -151,7 +151,7 @@ func RenderAnswer(w io.Writer, a Answer) {
 	if len(a.Episodes) > 0 {
 		why := "no fact matched"
 		if len(a.Results) > 0 {
-			why = "fewer facts matched than asked for"
+			why = "ranked with the facts for the limit: each holds more of the query's words than the facts it displaced, or takes a place no fact filled"
 		}
 		fmt.Fprintf(w, "Episodes (raw conversation events, NOT knowledge; shown because %s):\n", why)
 		for _, ep := range a.Episodes {

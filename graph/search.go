@@ -168,15 +168,31 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 	}
 	ans.Results = choose(hits, q, &ans)
 	r.searched.Store(true)
+	if match != "" && !q.KnowledgeOnly {
+		// Raw passages fill in where knowledge is thin, and compete with
+		// facts for the limit when no fact holds every word of the query:
+		// a long message's passage may answer what the facts only touch.
+		stems := queryStems(q.Text)
+		n := episodesWanted(len(ans.Results), q)
+		if q.Budget == 0 && !holdsEvery(ans.Results, stems) {
+			n = max(n, EpisodeHits)
+		}
+		if n > 0 {
+			eps, err := searchEpisodes(ctx, db, match, sc, n, citedEvents(ans.Results), stems)
+			if err != nil {
+				return ans, err
+			}
+			if q.Budget > 0 {
+				ans.Episodes = eps
+			} else {
+				ans.Results, ans.Episodes = compete(ans.Results, eps, stems, q.Limit)
+			}
+		}
+	}
 	if q.Order == OrderChronological {
 		sortChronological(ans.Results)
 		ans.Block = Block(ans.Results)
 		ans.Digest = Digest(ans.Block)
-	}
-	if n := episodesWanted(len(ans.Results), q); n > 0 && match != "" && !q.KnowledgeOnly {
-		if ans.Episodes, err = searchEpisodes(ctx, db, match, sc, n, citedEvents(ans.Results)); err != nil {
-			return ans, err
-		}
 	}
 	return ans, nil
 }
@@ -207,6 +223,16 @@ func maybeAsync[T any](parallel bool, fn func() (T, error)) func() (T, error) {
 	}
 	v, err := fn()
 	return func() (T, error) { return v, err }
+}
+
+// holdsEvery reports whether one of the results holds every query stem.
+func holdsEvery(results []Hit, stems map[string]bool) bool {
+	for _, h := range results {
+		if coverage(h.Content, stems) == 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // choose applies the limit or the budget to hits ranked by score.

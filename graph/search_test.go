@@ -225,11 +225,12 @@ func TestPendingAndEpisodesStayApart(t *testing.T) {
 	}
 }
 
-// Where knowledge is thin, raw conversation fills in: a store fed
-// transcripts whose facts are few still finds what was said. Episodes come
-// after the results, one for each result short of the limit (at most
-// EpisodeHits), never around an event a result already cites, and an
-// answer full of facts carries none.
+// Where knowledge is thin, raw conversation fills in, and a raw passage
+// competes with facts for the limit: a store fed transcripts whose facts
+// are few still finds what was said, and a message that holds every word
+// of the query is not crowded out by facts that hold fewer. Episodes never
+// come around an event a result already cites, and the hit shows the
+// passage around the query's words.
 func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
 	db := newDB(t)
 	for i := range 6 {
@@ -241,13 +242,15 @@ func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
 	for i := range 6 {
 		addEvent(t, db, "s2", "user", fmt.Sprintf("more filler %d about lunch", i))
 	}
+	long := addEvent(t, db, "s3", "assistant", strings.Repeat("Unrelated notes on the build and the docs. ", 40)+
+		"The staging bucket is named acme-stage-eu and lives in Frankfurt. "+strings.Repeat("More unrelated notes follow here. ", 40))
 
 	ans := search(t, db, graph.Query{Text: "default port", Limit: 5})
 	if len(ans.Results) != 1 || len(ans.Episodes) != 1 || ans.Episodes[0].HitSeq != said {
 		t.Fatalf("default port: %d results, episodes %+v; want the fact and one episode around event %d (not the cited %d)", len(ans.Results), ans.Episodes, said, cited)
 	}
 	if text := render(ans); !strings.Contains(text, "Knowledge, 1 result") ||
-		!strings.Contains(text, "Episodes (raw conversation events, NOT knowledge; shown because fewer facts matched than asked for):") ||
+		!strings.Contains(text, "Episodes (raw conversation events, NOT knowledge; shown because ranked with the facts for the limit:") ||
 		!strings.Contains(text, "Default port is 1100") {
 		t.Errorf("thin answer rendered:\n%s", text)
 	}
@@ -256,8 +259,14 @@ func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
 			t.Errorf("the episode repeats event %d, which the fact shown above cites", cited)
 		}
 	}
-	if full := search(t, db, graph.Query{Text: "default port", Limit: 1}); len(full.Results) != 1 || len(full.Episodes) != 0 {
-		t.Errorf("an answer with as many facts as asked for carries %d episodes", len(full.Episodes))
+	// One place: the message holding both words takes it from the fact
+	// holding one.
+	if one := search(t, db, graph.Query{Text: "default port", Limit: 1}); len(one.Results) != 0 || len(one.Episodes) != 1 || one.Episodes[0].HitSeq != said {
+		t.Errorf("limit 1: %d results, %d episodes; want the passage that holds both words", len(one.Results), len(one.Episodes))
+	}
+	// A fact holding every word keeps its place.
+	if full := search(t, db, graph.Query{Text: "dev server port", Limit: 1}); len(full.Results) != 1 || len(full.Episodes) != 0 {
+		t.Errorf("a fact holding every word of the query was displaced: %d results, %d episodes", len(full.Results), len(full.Episodes))
 	}
 	if only := search(t, db, graph.Query{Text: "lunch", KnowledgeOnly: true}); len(only.Episodes) != 0 {
 		t.Errorf("a knowledge-only search read the event log: %d episodes", len(only.Episodes))
@@ -266,9 +275,23 @@ func TestEpisodesFillInWhereKnowledgeIsThin(t *testing.T) {
 		t.Errorf("a budgeted answer with facts carries %d episodes", len(budgeted.Episodes))
 	}
 	for _, lunch := range []graph.Query{{Text: "lunch", Limit: 10}, {Text: "lunch", Limit: 2}} {
-		if got := search(t, db, lunch); len(got.Episodes) != min(graph.EpisodeHits, lunch.Limit) {
-			t.Errorf("lunch, limit %d: %d episodes; want %d when nothing matched", lunch.Limit, len(got.Episodes), min(graph.EpisodeHits, lunch.Limit))
+		got := search(t, db, lunch)
+		if len(got.Episodes) < min(graph.EpisodeHits, lunch.Limit) || len(got.Episodes) > lunch.Limit {
+			t.Errorf("lunch, limit %d: %d episodes; want the limit's places filled with passages when nothing matched", lunch.Limit, len(got.Episodes))
 		}
+	}
+	// A long message shows the passage around the hit, not its first lines.
+	bucket := search(t, db, graph.Query{Text: "staging bucket name", Limit: 3})
+	var shown string
+	for _, ep := range bucket.Episodes {
+		for _, ev := range ep.Events {
+			if ev.Seq == long {
+				shown = ev.Content
+			}
+		}
+	}
+	if !strings.Contains(shown, "acme-stage-eu") || len(shown) > graph.PassageChars+8 {
+		t.Errorf("the long message's episode shows %d bytes: %q; want the passage around the staging bucket", len(shown), shown)
 	}
 }
 

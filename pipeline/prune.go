@@ -13,18 +13,29 @@ import (
 
 // reclaimableWhere selects the raw events prune may remove, over
 // session_events aliased e. An event qualifies only when every condition
-// holds: extraction examined it (its seq is at or behind its conversation's
-// watermark); no I fact (session_facts.event_ids) and no K fact
-// (fact_provenance.event_seq) cites it; and it is not among its session's
-// most recent working-memory events (parameter 1). The report and the delete
-// use this one condition, so what is counted is what goes.
+// holds: it is not conversation text (conversationText); extraction
+// examined it (its seq is at or behind its conversation's watermark); no I
+// fact (session_facts.event_ids) and no K fact (fact_provenance.event_seq)
+// cites it; and it is not among its session's most recent working-memory
+// events (parameter 1). The report and the delete use this one condition,
+// so what is counted is what goes.
 func reclaimableWhere(eng store.Engine) string {
-	return `e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
+	return `NOT (` + conversationText + `)
+	AND e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
 	AND e.seq NOT IN (SELECT p.event_seq FROM fact_provenance p WHERE p.event_seq IS NOT NULL)
 	AND e.seq NOT IN (` + citedBySessionFacts(eng) + `)
 	AND e.seq NOT IN (SELECT r.seq FROM (SELECT seq, row_number() OVER (PARTITION BY session_id ORDER BY seq DESC) AS rn
 		FROM session_events) r WHERE r.rn <= ?)`
 }
+
+// conversationText matches the events prune always keeps: what the user
+// and the agent wrote to each other (text messages) and the compaction
+// summaries that stand for a session's earlier part. A message no fact
+// covers is still memory: search finds it as an episode, and deleting it
+// would lose the only record of what it said. Prune takes tool calls and
+// their output, system notices and other artifacts.
+const conversationText = `(e.event_type = 'message' AND e.role IN ('user', 'assistant') AND e.content_type = 'text')
+	OR (e.event_type = 'artifact' AND e.content_type = 'text' AND e.metadata LIKE '%"compact_summary":true%')`
 
 // citedBySessionFacts selects the seqs of the events I facts cite.
 func citedBySessionFacts(eng store.Engine) string {
@@ -67,13 +78,19 @@ type PruneReport struct {
 
 // KeptCounts counts events prune keeps, by the first reason that keeps them.
 type KeptCounts struct {
+	// Conversation counts the user's and the agent's text messages and the
+	// compaction summaries, which prune never removes.
+	Conversation  int `json:"conversation"`
 	Unexamined    int `json:"unexamined"`
 	Cited         int `json:"cited"`
 	WorkingMemory int `json:"working_memory"`
 }
 
 // Prune reports, and with opts.Apply removes, the raw events that no
-// knowledge needs any more. Facts, entities and embeddings are never touched.
+// knowledge needs any more: tool calls and their output, system notices and
+// other artifacts that extraction has examined and no fact cites. The
+// conversation's text is never removed. Facts, entities and embeddings are
+// never touched.
 func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, error) {
 	rep := PruneReport{Ranges: [][2]int64{}, WorkingMemory: p.workingMemory()}
 	if opts.Actor == "" {
@@ -167,12 +184,13 @@ func nextSeqAdjacent(prev, seq int64) bool { return seq == prev+1 }
 // keptCounts counts the events prune keeps, by reason.
 func keptCounts(ctx context.Context, q store.Conn, window int, k *KeptCounts) error {
 	err := q.QueryRowContext(ctx, `SELECT
-		COALESCE(sum(CASE WHEN e.seq > COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0) THEN 1 ELSE 0 END), 0),
-		COALESCE(sum(CASE WHEN e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
+		COALESCE(sum(CASE WHEN `+conversationText+` THEN 1 ELSE 0 END), 0),
+		COALESCE(sum(CASE WHEN NOT (`+conversationText+`) AND e.seq > COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0) THEN 1 ELSE 0 END), 0),
+		COALESCE(sum(CASE WHEN NOT (`+conversationText+`) AND e.seq <= COALESCE((SELECT w.last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)
 			AND (e.seq IN (SELECT p.event_seq FROM fact_provenance p WHERE p.event_seq IS NOT NULL)
 				OR e.seq IN (`+citedBySessionFacts(q.Engine())+`)) THEN 1 ELSE 0 END), 0),
 		count(*)
-		FROM session_events e`).Scan(&k.Unexamined, &k.Cited, &k.WorkingMemory)
+		FROM session_events e`).Scan(&k.Conversation, &k.Unexamined, &k.Cited, &k.WorkingMemory)
 	if err != nil {
 		return fmt.Errorf("count kept events: %w", err)
 	}
@@ -182,7 +200,7 @@ func keptCounts(ctx context.Context, q store.Conn, window int, k *KeptCounts) er
 	}
 	// What is neither unexamined, cited nor reclaimable is kept only by the
 	// working-memory window.
-	k.WorkingMemory -= k.Unexamined + k.Cited + reclaim
+	k.WorkingMemory -= k.Conversation + k.Unexamined + k.Cited + reclaim
 	return nil
 }
 

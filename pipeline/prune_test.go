@@ -12,6 +12,7 @@ func TestPruneKeepsWhatKnowledgeNeeds(t *testing.T) {
 	p.Config.Extraction.WorkingMemorySize = 2
 
 	cited := say(t, p, "a", "I prefer dark mode in every editor and terminal I use.")
+	asked := say(t, p, "a", "Why does the nightly export skip the archive bucket?")
 	tools := toolOutput(t, p, "a", 5, 100)
 	recent := say(t, p, "a", "Run the test suite again please.")
 	consolidate(t, p)
@@ -30,10 +31,12 @@ func TestPruneKeepsWhatKnowledgeNeeds(t *testing.T) {
 	if got := rep.Ranges; !reflect.DeepEqual(got, [][2]int64{{want[0], want[3]}}) {
 		t.Fatalf("ranges = %v, want one range %d-%d", got, want[0], want[3])
 	}
-	if rep.Kept != (KeptCounts{Unexamined: len(unexamined), Cited: len(cited), WorkingMemory: 1 + len(recent)}) {
+	// The messages are conversation text: kept whether or not a fact cites
+	// them (the question is the only record of what was asked).
+	if rep.Kept != (KeptCounts{Conversation: len(cited) + len(asked) + len(recent), Unexamined: len(unexamined), WorkingMemory: 1}) {
 		t.Fatalf("kept = %+v", rep.Kept)
 	}
-	if n := count(t, p, `SELECT count(*) FROM session_events`); n != 1+5+1+3 {
+	if n := count(t, p, `SELECT count(*) FROM session_events`); n != 1+1+5+1+3 {
 		t.Fatalf("a report-only prune deleted events: %d left", n)
 	}
 
@@ -59,6 +62,9 @@ func TestPruneKeepsWhatKnowledgeNeeds(t *testing.T) {
 	}
 	if after := answers(t, p, "dark mode", "editor terminal", "suite"); !reflect.DeepEqual(before, after) {
 		t.Fatalf("search answers changed:\nbefore %+v\nafter  %+v", before, after)
+	}
+	if n := count(t, p, `SELECT count(*) FROM session_events WHERE seq = ?`, asked[0]); n != 1 {
+		t.Errorf("prune deleted the question no fact covers: the only record of it")
 	}
 	if n := count(t, p, `SELECT count(*) FROM facts`); n != facts {
 		t.Fatalf("facts %d -> %d", facts, n)

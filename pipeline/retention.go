@@ -66,7 +66,7 @@ func (p *Pipeline) EnsureRoom(ctx context.Context) error {
 		p.Logger().Info("disk budget: pruned reclaimable events", "events", rep.Events, "bytes", rep.Bytes, "used_before", used, "used_after", after, "budget", budget)
 		return nil
 	}
-	refusal := fmt.Errorf("%w: the store holds %s against retention.disk_budget %s and no raw event is reclaimable (each is unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json",
+	refusal := fmt.Errorf("%w: the store holds %s against retention.disk_budget %s and no raw event is reclaimable (each is conversation text, unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json",
 		store.ErrDiskBudget, FormatBytes(after), p.Config.Retention.DiskBudget)
 	p.Logger().Error("disk budget: new events refused", "used", after, "budget", budget, "pruned", rep.Events)
 	if rerr := p.recordRefusal(context.WithoutCancel(ctx), refusal.Error()); rerr != nil {

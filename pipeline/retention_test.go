@@ -104,8 +104,15 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	provenanceResolves(t, p)
 
 	// Nothing reclaimable: session b's output arrives after its question and
-	// is not extracted yet.
+	// is not extracted yet. (Session a's conversation text is never
+	// reclaimable, so the budget makes room for some of b's output first.)
 	say(t, p, "b", "Could you check the deploy logs?")
+	used, err := p.DB.UsedBytes(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	budget = used + 32<<10
+	p.Config.Retention.DiskBudget = config.NewBytes(fmt.Sprint(budget))
 	var logged bytes.Buffer
 	p.log = slog.New(slog.NewTextHandler(&logged, nil))
 	var refused error
@@ -114,11 +121,11 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 			ContentType: "text", Content: strings.Repeat("x", 4000)}})
 	}
 	if !errors.Is(refused, store.ErrDiskBudget) {
-		t.Fatalf("400 KB of unexamined events under a 96 KB budget: err = %v", refused)
+		t.Fatalf("400 KB of unexamined events under a 32 KB margin: err = %v", refused)
 	}
 	for _, want := range []string{
 		"disk budget reached: the store holds ",
-		" against retention.disk_budget " + fmt.Sprint(budget) + " and no raw event is reclaimable (each is unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json",
+		" against retention.disk_budget " + fmt.Sprint(budget) + " and no raw event is reclaimable (each is conversation text, unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json",
 	} {
 		if !strings.Contains(refused.Error(), want) {
 			t.Fatalf("refusal %q lacks %q", refused, want)
@@ -199,14 +206,17 @@ func TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	// Tool calls: prune takes them once examined (conversation text it
+	// never takes).
 	line := func(i int, text string) []byte {
-		rec, _ := json.Marshal(map[string]any{"type": "user", "sessionId": "cc-1", "cwd": "/work/app", "timestamp": "2026-03-01T10:00:00.000Z",
-			"uuid": fmt.Sprintf("u-%d", i), "message": map[string]any{"role": "user", "content": text}})
+		rec, _ := json.Marshal(map[string]any{"type": "assistant", "sessionId": "cc-1", "cwd": "/work/app", "timestamp": "2026-03-01T10:00:00.000Z",
+			"uuid": fmt.Sprintf("u-%d", i), "message": map[string]any{"role": "assistant", "content": []map[string]any{
+				{"type": "tool_use", "id": fmt.Sprintf("t-%d", i), "name": "Bash", "input": map[string]any{"command": text}}}}})
 		return append(rec, '\n')
 	}
 	var lines [][]byte
 	for i := 0; i < 20; i++ {
-		lines = append(lines, line(i, fmt.Sprintf("Could you run test batch %d again?", i)))
+		lines = append(lines, line(i, fmt.Sprintf("make test-batch-%d", i)))
 	}
 	path := filepath.Join(dir, "cc-1.jsonl")
 	write := func(ls [][]byte) {
@@ -225,8 +235,8 @@ func TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten(t *testing.T) {
 	}
 	// The agent rewrites the file: a changed first line (so it is read
 	// again from the start) and one new line at the end.
-	rewritten := append([][]byte{line(0, "Could you run test batch zero again?")}, lines[1:]...)
-	write(append(rewritten, line(20, "Could you run the last batch?")))
+	rewritten := append([][]byte{line(0, "make test-batch-zero")}, lines[1:]...)
+	write(append(rewritten, line(20, "make test-batch-last")))
 	rep, err := p.Copy(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ func benchCommand(env Env) *cli.Command {
 			bench.PrintSystems(env.Stdout, rep)
 			return nil
 		},
-		Subcommands: []*cli.Command{locomoCommand(env)},
+		Subcommands: []*cli.Command{locomoCommand(env), codingCommand(env)},
 	}
 }
 
@@ -188,6 +189,36 @@ func locomoCommand(env Env) *cli.Command {
 				return printJSON(env.Stdout, rep)
 			}
 			bench.PrintLocomo(env.Stdout, rep)
+			return nil
+		},
+	}
+}
+
+func codingCommand(env Env) *cli.Command {
+	return &cli.Command{
+		Name:  "coding",
+		Usage: "coding sessions: questions a returning developer asks, answered by recollect search (and after prune) vs plain BM25",
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
+			&cli.StringFlag{Name: "questions", Value: filepath.Join("fixtures", "coding", "questions.json"), Usage: "the question set"},
+			&cli.StringFlag{Name: "transcripts", Value: filepath.Join("fixtures", "transcripts"), Usage: "the folder the set's transcript paths are under"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("bench coding takes no arguments (got %q)", c.Args().First())
+			}
+			set, err := bench.ReadCodingSet(c.String("questions"))
+			if err != nil {
+				return fmt.Errorf("%w (run it from a clone, or give --questions and --transcripts)", err)
+			}
+			rep, err := bench.RunCoding(c.Context, bench.CodingOptions{Set: set, Transcripts: c.String("transcripts")})
+			if err != nil {
+				return err
+			}
+			if c.Bool("json") {
+				return printJSON(env.Stdout, rep)
+			}
+			bench.PrintCoding(env.Stdout, rep)
 			return nil
 		},
 	}

@@ -14,9 +14,11 @@ func pruneCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "prune",
 		Usage: "remove raw events no knowledge needs (report only unless --apply)",
-		Description: "An event goes only when extraction has examined it, no fact cites it, and it is\n" +
-			"older than its session's extraction.working_memory_size most recent events.\n" +
-			"Facts, entities, embeddings and search answers are never touched.",
+		Description: "Prune takes tool calls, tool output, system notices and other artifacts: an event goes\n" +
+			"only when extraction has examined it, no fact cites it, and it is older than its session's\n" +
+			"extraction.working_memory_size most recent events. The user's and the agent's text messages\n" +
+			"and compaction summaries always stay: they are memory that search answers from.\n" +
+			"Facts, entities and embeddings are never touched.",
 		ArgsUsage: " ",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "apply", Usage: "delete the reclaimable events (default: report only)"},
@@ -54,8 +56,8 @@ func printPrune(w io.Writer, rep pipeline.PruneReport) {
 		verb = "pruned"
 	}
 	fmt.Fprintf(w, "%-12s %s (%s) in %s\n", verb, graph.Plural(rep.Events, "event"), humanBytes(rep.Bytes), graph.Plural(len(rep.Ranges), "seq range"))
-	fmt.Fprintf(w, "kept         %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
-		rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)
+	fmt.Fprintf(w, "kept         %d messages and summaries (always kept), %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
+		rep.Kept.Conversation, rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)
 	if rep.FileBefore != nil && rep.FileAfter != nil {
 		fmt.Fprintf(w, "%-12s %s before vacuum, %s after\n", rep.Measured, humanBytes(*rep.FileBefore), humanBytes(*rep.FileAfter))
 	}

@@ -26,7 +26,7 @@ func TestPruneCommand(t *testing.T) {
 	}
 	out := diskMust(t, dir, "prune")
 	want := "reclaimable  0 events (0 B) in 0 seq ranges\n" +
-		"kept         0 not yet examined by extraction, 1 cited by facts, 4 in working memory (last 200 per session)\n" +
+		"kept         2 messages and summaries (always kept), 0 not yet examined by extraction, 0 cited by facts, 3 in working memory (last 200 per session)\n" +
 		"report only: nothing was deleted; run recollect prune --apply to delete these events\n"
 	if out != want {
 		t.Fatalf("prune printed:\n%s\nwant:\n%s", out, want)
@@ -43,7 +43,7 @@ func TestPruneCommand(t *testing.T) {
 		t.Fatalf("report = %+v, want 3 reclaimable", rep)
 	}
 	out = diskMust(t, dir, "prune", "--apply", "--vacuum")
-	re := regexp.MustCompile(`^pruned       3 events \(1\.\d KiB\) in 1 seq range\nkept         0 not yet examined by extraction, 1 cited by facts, 1 in working memory \(last 1 per session\)\nfile         \d+\.\d KiB before vacuum, \d+\.\d KiB after\n$`)
+	re := regexp.MustCompile(`^pruned       3 events \(1\.\d KiB\) in 1 seq range\nkept         2 messages and summaries \(always kept\), 0 not yet examined by extraction, 0 cited by facts, 0 in working memory \(last 1 per session\)\nfile         \d+\.\d KiB before vacuum, \d+\.\d KiB after\n$`)
 	if !re.MatchString(out) {
 		t.Fatalf("prune --apply --vacuum printed:\n%s", out)
 	}

@@ -89,7 +89,7 @@ func TestDiskBudgetRefusalInStats(t *testing.T) {
 	}
 	_, errOut, code := diskRun(t, dir, "record", "--session-id", "s", "--content", "one more line of output")
 	want := "recollect: disk budget reached: the store holds "
-	if code != 1 || !strings.HasPrefix(errOut, want) || !strings.HasSuffix(errOut, " against retention.disk_budget 64KB and no raw event is reclaimable (each is unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json\n") {
+	if code != 1 || !strings.HasPrefix(errOut, want) || !strings.HasSuffix(errOut, " against retention.disk_budget 64KB and no raw event is reclaimable (each is conversation text, unexamined, cited by a fact or in working memory); new events are refused — run recollect consolidate so extraction examines them, forget facts you no longer need, or raise retention.disk_budget in config.json\n") {
 		t.Fatalf("refused record: status %d, %q", code, errOut)
 	}
 	out := diskMust(t, dir, "stats")

@@ -1,0 +1,116 @@
+package graph
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// PassageChars bounds the passage an episode shows of the event a search
+// hit: the part of a long message (a compaction summary, an agent's
+// report) around the query's words, not its first lines.
+const PassageChars = 700
+
+// queryStems are the stems a passage is matched on: the query's content
+// words' stems, and their variants'.
+func queryStems(text string) map[string]bool {
+	a := Analyze(text)
+	out := map[string]bool{}
+	for i, s := range a.Stems {
+		if IsStopword(a.Terms[i]) {
+			continue
+		}
+		out[s] = true
+		if v := Variant(a.Terms[i]); v != "" {
+			out[Stem(v)] = true
+		}
+	}
+	return out
+}
+
+// wordSpan is a word of a text: its byte range and stem.
+type wordSpan struct {
+	start, end int
+	stem       string
+}
+
+func wordSpans(s string) []wordSpan {
+	var out []wordSpan
+	start := -1
+	for i, r := range s {
+		word := unicode.IsLetter(r) || unicode.IsNumber(r)
+		if word && start < 0 {
+			start = i
+		}
+		if !word && start >= 0 {
+			out = append(out, wordSpan{start, i, Stem(strings.ToLower(s[start:i]))})
+			start = -1
+		}
+	}
+	if start >= 0 {
+		out = append(out, wordSpan{start, len(s), Stem(strings.ToLower(s[start:]))})
+	}
+	return out
+}
+
+// Passage returns the part of text, at most max bytes, that holds the most
+// distinct query stems (the earliest such part on a tie), widened to start
+// at a line or sentence where one is near, with "…" where it was cut.
+// Text within max bytes is returned whole; cut reports whether it was not.
+func Passage(text string, stems map[string]bool, max int) (passage string, cut bool) {
+	if len(text) <= max {
+		return text, false
+	}
+	words := wordSpans(text)
+	bestStart, bestN := 0, -1
+	for i := range words {
+		if !stems[words[i].stem] {
+			continue
+		}
+		// The window opens a little before its first match, for context.
+		from := max0(words[i].start - max/5)
+		seen := map[string]bool{}
+		for j := i; j < len(words) && words[j].end <= from+max; j++ {
+			if stems[words[j].stem] {
+				seen[words[j].stem] = true
+			}
+		}
+		if len(seen) > bestN {
+			bestStart, bestN = from, len(seen)
+		}
+	}
+	if bestN <= 0 {
+		return cutUTF8(text, max) + " …", true
+	}
+	// Start at a line or a sentence when one begins in the lead.
+	lead := text[bestStart:]
+	limit := min(len(lead), max/5)
+	if k := strings.LastIndexAny(lead[:limit], "\n"); k >= 0 {
+		bestStart += k + 1
+	} else if k := strings.Index(lead[:limit], ". "); k >= 0 {
+		bestStart += k + 2
+	} else {
+		for bestStart < len(text) && !utf8.RuneStart(text[bestStart]) {
+			bestStart++
+		}
+	}
+	end := min(len(text), bestStart+max)
+	for end < len(text) && end > bestStart && !utf8.RuneStart(text[end]) {
+		end--
+	}
+	out := strings.TrimSpace(text[bestStart:end])
+	if bestStart > 0 {
+		out = "… " + out
+	}
+	if end < len(text) {
+		out += " …"
+	}
+	return out, true
+}
+
+func max0(n int) int {
+	if n < 0 {
+		return 0
+	}
+	return n
+}
