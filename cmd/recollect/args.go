@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -89,7 +90,7 @@ func splitLevel(tokens []string, flags []cli.Flag, subs []*cli.Command) level {
 			l.dashed = true
 			return l
 		}
-		if len(t) < 2 || t[0] != '-' {
+		if len(t) < 2 || t[0] != '-' || negativeNumber(t) {
 			if len(l.args) == 0 {
 				if sub := findCommand(subs, t); sub != nil {
 					l.sub, l.subName, l.rest = sub, t, tokens[i+1:]
@@ -112,6 +113,13 @@ func splitLevel(tokens []string, flags []cli.Flag, subs []*cli.Command) level {
 		}
 	}
 	return l
+}
+
+// negativeNumber reports whether t is a number with a minus sign ("-5",
+// "-0.5"): a value, never a flag (settings set context.session_budget -5).
+func negativeNumber(t string) bool {
+	_, err := strconv.ParseFloat(t, 64)
+	return err == nil && strings.HasPrefix(t, "-")
 }
 
 // appendArgs appends the leaf's arguments, after "--" when one of them

@@ -133,7 +133,7 @@ func TestConfigTypoRefusedBeforeWriting(t *testing.T) {
 		t.Fatal(err)
 	}
 	code, _, errs = run(t, "", "--data", dir, "stats")
-	if code != 2 || !strings.Contains(errs, "extraction.batch_size: wrong type: got a JSON string, want a number") {
+	if code != 2 || !strings.Contains(errs, `extraction.batch_size: "5" is not a whole number from 1 to 100000`) {
 		t.Fatalf("exit %d stderr %q", code, errs)
 	}
 }

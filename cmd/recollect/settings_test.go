@@ -54,11 +54,15 @@ func TestSettings(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"settings", "set", "extraction.batch_size", "many"}, "recollect: config.json: extraction.batch_size: wrong type: got a JSON string, want a number\n"},
+		{[]string{"settings", "set", "extraction.batch_size", "many"}, "recollect: config.json: extraction.batch_size: \"many\" is not a whole number from 1 to 100000\n"},
 		{[]string{"settings", "set", "intelligence.provder", "http"}, "recollect: config.json: intelligence.provder: unknown key; did you mean \"provider\"?\n"},
 		{[]string{"settings", "set", "intelligence.provider", "gpt"}, "recollect: config.json: intelligence.provider: unknown provider \"gpt\"; use one of heuristic, http, ollama, cli\n"},
 		{[]string{"settings", "get", "schedular.extract_cap"}, "recollect: config.json: schedular: unknown key; did you mean \"scheduler\"?\n"},
 		{[]string{"settings", "set", "mode"}, "recollect: settings set: give a key and a value, e.g. recollect settings set intelligence.provider ollama\n"},
+		{[]string{"settings", "set", "context.session_budget", "-5"}, "recollect: config.json: context.session_budget: -5 is below 100 tokens, too small for the framing and one fact; write e.g. 1500 (session) or 400 (prompt)\n"},
+		{[]string{"settings", "set", "context.prompt_budget", "1e9"}, "recollect: config.json: context.prompt_budget: 1e9 is not a whole number from 100 to 200000\n"},
+		{[]string{"settings", "set", "extraction.working_memory_size", "-1"}, "recollect: config.json: extraction.working_memory_size: -1 is out of range; write a whole number from 0 to 1000000 (0 keeps no window)\n"},
+		{[]string{"settings", "set", "embedding.base_url", "file:///etc/passwd"}, "recollect: config.json: embedding.base_url: \"file:///etc/passwd\" is not an http(s) URL; write e.g. http://localhost:11434 (ollama) or http://localhost:8080/v1 (http)\n"},
 	} {
 		_, errs, code := diskRun(t, dir, c.args...)
 		if code != 2 || errs != c.want {

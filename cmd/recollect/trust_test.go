@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/store/config"
 )
 
 // clonedRepo lays out the attack from issue 13: a user whose ~/.claude
@@ -172,7 +173,7 @@ func TestClonedRepoConfigIsRefusedUntilApproved(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("trust --yes: exit %d: %s", code, errs)
 	}
-	for _, want := range []string{"claude-code transcripts in ~/.claude, of EVERY project (no cwd)", "sends: conversation text to " + r.host + " (http provider", "approved " + cfgPath} {
+	for _, want := range []string{`claude-code transcripts in "~/.claude", of EVERY project (no cwd)`, "sends: conversation text to " + config.ShowURL(r.host) + " (http provider", "approved " + cfgPath} {
 		if !strings.Contains(out, want) {
 			t.Errorf("trust output lacks %q:\n%s", want, out)
 		}

@@ -278,12 +278,18 @@ func Parse(r io.Reader) (Config, error) {
 	if err := checkKeys(raw, reflect.TypeOf(cfg), ""); err != nil {
 		return Config{}, err
 	}
+	if err := checkStrings(raw, ""); err != nil {
+		return Config{}, err
+	}
 	if err := json.Unmarshal(data, &cfg); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
 			path := te.Field
 			if path == "" {
 				path = "(root)" // the whole file is not an object
+			}
+			if r, ok := RangeOf(path); ok {
+				return Config{}, &Error{Path: path, Msg: fmt.Sprintf("%s is not %s", jsonValue(data, te), r)}
 			}
 			return Config{}, &Error{Path: path, Msg: fmt.Sprintf("wrong type: got a JSON %s, want %s", te.Value, describe(te.Type))}
 		}
@@ -335,7 +341,7 @@ func (c Config) Validate() error {
 	for _, check := range []func() error{
 		c.validateMode, c.validateSources, c.Redaction.validate, c.Intelligence.validate, c.Extraction.validate,
 		c.Embedding.validate, c.Temporal.validate, c.Retention.validate, c.Scheduler.validate, c.Context.validate,
-		c.validateStorage,
+		c.validateStorage, c.checkRanges, c.checkHosts,
 	} {
 		if err := check(); err != nil {
 			return err
@@ -721,4 +727,41 @@ func (st Storage) validate() error {
 		return &Error{Path: "storage.postgres.schema", Msg: fmt.Sprintf("%q: use 1 to 63 lower-case letters, digits, _ and -, not public, information_schema or pg_…", v)}
 	}
 	return nil
+}
+
+// checkHosts refuses a host URL that is not http(s) with a host, and a
+// variable name that is not one.
+func (c Config) checkHosts() error {
+	for _, u := range []struct{ path, v, example string }{
+		{"intelligence.http.base_url", c.Intelligence.HTTP.BaseURL, "http://localhost:8080/v1"},
+		{"intelligence.ollama.host", c.Intelligence.Ollama.Host, "http://localhost:11434"},
+		{"embedding.base_url", c.Embedding.BaseURL, "http://localhost:11434"},
+	} {
+		if err := checkURL(u.path, u.v, u.example); err != nil {
+			return err
+		}
+	}
+	for _, e := range []struct{ path, v string }{
+		{"intelligence.http.api_key_env", c.Intelligence.HTTP.APIKeyEnv},
+		{"embedding.api_key_env", c.Embedding.APIKeyEnv},
+		{"storage.postgres.url_env", c.Storage.Postgres.URLEnv},
+	} {
+		if err := checkEnvName(e.path, e.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// jsonValue is the text of the value a type error is about, as written.
+func jsonValue(data []byte, te *json.UnmarshalTypeError) string {
+	end := int(te.Offset)
+	if end <= 0 || end > len(data) {
+		return te.Value
+	}
+	start := end
+	for start > 0 && !strings.ContainsRune(":[,", rune(data[start-1])) {
+		start--
+	}
+	return strings.TrimSpace(string(data[start:end]))
 }

@@ -171,13 +171,13 @@ func Describe(cfg Config) []string {
 	case cfg.Mode == ModeCopy:
 		out = append(out, "reads: copies transcripts from:")
 		for _, s := range cfg.Sources {
-			home := s.Home
-			if home == "" {
+			home := Show(s.Home)
+			if s.Home == "" {
 				home = "the default home (" + defaultHomes[s.Kind] + ")"
 			}
 			cwd := "EVERY project (no cwd)"
 			if s.Cwd != "" {
-				cwd = "the project " + s.Cwd
+				cwd = "the project " + Show(s.Cwd)
 			}
 			sub := ""
 			if s.IncludeSubagents {
@@ -193,23 +193,29 @@ func Describe(cfg Config) []string {
 		case "heuristic":
 			out = append(out, "sends: nothing for the heuristic provider (it runs in this process)")
 		case "http":
-			key := "no API key"
-			if env := cfg.Intelligence.HTTP.APIKeyEnv; env != "" {
-				key = "key from $" + env
+			key := ", no API key"
+			if cfg.Intelligence.HTTP.APIKeyEnv != "" {
+				key = ""
 			}
-			out = append(out, fmt.Sprintf("sends: conversation text to %s (http provider, model %q, %s)", cfg.Intelligence.HTTP.BaseURL, cfg.Intelligence.HTTP.Model, key))
+			out = append(out, fmt.Sprintf("sends: conversation text to %s (http provider, model %s%s)", ShowURL(cfg.Intelligence.HTTP.BaseURL), Show(cfg.Intelligence.HTTP.Model), key))
+			if env := cfg.Intelligence.HTTP.APIKeyEnv; env != "" {
+				out = append(out, fmt.Sprintf("sends: the value of $%s, as its API key, to %s", env, ShowURL(cfg.Intelligence.HTTP.BaseURL)))
+			}
 		case "ollama":
-			out = append(out, fmt.Sprintf("sends: conversation text to %s (ollama provider, model %q)", cfg.Intelligence.Ollama.Host, cfg.Intelligence.Ollama.Model))
+			out = append(out, fmt.Sprintf("sends: conversation text to %s (ollama provider, model %s)", ShowURL(cfg.Intelligence.Ollama.Host), Show(cfg.Intelligence.Ollama.Model)))
 		case "cli":
-			out = append(out, fmt.Sprintf("runs: the command %q with conversation text (cli provider, model %q)", cfg.Intelligence.CLI.Command, cfg.Intelligence.CLI.Model))
+			out = append(out, fmt.Sprintf("runs: the command %s with conversation text (cli provider, model %s)", Show(cfg.Intelligence.CLI.Command), Show(cfg.Intelligence.CLI.Model)))
 		}
 	}
 	if e := cfg.Embedding; e.Provider != "" {
-		host := e.BaseURL
-		if host == "" {
-			host = "the " + e.Provider + " default host"
+		host := "the " + e.Provider + " default host"
+		if e.BaseURL != "" {
+			host = ShowURL(e.BaseURL)
 		}
-		out = append(out, fmt.Sprintf("sends: facts and queries to %s for embeddings (%s, model %q)", host, e.Provider, e.Model))
+		out = append(out, fmt.Sprintf("sends: facts and queries to %s for embeddings (%s, model %s)", host, Show(e.Provider), Show(e.Model)))
+		if e.APIKeyEnv != "" {
+			out = append(out, fmt.Sprintf("sends: the value of $%s, as its API key, to %s", e.APIKeyEnv, host))
+		}
 	}
 	if !cfg.Redaction.Enabled {
 		out = append(out, "stores: secrets as written (redaction.enabled is false)")
@@ -219,8 +225,8 @@ func Describe(cfg Config) []string {
 		if env == "" {
 			env = "RECOLLECT_POSTGRES_URL"
 		}
-		schema := st.Postgres.Schema
-		if schema == "" {
+		schema := Show(st.Postgres.Schema)
+		if st.Postgres.Schema == "" {
 			schema = "named after the data directory"
 		}
 		out = append(out, fmt.Sprintf("stores: everything on the PostgreSQL server whose URL $%s holds (schema %s)", env, schema))

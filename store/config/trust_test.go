@@ -46,12 +46,13 @@ func TestDescribeNamesWhatIsReadAndSent(t *testing.T) {
 		{`{"mode":"copy","sources":[{"kind":"codex"}],"intelligence":{"provider":"http","http":{"base_url":"http://h/v1"}}}`, []string{
 			"reads: copies transcripts from:",
 			"  codex transcripts in the default home ($CODEX_HOME or ~/.codex), of EVERY project (no cwd)",
-			`sends: conversation text to http://h/v1 (http provider, model "", no API key)`,
+			`sends: conversation text to scheme "http", host "h", port "80", path "/v1" (http provider, model "", no API key)`,
 		}},
 		{`{"mode":"copy","sources":[{"kind":"gemini","cwd":"/p"}],"intelligence":{"provider":"http","http":{"base_url":"http://h/v1","model":"m","api_key_env":"K"}}}`, []string{
 			"reads: copies transcripts from:",
-			"  gemini transcripts in the default home ($GEMINI_CLI_HOME/.gemini or ~/.gemini), of the project /p",
-			`sends: conversation text to http://h/v1 (http provider, model "m", key from $K)`,
+			`  gemini transcripts in the default home ($GEMINI_CLI_HOME/.gemini or ~/.gemini), of the project "/p"`,
+			`sends: conversation text to scheme "http", host "h", port "80", path "/v1" (http provider, model "m")`,
+			`sends: the value of $K, as its API key, to scheme "http", host "h", port "80", path "/v1"`,
 		}},
 	} {
 		cfg, err := Parse(strings.NewReader(tc.json))
@@ -122,7 +123,7 @@ func TestDescribeNamesThePostgresServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	lines := strings.Join(Describe(cfg), "\n")
-	if !strings.Contains(lines, "stores: everything on the PostgreSQL server whose URL $DATABASE_URL holds (schema atlas)") {
+	if !strings.Contains(lines, "stores: everything on the PostgreSQL server whose URL $DATABASE_URL holds (schema \"atlas\")") {
 		t.Errorf("Describe = %s; want the server's URL variable and schema named", lines)
 	}
 }
