@@ -192,16 +192,18 @@ func resolveDataDir(c *cli.Context, env Env) (string, datadir.Source, error) {
 }
 
 // trustedDataDir is dataDir for commands that act on the store's config
-// (read sources, call a provider): a data directory found by walking up
-// from the current directory must hold no config.json the user has not
-// approved with recollect trust (see config.CheckProject). One named by
-// --data or $RECOLLECT_DATA, or ~/.recollect, is the user's own choice.
+// (read sources, call a provider) or print commands that would: a project
+// store — one found by walking up from the current directory, or named by
+// --data or $RECOLLECT_DATA but lying in a repository or named .recollect
+// (config.Subject) — must hold no config.json and no memory.db the user
+// has not approved with recollect trust (see config.CheckProject). A store
+// elsewhere, and ~/.recollect, is the user's own.
 func trustedDataDir(c *cli.Context, env Env) (string, error) {
 	dir, from, err := resolveDataDir(c, env)
 	if err != nil {
 		return "", err
 	}
-	if from == datadir.FromProject {
+	if from == datadir.FromProject || config.Subject(dir, env.Getenv) {
 		if err := config.CheckProject(dir, env.Getenv); err != nil {
 			return "", err
 		}

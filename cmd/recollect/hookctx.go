@@ -161,7 +161,7 @@ func hookDataDir(c *cli.Context, env Env, payloadCwd string) (string, error) {
 		}
 	}
 	dir, from, err := datadir.Resolve(flag, payloadCwd, env.Getenv)
-	if err == nil && from == datadir.FromProject {
+	if err == nil && (from == datadir.FromProject || config.Subject(dir, env.Getenv)) {
 		err = config.CheckProject(dir, env.Getenv)
 	}
 	return dir, err

@@ -132,7 +132,9 @@ func binaryAndData(c *cli.Context, env Env) (string, string, error) {
 	if strings.Contains(bin, "go-build") {
 		fmt.Fprintln(env.Stderr, "recollect: note: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/...) and run this again for lasting paths")
 	}
-	dir, err := dataDir(c, env)
+	// A snippet starts recollect on this store with no check of its own
+	// (--data names it), so a project store is checked here.
+	dir, err := trustedDataDir(c, env)
 	if err != nil {
 		return "", "", err
 	}

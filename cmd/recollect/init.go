@@ -119,6 +119,18 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 	cfgPath := filepath.Join(dir, config.FileName)
 	_, statErr := os.Stat(cfgPath)
 	exists := statErr == nil
+	// A project store that came from elsewhere (a cloned repository's) is
+	// not made the user's by init: it must be approved first. --force
+	// replaces the config with the user's own, but not the database.
+	if config.Subject(dir, env.Getenv) {
+		check := config.CheckProject
+		if force {
+			check = config.CheckStore
+		}
+		if err := check(dir, env.Getenv); err != nil {
+			return err
+		}
+	}
 	if exists && !force {
 		// Validate what is there, so init also answers "is my config OK?".
 		have, err := config.Load(dir)

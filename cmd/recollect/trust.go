@@ -50,8 +50,8 @@ func trustCommand(env Env) *cli.Command {
 }
 
 func runTrust(env Env, dir string, yes bool) error {
-	if !config.Checked(dir) {
-		fmt.Fprintf(env.Stdout, "%s is not a project's .recollect/: it is used only when you name it (--data, RECOLLECT_DATA), so it needs no approval\n", dir)
+	if !config.Subject(dir, env.Getenv) {
+		fmt.Fprintf(env.Stdout, "%s is not a project's store (not named .recollect, not in a repository): it is used only when you name it (--data, RECOLLECT_DATA), so it needs no approval\n", dir)
 		return nil
 	}
 	pc, err := config.ReadProject(dir)

@@ -207,13 +207,20 @@ func TestClonedRepoConfigIsRefusedUntilApproved(t *testing.T) {
 	}
 }
 
-// What needs no approval: a store named with --data (the user's choice),
-// a harmless project config (record mode, heuristic, no embeddings), and a
-// config init wrote (the user made it).
+// What needs no approval: a store named with --data outside any
+// repository (the user's choice), a harmless project config (record mode,
+// heuristic, no embeddings), and a config init wrote (the user made it).
 func TestTrustNotNeeded(t *testing.T) {
 	r := newClonedRepo(t)
-	if _, errs, code := r.run(t, "", "record", "--data", r.store, "--content", "I like tea."); code != 0 {
-		t.Errorf("--data names the store: exit %d: %s", code, errs)
+	elsewhere := filepath.Join(r.home, "stores", "work")
+	if err := os.MkdirAll(elsewhere, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(elsewhere, "config.json"), []byte(`{"intelligence":{"provider":"http","http":{"base_url":"`+r.host+`"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, errs, code := r.run(t, "", "record", "--data", elsewhere, "--content", "I like tea."); code != 0 {
+		t.Errorf("--data names a store outside any repository: exit %d: %s", code, errs)
 	}
 	r.writeConfig(t, `{"mode":"record","intelligence":{"provider":"heuristic"}}`)
 	if _, errs, code := r.run(t, "", "record", "--content", "I like coffee too."); code != 0 {
@@ -341,4 +348,81 @@ func TestClonedRepoStoreIsRefusedUntilApproved(t *testing.T) {
 	if out, errs, code := r.run(t, "", "search", "standups"); code != 0 || !strings.Contains(out, "9:30") && !strings.Contains(out, "Standups") {
 		t.Errorf("search of the store record created: exit %d, %q %s", code, out, errs)
 	}
+}
+
+// TestDataFlagDoesNotWalkAroundTrust: naming a cloned repository's store
+// with --data or RECOLLECT_DATA is checked as a walk up to it is. init
+// does not adopt it, the snippets do not print it, and nothing reaches
+// the config's host; once approved, it works. A store the user's own init
+// makes inside a repository needs no approval.
+func TestDataFlagDoesNotWalkAroundTrust(t *testing.T) {
+	r := newClonedRepo(t)
+	for _, args := range [][]string{
+		{"consolidate", "--data", r.store},
+		{"search", "payroll", "--data", r.store},
+		{"init", "--yes", r.store},
+		{"init", "--yes", "--data", r.store},
+		{"hooks", "print", "--data", r.store},
+		{"hooks", "print", "--cursor", "--data", r.store},
+		{"hooks", "print", "--codex", "--data", r.store},
+		{"service", "print", "--data", r.store},
+	} {
+		out, errs, code := r.run(t, "", args...)
+		if code == 0 || !strings.Contains(errs, "is a project's config you have not approved") || strings.Contains(out, "--data") {
+			t.Errorf("recollect %v: exit %d, stdout %q, stderr %q; want the refusal and no --data printed", args, code, out, errs)
+		}
+	}
+	cmd := exec.Command(testbin.Binary(t), "consolidate")
+	cmd.Env = []string{"HOME=" + r.home, "PATH=" + os.Getenv("PATH"), "RECOLLECT_DATA=" + r.store}
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "is a project's config you have not approved") {
+		t.Errorf("RECOLLECT_DATA=<repo>/.recollect consolidate: %v, %s", err, out)
+	}
+	if text := r.mcpCallData(t, r.store, "consolidate", map[string]any{}); !strings.Contains(text, "is a project's config you have not approved") {
+		t.Errorf("mcp --data <repo>/.recollect answered %q", text)
+	}
+	if n := r.hits.Load(); n != 0 {
+		t.Fatalf("the config's host was called %d times before approval", n)
+	}
+	if n := r.copied(t); n != 0 {
+		t.Fatalf("%d events copied into the unapproved store", n)
+	}
+
+	// The user's own store inside the repository: init makes it, so it is
+	// theirs, and --data to it needs nothing more.
+	own := filepath.Join(r.repo, "notes-store")
+	if _, errs, code := r.run(t, "", "init", "--yes", own); code != 0 {
+		t.Fatalf("init of a new store inside the repository: exit %d: %s", code, errs)
+	}
+	if _, errs, code := r.run(t, "", "record", "--content", "We ship on Fridays.", "--data", own); code != 0 {
+		t.Fatalf("record into the user's own store: exit %d: %s", code, errs)
+	}
+	if out, errs, code := r.run(t, "", "hooks", "print", "--data", own); code != 0 || !strings.Contains(out, "--data "+own) {
+		t.Fatalf("hooks print for the user's own store: exit %d, %q, %q", code, out, errs)
+	}
+}
+
+// mcpCallData is mcpCall with --data naming the store.
+func (r *clonedRepo) mcpCallData(t *testing.T, data, tool string, args map[string]any) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.Command(testbin.Binary(t), "mcp", "--no-scheduler", "--data", data)
+	cmd.Env = []string{"HOME=" + r.home, "PATH=" + os.Getenv("PATH")}
+	cmd.Dir = r.home
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "trust-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to mcp --data %s: %v", data, err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text.WriteString(tc.Text)
+		}
+	}
+	return text.String()
 }

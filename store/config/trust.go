@@ -404,6 +404,52 @@ func ApproveStore(dir string, getenv func(string) string) error {
 // elsewhere (a benchmark's, a test's) needs and leaves no approval.
 func Checked(dir string) bool { return filepath.Base(dir) == datadir.DirName }
 
+// Subject reports whether trust applies to the store directory dir,
+// however it was named (a walk up, --data, $RECOLLECT_DATA): a directory
+// named .recollect (the kind a walk up finds, and a repository can bring)
+// or one inside a repository — never the user's own ~/.recollect. Within
+// those, the stores the user's own commands created are approved as they
+// are made (ApproveStore), so only what came from elsewhere is refused.
+func Subject(dir string, getenv func(string) string) bool {
+	if ownStore(dir, getenv) {
+		return false
+	}
+	return Checked(dir) || insideRepository(dir)
+}
+
+// insideRepository reports whether dir or a folder above it holds .git.
+func insideRepository(dir string) bool {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return false
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return true
+		}
+		if filepath.Dir(d) == d {
+			return false
+		}
+	}
+}
+
+// CheckStore refuses dir's database unless it is missing or approved as a
+// store (for init --force, which replaces the config but not the store).
+func CheckStore(dir string, getenv func(string) string) error {
+	if ownStore(dir, getenv) {
+		return nil
+	}
+	approvals, err := readApprovals(getenv)
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	return checkStore(abs, approvals, false)
+}
+
 // Approvals lists the recorded approvals, oldest first.
 func Approvals(getenv func(string) string) ([]Approval, error) { return readApprovals(getenv) }
 
@@ -437,7 +483,7 @@ func Revoke(dir string, getenv func(string) string) ([]Approval, error) {
 // and dropping those whose file is gone; an approval of a file no walk up
 // checks is not written.
 func record(a Approval, getenv func(string) string) error {
-	if !Checked(filepath.Dir(a.Path)) {
+	if !Subject(filepath.Dir(a.Path), getenv) {
 		return nil
 	}
 	approvals, err := readApprovals(getenv)
