@@ -29,6 +29,10 @@ type Options struct {
 	Log *slog.Logger
 	// Version is the binary's version for stats; the build info's when "".
 	Version string
+	// Config, when set, is the config to use instead of loading
+	// config.json: the one a trust check read and checked
+	// (config.TrustedConfig), so the bytes checked are the bytes used.
+	Config *config.Config
 }
 
 // Pipeline is one opened data directory with its config and the
@@ -69,9 +73,14 @@ type Pipeline struct {
 // router. It makes no network call and reads no transcript: a copier meets
 // its files at its first copy, a model host its first call.
 func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
-	cfg, err := config.Load(dir)
-	if err != nil {
-		return nil, err
+	var cfg config.Config
+	if opts.Config != nil {
+		cfg = *opts.Config
+	} else {
+		var err error
+		if cfg, err = config.Load(dir); err != nil {
+			return nil, err
+		}
 	}
 	getenv := opts.Getenv
 	if getenv == nil {

@@ -243,7 +243,12 @@ func createPipeline(c *cli.Context, env Env, log *slog.Logger) (*pipeline.Pipeli
 // config.ApproveStore), so a later walk up to it needs no recollect trust.
 func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pipeline.Pipeline, error) {
 	_, statErr := os.Stat(filepath.Join(dir, store.DBFile))
-	p, err := pipeline.Open(c.Context, dir, pipeline.Options{Getenv: env.Getenv, Log: log, Version: binaryVersion()})
+	cfg, err := loadConfig(dir, env)
+	if err != nil {
+		return nil, err
+	}
+	opts := pipeline.Options{Getenv: env.Getenv, Log: log, Version: binaryVersion(), Config: &cfg}
+	p, err := pipeline.Open(c.Context, dir, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -253,6 +258,16 @@ func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pip
 		}
 	}
 	return p, nil
+}
+
+// loadConfig reads dir's config.json for use: a project store's once,
+// checked and then parsed from the same bytes (config.TrustedConfig), so a
+// file swapped after the check cannot be what runs.
+func loadConfig(dir string, env Env) (config.Config, error) {
+	if config.Subject(dir, env.Getenv) {
+		return config.TrustedConfig(dir, env.Getenv)
+	}
+	return config.Load(dir)
 }
 
 // storeExists reports a missing store as one line that names the directory

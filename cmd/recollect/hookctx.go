@@ -87,7 +87,7 @@ func contextFor(c *cli.Context, env Env, event string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	cfg, err := config.Load(dir)
+	cfg, err := loadConfig(dir, env)
 	if err != nil {
 		return "", err
 	}

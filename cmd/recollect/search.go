@@ -11,7 +11,6 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
-	"github.com/recollect/recollect/store/config"
 )
 
 func searchCommand(env Env) *cli.Command {
@@ -83,7 +82,7 @@ func search(c *cli.Context, env Env, q graph.Query) (graph.Answer, error) {
 	if err := storeExists(dir); err != nil {
 		return graph.Answer{}, err
 	}
-	cfg, err := config.Load(dir)
+	cfg, err := loadConfig(dir, env)
 	if err != nil {
 		return graph.Answer{}, err
 	}

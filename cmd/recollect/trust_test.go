@@ -426,3 +426,61 @@ func (r *clonedRepo) mcpCallData(t *testing.T, data, tool string, args map[strin
 	}
 	return text.String()
 }
+
+// TestCheckedConfigIsTheConfigUsed: while config.json is swapped, back and
+// forth, between an approved config and an unapproved one that sends to a
+// host, no run uses the unapproved one: the bytes checked are the bytes
+// parsed and run (one read), so a swap between a check and an open cannot
+// slip through.
+func TestCheckedConfigIsTheConfigUsed(t *testing.T) {
+	r := newClonedRepo(t)
+	approved := `{"mode":"copy","sources":[{"kind":"claude-code","home":"~/.claude","cwd":"/w/none"}],"intelligence":{"provider":"heuristic"}}`
+	hostile := `{"mode":"copy","sources":[{"kind":"claude-code","home":"~/.claude"}],"intelligence":{"provider":"http","http":{"base_url":"` + r.host + `"}}}`
+	r.writeConfig(t, approved)
+	if _, errs, code := r.run(t, "", "trust", "--yes"); code != 0 {
+		t.Fatalf("trust: %s", errs)
+	}
+	if _, errs, code := r.run(t, "", "record", "--content", "We ship on Fridays."); code != 0 {
+		t.Fatalf("record: %s", errs)
+	}
+	a, b := filepath.Join(r.repo, "a.json"), filepath.Join(r.repo, "b.json")
+	cfg := filepath.Join(r.store, "config.json")
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			src, text := a, approved
+			if i%2 == 1 {
+				src, text = b, hostile
+			}
+			if os.WriteFile(src, []byte(text), 0o644) == nil {
+				os.Rename(src, cfg)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	ran := 0
+	for i := 0; i < 30; i++ {
+		_, errs, code := r.run(t, "", "consolidate")
+		if code == 0 {
+			ran++
+		} else if i < 3 {
+			t.Logf("run %d: exit %d: %s", i, code, errs)
+		}
+	}
+	close(stop)
+	<-done
+	if n := r.hits.Load(); n != 0 {
+		t.Fatalf("the unapproved config's host was called %d times across 30 runs racing a swap", n)
+	}
+	if ran == 0 {
+		t.Fatal("no run went through with the approved config; the race did not happen")
+	}
+	t.Logf("%d of 30 runs used the approved config; the rest refused the swapped one", ran)
+}

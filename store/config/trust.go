@@ -252,32 +252,50 @@ var defaultHomes = map[string]string{
 // --data, $RECOLLECT_DATA or the user's own ~/.recollect is the user's
 // choice.
 func CheckProject(dir string, getenv func(string) string) error {
+	_, err := TrustedConfig(dir, getenv)
+	return err
+}
+
+// TrustedConfig reads dir's config.json once, checks those bytes as
+// CheckProject does, and returns the config parsed from the same bytes:
+// what is checked is what is used, so a file swapped between a check and
+// an open cannot run unapproved. The user's own ~/.recollect is loaded as
+// it is.
+func TrustedConfig(dir string, getenv func(string) string) (Config, error) {
 	if ownStore(dir, getenv) {
-		return nil
+		return Load(dir)
 	}
 	pc, err := ReadProject(dir)
 	if err != nil {
-		return err
+		return Config{}, err
+	}
+	if pc.ParseErr != nil {
+		return Config{}, pc.ParseErr
 	}
 	approvals, err := readApprovals(getenv)
 	if err != nil {
-		return err
+		return Config{}, err
 	}
 	configApproved := false
-	if pc.Exists && pc.ParseErr == nil {
+	if pc.Exists {
 		for _, a := range approvals {
 			if a.Kind == "" && a.Path == pc.Path {
 				configApproved = a.SHA256 == pc.Digest
 				if !configApproved && !Harmless(pc.Config) {
-					return &UntrustedError{Path: pc.Path, Changed: true}
+					return Config{}, &UntrustedError{Path: pc.Path, Changed: true}
 				}
 			}
 		}
 		if !configApproved && !Harmless(pc.Config) {
-			return &UntrustedError{Path: pc.Path}
+			return Config{}, &UntrustedError{Path: pc.Path}
 		}
+	} else {
+		pc.Config = Default()
 	}
-	return checkStore(filepath.Dir(pc.Path), approvals, configApproved)
+	if err := checkStore(filepath.Dir(pc.Path), approvals, configApproved); err != nil {
+		return Config{}, err
+	}
+	return pc.Config, nil
 }
 
 // ownStore reports whether dir is the user's own ~/.recollect, which a
