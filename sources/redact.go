@@ -85,6 +85,27 @@ func notSecret(v string) bool {
 	return strings.HasPrefix(v, "[REDACTED")
 }
 
+// notRandomKey reports whether v is not a generated key: hexadecimal
+// only (a digest, a commit id), or without both cases and a digit or
+// symbol (a word, an identifier in one case).
+func notRandomKey(v string) bool {
+	if strings.Trim(strings.ToLower(v), "0123456789abcdef") == "" {
+		return true
+	}
+	var upper, lower, other bool
+	for _, r := range v {
+		switch {
+		case r >= 'A' && r <= 'Z':
+			upper = true
+		case r >= 'a' && r <= 'z':
+			lower = true
+		default:
+			other = true
+		}
+	}
+	return !(upper && lower && other)
+}
+
 // madeUp reports whether a word looks invented rather than written: it
 // holds a digit, a capital after its first letter, or one of the symbols
 // password rules ask for. "hunter2", "SuperSecret" and "P@ss" are; "stored",
@@ -109,6 +130,17 @@ var builtinRules = sync.OnceValue(func() []rule {
 		// and the base64 lines that follow it (real or \n-escaped newlines).
 		{kind: "private_key", re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY-----(?:(?s:.*?)-----END (?:[A-Z0-9]+ )*PRIVATE KEY-----|(?:(?:\s|\\[rn])+(?:[A-Za-z0-9+/=]{4,}|[A-Za-z-]+: [^\n\\]*))*)`),
 			triggers: []string{"PRIVATE KEY-----"}},
+		// An AWS secret key said in prose: a random-looking run of its
+		// alphabet (about 40 characters) after "secret" ("aws secret: …",
+		// "with secret …", "secret key is …"), or after an access key id
+		// ("AKIA… and …"). A git commit id is 40 characters too, all hex,
+		// and a word is not random: neither is taken.
+		{kind: "aws_secret_key", group: 2, skip: notRandomKey,
+			re:       regexp.MustCompile(`(?i)(\b(?:aws[_ -]?)?secret(?:[_ -]?(?:access[_ -]?)?key)?(?:\s+(?:is|was|of|=))?["']?\s*[:=]?\s*["'\x60]?)([A-Za-z0-9/+]{32,64})(?:$|[^A-Za-z0-9/+=])`),
+			triggers: []string{"secret"}, fold: true},
+		{kind: "aws_secret_key", group: 2, skip: notRandomKey,
+			re:       regexp.MustCompile(`(\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b["'\x60]?[\s,;:/|]+(?:[A-Za-z]+[\s:=]+){0,3}["'\x60]?)([A-Za-z0-9/+]{32,64})(?:$|[^A-Za-z0-9/+=])`),
+			triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
 		{kind: "aws_access_key", re: regexp.MustCompile(`\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b`),
 			triggers: []string{"AKIA", "ASIA", "ABIA", "ACCA"}},
 		// AWS_SECRET_ACCESS_KEY=…, aws_secret_access_key = … (credentials
@@ -229,7 +261,9 @@ func (r *Redactor) redactEscaped(s string, counts map[string]int64) string {
 			joined.WriteByte('\n')
 		}
 	})
-	if all := joined.String(); all == "" || r.redactRaw(all, nil) == all {
+	// Redact, not redactRaw: a literal can hold JSON whose literals are
+	// escaped again (Codex's arguments string), each level decoded in turn.
+	if all := joined.String(); all == "" || r.Redact(all, nil) == all {
 		return s
 	}
 	var b strings.Builder
@@ -280,7 +314,7 @@ func (r *Redactor) redactLiteral(lit string, counts map[string]int64) (string, b
 	if json.Unmarshal([]byte(lit), &dec) != nil {
 		return lit, false
 	}
-	red := r.redactRaw(dec, counts)
+	red := r.Redact(dec, counts)
 	if red == dec {
 		return lit, false
 	}

@@ -35,6 +35,11 @@ func TestRedactCatchesEachKind(t *testing.T) {
 		{"assignment", "curl 'https://x.test/?token=abcd1234&x=1'", "curl 'https://x.test/?token=[REDACTED:assignment]&x=1'"},
 		{"assignment", `{"client_secret": "s3cr3t-value"}`, `{"client_secret": "[REDACTED:assignment]"}`},
 		{"connection_string", "postgres://app:pa55word@db.internal:5432/app", "postgres://app:[REDACTED:connection_string]@db.internal:5432/app"},
+		{"aws_secret_key", "aws secret: wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "aws secret: [REDACTED:aws_secret_key]"},
+		{"aws_secret_key", "rotate it with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY.", "rotate it with secret [REDACTED:aws_secret_key]."},
+		{"aws_secret_key", "the aws_secret is `wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY`", "the aws_secret is `[REDACTED:aws_secret_key]`"},
+		{"aws_secret_key", "creds AKIAIOSFODNN7EXAMPLE / wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "creds [REDACTED:aws_access_key] / [REDACTED:aws_secret_key]"},
+		{"github_token", `{"arguments":"{\"command\":\"echo ghp\\u005f16C7e42F292c6912E7710c838347Ae178B4a\"}"}`, `{"arguments":"{\"command\":\"echo [REDACTED:github_token]\"}"}`},
 	} {
 		counts := map[string]int64{}
 		got := r.Redact(tc.in, counts)
@@ -63,6 +68,8 @@ func TestRedactLeavesOrdinaryTextAlone(t *testing.T) {
 		"https://example.com/path?page=2",
 		"sk-learn is a library; task-ant is not a key",
 		"the user's password policy needs 12 chars",
+		"the secret is in commit 3c8507b9a1f2e4d6c8b0a2e4f6d8c0b2a4e6f8d0 now", // a commit id after "secret"
+		"the secret sauce is ReallyLongIdentifierNameWithoutDigitsOrSymbols", // a word, not a key
 	} {
 		counts := map[string]int64{}
 		if got := r.Redact(in, counts); got != in || len(counts) != 0 {

@@ -19,6 +19,8 @@ func TestRecordRedactsEveryWritePath(t *testing.T) {
 			[]string{"hunter2hunter2", token}},
 		{"speaker", "", []string{"record", "--content", "Ana deploys on Fridays.", "--speaker", "AKIAIOSFODNN7EXAMPLE"},
 			[]string{"AKIAIOSFODNN7EXAMPLE"}},
+		{"aws secret in prose", "", []string{"record", "--content", "Use the AWS key AKIAIOSFODNN7EXAMPLE with secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYzEXAMPLEKEY for the backups."},
+			[]string{"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI"}},
 		{"hook prompt", `{"session_id":"h1","cwd":"/w","hook_event_name":"UserPromptSubmit","prompt":"use sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123 for the Claude calls"}`,
 			[]string{"record"}, []string{"abcdefghijklmnopqrstuvwxyz0123"}},
 		{"hook tool input with escapes", `{"session_id":"h2","cwd":"/w","hook_event_name":"PostToolUse","tool_name":"Bash",` +
