@@ -69,7 +69,7 @@ func TestRedactLeavesOrdinaryTextAlone(t *testing.T) {
 		"sk-learn is a library; task-ant is not a key",
 		"the user's password policy needs 12 chars",
 		"the secret is in commit 3c8507b9a1f2e4d6c8b0a2e4f6d8c0b2a4e6f8d0 now", // a commit id after "secret"
-		"the secret sauce is ReallyLongIdentifierNameWithoutDigitsOrSymbols", // a word, not a key
+		"the secret sauce is ReallyLongIdentifierNameWithoutDigitsOrSymbols",   // a word, not a key
 	} {
 		counts := map[string]int64{}
 		if got := r.Redact(in, counts); got != in || len(counts) != 0 {
