@@ -138,7 +138,8 @@ func profileFacts(ctx context.Context, db *store.DB) ([]briefFact, error) {
 }
 
 func writeFact(b *strings.Builder, f briefFact) {
-	fmt.Fprintf(b, "- [fact %d] %s (%s", f.id, Quote(f.content, briefingCut), f.domain)
+	// The domain is stored text too (a capture's hint): quoted as data.
+	fmt.Fprintf(b, "- [fact %d] %s (domain %s", f.id, Quote(f.content, briefingCut), Quote(f.domain, 64))
 	if d := day(f.when); d != "" {
 		b.WriteString(", " + d)
 	}

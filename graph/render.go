@@ -189,6 +189,7 @@ func renderFactMeta(w io.Writer, h Hit) {
 	if h.Subdomain != "" {
 		dom += "/" + h.Subdomain
 	}
+	dom = Quote(dom, 80)
 	who := "unknown speaker"
 	if h.SpeakerRole != "" {
 		who = "said by " + h.SpeakerRole

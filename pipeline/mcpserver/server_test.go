@@ -172,7 +172,7 @@ func TestRememberAndRecall(t *testing.T) {
 			}
 			c.ok("consolidate", map[string]any{"all": true})
 			text, _ = c.ok("get_schemas", map[string]any{})
-			if !strings.Contains(text, "tooling (1 active fact)") {
+			if !strings.Contains(text, `"tooling" (1 active fact)`) {
 				t.Errorf("get_schemas: %s", text)
 			}
 			brief, err := c.read(mcpserver.BriefingURI)

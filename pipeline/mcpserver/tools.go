@@ -169,14 +169,14 @@ func (s *Server) schemas(ctx context.Context, _ *mcp.CallToolRequest, _ emptyIn)
 		b.WriteString("No domains yet: nothing has been integrated.\n")
 	}
 	for _, d := range doms {
-		fmt.Fprintf(&b, "- %s (%d active %s)", d.Name, d.Active, graph.PluralNoun(d.Active, "fact"))
+		fmt.Fprintf(&b, "- %s (%d active %s)", graph.Quote(d.Name, 64), d.Active, graph.PluralNoun(d.Active, "fact"))
 		for i, sd := range d.Subdomains {
 			if i == 0 {
 				b.WriteString(": ")
 			} else {
 				b.WriteString(", ")
 			}
-			fmt.Fprintf(&b, "%s (%d)", sd.Name, sd.Active)
+			fmt.Fprintf(&b, "%s (%d)", graph.Quote(sd.Name, 64), sd.Active)
 		}
 		b.WriteString("\n")
 	}
