@@ -40,7 +40,8 @@ var _ mcp.Transport = (*LineTransport)(nil)
 
 // Connect starts reading lines.
 func (t *LineTransport) Connect(context.Context) (mcp.Connection, error) {
-	c := &lineConn{r: t.Reader, w: t.Writer, incoming: make(chan lineOrErr), closed: make(chan struct{})}
+	c := &lineConn{r: t.Reader, w: t.Writer, incoming: make(chan lineOrErr), closed: make(chan struct{}),
+		pending: map[any]bool{}, answered: make(chan struct{}, 1)}
 	go c.readLoop()
 	return c, nil
 }
@@ -59,6 +60,14 @@ type lineConn struct {
 	closed   chan struct{}
 	once     sync.Once
 	closeErr error
+
+	// pending holds the ids of the requests handed to the server and not
+	// yet answered: at the end of input, Read waits for them, so a
+	// request read before stdin closed is completed and answered before
+	// the session ends.
+	mu       sync.Mutex
+	pending  map[any]bool
+	answered chan struct{}
 }
 
 // readLoop reads lines until EOF or Close, answering bad ones itself.
@@ -231,15 +240,45 @@ func (c *lineConn) writeRaw(data []byte) error {
 	return err
 }
 
-// Read returns the next well-formed message.
+// Read returns the next well-formed message. At the end of input it
+// returns io.EOF only once every request already handed over has been
+// answered.
 func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	select {
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case v := <-c.incoming:
+		if req, ok := v.msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+			c.mu.Lock()
+			c.pending[req.ID.Raw()] = true
+			c.mu.Unlock()
+		}
+		if v.err != nil {
+			c.drain(ctx)
+		}
 		return v.msg, v.err
 	case <-c.closed:
 		return nil, io.EOF
+	}
+}
+
+// drain waits until no request is pending, or the session is closed or
+// cancelled.
+func (c *lineConn) drain(ctx context.Context) {
+	for {
+		c.mu.Lock()
+		n := len(c.pending)
+		c.mu.Unlock()
+		if n == 0 {
+			return
+		}
+		select {
+		case <-c.answered:
+		case <-ctx.Done():
+			return
+		case <-c.closed:
+			return
+		}
 	}
 }
 
@@ -252,7 +291,17 @@ func (c *lineConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encode message: %w", err)
 	}
-	return c.writeRaw(data)
+	err = c.writeRaw(data)
+	if resp, ok := msg.(*jsonrpc.Response); ok && resp.ID.IsValid() {
+		c.mu.Lock()
+		delete(c.pending, resp.ID.Raw())
+		c.mu.Unlock()
+		select {
+		case c.answered <- struct{}{}:
+		default:
+		}
+	}
+	return err
 }
 
 // Close closes both sides; safe to call more than once.
