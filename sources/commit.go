@@ -3,6 +3,7 @@ package sources
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -12,13 +13,20 @@ import (
 )
 
 // insertEventSQL writes one event unless its dedupe key is already stored
-// or was stored and pruned since.
+// or was stored and pruned since. line_uuid (?15) is the id of the line
+// it came from, where the transcript kind gives lines one.
 const insertEventSQL = `INSERT INTO session_events
 	(session_id, source, source_file, source_offset, role, speaker, event_type, content_type,
-	 content, content_ref, metadata, occurred_at, recorded_at, dedupe_key)
-	SELECT ?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14
+	 content, content_ref, metadata, occurred_at, recorded_at, dedupe_key, line_uuid)
+	SELECT ?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15
 	WHERE NOT EXISTS (SELECT 1 FROM pruned_keys WHERE dedupe_key = ?14)
 	ON CONFLICT(dedupe_key) DO NOTHING`
+
+// storedElsewhereSQL finds the same event of the same line (session and
+// line id) already stored from another file: a copied transcript, or a
+// resumed session's file that restates the old one's lines.
+const storedElsewhereSQL = `SELECT count(*) FROM session_events x
+	WHERE x.session_id = ? AND x.line_uuid = ? AND x.event_type = ? AND x.content = ? AND COALESCE(x.source_file, '') <> ?`
 
 // maxOccurrences bounds the probe for a free occurrence index.
 const maxOccurrences = 1 << 20
@@ -145,6 +153,12 @@ func (b *batchTx) event(ml *mappedLine, i int) (bool, error) {
 		}
 		return ok, err
 	}
+	if dup, err := b.storedElsewhere(ev); err != nil || dup {
+		if dup {
+			b.dups++
+		}
+		return false, err
+	}
 	if ml.occ < 0 { // probe; later events of the line reuse the index
 		for occ := int64(0); occ < maxOccurrences; occ++ {
 			ev.DedupeKey = dedupeKey(b.st.f.identity, ml.digest, occ, i)
@@ -174,7 +188,7 @@ func (b *batchTx) insert(ev *store.Event) (bool, error) {
 	// may hold a NUL (a JSON "\u0000"), which PostgreSQL cannot store.
 	res, err := b.ins.ExecContext(b.ctx, b.tx.Engine().Args([]any{ev.SessionID, ev.Source, ev.SourceFile, ev.SourceOffset, ev.Role,
 		nullStr(ev.Speaker), ev.EventType, ev.ContentType, ev.Content, nullStr(ev.ContentRef),
-		nullStr(string(ev.Metadata)), occurred, b.now, ev.DedupeKey})...)
+		nullStr(string(ev.Metadata)), occurred, b.now, ev.DedupeKey, nullStr(lineUUID(ev))})...)
 	if err != nil {
 		return false, fmt.Errorf("store event of %s at byte %d: %w", ev.SourceFile, *ev.SourceOffset, err)
 	}
@@ -186,6 +200,35 @@ func (b *batchTx) insert(ev *store.Event) (bool, error) {
 		b.events++
 	}
 	return n == 1, nil
+}
+
+// storedElsewhere reports whether ev's line is already stored for its
+// session from another file.
+func (b *batchTx) storedElsewhere(ev *store.Event) (bool, error) {
+	id := lineUUID(ev)
+	if id == "" {
+		return false, nil
+	}
+	var n int
+	if err := b.tx.QueryRowContext(b.ctx, storedElsewhereSQL, b.tx.Engine().Args([]any{ev.SessionID, id, ev.EventType, ev.Content, ev.SourceFile})...).Scan(&n); err != nil {
+		return false, fmt.Errorf("check %s for lines stored from another file: %w", ev.SourceFile, err)
+	}
+	return n > 0, nil
+}
+
+// lineUUID is the id of the transcript line ev came from, for the kinds
+// whose lines carry one (Claude Code, Cursor); "" otherwise.
+func lineUUID(ev *store.Event) string {
+	if ev.Source != ClaudeCode && ev.Source != Cursor || len(ev.Metadata) == 0 {
+		return ""
+	}
+	var meta struct {
+		UUID string `json:"uuid"`
+	}
+	if json.Unmarshal(ev.Metadata, &meta) != nil {
+		return ""
+	}
+	return meta.UUID
 }
 
 // session makes sure ev's session exists (events reference it) and widens

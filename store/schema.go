@@ -615,6 +615,15 @@ ALTER TABLE session_facts ADD COLUMN kind TEXT;
 ALTER TABLE facts ADD COLUMN kind TEXT;
 CREATE INDEX facts_kind ON facts(kind, id) WHERE status = 'active' AND kind IS NOT NULL;
 `,
+	// v26 — a transcript line's own id (Claude Code's and Cursor's uuid)
+	// on its events, so a line already stored for a session is not stored
+	// again from another file (a copied or resumed transcript).
+	`
+ALTER TABLE session_events ADD COLUMN line_uuid TEXT;
+UPDATE session_events SET line_uuid = json_extract(metadata, '$.uuid')
+	WHERE source IN ('claude-code', 'cursor') AND metadata LIKE '%"uuid"%' AND json_valid(metadata);
+CREATE INDEX session_events_line_uuid ON session_events(session_id, line_uuid) WHERE line_uuid IS NOT NULL;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
