@@ -64,6 +64,13 @@ func (c *Copier) commit(ctx context.Context, st *passState, batch []mappedLine, 
 	}
 	var b *batchTx
 	err := c.DB.Tx(ctx, func(tx *store.Tx) error {
+		// Copies of one file by several processes or machines commit one
+		// after another: the offset compare below and the identical-line
+		// probe then see what the one before committed, so each line is
+		// stored once.
+		if err := tx.Engine().Serialize(ctx, tx, "copy "+st.f.path); err != nil {
+			return err
+		}
 		cur, err := readProgress(ctx, tx, c.Machine, st.f.path)
 		if err != nil {
 			return err

@@ -89,6 +89,12 @@ type Engine interface {
 	// claim disjoint rows without waiting; empty where a write
 	// transaction already holds the whole store (SQLite).
 	SkipLocked() string
+	// Serialize makes the rest of tx exclusive among transactions that
+	// serialize on the same key: each waits for the one before it to end.
+	// SQLite's writers are serialized already (BEGIN IMMEDIATE), so it
+	// does nothing there; PostgreSQL takes a transaction-scoped advisory
+	// lock on the key.
+	Serialize(ctx context.Context, tx *Tx, key string) error
 	// BeforeCopy runs in the transaction that copies table's rows, before
 	// the first: an engine that keeps derived columns by trigger can defer
 	// them to AfterCopy, once for the table instead of once a row.

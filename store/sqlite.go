@@ -83,6 +83,9 @@ func (sqliteEngine) AfterCopy(context.Context, *Tx, string) error { return nil }
 // SkipLocked is empty: BEGIN IMMEDIATE already serialises writers.
 func (sqliteEngine) SkipLocked() string { return "" }
 
+// Serialize does nothing: BEGIN IMMEDIATE already serialises writers.
+func (sqliteEngine) Serialize(context.Context, *Tx, string) error { return nil }
+
 // InsertID reads the rowid SQLite gave the row (every key column InsertID
 // is asked for is an INTEGER PRIMARY KEY, the rowid's alias). RETURNING
 // would give the same at a cost: SQLite collects a RETURNING statement's

@@ -160,6 +160,16 @@ func (Engine) AfterCopy(ctx context.Context, tx *store.Tx, table string) error {
 // writer (a second daemon on the same schema) holds.
 func (Engine) SkipLocked() string { return ` FOR UPDATE SKIP LOCKED` }
 
+// Serialize takes a transaction-scoped advisory lock on key in the
+// store's schema: transactions serializing on the same key run one after
+// another, whichever process or machine runs them.
+func (Engine) Serialize(ctx context.Context, tx *store.Tx, key string) error {
+	if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext(current_schema() || ' ' || ?))`, key); err != nil {
+		return fmt.Errorf("lock %s: %w", key, err)
+	}
+	return nil
+}
+
 // InsertOrder is fact_provenance's identity column ord (schema v3).
 func (Engine) InsertOrder(alias string) string { return alias + `.ord` }
 
