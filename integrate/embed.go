@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store/config"
 )
@@ -39,7 +40,7 @@ var ErrEmbeddingsOff = errors.New("embeddings are off (embedding.provider is emp
 // includes /v1, default http://localhost:11434/v1). The API key, when
 // api_key_env names a variable, is read through getenv.
 func NewEmbedder(cfg config.Embedding, getenv func(string) string) (Embedder, error) {
-	e := &httpEmbedder{kind: cfg.Provider, model: cfg.Model, client: &http.Client{Timeout: 2 * time.Minute}}
+	e := &httpEmbedder{kind: cfg.Provider, model: cfg.Model, client: model.BoundedClient(2 * time.Minute)}
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	switch cfg.Provider {
 	case "":

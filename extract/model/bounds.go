@@ -1,10 +1,15 @@
 package model
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"maps"
+	"net/http"
 	"slices"
+	"time"
 
 	"github.com/recollect/recollect/store"
 )
@@ -50,4 +55,68 @@ func CountCuts(ctx context.Context, ex store.Execer, stage string, cut map[strin
 		}
 	}
 	return nil
+}
+
+// MaxAnswerBytes bounds the bytes read from a model or embedding host for
+// one answer (a chat completion, an embedding batch, the cli provider's
+// output). A host that sends more is misbehaving: the read stops there,
+// and the call fails with ErrAnswerTooLarge, so its batch is held and
+// logged, never read whole into memory.
+const MaxAnswerBytes = 32 << 20
+
+// ErrAnswerTooLarge is the error of a call whose answer passed
+// MaxAnswerBytes.
+var ErrAnswerTooLarge = errors.New("the answer is larger than the 32 MiB a model or embedding host may send for one call; the batch is held, not read whole — check the host")
+
+// BoundedClient is an HTTP client whose response bodies fail with
+// ErrAnswerTooLarge once past MaxAnswerBytes.
+func BoundedClient(timeout time.Duration) *http.Client {
+	return &http.Client{Timeout: timeout, Transport: boundedTransport{next: http.DefaultTransport}}
+}
+
+type boundedTransport struct{ next http.RoundTripper }
+
+func (t boundedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.next.RoundTrip(req)
+	if err != nil || resp.Body == nil {
+		return resp, err
+	}
+	resp.Body = &boundedBody{r: resp.Body, left: MaxAnswerBytes, host: req.URL.Host}
+	return resp, nil
+}
+
+// boundedBody reads at most left bytes, then fails.
+type boundedBody struct {
+	r    io.ReadCloser
+	left int64
+	host string
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		return 0, fmt.Errorf("read answer from %s: %w", b.host, ErrAnswerTooLarge)
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.r.Read(p)
+	b.left -= int64(n)
+	return n, err
+}
+
+func (b *boundedBody) Close() error { return b.r.Close() }
+
+// boundedBuffer is a buffer that takes at most MaxAnswerBytes and then
+// refuses, for a provider that writes its answer to a pipe.
+type boundedBuffer struct {
+	bytes.Buffer
+	over bool
+}
+
+func (b *boundedBuffer) Write(p []byte) (int, error) {
+	if int64(b.Len()+len(p)) > MaxAnswerBytes {
+		b.over = true
+		return 0, ErrAnswerTooLarge
+	}
+	return b.Buffer.Write(p)
 }

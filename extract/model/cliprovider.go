@@ -69,9 +69,13 @@ func (p *cliProvider) Complete(ctx context.Context, req Request) (Response, erro
 	cmd.Env = append(os.Environ(), hooks.EnvChild+"=1")
 	cmd.Stdin = strings.NewReader(systemWithSchema(req) + "\n\n" + req.Prompt)
 	cmd.WaitDelay = 2 * time.Second
-	var stdout, stderr bytes.Buffer
+	var stdout boundedBuffer
+	var stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
+		if stdout.over {
+			return out, fmt.Errorf("run %s: %w", p.cfg.Command, ErrAnswerTooLarge)
+		}
 		if ctx.Err() != nil {
 			return out, fmt.Errorf("%s timed out after %s (intelligence.cli.timeout_ms): %w", p.cfg.Command, time.Duration(p.cfg.TimeoutMS)*time.Millisecond, ctx.Err())
 		}

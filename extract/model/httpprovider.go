@@ -61,7 +61,7 @@ func newHTTPHost(cfg config.HTTPProvider, getenv func(string) string) (*httpHost
 	}
 	oc := openai.DefaultConfig(key)
 	oc.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
-	oc.HTTPClient = &http.Client{}
+	oc.HTTPClient = BoundedClient(0)
 	p.client = openai.NewClientWithConfig(oc)
 	return p, nil
 }

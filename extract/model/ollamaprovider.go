@@ -3,7 +3,6 @@ package model
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -38,7 +37,7 @@ func newOllamaHost(cfg config.OllamaProvider) (*ollamaHost, error) {
 	if err != nil || u.Host == "" {
 		return nil, &config.Error{Path: "intelligence.ollama.host", Msg: fmt.Sprintf("%q is not a URL; write e.g. http://localhost:11434", cfg.Host)}
 	}
-	p := &ollamaHost{cfg: cfg, client: api.NewClient(u, &http.Client{})}
+	p := &ollamaHost{cfg: cfg, client: api.NewClient(u, BoundedClient(0))}
 	if !cfg.KeepAlive.Empty() {
 		if cfg.KeepAlive.Err() != nil {
 			return nil, &config.Error{Path: "intelligence.ollama.keep_alive", Msg: fmt.Sprintf("%q is not a duration; write e.g. \"5m\"", cfg.KeepAlive)}

@@ -28,7 +28,7 @@ var intRanges = map[string]intRange{
 	"extraction.max_content_chars":   {0, 1 << 24, "0 sends events whole"},
 	"extraction.context_events":      {0, 1000, "0 sends no earlier events"},
 	"extraction.working_memory_size": {0, 1000000, "0 keeps no window"},
-	"embedding.batch_size":           {1, 10000, ""},
+	"embedding.batch_size":           {1, 512, ""},
 	"scheduler.threshold_events":     {0, 100000000, "0 runs on the interval alone"},
 	"scheduler.extract_cap":          {1, 1000000, ""},
 	"context.session_budget":         {MinContextBudget, 200000, ""},
