@@ -54,11 +54,16 @@ const DataPreface = "What follows quotes notes recollect stored from earlier con
 // text (cut on a character boundary, marked with …): whitespace runs become
 // one space and the text is written as a Go/JSON-style quoted string, so no
 // newline, markdown heading, code fence or quote inside it can end the
-// quotation or pass for a line of the briefing.
+// quotation or pass for a line of the briefing. Text that addresses a
+// model (AddressesModel) is followed by AddressedNote.
 func Quote(s string, n int) string {
+	marked := AddressesModel(s)
 	s = oneLine(s)
 	if len(s) > n {
 		s = cutUTF8(s, n) + "…"
+	}
+	if marked {
+		return strconv.Quote(s) + " " + AddressedNote
 	}
 	return strconv.Quote(s)
 }

@@ -157,6 +157,9 @@ func TestBriefingQuotesFactsAsData(t *testing.T) {
 				t.Errorf("%s: a stored text opened a code block: %q", name, line)
 			case strings.HasPrefix(line, "- [fact "):
 				facts++
+				// Text that addresses a model carries its mark after the
+				// quotes (graph.AddressedNote).
+				line = strings.Replace(line, " "+graph.AddressedNote, "", 1)
 				q := line[strings.Index(line, "] ")+2 : strings.LastIndex(line, " (")]
 				text, err := strconv.Unquote(q)
 				if err != nil {

@@ -48,7 +48,12 @@ func oneLine(s string) string {
 
 // quoted renders stored text for an agent as one quoted line, whole: data
 // that no newline, heading or fence inside it can break out of.
-func quoted(s string) string { return strconv.Quote(oneLine(s)) }
+func quoted(s string) string {
+	if AddressesModel(s) {
+		return strconv.Quote(oneLine(s)) + " " + AddressedNote
+	}
+	return strconv.Quote(oneLine(s))
+}
 
 // ProducerLabel says how a fact was produced, in words: heuristic facts say
 // no model was involved.

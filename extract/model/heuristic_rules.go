@@ -1,6 +1,7 @@
 package model
 
 import (
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 	"regexp"
 	"strings"
@@ -33,29 +34,15 @@ const (
 	ReasonLanguage    = "not in English: these rules read English (a model provider reads any language)"
 )
 
-// injectionRe matches text that speaks to the model or the system rather
-// than about the world: "ignore previous instructions", "SYSTEM: …",
-// "you are now …", "as an AI …". Such text is never knowledge, whoever
-// typed it.
-var injectionRe = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`(?i)` +
-		`\b(ignore|disregard|forget|override|bypass)\b[^.!?\n]{0,30}\b(previous|prior|above|earlier|preceding|your|system|original)\b[^.!?\n]{0,20}\b(instructions?|prompts?|rules|directions|guidelines|context|messages?)\b` +
-		`|\b(ignore|disregard|forget)\s+(all|any|everything)\s+(instructions?|you('ve| have) been told)\b` +
-		`|^\W*(system|assistant)\s*(prompt|message|override)?\s*[:>\]]` +
-		`|\[/?(system|inst|instructions?)\]|<\|?/?(system|im_start|im_end)\|?>` +
-		`|\byou are now\b|\byou're now\b|\bfrom now on,? you\b|\b(you|please) act as\b|^act as\b|\bpretend (to be|you are|you're)\b` +
-		`|\bas an ai\b|\b(you are|you're) (an? )?(ai|assistant|language model|llm|chatbot)\b` +
-		`|\b(you are|you're) (now )?in [a-z]+ mode\b|\b(enter|activate|enable) (admin|developer|god|jailbreak|dan|unrestricted) mode\b|\bjailbreak\b` +
-		`|\bnew system (prompt|instructions?)\b|\bnew instructions?\s*:|\byour (system )?prompt\b` +
-		`|\b(store|save|remember|record) (this|the following|that)\s*:` +
-		`|\b(respond|reply|answer|output) only (with|in)\b|\byou (must|will|shall) (respond|reply|answer)\b`)
-})
-
 // AddressesModel reports whether text speaks to a model or the system
 // ("ignore previous instructions", "SYSTEM: …", "you are now …") rather
-// than about the world. Such text is never knowledge, whoever wrote it:
-// the heuristic never keeps it and capture_fact refuses it.
-func AddressesModel(text string) bool { return injectionRe().MatchString(text) }
+// than about the world (graph.AddressesModel). The heuristic never keeps
+// such text as a fact.
+func AddressesModel(text string) bool { return graph.AddressesModel(text) }
+
+// injectionRe is the detector AddressesModel uses, for the heuristic's
+// judge.
+func injectionRe() interface{ MatchString(string) bool } { return graph.InjectionPattern() }
 
 // Words that open a command or request rather than a statement.
 var imperative = map[string]bool{

@@ -63,8 +63,6 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 		return nil, nil, fieldError("content", "empty; pass the fact as one self-contained sentence")
 	case len(c.Content) > MaxCaptureBytes:
 		return nil, nil, fieldError("content", "%d bytes; a fact is a sentence or two, at most %d bytes", len(c.Content), MaxCaptureBytes)
-	case model.AddressesModel(c.Content):
-		return nil, nil, fieldError("content", "it speaks to a model or the system (an instruction, not knowledge), so it is not stored; capture what is true about the user, the project or the world")
 	}
 	var err error
 	if c.Confidence, err = unit("confidence", in.Confidence, CaptureConfidence); err != nil {
