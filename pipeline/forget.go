@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
+	"unicode"
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
@@ -67,8 +69,8 @@ const ForgottenText = "[forgotten]"
 // extracted again. The raw events the fact came from, and any event whose
 // text holds one of its wordings, are deleted, or emptied to ForgottenText
 // when another fact still cites them (the events index follows, with FTS5
-// secure-delete). All ids go in one transaction: an unknown id forgets
-// nothing. Afterwards the write-ahead log is checkpointed and truncated,
+// secure-delete). An unknown id forgets nothing; the rest go in
+// transactions of ForgetChunk facts. Afterwards the write-ahead log is checkpointed and truncated,
 // so the old pages leave the disk too (the store zeroes deleted content:
 // secure_delete is on for every connection).
 func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) (ForgetReport, error) {
@@ -76,24 +78,38 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
-	err := p.DB.Tx(ctx, func(tx *store.Tx) error {
-		if err := tx.SecureDelete(ctx); err != nil {
-			return fmt.Errorf("forget: %w", err)
-		}
-		events := map[int64]bool{}
-		for _, id := range ids {
-			if slices.Contains(rep.Facts, id) {
-				continue // named twice, or a twin of one already forgotten
-			}
-			rep.Facts = append(rep.Facts, id)
-			if err := forgetOne(ctx, tx, id, opts, events, &rep); err != nil {
-				return err
-			}
-		}
-		return forgetEvents(ctx, tx, events, &rep)
-	})
-	if err != nil {
+	// Every id must be stored before anything goes: an unknown id forgets
+	// nothing.
+	if err := p.checkFactsExist(ctx, ids); err != nil {
 		return ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}}, err
+	}
+	// The facts go in transactions of at most ForgetChunk: each commits
+	// whole (a crash leaves every fact either forgotten with its events
+	// or untouched), and none holds the store's write lock for long.
+	for start := 0; start < len(ids); start += ForgetChunk {
+		chunk := ids[start:min(len(ids), start+ForgetChunk)]
+		err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+			if err := tx.SecureDelete(ctx); err != nil {
+				return fmt.Errorf("forget: %w", err)
+			}
+			events := map[int64]bool{}
+			for _, id := range chunk {
+				if slices.Contains(rep.Facts, id) {
+					continue // named twice, or a twin of one already forgotten
+				}
+				rep.Facts = append(rep.Facts, id)
+				if err := forgetOne(ctx, tx, id, opts, events, &rep); err != nil {
+					return err
+				}
+			}
+			return forgetEvents(ctx, tx, events, &rep)
+		})
+		if err != nil {
+			if start == 0 {
+				return ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}}, err
+			}
+			return rep, fmt.Errorf("forget: %d facts forgotten before this failure: %w", start, err)
+		}
 	}
 	for _, n := range rep.RowsBy {
 		rep.Rows += n
@@ -104,6 +120,27 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	}
 	rep.WAL = p.truncateWAL(ctx)
 	return rep, nil
+}
+
+// ForgetChunk is how many facts one forget transaction takes.
+const ForgetChunk = 250
+
+// checkFactsExist refuses ids naming a fact that is not stored.
+func (p *Pipeline) checkFactsExist(ctx context.Context, ids []int64) error {
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(len(ids), start+500)]
+		in, args := store.InList(chunk)
+		found, err := column[int64](ctx, p.DB, `SELECT id FROM facts WHERE id IN (`+in+`)`, args...)
+		if err != nil {
+			return fmt.Errorf("forget: %w", err)
+		}
+		for _, id := range chunk {
+			if !slices.Contains(found, id) {
+				return fmt.Errorf("forget fact %d: %w; list candidates with recollect forget --matching QUERY --dry-run", id, ErrFactNotFound)
+			}
+		}
+	}
+	return nil
 }
 
 // truncateWAL checkpoints the store and empties its write-ahead log, which
@@ -126,24 +163,89 @@ func (p *Pipeline) truncateWAL(ctx context.Context) string {
 
 // sourceEvents adds to events the raw events fact id came from (cited by
 // its provenance or by the extracted facts behind it) and every event whose
-// text holds one of its wordings.
+// text holds one of its wordings. Each lookup goes through an index: the
+// provenance by fact, the extracted facts by fact id and by digest, and
+// the events' full-text index for the wordings (a candidate is an event
+// holding the wording's words in order; its text is then checked for the
+// wording itself), so the cost follows the fact, not the store.
 func sourceEvents(ctx context.Context, tx *store.Tx, id int64, events map[int64]bool) error {
-	eng := tx.Engine()
-	seqs, err := column[int64](ctx, tx, `
-		SELECT event_seq FROM fact_provenance WHERE fact_id = ?1 AND event_seq IS NOT NULL
-		UNION SELECT CAST(j.value AS INTEGER) FROM session_facts sf, `+eng.JSONInts("sf.event_ids", "j")+`
-			WHERE (sf.fact_id = ?1 OR sf.digest = (SELECT digest FROM facts WHERE id = ?1))
-		UNION SELECT e.seq FROM session_events e WHERE e.content != '' AND EXISTS (
-			SELECT 1 FROM (SELECT content AS w FROM facts WHERE id = ?1
-				UNION SELECT content FROM session_facts WHERE fact_id = ?1 OR digest = (SELECT digest FROM facts WHERE id = ?1)) ws
-			WHERE length(w) > 0 AND `+eng.Contains("e.content", "w")+`)`, id)
+	seqs, err := column[int64](ctx, tx, `SELECT event_seq FROM fact_provenance WHERE fact_id = ? AND event_seq IS NOT NULL`, id)
 	if err != nil {
 		return fmt.Errorf("find its events: %w", err)
 	}
 	for _, s := range seqs {
 		events[s] = true
 	}
+	var content, digest string
+	if err := tx.QueryRowContext(ctx, `SELECT content, digest FROM facts WHERE id = ?`, id).Scan(&content, &digest); err != nil {
+		return fmt.Errorf("find its events: %w", err)
+	}
+	wordings := []string{content}
+	rows, err := tx.QueryContext(ctx, `SELECT content, event_ids FROM session_facts WHERE fact_id = ?
+		UNION ALL SELECT content, event_ids FROM session_facts WHERE digest = ?`, id, digest)
+	if err != nil {
+		return fmt.Errorf("find its events: %w", err)
+	}
+	for rows.Next() {
+		var w, ids string
+		if err := rows.Scan(&w, &ids); err != nil {
+			rows.Close()
+			return fmt.Errorf("find its events: %w", err)
+		}
+		var cited []int64
+		if json.Unmarshal([]byte(ids), &cited) == nil {
+			for _, s := range cited {
+				events[s] = true
+			}
+		}
+		if !slices.Contains(wordings, w) {
+			wordings = append(wordings, w)
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return fmt.Errorf("find its events: %w", err)
+	}
+	for _, w := range wordings {
+		if err := eventsHolding(ctx, tx, w, events); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// eventsHolding adds the events whose text holds w: the full-text index
+// finds those with w's words as a phrase, and each is checked for w.
+func eventsHolding(ctx context.Context, tx *store.Tx, w string, events map[int64]bool) error {
+	words := phraseWords(w)
+	if len(w) == 0 || len(words) == 0 {
+		return nil
+	}
+	eng := tx.Engine()
+	rows, err := tx.QueryContext(ctx, `SELECT e.seq, e.content FROM `+eng.TextHits(store.EventText)+` k JOIN session_events e ON e.seq = k.id`,
+		eng.TextQuery(store.TextQuery{strings.Join(words, " ")}))
+	if err != nil {
+		return fmt.Errorf("find events holding it: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var seq int64
+		var text string
+		if err := rows.Scan(&seq, &text); err != nil {
+			return fmt.Errorf("find events holding it: %w", err)
+		}
+		if strings.Contains(text, w) {
+			events[seq] = true
+		}
+	}
+	return rows.Err()
+}
+
+// phraseWords are the words of s as the full-text index splits them:
+// runs of letters and digits, lowercased.
+func phraseWords(s string) []string {
+	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsNumber(r) })
 }
 
 // forgetEvents takes the sentence out of the raw events: an event no
@@ -152,11 +254,36 @@ func sourceEvents(ctx context.Context, tx *store.Tx, id int64, events map[int64]
 // row with ForgottenText instead of its text. The events index follows by
 // trigger, with FTS5 secure-delete on.
 func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep *ForgetReport) error {
+	if len(events) == 0 {
+		return nil
+	}
+	// Which of them extracted facts still cite: one pass over the
+	// extracted facts' citations for all the events, not one per event.
+	stillCited := map[int64]bool{}
+	rows, err := tx.QueryContext(ctx, `SELECT CAST(j.value AS INTEGER) FROM session_facts sf, `+tx.Engine().JSONInts("sf.event_ids", "j")+` WHERE j.value IS NOT NULL`)
+	if err != nil {
+		return fmt.Errorf("forget events: read citations: %w", err)
+	}
+	for rows.Next() {
+		var seq int64
+		if err := rows.Scan(&seq); err != nil {
+			rows.Close()
+			return fmt.Errorf("forget events: read citations: %w", err)
+		}
+		if events[seq] {
+			stillCited[seq] = true
+		}
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return fmt.Errorf("forget events: read citations: %w", err)
+	}
 	for _, seq := range slices.Sorted(maps.Keys(events)) {
-		var cited int
-		if err := tx.QueryRowContext(ctx, `SELECT CASE WHEN EXISTS (SELECT 1 FROM fact_provenance WHERE event_seq = ?1)
-			OR EXISTS (SELECT 1 FROM session_facts sf, `+tx.Engine().JSONInts("sf.event_ids", "j")+`
-				WHERE CAST(j.value AS INTEGER) = ?1) THEN 1 ELSE 0 END`, seq).Scan(&cited); err != nil {
+		cited := 0
+		if stillCited[seq] {
+			cited = 1
+		} else if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM fact_provenance WHERE event_seq = ?`, seq).Scan(&cited); err != nil {
 			return fmt.Errorf("forget event %d: %w", seq, err)
 		}
 		if cited != 0 {
@@ -424,7 +551,7 @@ func exec(ctx context.Context, tx *store.Tx, query string, args ...any) (int, er
 	return int(n), err
 }
 
-func column[T any](ctx context.Context, tx *store.Tx, query string, args ...any) ([]T, error) {
+func column[T any](ctx context.Context, tx store.Querier, query string, args ...any) ([]T, error) {
 	rows, err := tx.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, err

@@ -718,6 +718,14 @@ UPDATE session_events SET line_uuid = (metadata::jsonb)->>'uuid'
 	WHERE source IN ('claude-code', 'cursor') AND metadata LIKE '%"uuid"%';
 CREATE INDEX session_events_line_uuid ON session_events(session_id, line_uuid) WHERE line_uuid IS NOT NULL;
 `,
+	// v27 — forgetting a fact finds what it touches by index: the
+	// extracted facts behind it (by fact and by digest) and the facts it
+	// superseded.
+	`
+CREATE INDEX session_facts_fact ON session_facts(fact_id) WHERE fact_id IS NOT NULL;
+CREATE INDEX session_facts_digest ON session_facts(digest);
+CREATE INDEX facts_superseded_by ON facts(superseded_by) WHERE superseded_by IS NOT NULL;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
