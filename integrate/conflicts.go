@@ -78,6 +78,10 @@ type Resolution struct {
 // active); nothing was changed.
 var ErrConflictInput = errors.New("conflict cannot be resolved that way")
 
+// ErrNoConflict means the conflict id names no conflict: a state, not bad
+// input (exit status 1, as a fact id that names no fact).
+var ErrNoConflict = errors.New("no such conflict")
+
 // ResolveConflict ends conflict id as opts say, in one transaction with a
 // mutation-log entry. Facts stay immutable: the one not kept is marked
 // superseded by the kept one, as any supersession.
@@ -97,7 +101,7 @@ func ResolveConflict(ctx context.Context, db *store.DB, id int64, opts ResolveOp
 		err := tx.QueryRowContext(ctx, `SELECT id, COALESCE(fact_id,0), COALESCE(other_id,0), COALESCE(target_id,0), COALESCE(resolved_at,'')
 			FROM conflicts WHERE id = ?`, id).Scan(&c.ID, &c.FactID, &c.WinnerID, &c.TargetID, &c.ResolvedAt)
 		if errors.Is(err, sql.ErrNoRows) {
-			return refuse("there is no conflict %d; recollect conflicts lists them", id)
+			return fmt.Errorf("%w: there is no conflict %d; recollect conflicts lists them", ErrNoConflict, id)
 		}
 		if err != nil {
 			return fmt.Errorf("read conflict %d: %w", id, err)

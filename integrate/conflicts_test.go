@@ -94,13 +94,14 @@ func TestResolveConflict(t *testing.T) {
 			name string
 			id   int64
 			opts integrate.ResolveOptions
+			kind error
 			want string
 		}{
-			{"unknown conflict", id + 100, integrate.ResolveOptions{Keep: neovim}, fmt.Sprintf("there is no conflict %d; recollect conflicts lists them", id+100)},
-			{"fact not in it", id, integrate.ResolveOptions{Keep: vscode}, fmt.Sprintf("fact %d is not in conflict %d", vscode, id)},
+			{"unknown conflict", id + 100, integrate.ResolveOptions{Keep: neovim}, integrate.ErrNoConflict, fmt.Sprintf("there is no conflict %d; recollect conflicts lists them", id+100)},
+			{"fact not in it", id, integrate.ResolveOptions{Keep: vscode}, integrate.ErrConflictInput, fmt.Sprintf("fact %d is not in conflict %d", vscode, id)},
 		} {
 			_, err := integrate.ResolveConflict(ctx, db, c.id, c.opts)
-			if !errors.Is(err, integrate.ErrConflictInput) || !strings.Contains(err.Error(), c.want) {
+			if !errors.Is(err, c.kind) || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("%s: %v, want %q", c.name, err, c.want)
 			}
 		}

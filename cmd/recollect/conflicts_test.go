@@ -57,13 +57,20 @@ func TestConflictsCommand(t *testing.T) {
 		{[]string{"conflicts", "resolve", "1", "--both", "--keep", fmt.Sprint(neovim)}, "conflicts resolve: choose one of --keep FACT_ID or --both, not both"},
 		{[]string{"conflicts", "resolve", "--keep", fmt.Sprint(neovim), "--both", "1"}, "conflicts resolve: choose one of --keep FACT_ID or --both, not both"},
 		{[]string{"conflicts", "resolve", "--both", "x"}, `conflicts resolve: "x" is not a conflict id; give the number shown by recollect conflicts`},
-		{[]string{"conflicts", "resolve", "--both", "9"}, "conflicts resolve: conflict cannot be resolved that way: there is no conflict 9; recollect conflicts lists them"},
 		{[]string{"conflicts", "resolve", "--keep", fmt.Sprint(vscode), "1"}, fmt.Sprintf("conflicts resolve: conflict cannot be resolved that way: fact %d is not in conflict 1; keep %d or %d, or say both", vscode, helix, neovim)},
 	} {
 		out, errOut, code := diskRun(t, dir, c.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, c.msg) || strings.Count(errOut, "\n") != 1 {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and the one line %q", c.args, code, out, errOut, c.msg)
 		}
+	}
+	// An id that names nothing stored is a state, not bad input: exit 1,
+	// as why 999 is.
+	if out, errOut, code := diskRun(t, dir, "conflicts", "resolve", "--both", "9"); code != 1 || out != "" || !strings.Contains(errOut, "there is no conflict 9; recollect conflicts lists them") {
+		t.Errorf("unknown conflict: exit %d, %q, %q; want exit 1", code, out, errOut)
+	}
+	if _, errOut, code := diskRun(t, dir, "why", "999"); code != 1 || !strings.Contains(errOut, "fact 999: no such fact") {
+		t.Errorf("why 999: exit %d, %q; want exit 1", code, errOut)
 	}
 	if out := diskMust(t, dir, "conflicts", "resolve", "--keep", fmt.Sprint(helix), "--note", "Helix since March", "1"); out != fmt.Sprintf("conflict 1 resolved: fact %d kept; fact %d is superseded by it\n", helix, neovim) {
 		t.Errorf("resolve: %q", out)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -79,7 +80,9 @@ func inspectCommand(env Env) *cli.Command {
 }
 
 // inspectLayers expands --layer; nil means "write the page".
-func inspectLayers(layer string) ([]string, error) {
+func inspectLayers(given string) ([]string, error) {
+	// The layers are D, I and K in the README: either case is taken.
+	layer := strings.ToLower(strings.TrimSpace(given))
 	switch layer {
 	case "":
 		return nil, nil
@@ -93,7 +96,7 @@ func inspectLayers(layer string) ([]string, error) {
 			return []string{layer}, nil
 		}
 	}
-	return nil, usagef("--layer %q: use health, d, i, k, entities, graph or all", layer)
+	return nil, usagef("--layer %q: use health, d, i, k, entities, graph or all", given)
 }
 
 func printLayers(w io.Writer, layers []string, d inspect.Data, st pipeline.Stats, asJSON bool) error {

@@ -25,6 +25,9 @@ func notifyCommand(env Env) *cli.Command {
 		for i, m := range hooks.NotifyMoments {
 			names[i] = string(m)
 		}
+		if c.NArg() > 0 {
+			return cli.Exit(fmt.Sprintf("notify: unknown moment %q; use %s", c.Args().First(), strings.Join(names, " or ")), 1)
+		}
 		return cli.Exit(fmt.Sprintf("notify needs a moment: %s", strings.Join(names, " or ")), 1)
 	}
 	return cmd

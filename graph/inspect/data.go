@@ -12,7 +12,9 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
@@ -260,12 +262,35 @@ func each(ctx context.Context, db *store.DB, query string, args []any, fn func(*
 
 // snippet shortens s to n runes on one line.
 func snippet(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = escapeControls(strings.Join(strings.Fields(s), " "))
 	r := []rune(s)
 	if len(r) <= n {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// escapeControls writes each control character (an escape sequence from
+// a transcript, a bidirectional override) as its escape, so a raw event
+// cannot redraw the terminal that shows it.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if isControl(r) {
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool {
+	return unicode.IsControl(r) || (r >= 0x202A && r <= 0x202E) || (r >= 0x2066 && r <= 0x2069)
 }
 
 func readEvents(ctx context.Context, db *store.DB, limit int, d *Data) error {

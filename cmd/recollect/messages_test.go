@@ -1,0 +1,35 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// Messages name what was wrong: the word notify did not know, and the
+// layers as README writes them (D, I, K) are taken in either case.
+func TestMessagesNameTheBadWord(t *testing.T) {
+	dir := t.TempDir()
+	if _, errOut, code := diskRun(t, dir, "notify", "bogus"); code != 1 || !strings.Contains(errOut, `notify: unknown moment "bogus"; use compaction or threshold`) {
+		t.Errorf("notify bogus: exit %d, %q; want exit 1 naming the word", code, errOut)
+	}
+	diskMust(t, dir, "record", "--content", "We deploy on Fridays with make ship.")
+	diskMust(t, dir, "consolidate")
+	lower := diskMust(t, dir, "inspect", "--layer", "k")
+	if upper := diskMust(t, dir, "inspect", "--layer", "K"); upper != lower {
+		t.Errorf("--layer K printed:\n%s\nwant what --layer k prints:\n%s", upper, lower)
+	}
+	if _, errOut, code := diskRun(t, dir, "inspect", "--layer", "X"); code != 2 || !strings.Contains(errOut, `--layer "X"`) {
+		t.Errorf("--layer X: exit %d, %q", code, errOut)
+	}
+}
+
+// A raw event's terminal escapes are shown escaped by inspect, as search
+// shows them: a transcript cannot redraw the terminal.
+func TestInspectEscapesTerminalControls(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "record", "--content", "build \x1b[31mFAILED\x1b[0m then \x1b[2K\x1b[1Aall good")
+	out := diskMust(t, dir, "inspect", "--layer", "d")
+	if strings.ContainsRune(out, '\x1b') || !strings.Contains(out, `\x1b[31mFAILED`) {
+		t.Errorf("inspect --layer d printed raw escapes:\n%q", out)
+	}
+}
