@@ -87,10 +87,11 @@ func replaceFile(path string, old, data []byte, now time.Time, res *InstallResul
 			return fmt.Errorf("stat %s: %w", path, err)
 		}
 		mode = fi.Mode().Perm()
-		res.Backup = path + ".bak-" + now.UTC().Format("20060102T150405Z")
-		if err := os.WriteFile(res.Backup, old, mode); err != nil {
-			return fmt.Errorf("write backup %s: %w", res.Backup, err)
+		backup, err := writeBackup(path, old, mode, now)
+		if err != nil {
+			return fmt.Errorf("write backup of %s: %w", path, err)
 		}
+		res.Backup = backup
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
@@ -190,4 +191,30 @@ func isThresholdCommand(cmd string) bool {
 		return len(fields) >= 1 && fields[0] == "threshold"
 	}
 	return strings.HasPrefix(base, "recollect") && len(fields) >= 2 && fields[0] == "notify" && fields[1] == "threshold"
+}
+
+// writeBackup copies old to path.bak-<time>, or, when a backup of that
+// second exists already, to the first free path.bak-<time>-N: a backup
+// never overwrites another. It returns the backup's path.
+func writeBackup(path string, old []byte, mode os.FileMode, now time.Time) (string, error) {
+	base := path + ".bak-" + now.UTC().Format("20060102T150405Z")
+	for n := 1; n < 1000; n++ {
+		name := base
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d", base, n)
+		}
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, os.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		if _, err := f.Write(old); err != nil {
+			f.Close()
+			return "", err
+		}
+		return name, f.Close()
+	}
+	return "", fmt.Errorf("%s and 998 more backups of that second exist", base)
 }

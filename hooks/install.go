@@ -89,10 +89,11 @@ func InstallEntries(path string, entries []SettingsEntry, now time.Time) (Instal
 			return res, fmt.Errorf("stat %s: %w", path, err)
 		}
 		mode = fi.Mode().Perm()
-		res.Backup = path + ".bak-" + now.UTC().Format("20060102T150405Z")
-		if err := os.WriteFile(res.Backup, old, mode); err != nil {
-			return res, fmt.Errorf("write backup %s: %w", res.Backup, err)
+		backup, err := writeBackup(path, old, mode, now)
+		if err != nil {
+			return res, fmt.Errorf("write backup of %s: %w", path, err)
 		}
+		res.Backup = backup
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return res, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
