@@ -632,6 +632,15 @@ CREATE INDEX session_facts_fact ON session_facts(fact_id) WHERE fact_id IS NOT N
 CREATE INDEX session_facts_digest ON session_facts(digest);
 CREATE INDEX facts_superseded_by ON facts(superseded_by) WHERE superseded_by IS NOT NULL;
 `,
+	// v28 — the random identity recollect writes into a store when it is
+	// made or approved; a project store's approval records it, so a file
+	// whose content was swapped in place is known.
+	`
+CREATE TABLE store_identity (
+	id         TEXT NOT NULL,
+	written_at TEXT NOT NULL
+);
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

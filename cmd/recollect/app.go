@@ -253,11 +253,50 @@ func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pip
 		return nil, err
 	}
 	if errors.Is(statErr, os.ErrNotExist) {
-		if err := config.ApproveStore(dir, env.Getenv); err != nil {
+		if err := adoptStore(c.Context, p.DB, dir, env); err != nil {
 			return nil, errors.Join(err, p.Close())
 		}
 	}
 	return p, nil
+}
+
+// adoptStore records a store this user's command made (or approved) as
+// theirs: in a project store, a new random identity is written into it
+// and the approval records it (config.ApproveStoreIdentity), so a file
+// whose content is swapped for another's later is refused.
+func adoptStore(ctx context.Context, db *store.DB, dir string, env Env) error {
+	if !config.Subject(dir, env.Getenv) || db.Engine().Name() != "sqlite" {
+		return config.ApproveStore(dir, env.Getenv)
+	}
+	id, err := store.NewIdentity(ctx, db)
+	if err != nil {
+		return err
+	}
+	return config.ApproveStoreIdentity(dir, id, env.Getenv)
+}
+
+// checkIdentity refuses a project store whose database does not hold the
+// identity its approval recorded: its content was replaced in place (a
+// copy over it keeps the file's inode) since the user approved it.
+func checkIdentity(ctx context.Context, dir string, env Env) error {
+	want, err := config.StoreIdentity(dir, env.Getenv)
+	if err != nil || want == "" {
+		return err
+	}
+	path := filepath.Join(dir, store.DBFile)
+	if _, err := os.Stat(path); err != nil {
+		return nil
+	}
+	db, err := store.OpenReader(ctx, dir)
+	if err != nil {
+		return &config.UntrustedError{Path: path, Changed: true, Store: true}
+	}
+	defer db.Close()
+	got, err := store.Identity(ctx, db)
+	if err != nil || got != want {
+		return &config.UntrustedError{Path: path, Changed: true, Store: true}
+	}
+	return nil
 }
 
 // loadConfig reads dir's config.json for use: a project store's once,
@@ -265,7 +304,11 @@ func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pip
 // file swapped after the check cannot be what runs.
 func loadConfig(dir string, env Env) (config.Config, error) {
 	if config.Subject(dir, env.Getenv) {
-		return config.TrustedConfig(dir, env.Getenv)
+		cfg, err := config.TrustedConfig(dir, env.Getenv)
+		if err != nil {
+			return cfg, err
+		}
+		return cfg, checkIdentity(context.Background(), dir, env)
 	}
 	return config.Load(dir)
 }

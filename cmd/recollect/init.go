@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"github.com/recollect/recollect/store"
 	"io"
 	"os"
 	"path/filepath"
@@ -160,9 +162,15 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create %s: %w", dir, err)
 	}
+	_, dbErr := os.Stat(filepath.Join(dir, store.DBFile))
 	db, err := pipeline.OpenStore(ctx, dir, cfg.Storage, env.Getenv)
 	if err != nil {
 		return err
+	}
+	if errors.Is(dbErr, os.ErrNotExist) {
+		if err := adoptStore(ctx, db, dir, env); err != nil {
+			return errors.Join(err, db.Close())
+		}
 	}
 	if err := db.Close(); err != nil {
 		return fmt.Errorf("close store: %w", err)
@@ -173,9 +181,6 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 	// The user made this config: it needs no recollect trust, even in a
 	// project's .recollect/.
 	if err := config.ApproveDir(dir, env.Getenv); err != nil {
-		return err
-	}
-	if err := config.ApproveStore(dir, env.Getenv); err != nil {
 		return err
 	}
 	verb := "created"

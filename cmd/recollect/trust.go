@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
+	"github.com/recollect/recollect/store"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -113,7 +115,17 @@ func runTrust(env Env, dir string, yes bool) error {
 		fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", pc.Path, where)
 	}
 	if askStore {
-		if err := config.ApproveStore(dir, env.Getenv); err != nil {
+		// The approved database gets a new identity, recorded with the
+		// approval: content swapped in later does not carry it.
+		db, err := store.Open(context.Background(), dir)
+		if err != nil {
+			return err
+		}
+		err = adoptStore(context.Background(), db, dir, env)
+		if cerr := db.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", st.Path, where)

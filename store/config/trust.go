@@ -45,6 +45,14 @@ type Approval struct {
 	SHA256     string `json:"sha256,omitempty"`
 	FileID     string `json:"file_id,omitempty"`
 	ApprovedAt string `json:"approved_at"`
+	// Identity, on a store approval, is the random identity recollect
+	// wrote into the database when it was made or approved: a file whose
+	// content was replaced in place (same inode) holds another, or none.
+	Identity string `json:"identity,omitempty"`
+	// Store, on a config approval, is the memory.db beside the config
+	// when it was approved: its file id, or "none". The config vouches
+	// for that database alone, never for one that appeared later.
+	Store string `json:"store,omitempty"`
 }
 
 // KindStore marks an approval of a project's database file; an approval
@@ -277,10 +285,14 @@ func TrustedConfig(dir string, getenv func(string) string) (Config, error) {
 		return Config{}, err
 	}
 	configApproved := false
+	var vouch *Approval
 	if pc.Exists {
-		for _, a := range approvals {
+		for i, a := range approvals {
 			if a.Kind == "" && a.Path == pc.Path {
 				configApproved = a.SHA256 == pc.Digest
+				if configApproved {
+					vouch = &approvals[i]
+				}
 				if !configApproved && !Harmless(pc.Config) {
 					return Config{}, &UntrustedError{Path: pc.Path, Changed: true}
 				}
@@ -292,7 +304,7 @@ func TrustedConfig(dir string, getenv func(string) string) (Config, error) {
 	} else {
 		pc.Config = Default()
 	}
-	if err := checkStore(filepath.Dir(pc.Path), approvals, configApproved); err != nil {
+	if err := checkStore(filepath.Dir(pc.Path), approvals, vouch); err != nil {
 		return Config{}, err
 	}
 	return pc.Config, nil
@@ -310,8 +322,10 @@ func ownStore(dir string, getenv func(string) string) bool {
 	return err == nil && home != "" && abs == filepath.Join(home, datadir.DirName)
 }
 
-// checkStore refuses dir's database unless it is missing or approved.
-func checkStore(dir string, approvals []Approval, configApproved bool) error {
+// checkStore refuses dir's database unless it is missing or approved, as a
+// store or by the config approval vouch (for the database that was there
+// when the config was approved, not one put there since).
+func checkStore(dir string, approvals []Approval, vouch *Approval) error {
 	db := filepath.Join(dir, datadir.StoreFile)
 	fi, err := os.Stat(db)
 	if errors.Is(err, os.ErrNotExist) {
@@ -328,7 +342,7 @@ func checkStore(dir string, approvals []Approval, configApproved bool) error {
 			return &UntrustedError{Path: db, Changed: true, Store: true}
 		}
 	}
-	if configApproved {
+	if vouch != nil && vouch.Store != "" && vouch.Store == fileID(fi) {
 		return nil
 	}
 	return &UntrustedError{Path: db, Store: true}
@@ -374,7 +388,7 @@ func ReadStore(dir string, getenv func(string) string) (StoreState, error) {
 	if err != nil {
 		return st, err
 	}
-	st.Approved = checkStore(abs, approvals, false) == nil
+	st.Approved = checkStore(abs, approvals, nil) == nil
 	return st, nil
 }
 
@@ -384,7 +398,11 @@ func Approve(pc ProjectConfig, getenv func(string) string) error {
 	if !pc.Exists {
 		return nil
 	}
-	return record(Approval{Path: pc.Path, SHA256: pc.Digest}, getenv)
+	store := "none"
+	if fi, err := os.Stat(filepath.Join(filepath.Dir(pc.Path), datadir.StoreFile)); err == nil {
+		store = fileID(fi)
+	}
+	return record(Approval{Path: pc.Path, SHA256: pc.Digest, Store: store}, getenv)
 }
 
 // ApproveDir approves dir's config.json as it is now: for a config the
@@ -401,6 +419,12 @@ func ApproveDir(dir string, getenv func(string) string) error {
 // device and inode): after recollect trust, and for a store a command of
 // the user's just created.
 func ApproveStore(dir string, getenv func(string) string) error {
+	return ApproveStoreIdentity(dir, "", getenv)
+}
+
+// ApproveStoreIdentity is ApproveStore recording the identity recollect
+// wrote into the database (see Approval.Identity).
+func ApproveStoreIdentity(dir, identity string, getenv func(string) string) error {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", dir, err)
@@ -413,7 +437,27 @@ func ApproveStore(dir string, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("approve store %s: %w", db, err)
 	}
-	return record(Approval{Kind: KindStore, Path: db, FileID: fileID(fi)}, getenv)
+	return record(Approval{Kind: KindStore, Path: db, FileID: fileID(fi), Identity: identity}, getenv)
+}
+
+// StoreIdentity is the identity the approval of dir's database recorded,
+// "" when it recorded none (an approval made before identities, or none).
+func StoreIdentity(dir string, getenv func(string) string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", fmt.Errorf("resolve %s: %w", dir, err)
+	}
+	approvals, err := readApprovals(getenv)
+	if err != nil {
+		return "", err
+	}
+	db := filepath.Join(abs, datadir.StoreFile)
+	for _, a := range approvals {
+		if a.Kind == KindStore && a.Path == db {
+			return a.Identity, nil
+		}
+	}
+	return "", nil
 }
 
 // Checked reports whether a file in dir is ever checked for approval: only
@@ -465,7 +509,7 @@ func CheckStore(dir string, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("resolve %s: %w", dir, err)
 	}
-	return checkStore(abs, approvals, false)
+	return checkStore(abs, approvals, nil)
 }
 
 // Approvals lists the recorded approvals, oldest first.
