@@ -98,7 +98,7 @@ func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) 
 				s.log.Info("copy recovered", "path", path)
 			}
 			if rep.Events > 0 || rep.BadLines > 0 {
-				s.log.Debug("copied", "path", path, "events", rep.Events, "bad_lines", rep.BadLines)
+				s.log.Info("copied new transcript lines", "path", path, "events", rep.Events, "bad_lines", rep.BadLines)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -96,6 +97,12 @@ func TestDaemonFollowsAppends(t *testing.T) {
 	})
 	if after.CopyErrors != 0 {
 		t.Errorf("status copied %d → %d, copy errors %d", copied, after.Copied, after.CopyErrors)
+	}
+	// The log says what the follower copied as it happens, with the count:
+	// a run's own copy step finding nothing new must not read as nothing
+	// copied.
+	if log := d.stderr.String(); !strings.Contains(log, `msg="copied new transcript lines" path=`+transcript) || strings.Contains(log, "copied_files=") {
+		t.Errorf("daemon log does not name the follower's copies:\n%s", log)
 	}
 	d.stop(t)
 }

@@ -496,7 +496,9 @@ func (s *Scheduler) fail(err error) {
 func summaryAttrs(sum pipeline.Summary) []any {
 	attrs := []any{"trigger", sum.Trigger, "run", sum.RunID, "elapsed", sum.Elapsed}
 	if sum.Copy != nil {
-		attrs = append(attrs, "copied_events", sum.Copy.Events, "copied_files", sum.Copy.Files)
+		// The run's own copy step: what the follower copied as files grew
+		// is logged as it happens ("copied new transcript lines").
+		attrs = append(attrs, "copied_events", sum.Copy.Events, "files_checked", sum.Copy.Files)
 	}
 	if sum.Extract != nil {
 		attrs = append(attrs, "examined", sum.Extract.EventsExamined, "facts", sum.Extract.FactsExtracted, "remaining", sum.Extract.EventsRemaining)
