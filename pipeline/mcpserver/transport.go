@@ -252,6 +252,9 @@ func (c *lineConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 			c.mu.Lock()
 			c.pending[req.ID.Raw()] = true
 			c.mu.Unlock()
+			if req.Method == "tools/call" {
+				req.Params = dropNullArguments(req.Params)
+			}
 		}
 		if v.err != nil {
 			c.drain(ctx)
@@ -315,3 +318,37 @@ func (c *lineConn) Close() error {
 
 // SessionID is empty: a stdio session has no id.
 func (c *lineConn) SessionID() string { return "" }
+
+// dropNullArguments removes the arguments of a tool call whose value is
+// null: a client sends null for a field left blank (the MCP Inspector
+// does), which means absent, not a value of the wrong type.
+func dropNullArguments(params json.RawMessage) json.RawMessage {
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return params
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(p["arguments"], &args) != nil || args == nil {
+		return params
+	}
+	changed := false
+	for k, v := range args {
+		if string(bytes.TrimSpace(v)) == "null" {
+			delete(args, k)
+			changed = true
+		}
+	}
+	if !changed {
+		return params
+	}
+	a, err := json.Marshal(args)
+	if err != nil {
+		return params
+	}
+	p["arguments"] = a
+	out, err := json.Marshal(p)
+	if err != nil {
+		return params
+	}
+	return out
+}

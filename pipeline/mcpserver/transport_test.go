@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -130,5 +131,15 @@ func TestMCPMalformedLines(t *testing.T) {
 	s.send(list)
 	if a := s.answer(list); a["id"] != float64(100) || a["result"] == nil {
 		t.Fatalf("after the malformed lines tools/list answered %v; want a result", a)
+	}
+}
+
+// A tool argument sent as null (what the MCP Inspector sends for a blank
+// field) is taken as absent, not refused as a value of the wrong type.
+func TestNullArgumentIsAbsent(t *testing.T) {
+	c := start(t, filepath.Join(t.TempDir(), "store"))
+	text, _, isErr := c.call("search_knowledge", map[string]any{"query": "deploy", "limit": nil, "budget": nil, "domain": nil})
+	if isErr || strings.Contains(text, "null") {
+		t.Fatalf("search_knowledge with null arguments: error %v, %q", isErr, text)
 	}
 }
