@@ -73,7 +73,9 @@ func runContextHook(c *cli.Context, env Env, event string) {
 
 // contextFor reads the payload and renders the context for event.
 func contextFor(c *cli.Context, env Env, event string) (string, error) {
-	data, err := notice.ReadPiped(env.Stdin, notice.StdinTimeout)
+	// One bound for the whole hook: reading the payload and the store.
+	deadline := time.Now().Add(contextHookTimeout)
+	data, err := notice.ReadPiped(env.Stdin, contextHookTimeout)
 	if err != nil {
 		return "", err
 	}
@@ -98,19 +100,20 @@ func contextFor(c *cli.Context, env Env, event string) (string, error) {
 	if event == hookctx.EventSessionStart && pl.Source == hookctx.SourceCompact {
 		cons = waitConsolidation(c.Context, dir, cfg.Context.CompactWait)
 	}
-	return readContext(c.Context, env, dir, cfg, pl, event, cons)
+	return readContext(c.Context, env, dir, cfg, pl, event, cons, deadline)
 }
 
-// contextHookTimeout bounds a context hook's reading of the store: the
-// agent waits for the hook before it goes on, and a PostgreSQL server that
-// stopped answering (a network that drops packets) would otherwise hold
-// every prompt for the operating system's connect timeout, minutes.
+// contextHookTimeout bounds a context hook's whole run — reading its
+// payload on stdin and the store: the agent waits for the hook before it
+// goes on, a slow payload writer or a PostgreSQL server that stopped
+// answering (a network that drops packets) would otherwise hold every
+// prompt, the latter for the operating system's connect timeout, minutes.
 const contextHookTimeout = 3 * time.Second
 
 // readContext opens the store as the hooks do and renders the context for
-// event, within contextHookTimeout.
-func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl hooks.Payload, event string, cons hookctx.Consolidation) (_ string, err error) {
-	ctx, cancel := context.WithTimeout(parent, contextHookTimeout)
+// event, by the hook's deadline.
+func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl hooks.Payload, event string, cons hookctx.Consolidation, deadline time.Time) (_ string, err error) {
+	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	defer func() {
 		// Whatever the driver made of it, a read cut off by this deadline

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"io"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/recollect/recollect/fixtures/testbin"
 )
 
 // Messages name what was wrong: the word notify did not know, and the
@@ -31,5 +36,32 @@ func TestInspectEscapesTerminalControls(t *testing.T) {
 	out := diskMust(t, dir, "inspect", "--layer", "d")
 	if strings.ContainsRune(out, '\x1b') || !strings.Contains(out, `\x1b[31mFAILED`) {
 		t.Errorf("inspect --layer d printed raw escapes:\n%q", out)
+	}
+}
+
+// A context hook waits for a slow payload writer within its one 3 s
+// bound, as README says, instead of giving up on stdin after 200 ms.
+func TestContextHookWaitsForASlowPayload(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "record", "--content", "We deploy on Fridays with make ship.")
+	diskMust(t, dir, "consolidate")
+	cmd := exec.Command(testbin.Binary(t), "hooks", "session-start", "--data", dir)
+	w, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	cmd.Stdout = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(700 * time.Millisecond)
+	io.WriteString(w, `{"session_id":"s","hook_event_name":"SessionStart","source":"startup"}`)
+	w.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "make ship") {
+		t.Errorf("a payload written after 0.7 s added nothing: %q", out.String())
 	}
 }
