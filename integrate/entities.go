@@ -179,7 +179,7 @@ var (
 		return regexp.MustCompile(`(?i)(?:^|[^\p{L}])(hey|hi|hello|thanks|thank you|dear|congrats|congratulations|bye|sorry|cheers|welcome)[,!]?\s+$`)
 	})
 	sayingNext = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^(?:['’]s\s+(?:wife|husband|partner|son|daughter|kids?|children|mom|dad|mother|father|sister|brother|friend|birthday|family)\b|\s+(?:said|says|told|tells|asked|asks|thinks|thought|wrote|writes|wants|mentioned|suggested|recommended|reviewed|replied|agreed|called|texted|emailed)\b)`)
+		return regexp.MustCompile(`^(?:['’]s\s+(?:wife|husband|partner|son|daughter|kids?|children|mom|dad|mother|father|sister|brother|friend|birthday|family)\b|\s+(?:said|says|told|tells|asked|asks|thinks|thought|wrote|writes|wants|mentioned|suggested|recommended|reviewed|replied|agreed|called|texted|emailed|owns|leads|manages|maintains|reviews|approves|is responsible)\b)`)
 	})
 	orgName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)\s(corp|corporation|inc|ltd|llc|gmbh|labs|university)$`)
@@ -225,7 +225,7 @@ func nameSpans(text string, a, b int, starts map[int]bool) [][2]int {
 		we = ws + len(word)
 		l := strings.ToLower(word)
 		if word == "I" || graph.IsStopword(l) || interjections[l] || starts[ws] && commonWord(word) ||
-			placeholder(word) || calendarWords[l] || emphasis(word) {
+			placeholder(word) || calendarWords[l] || calendarWords[strings.TrimSuffix(l, "s")] || emphasis(word) {
 			if start >= 0 {
 				out = append(out, [2]int{start, end})
 			}
