@@ -268,6 +268,7 @@ func TestDefaultSchema(t *testing.T) {
 		"/home/ann/.recollect":            "ann",
 		"/srv/Team Memory":                "team_memory",
 		"/tmp/store.2":                    "store_2",
+		"/srv/My-Store.2":                 "my-store_2", // as README says: - is kept
 		"/data/public":                    "recollect_public",
 		"/data/pg_x":                      "recollect_pg_x",
 	} {
