@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -63,5 +64,18 @@ func TestContextHookWaitsForASlowPayload(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "make ship") {
 		t.Errorf("a payload written after 0.7 s added nothing: %q", out.String())
+	}
+}
+
+// settings shows the value in effect where config.json leaves a knob
+// empty: the PostgreSQL URL's variable and the schema the directory names.
+func TestSettingsShowsValuesInEffect(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "My-Store.2")
+	diskMust(t, dir, "init", "--yes")
+	out := diskMust(t, dir, "settings")
+	for _, want := range []string{"storage.postgres.url_env                RECOLLECT_POSTGRES_URL (the default)", "storage.postgres.schema                 my-store_2 (named after the data directory)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("settings lacks %q:\n%s", want, out)
+		}
 	}
 }

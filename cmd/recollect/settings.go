@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/recollect/recollect/store/postgres"
 	"io"
 	"os"
 	"path/filepath"
@@ -25,14 +26,14 @@ func settingsCommand(env Env) *cli.Command {
 			if c.NArg() > 0 {
 				return usagef("settings: unexpected %q; use recollect settings get KEY or recollect settings set KEY VALUE", c.Args().First())
 			}
-			cfg, _, err := loadSettings(c, env)
+			cfg, dir, err := loadSettings(c, env)
 			if err != nil {
 				return err
 			}
 			if c.Bool("json") {
 				return printJSON(env.Stdout, cfg)
 			}
-			printSettings(env.Stdout, config.Settings(cfg))
+			printSettings(env.Stdout, inEffect(config.Settings(cfg), dir))
 			return nil
 		},
 		Subcommands: []*cli.Command{
@@ -108,6 +109,24 @@ func loadSettings(c *cli.Context, env Env) (config.Config, string, error) {
 	}
 	cfg, err := config.Load(dir)
 	return cfg, dir, err
+}
+
+// inEffect shows the value in effect where the file leaves a knob empty
+// and something else decides it: the PostgreSQL URL's variable and the
+// schema named after the data directory.
+func inEffect(list []config.Setting, dir string) []config.Setting {
+	for i, s := range list {
+		if v, ok := s.Value.(string); !ok || v != "" {
+			continue
+		}
+		switch s.Key {
+		case "storage.postgres.url_env":
+			list[i].Value = postgres.DefaultURLEnv + " (the default)"
+		case "storage.postgres.schema":
+			list[i].Value = postgres.DefaultSchema(dir) + " (named after the data directory)"
+		}
+	}
+	return list
 }
 
 // printSettings writes one knob a line: its key and its value (text as it
