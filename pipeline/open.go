@@ -118,6 +118,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 // the other.
 func OpenStore(ctx context.Context, dir string, storage config.Storage, getenv func(string) string) (*store.DB, error) {
 	if storage.Provider == "postgres" {
+		if _, err := os.Stat(dir); err == nil {
+			if err := store.PrivateDir(dir); err != nil {
+				return nil, err
+			}
+		}
 		return postgres.OpenStore(ctx, dir, postgres.Config{URLEnv: storage.Postgres.URLEnv, Schema: storage.Postgres.Schema, Getenv: getenv})
 	}
 	return store.Open(ctx, dir)

@@ -13,6 +13,25 @@ import (
 // the database file's mode, so creating memory.db 0600 before SQLite
 // opens it is what keeps all three private.
 
+// PrivateDir restricts dir, a data directory, to its owner when its mode
+// lets anyone else in, and its config.json to its owner too: for a store
+// whose data lives elsewhere (PostgreSQL), the directory still holds the
+// config, the control socket and the logs.
+func PrivateDir(dir string) error {
+	if err := privateDir(dir); err != nil {
+		return err
+	}
+	p := filepath.Join(dir, "config.json")
+	fi, err := os.Lstat(p)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+		return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, p)
+	}
+	return nil
+}
+
 // privateDir restricts dir, a data directory, to its owner when its mode
 // lets anyone else in.
 func privateDir(dir string) error {
@@ -43,7 +62,10 @@ func privateDB(path string) error {
 	case !errors.Is(err, os.ErrExist):
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+	// config.json beside it holds where text is sent and which variable
+	// holds a key: as private as the store (a hand-written one may be
+	// 0644).
+	for _, p := range []string{path, path + "-wal", path + "-shm", filepath.Join(filepath.Dir(path), "config.json")} {
 		fi, err := os.Lstat(p)
 		if errors.Is(err, os.ErrNotExist) {
 			continue

@@ -107,11 +107,12 @@ func TestLooseStoreIsTightenedOnOpen(t *testing.T) {
 	umaskMust(t, home, "init", "--yes", dir)
 	umaskMust(t, home, "record", "--data", dir, "--content", "I keep my notes in Obsidian on every machine.")
 	os.Chmod(dir, 0o755)
-	for _, f := range []string{"memory.db", "memory.db-wal", "memory.db-shm"} {
+	// config.json as a hand edit with a loose umask leaves it.
+	for _, f := range []string{"memory.db", "memory.db-wal", "memory.db-shm", "config.json"} {
 		os.Chmod(filepath.Join(dir, f), 0o644)
 	}
 	umaskMust(t, home, "stats", "--data", dir)
-	for _, f := range []string{"memory.db", "memory.db-wal", "memory.db-shm"} {
+	for _, f := range []string{"memory.db", "memory.db-wal", "memory.db-shm", "config.json"} {
 		if fi, err := os.Stat(filepath.Join(dir, f)); err == nil && fi.Mode().Perm() != 0o600 {
 			t.Errorf("%s still has mode %v after stats", f, fi.Mode().Perm())
 		}
