@@ -373,3 +373,33 @@ func TestOpenConflicts(t *testing.T) {
 		}
 	})
 }
+
+// TestPromptShowsTheConversationWhereKnowledgeIsSilent: an agent's long
+// report that no fact holds still answers a prompt: the passage around the
+// prompt's words is added, marked as raw conversation and quoted, and held
+// to the same floor as facts (an unrelated prompt adds nothing).
+func TestPromptShowsTheConversationWhereKnowledgeIsSilent(t *testing.T) {
+	eachEngine(t, func(t *testing.T, engine string) {
+		m := newMemory(t, engine)
+		ctx := context.Background()
+		report := strings.Repeat("Round one went as planned and each branch merged cleanly. ", 20) +
+			"Round two used fresh agents named alice2, bob2 and carol2 pointed at the existing worktrees. " +
+			strings.Repeat("The documents were compared and committed. ", 20)
+		at := said
+		if _, err := m.p.Record(ctx, []store.Event{{SessionID: "s1", Source: "record", Role: "assistant", EventType: "message",
+			ContentType: "text", Content: report, OccurredAt: &at}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := m.p.Run(ctx, pipeline.RunOptions{Steps: pipeline.Steps{Extract: true, Integrate: true}, Trigger: "test"}); err != nil {
+			t.Fatal(err)
+		}
+		db := m.reader(t)
+		text, err := hookctx.Prompt(ctx, db, "what were the round two agents called?", 400)
+		if err != nil || !strings.Contains(text, "alice2, bob2 and carol2") || !strings.Contains(text, "raw conversation]") {
+			t.Errorf("prompt added %q, %v; want the passage naming the agents", text, err)
+		}
+		if text, _ := hookctx.Prompt(ctx, db, "how do we rotate the TLS certificates?", 400); text != "" {
+			t.Errorf("an unrelated prompt added %q", text)
+		}
+	})
+}
