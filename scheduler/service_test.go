@@ -28,9 +28,10 @@ func TestServiceFiles(t *testing.T) {
 		if c.env != "" {
 			got.WriteString(scheduler.EnvFileNote("RECOLLECT_POSTGRES_URL", c.env))
 		}
-		got.WriteString(scheduler.SystemdUnit(c.bin, c.data, c.env))
+		name := scheduler.ServiceName(c.data, "/home/a")
+		got.WriteString(scheduler.SystemdUnit(c.bin, c.data, c.env, name))
 		got.WriteString("----\n")
-		plist := scheduler.LaunchdPlist(c.bin, c.data, c.env)
+		plist := scheduler.LaunchdPlist(c.bin, c.data, c.env, name)
 		got.WriteString(plist)
 		got.WriteString("====\n")
 		dec := xml.NewDecoder(strings.NewReader(plist))
@@ -82,7 +83,7 @@ func TestLaunchdAgentReadsTheEnvFile(t *testing.T) {
 	var plist struct {
 		Args []string `xml:"dict>array>string"`
 	}
-	if err := xml.Unmarshal([]byte(scheduler.LaunchdPlist(bin, data, envFile)), &plist); err != nil {
+	if err := xml.Unmarshal([]byte(scheduler.LaunchdPlist(bin, data, envFile, scheduler.ServiceName(data, ""))), &plist); err != nil {
 		t.Fatal(err)
 	}
 	run := exec.Command(plist.Args[0], plist.Args[1:]...)
@@ -99,5 +100,19 @@ func TestLaunchdAgentReadsTheEnvFile(t *testing.T) {
 	}
 	if fi, err := os.Stat(envFile); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("env file mode: %v, %v; want 0600", fi.Mode(), err)
+	}
+}
+
+// TestServiceNamesNeverCollide: the user's own store keeps the plain
+// names; two other stores, even of one name, get their own.
+func TestServiceNamesNeverCollide(t *testing.T) {
+	if got := scheduler.ServiceName("/home/a/.recollect", "/home/a"); got != "recollect" {
+		t.Errorf("own store: %q", got)
+	}
+	a := scheduler.ServiceName("/work/atlas/.recollect", "/home/a")
+	b := scheduler.ServiceName("/srv/atlas/.recollect", "/home/a")
+	c := scheduler.ServiceName("/data/Team Memory", "/home/a")
+	if !strings.HasPrefix(a, "recollect-atlas-") || a == b || !strings.HasPrefix(c, "recollect-team-memory-") {
+		t.Errorf("names %q, %q, %q", a, b, c)
 	}
 }

@@ -42,7 +42,10 @@ func serviceCommand(env Env) *cli.Command {
 					}
 					fmt.Fprintf(env.Stdout, "%s\n", scheduler.EnvFileNote(name, envFile))
 				}
-				fmt.Fprintf(env.Stdout, "# Linux (systemd --user)\n%s\n# macOS (launchd)\n%s", scheduler.SystemdUnit(bin, dir, envFile), scheduler.LaunchdPlist(bin, dir, envFile))
+				// Each store's service has its own name: two stores' units
+				// and jobs never replace each other.
+				name := scheduler.ServiceName(dir, env.Getenv("HOME"))
+				fmt.Fprintf(env.Stdout, "# Linux (systemd --user)\n%s\n# macOS (launchd)\n%s", scheduler.SystemdUnit(bin, dir, envFile, name), scheduler.LaunchdPlist(bin, dir, envFile, name))
 				return nil
 			},
 		}},
