@@ -103,6 +103,9 @@ func initFlags(c *cli.Context) (config.Config, error) {
 func runInit(ctx context.Context, env Env, o initOptions) error {
 	dir, yes, force := o.dir, o.yes, o.force
 	var a *asker
+	if !yes && !isTerminal(env.Stdin) {
+		fmt.Fprintln(env.Stdout, "no terminal to ask on: taking the defaults, as init --yes does (run init on a terminal to be asked)")
+	}
 	if !yes && isTerminal(env.Stdin) {
 		a = newAsker(env)
 		if !o.dirGiven {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -77,5 +78,28 @@ func TestSettingsShowsValuesInEffect(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("settings lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// init with stdin on /dev/null (a character device, not a terminal)
+// behaves as --yes does and says so, instead of running the walk-through
+// on one line.
+func TestInitWithoutATerminalTakesTheDefaults(t *testing.T) {
+	home := t.TempDir()
+	dir := filepath.Join(home, "store")
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	cmd := exec.Command(testbin.Binary(t), "init", dir)
+	cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "RECOLLECT_PROVIDER=heuristic"}
+	cmd.Stdin = null
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("init </dev/null: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "no terminal to ask on: taking the defaults, as init --yes does") || strings.Contains(string(out), "Data directory (the store)?") {
+		t.Errorf("init </dev/null printed:\n%s", out)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"golang.org/x/term"
 	"io"
 	"os"
 	"strings"
@@ -117,8 +118,9 @@ func isTerminal(r io.Reader) bool {
 	if !ok {
 		return false
 	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	// A character device is not enough: /dev/null is one, and init
+	// </dev/null must not run the walk-through.
+	return term.IsTerminal(int(f.Fd()))
 }
 
 func joinInts(xs []int64) string {
