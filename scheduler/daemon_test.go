@@ -274,7 +274,7 @@ func TestNotifyWithoutDaemon(t *testing.T) {
 	}
 	t.Run("unknown moment exits 1, never 2", func(t *testing.T) {
 		_, stderr, code := runCLI(t, bin, nil, "", nil, "notify", "compation", "--data", t.TempDir())
-		if code != 1 || stderr != "recollect: notify needs a moment: compaction or threshold\n" {
+		if code != 1 || stderr != "recollect: notify: unknown moment \"compation\"; use compaction or threshold\n" {
 			t.Errorf("exit %d, stderr %q", code, stderr)
 		}
 	})
