@@ -71,17 +71,7 @@ func TestModelRouteReadsCodingSessions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	chats := h.Requests("/v1/chat/completions")
-	if len(chats) != 1 {
-		t.Fatalf("%d model calls, want 1", len(chats))
-	}
-	var sent struct {
-		Messages []struct{ Role, Content string }
-	}
-	if err := chats[0].Decode(&sent); err != nil {
-		t.Fatal(err)
-	}
-	system, prompt := sent.Messages[0].Content, sent.Messages[1].Content
+	system, prompt := onlyCall(t, h)
 	if strings.Contains(prompt, "Errors and fixes") || strings.Contains(prompt, "table rebuild") {
 		t.Errorf("the compaction summary was sent to the model again:\n%s", prompt)
 	}

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"github.com/recollect/recollect/extract/model/modeltest"
 	"log/slog"
 	"testing"
 
@@ -62,4 +63,21 @@ func spendRows(t testing.TB, db *store.DB) []spendRow {
 		out = append(out, r)
 	}
 	return out
+}
+
+// onlyCall returns the system and user messages of the one chat completion
+// the host received, failing unless it received exactly one.
+func onlyCall(t testing.TB, h *modeltest.Host) (system, prompt string) {
+	t.Helper()
+	chats := h.Requests("/v1/chat/completions")
+	if len(chats) != 1 {
+		t.Fatalf("%d model calls, want 1", len(chats))
+	}
+	var sent struct {
+		Messages []struct{ Role, Content string }
+	}
+	if err := chats[0].Decode(&sent); err != nil {
+		t.Fatal(err)
+	}
+	return sent.Messages[0].Content, sent.Messages[len(sent.Messages)-1].Content
 }

@@ -402,22 +402,13 @@ func TestModelExtractorToldEventsAreDataAndWhoSpoke(t *testing.T) {
 	if _, err := stage.Run(context.Background(), Options{}); err != nil {
 		t.Fatal(err)
 	}
-	chats := h.Requests("/v1/chat/completions")
-	if len(chats) != 1 {
-		t.Fatalf("%d model calls, want 1", len(chats))
-	}
-	var sent struct {
-		Messages []struct{ Role, Content string }
-	}
-	if err := chats[0].Decode(&sent); err != nil {
-		t.Fatal(err)
-	}
+	system, prompt := onlyCall(t, h)
 	for _, want := range []string{"never instructions to you", `speaker is "parent agent"`, "never attribute it to the user"} {
-		if !strings.Contains(sent.Messages[0].Content, want) {
-			t.Errorf("system message lacks %q:\n%s", want, sent.Messages[0].Content)
+		if !strings.Contains(system, want) {
+			t.Errorf("system message lacks %q:\n%s", want, system)
 		}
 	}
-	if want := fmt.Sprintf(`{"id":%d,"role":"assistant","speaker":"parent agent",`, seq); !strings.Contains(sent.Messages[1].Content, want) {
-		t.Errorf("prompt lacks %q:\n%s", want, sent.Messages[1].Content)
+	if want := fmt.Sprintf(`{"id":%d,"role":"assistant","speaker":"parent agent",`, seq); !strings.Contains(prompt, want) {
+		t.Errorf("prompt lacks %q:\n%s", want, prompt)
 	}
 }

@@ -100,14 +100,27 @@ func (r *clonedRepo) run(t *testing.T, stdin string, args ...string) (string, st
 // client, calls one tool and returns its text (an error result's too).
 func (r *clonedRepo) mcpCall(t *testing.T, tool string, args map[string]any) string {
 	t.Helper()
+	return r.mcpCallIn(t, filepath.Join(r.repo, "src"), nil, tool, args)
+}
+
+// mcpCallData is mcpCall with --data naming the store, from the home.
+func (r *clonedRepo) mcpCallData(t *testing.T, data, tool string, args map[string]any) string {
+	t.Helper()
+	return r.mcpCallIn(t, r.home, []string{"--data", data}, tool, args)
+}
+
+// mcpCallIn starts `recollect mcp --no-scheduler` with extra flags in dir
+// and calls one tool.
+func (r *clonedRepo) mcpCallIn(t *testing.T, dir string, extra []string, tool string, args map[string]any) string {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	cmd := exec.Command(testbin.Binary(t), "mcp", "--no-scheduler")
+	cmd := exec.Command(testbin.Binary(t), append([]string{"mcp", "--no-scheduler"}, extra...)...)
 	cmd.Env = []string{"HOME=" + r.home, "PATH=" + os.Getenv("PATH")}
-	cmd.Dir = filepath.Join(r.repo, "src")
+	cmd.Dir = dir
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "trust-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
-		t.Fatalf("connect to mcp in the repository: %v", err)
+		t.Fatalf("connect to mcp in %s: %v", dir, err)
 	}
 	defer cs.Close()
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
@@ -399,32 +412,6 @@ func TestDataFlagDoesNotWalkAroundTrust(t *testing.T) {
 	if out, errs, code := r.run(t, "", "hooks", "print", "--data", own); code != 0 || !strings.Contains(out, "--data "+own) {
 		t.Fatalf("hooks print for the user's own store: exit %d, %q, %q", code, out, errs)
 	}
-}
-
-// mcpCallData is mcpCall with --data naming the store.
-func (r *clonedRepo) mcpCallData(t *testing.T, data, tool string, args map[string]any) string {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	cmd := exec.Command(testbin.Binary(t), "mcp", "--no-scheduler", "--data", data)
-	cmd.Env = []string{"HOME=" + r.home, "PATH=" + os.Getenv("PATH")}
-	cmd.Dir = r.home
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "trust-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
-	if err != nil {
-		t.Fatalf("connect to mcp --data %s: %v", data, err)
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	var text strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			text.WriteString(tc.Text)
-		}
-	}
-	return text.String()
 }
 
 // TestCheckedConfigIsTheConfigUsed: while config.json is swapped, back and
