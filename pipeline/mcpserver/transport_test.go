@@ -143,3 +143,17 @@ func TestNullArgumentIsAbsent(t *testing.T) {
 		t.Fatalf("search_knowledge with null arguments: error %v, %q", isErr, text)
 	}
 }
+
+// consolidate right after everything was consolidated says so, instead of
+// a bare "0 integrated" that reads as if the capture were lost.
+func TestConsolidateSaysWhenAlreadyDone(t *testing.T) {
+	c := start(t, filepath.Join(t.TempDir(), "store"))
+	c.ok("capture_fact", map[string]any{"content": "The staging database runs on port 6543."})
+	if text, _ := c.ok("consolidate", map[string]any{"all": true}); strings.Contains(text, "already done") {
+		t.Fatalf("the first consolidate had work to do: %s", text)
+	}
+	text, out := c.ok("consolidate", map[string]any{})
+	if !strings.Contains(text, "already done: nothing was waiting") || out["already_done"] != true {
+		t.Errorf("second consolidate: %s %v", text, out)
+	}
+}

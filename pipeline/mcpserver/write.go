@@ -248,17 +248,20 @@ type embeddingOut struct {
 }
 
 type consolidateOut struct {
-	RunID           int64             `json:"run_id"`
-	EventsRemaining int               `json:"events_remaining"`
-	FactsExtracted  int               `json:"facts_extracted"`
-	FactsIntegrated int               `json:"facts_integrated"`
-	Merged          int               `json:"merged"`
-	Superseded      int               `json:"superseded"`
-	Conflicts       int               `json:"conflicts"`
-	Embedding       embeddingOut      `json:"embedding"`
-	Copy            string            `json:"copy,omitempty"`
-	Summary         *pipeline.Summary `json:"summary"`
-	Elapsed         string            `json:"elapsed"`
+	RunID           int64 `json:"run_id"`
+	EventsRemaining int   `json:"events_remaining"`
+	FactsExtracted  int   `json:"facts_extracted"`
+	FactsIntegrated int   `json:"facts_integrated"`
+	Merged          int   `json:"merged"`
+	Superseded      int   `json:"superseded"`
+	Conflicts       int   `json:"conflicts"`
+	// AlreadyDone says nothing was waiting: what is stored had been
+	// consolidated before the call.
+	AlreadyDone bool              `json:"already_done"`
+	Embedding   embeddingOut      `json:"embedding"`
+	Copy        string            `json:"copy,omitempty"`
+	Summary     *pipeline.Summary `json:"summary"`
+	Elapsed     string            `json:"elapsed"`
 }
 
 func (s *Server) consolidate(ctx context.Context, _ *mcp.CallToolRequest, in consolidateIn) (*mcp.CallToolResult, any, error) {
@@ -297,6 +300,12 @@ func (s *Server) consolidate(ctx context.Context, _ *mcp.CallToolRequest, in con
 	}
 	text := fmt.Sprintf("run %d: %s extracted, %d integrated (%d merged, %d superseded, %s); %d %s for extraction",
 		out.RunID, graph.Plural(out.FactsExtracted, "fact"), out.FactsIntegrated, out.Merged, out.Superseded, graph.Plural(out.Conflicts, "conflict"), out.EventsRemaining, wait)
+	if out.FactsExtracted == 0 && out.FactsIntegrated == 0 && out.Merged == 0 && out.EventsRemaining == 0 {
+		// Nothing was waiting: a scheduler (this server's, or a daemon)
+		// had already consolidated what was stored.
+		out.AlreadyDone = true
+		text = fmt.Sprintf("run %d: already done: nothing was waiting — everything stored had been consolidated before this call (by the scheduler or a daemon)", out.RunID)
+	}
 	if e := out.Embedding; e.Embedded != nil {
 		text += fmt.Sprintf("; embedded %d, %d still missing", *e.Embedded, *e.Missing)
 		if e.Error != "" {
