@@ -268,3 +268,28 @@ func firstWord(cmd string) (word, rest string) {
 	word, rest, _ = strings.Cut(cmd, " ")
 	return word, rest
 }
+
+// HasPromptHook reports whether settings (a settings.json's bytes) holds
+// some recollect's UserPromptSubmit hook: an install then keeps it, moved
+// to the store the other hooks now name, so no hook is left pointing at
+// another store.
+func HasPromptHook(settings []byte) bool {
+	var s struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Command string `json:"command"`
+			} `json:"hooks"`
+		} `json:"hooks"`
+	}
+	if json.Unmarshal(settings, &s) != nil {
+		return false
+	}
+	for _, g := range s.Hooks["UserPromptSubmit"] {
+		for _, h := range g.Hooks {
+			if isContextCommand(h.Command, "user-prompt") {
+				return true
+			}
+		}
+	}
+	return false
+}

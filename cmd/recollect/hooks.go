@@ -88,7 +88,11 @@ func installHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	entries := hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir))
+	prompt := wantPromptHook(c, env, dir)
+	if old, err := os.ReadFile(path); err == nil && hooks.HasPromptHook(old) {
+		prompt = true // keep it, pointing at the store the other hooks name
+	}
+	entries := hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, prompt)
 	res, err := hooks.InstallEntries(path, entries, time.Now())
 	if err != nil {
 		return err

@@ -103,3 +103,22 @@ func TestInitWithoutATerminalTakesTheDefaults(t *testing.T) {
 		t.Errorf("init </dev/null printed:\n%s", out)
 	}
 }
+
+// One install leaves all of recollect's hooks consistent: installing for
+// another store moves the prompt hook too, instead of leaving it on the
+// first store.
+func TestHooksInstallMovesEveryHook(t *testing.T) {
+	project := t.TempDir()
+	first, second := filepath.Join(t.TempDir(), "one"), filepath.Join(t.TempDir(), "two")
+	diskMust(t, first, "init", "--yes")
+	diskMust(t, second, "init", "--yes")
+	diskMust(t, first, "hooks", "install", "--project", project, "--prompt")
+	diskMust(t, second, "hooks", "install", "--project", project)
+	data, err := os.ReadFile(filepath.Join(project, ".claude", "settings.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(data), first) || strings.Count(string(data), second) < 3 {
+		t.Errorf("hooks after installing for another store:\n%s", data)
+	}
+}
