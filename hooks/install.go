@@ -19,6 +19,13 @@ const SettingsFile = "settings.json"
 // ProjectSettings is the settings file of the project in dir.
 func ProjectSettings(dir string) string { return filepath.Join(dir, ".claude", SettingsFile) }
 
+// LocalSettingsFile is the project settings file Claude Code keeps out of
+// git: the place for hooks that name this machine's paths.
+const LocalSettingsFile = "settings.local.json"
+
+// ProjectLocalSettings is a project's .claude/settings.local.json.
+func ProjectLocalSettings(dir string) string { return filepath.Join(dir, ".claude", LocalSettingsFile) }
+
 // UserSettings is the user's Claude Code settings file: under
 // $CLAUDE_CONFIG_DIR when set, else ~/.claude.
 func UserSettings(getenv func(string) string) (string, error) {

@@ -40,6 +40,7 @@ func hooksCommand(env Env) *cli.Command {
 				Usage: "merge the entries into a settings file, keeping every other key and hook; writes a backup first",
 				Flags: []cli.Flag{
 					&cli.StringFlag{Name: "project", Usage: "install into `DIR`/.claude/settings.json"},
+					&cli.BoolFlag{Name: "local", Usage: "with --project: install into DIR/.claude/settings.local.json, which Claude Code keeps out of git (the hooks name this machine's paths)"},
 					&cli.BoolFlag{Name: "user", Usage: "install into ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR/settings.json)"},
 					&cli.BoolFlag{Name: "cursor", Usage: "install Cursor's stop hook (notify threshold) into DIR/.cursor/hooks.json or ~/.cursor/hooks.json, and print the mcp.json entry"},
 					&cli.BoolFlag{Name: "codex", Usage: "set Codex's notify (notify threshold after each turn) in ~/.codex/config.toml (or $CODEX_HOME), changing only that line, and print the MCP server table"},
@@ -75,6 +76,11 @@ func installHook(c *cli.Context, env Env) error {
 			return usagef("hooks install: --project %s is not a directory; give the project's root", dir)
 		}
 		path = hooks.ProjectSettings(dir)
+		if c.Bool("local") {
+			path = hooks.ProjectLocalSettings(dir)
+		}
+	case c.Bool("local"):
+		return usagef("hooks install: --local goes with --project DIR (that project's .claude/settings.local.json)")
 	case c.Bool("user"):
 		p, err := hooks.UserSettings(env.Getenv)
 		if err != nil {

@@ -211,7 +211,7 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 func printNextSteps(w io.Writer, dir string) {
 	fmt.Fprintf(w, "\nNext steps:\n"+
 		"  1. keep it fed: recollect daemon --data %[1]s (or recollect service print --data %[1]s, to run it as a user service)\n"+
-		"  2. hooks: recollect hooks install --project DIR --data %[1]s (or --user)\n"+
+		"  2. hooks: recollect hooks install --project DIR --local --data %[1]s (settings.local.json, kept out of git; or --user)\n"+
 		"  3. add the MCP server above to your client's MCP configuration\n", dir)
 }
 
