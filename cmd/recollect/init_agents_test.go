@@ -41,6 +41,14 @@ func TestInitOffersEachInstalledAgent(t *testing.T) {
 	if got := strings.Join(kinds, " "); got != "claude-code@"+proj+" codex@"+proj {
 		t.Errorf("sources %q, want claude-code and codex for %s (gemini declined)", got, proj)
 	}
+	// Neither agent holds a transcript of this project: each says so, and
+	// the question's default is no.
+	for _, want := range []string{"Also copy codex transcripts (" + filepath.Join(home, ".codex") + ", which holds none of this project's yet) (y/n)? [n]",
+		"Also copy gemini transcripts (" + filepath.Join(home, ".gemini") + ", which holds none of this project's yet) (y/n)? [n]"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("walk-through lacks %q:\n%s", want, out.String())
+		}
+	}
 	if err := cfg.Validate(); err != nil {
 		t.Errorf("config from the walk-through is invalid: %v", err)
 	}

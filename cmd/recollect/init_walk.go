@@ -149,7 +149,15 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 			if ag.kind == kind {
 				continue
 			}
-			also, err := a.ask("Also copy "+ag.kind+" transcripts ("+ag.home+") (y/n)?", "y", yesNo)
+			// Offered as yes only when that agent holds transcripts of
+			// this project; an agent that holds none says so.
+			def, held := "y", ""
+			if n := kindTranscripts(ag.kind, proj, env.Getenv); n == 0 {
+				def, held = "n", ", which holds none of this project's yet"
+			} else {
+				held = ", which holds " + graph.Plural(n, "transcript") + " of this project"
+			}
+			also, err := a.ask("Also copy "+ag.kind+" transcripts ("+ag.home+held+") (y/n)?", def, yesNo)
 			if err != nil {
 				return cfg, err
 			}
@@ -194,6 +202,19 @@ func installedAgents(getenv func(string) string) []agentHome {
 		}
 	}
 	return out
+}
+
+// kindTranscripts counts the transcripts of one kind recorded in cwd
+// ("" or "all": every project's).
+func kindTranscripts(kind, cwd string, getenv func(string) string) int {
+	if cwd == "all" {
+		cwd = ""
+	}
+	reps, err := sources.Diagnose([]config.Source{{Kind: kind, Cwd: cwd}}, getenv)
+	if err != nil || len(reps) != 1 {
+		return 0
+	}
+	return reps[0].Matched
 }
 
 // projectTranscripts counts the transcripts recorded in cwd that a copy
