@@ -56,7 +56,7 @@ func DetectDefault(ctx context.Context, cfg config.Intelligence, lookPath func(s
 	oc.HTTPClient = client
 	list, err := openai.NewClientWithConfig(oc).ListModels(ctx)
 	if err != nil {
-		return Detection{Provider: "heuristic", Why: fmt.Sprintf("%s and no OpenAI-compatible host answered at %s, so facts are extracted by the built-in heuristic (verbatim sentences); set intelligence.provider to use a model later", noCLI, cfg.HTTP.BaseURL)}
+		return Detection{Provider: "heuristic", Why: fmt.Sprintf("%s and no OpenAI-compatible host answered at %s, so facts are extracted by the built-in heuristic (no model: the user's statements verbatim, and the fixes, decisions, plans and commits an agent's transcript records); set intelligence.provider to use a model later", noCLI, cfg.HTTP.BaseURL)}
 	}
 	var names []string
 	for _, m := range list.Models {
