@@ -108,7 +108,11 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 			rows.Close()
 			return nil, fmt.Errorf("episode search: %w", err)
 		}
-		if !cited[h.seq] && !forgotten(content) {
+		// A hit a shown fact cites still competes: a fact read from a
+		// long message holds a piece of it, and the passage may answer
+		// what the fact does not. One the fact holds whole is left to it
+		// (notHeldVerbatim, below).
+		if !forgotten(content) {
 			h.digest = store.Digest(content)
 			hits = append(hits, h)
 		}
@@ -140,7 +144,7 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 			radius = 0
 		}
 		ep, err := episodeWindow(ctx, db, h.session, h.seq, sc, radius, stems, func(seq int64, content string) bool {
-			return cited[seq] || forgotten(content)
+			return (seq != h.seq && cited[seq]) || forgotten(content)
 		})
 		if err != nil {
 			return nil, err
