@@ -207,15 +207,42 @@ const conversationTextCase = `CASE WHEN (e.event_type = 'message' AND e.role IN 
 // notHeldVerbatim drops the hits whose whole text a fact citing them
 // holds (same digest).
 func notHeldVerbatim[T any](ctx context.Context, db *store.DB, hits []T, key func(T) (int64, string)) ([]T, error) {
+	if len(hits) == 0 {
+		return hits, nil
+	}
+	// One statement for every hit: the digests of the facts citing each.
+	seqs := make([]int64, len(hits))
+	for i, h := range hits {
+		seqs[i], _ = key(h)
+	}
+	in, args := store.InList(seqs)
+	rows, err := db.QueryContext(ctx, `SELECT p.event_seq, f.digest FROM fact_provenance p JOIN facts f ON f.id = p.fact_id
+		WHERE p.event_seq IN (`+in+`)`, args...)
+	if err != nil {
+		return nil, fmt.Errorf("episode search: %w", err)
+	}
+	held := map[int64]map[string]bool{}
+	for rows.Next() {
+		var seq int64
+		var digest string
+		if err := rows.Scan(&seq, &digest); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("episode search: %w", err)
+		}
+		if held[seq] == nil {
+			held[seq] = map[string]bool{}
+		}
+		held[seq][digest] = true
+	}
+	err = rows.Err()
+	rows.Close()
+	if err != nil {
+		return nil, fmt.Errorf("episode search: %w", err)
+	}
 	out := hits[:0:0]
 	for _, h := range hits {
 		seq, digest := key(h)
-		var n int
-		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM fact_provenance p JOIN facts f ON f.id = p.fact_id
-			WHERE p.event_seq = ? AND f.digest = ?`, seq, digest).Scan(&n); err != nil {
-			return nil, fmt.Errorf("episode search: %w", err)
-		}
-		if n == 0 {
+		if !held[seq][digest] {
 			out = append(out, h)
 		}
 	}
