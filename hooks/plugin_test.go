@@ -394,7 +394,7 @@ func TestPluginWithoutBinaries(t *testing.T) {
 	env := []string{"HOME=" + empty, "PATH=/usr/bin:/bin", "RECOLLECT_BIN_DIR=" + empty}
 	for _, event := range []string{"PreCompact", "SessionStart", "UserPromptSubmit"} {
 		out, errOut, code := runHook(t, pluginCommand(t, event), `{"hook_event_name":"`+event+`","session_id":"s1"}`, empty, env)
-		if code != 0 || !strings.Contains(errOut, "go install -tags sqlite_fts5 github.com/recollect/recollect/cmd/recollect@latest") {
+		if code != 0 || !strings.Contains(errOut, "go install -tags sqlite_fts5 github.com/recollect/recollect/cmd/...@latest") {
 			t.Errorf("%s without binaries: exit %d, stderr %q", event, code, errOut)
 		}
 		if event != "SessionStart" {
@@ -414,5 +414,155 @@ func TestPluginWithoutBinaries(t *testing.T) {
 	_, errOut, code := runHook(t, `"`+filepath.Join(root, hooks.PluginWrapper)+`" mcp`, "", empty, env)
 	if code != 1 || !strings.Contains(errOut, "recollect is not installed") {
 		t.Errorf("mcp without binaries: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// claudeTranscript writes a real Claude Code transcript (the claude-code-log
+// sample, see fixtures/transcripts/SOURCES.md) into home's projects folder
+// as recorded in project, with one decision said by the user appended.
+func claudeTranscript(t *testing.T, home, project string) {
+	t.Helper()
+	raw, err := os.ReadFile("../fixtures/transcripts/claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := strings.ReplaceAll(string(raw), `"cwd":"/Users/dain/workspace/claude-code-log"`, `"cwd":"`+project+`"`)
+	data += `{"type":"user","sessionId":"326189cf-5676-4237-8cde-1ce80aae4a9f","cwd":"` + project + `","timestamp":"2026-03-01T10:00:00.000Z",` +
+		`"uuid":"u-atlas","message":{"role":"user","content":"We decided to use PostgreSQL 16 as the database for the Atlas project."}}` + "\n"
+	folder := strings.Map(func(r rune) rune {
+		if r < 128 && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') {
+			return r
+		}
+		return '-'
+	}, project)
+	dir := filepath.Join(home, ".claude", "projects", folder)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl"), []byte(data), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestPluginFirstRunGivesMemory: a new user installs the plugin in a
+// project whose transcripts exist, and runs no recollect command. The first
+// session start makes the store in copy mode for this project (what
+// settings shows) and says so once; the plugin's MCP server copies and
+// consolidates; search then finds what was said, and the next session
+// start puts it in the context.
+func TestPluginFirstRunGivesMemory(t *testing.T) {
+	bin := testbin.Binary(t)
+	home := t.TempDir()
+	project, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	claudeTranscript(t, home, project)
+	env := []string{"RECOLLECT_BIN_DIR=" + filepath.Dir(bin), "HOME=" + home, "PATH=/usr/bin:/bin"}
+	data := filepath.Join(home, ".recollect")
+	start := `{"session_id":"s1","cwd":"` + project + `","hook_event_name":"SessionStart","source":"startup"}`
+
+	out, errOut, code := runHook(t, pluginCommand(t, "SessionStart"), start, project, env)
+	var first struct {
+		SystemMessage string `json:"systemMessage"`
+	}
+	if err := json.Unmarshal([]byte(out), &first); code != 0 || errOut != "" || err != nil {
+		t.Fatalf("first SessionStart: exit %d, stderr %q, stdout %q (%v)", code, errOut, out, err)
+	}
+	want := "recollect: first run — made the memory store " + data + " in copy mode: it copies this project's conversations (" + project +
+		") from claude-code (1 transcript) and consolidates them with provider heuristic, starting now in the background. " +
+		"See or change it with: recollect settings --data " + data + " (or recollect init --force --data " + data + " for the walk-through)."
+	if first.SystemMessage != want {
+		t.Fatalf("first SessionStart message:\n got %s\nwant %s", first.SystemMessage, want)
+	}
+	cli := func(args ...string) string {
+		t.Helper()
+		cmd := exec.Command(bin, append(args, "--data", data)...)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("recollect %v: %v\n%s", args, err, out)
+		}
+		return string(out)
+	}
+	if got := cli("settings", "get", "sources"); !strings.Contains(got, `"kind": "claude-code"`) || !strings.Contains(got, `"cwd": "`+project+`"`) {
+		t.Errorf("settings get sources: %s", got)
+	}
+	if got := strings.TrimSpace(cli("settings", "get", "mode")); got != "copy" {
+		t.Errorf("settings get mode: %q, want copy", got)
+	}
+	if out, _, _ := runHook(t, pluginCommand(t, "SessionStart"), start, project, env); strings.Contains(out, "first run") {
+		t.Fatalf("the first-run message was shown twice: %s", out)
+	}
+
+	// The plugin's MCP server, as Claude Code starts it in the project.
+	root, _ := filepath.Abs(pluginRoot)
+	mcp := exec.Command(filepath.Join(root, hooks.PluginWrapper), "mcp")
+	mcp.Dir = project
+	mcp.Env = env
+	stdin, err := mcp.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mcpErr bytes.Buffer
+	mcp.Stderr = &mcpErr
+	if err := mcp.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		stdin.Close()
+		mcp.Process.Signal(syscall.SIGTERM)
+		mcp.Wait()
+	}()
+	search := func(q string) string {
+		cmd := exec.Command(bin, "search", q, "--data", data)
+		cmd.Env = env
+		out, _ := cmd.CombinedOutput() // no store until the server has opened it
+		return string(out)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for !strings.Contains(search("Atlas database"), "PostgreSQL 16 as the database for the Atlas project") {
+		if time.Now().After(deadline) {
+			t.Fatalf("search never found the transcript's decision; mcp stderr:\n%s", mcpErr.String())
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if got := cli("search", "pytest import"); !strings.Contains(got, "pytest") {
+		t.Errorf("search does not reach the copied conversation:\n%s", got)
+	}
+	out, errOut, code = runHook(t, pluginCommand(t, "SessionStart"), start, project, env)
+	if code != 0 || errOut != "" || !strings.Contains(contextOf(t, out), "PostgreSQL 16 as the database for the Atlas project") {
+		t.Fatalf("SessionStart after the first run: exit %d, stderr %q, stdout %s", code, errOut, out)
+	}
+}
+
+// TestInstallHintNamesThisModule: the wrapper's install hint installs from
+// go.mod's module path with go.mod's Go version, and README says that
+// module path is this repository.
+func TestInstallHintNamesThisModule(t *testing.T) {
+	mod, err := os.ReadFile(filepath.Join(repoRoot, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	module := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(mod)
+	goVersion := regexp.MustCompile(`(?m)^go (\S+)$`).FindSubmatch(mod)
+	if module == nil || goVersion == nil {
+		t.Fatal("go.mod has no module or go line")
+	}
+	wrapper, err := os.ReadFile(filepath.Join(pluginRoot, hooks.PluginWrapper))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"go install -tags sqlite_fts5 " + string(module[1]) + "/cmd/...@latest", "Go >= " + string(goVersion[1]) + " "} {
+		if !bytes.Contains(wrapper, []byte(want)) {
+			t.Errorf("the wrapper's install hint lacks %q", want)
+		}
+	}
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(readme, []byte("This repository is the Go module `"+string(module[1])+"`")) {
+		t.Errorf("README does not connect the module path %s to this repository", module[1])
 	}
 }

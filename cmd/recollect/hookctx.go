@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/firstrun"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/datadir"
@@ -57,7 +59,15 @@ func runContextHook(c *cli.Context, env Env, event string) {
 	if env.Getenv(notice.EnvChild) != "" {
 		return // a claude that recollect started: add nothing
 	}
-	text, err := contextFor(c, env, event)
+	text, note, err := contextFor(c, env, event)
+	if note != "" {
+		// The plugin's first run made the store: said once, to the user.
+		env.Stdout.Write(hookctx.OutputNotice(event, text, note))
+		if err != nil {
+			fmt.Fprintln(env.Stderr, "recollect: "+event+" hook: "+oneLine(err.Error()))
+		}
+		return
+	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "recollect: "+event+" hook: "+oneLine(err.Error()))
 		// A store withheld until the user approves it: at the start of a
@@ -71,36 +81,49 @@ func runContextHook(c *cli.Context, env Env, event string) {
 	env.Stdout.Write(hookctx.Output(event, text))
 }
 
-// contextFor reads the payload and renders the context for event.
-func contextFor(c *cli.Context, env Env, event string) (string, error) {
+// contextFor reads the payload and renders the context for event. At
+// session start it also returns the plugin's first-run notice (see
+// pluginFirstRun), once.
+func contextFor(c *cli.Context, env Env, event string) (text, note string, err error) {
 	// One bound for the whole hook: reading the payload and the store.
 	deadline := time.Now().Add(contextHookTimeout)
 	data, err := notice.ReadPiped(env.Stdin, contextHookTimeout)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	var pl hooks.Payload
 	if len(bytes.TrimSpace(data)) > 0 {
 		if pl, err = hooks.ParsePayload(data); err != nil {
-			return "", err
+			return "", "", err
 		}
 	}
 	dir, err := hookDataDir(c, env, pl.Cwd)
 	if err != nil {
-		return "", err
+		return "", "", err
+	}
+	if event == hookctx.EventSessionStart {
+		cwd := pl.Cwd
+		if !filepath.IsAbs(cwd) {
+			cwd, _ = os.Getwd()
+		}
+		if err := pluginFirstRun(c.Context, env, dir, cwd); err != nil {
+			return "", "", err
+		}
+		note, _ = firstrun.TakeNotice(dir)
 	}
 	cfg, err := loadConfig(dir, env)
 	if err != nil {
-		return "", err
+		return "", note, err
 	}
 	if event == hookctx.EventUserPromptSubmit && !cfg.Context.Prompt {
-		return "", nil // opt-in; off
+		return "", "", nil // opt-in; off
 	}
 	var cons hookctx.Consolidation
 	if event == hookctx.EventSessionStart && pl.Source == hookctx.SourceCompact {
 		cons = waitConsolidation(c.Context, dir, cfg.Context.CompactWait)
 	}
-	return readContext(c.Context, env, dir, cfg, pl, event, cons, deadline)
+	text, err = readContext(c.Context, env, dir, cfg, pl, event, cons, deadline)
+	return text, note, err
 }
 
 // contextHookTimeout bounds a context hook's whole run — reading its

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/urfave/cli/v2"
 
@@ -54,7 +55,15 @@ func mcpCommand(env Env) *cli.Command {
 // daemon-less scheduler can start from here with the same ctx.
 func newMCPServer(ctx context.Context, c *cli.Context, env Env) (*mcpserver.Server, *pipeline.Pipeline, error) {
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	p, err := createPipeline(c, env, log)
+	dir, err := trustedDataDir(c, env)
+	if err != nil {
+		return nil, nil, err
+	}
+	cwd, _ := os.Getwd()
+	if err := pluginFirstRun(ctx, env, dir, cwd); err != nil {
+		log.Warn("could not make the store's config; serving it as it is", "err", err)
+	}
+	p, err := openPipelineAt(c, env, dir, log)
 	if err != nil {
 		return nil, nil, err
 	}

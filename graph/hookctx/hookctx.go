@@ -69,6 +69,28 @@ func Notice(text string) []byte {
 	return append(b, '\n')
 }
 
+// OutputNotice is Output with a systemMessage that shows notice to the
+// user: the hook JSON for a session start that has something to tell the
+// user and, perhaps, context for the agent.
+func OutputNotice(event, text, notice string) []byte {
+	if notice == "" {
+		return Output(event, text)
+	}
+	type specific struct {
+		HookEventName     string `json:"hookEventName"`
+		AdditionalContext string `json:"additionalContext"`
+	}
+	var spec *specific
+	if text != "" {
+		spec = &specific{event, text}
+	}
+	b, _ := json.Marshal(struct {
+		SystemMessage      string    `json:"systemMessage"`
+		HookSpecificOutput *specific `json:"hookSpecificOutput,omitempty"`
+	}{notice, spec})
+	return append(b, '\n')
+}
+
 // factLine is one fact as the added context shows it: its id, its day and
 // its text quoted as data by graph.Quote (cut to FactCut bytes, so one long
 // fact cannot take the whole budget).
