@@ -39,6 +39,9 @@ const (
 	// OpWait waits (bounded by Request.WaitMS) until no consolidation run
 	// is in flight or queued, then answers with the status.
 	OpWait = notice.OpWait
+	// OpYield asks an MCP server's scheduler to step back so that a daemon
+	// can take the store over; a daemon refuses it.
+	OpYield = "yield"
 )
 
 // Request is one line of JSON a client writes to the control socket.
@@ -56,7 +59,10 @@ type Response struct {
 // Status is what a running scheduler reports about itself. Counts cover
 // this process's lifetime only.
 type Status struct {
-	PID     int       `json:"pid"`
+	PID int `json:"pid"`
+	// Kind is the process that runs the scheduler: "daemon" (recollect
+	// daemon) or "mcp" (recollect mcp, while no daemon runs).
+	Kind    string    `json:"kind,omitempty"`
 	DataDir string    `json:"data_dir"`
 	Started time.Time `json:"started"`
 	// Running is true while a consolidation run is in flight; Pending is

@@ -74,9 +74,13 @@ type DiskStats struct {
 // DaemonStatus says whether a daemon answers on the data directory's
 // control socket. It is probed read-only: one status request.
 type DaemonStatus struct {
-	Listening bool   `json:"listening"`
-	PID       int    `json:"pid,omitempty"`
-	Socket    string `json:"socket"`
+	Listening bool `json:"listening"`
+	PID       int  `json:"pid,omitempty"`
+	// Kind is who copies and consolidates: "daemon" (recollect daemon) or
+	// "mcp" (recollect mcp, an MCP server, while no daemon runs); "" when
+	// nobody listens or the process did not say.
+	Kind   string `json:"kind,omitempty"`
+	Socket string `json:"socket"`
 	// Note says why not, or why the pid is not known.
 	Note string `json:"note,omitempty"`
 }
@@ -259,6 +263,7 @@ func probeDaemon(ctx context.Context, dir string) DaemonStatus {
 		return ds
 	}
 	ds.PID = resp.Status.PID
+	ds.Kind = resp.Status.Kind
 	return ds
 }
 

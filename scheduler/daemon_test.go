@@ -162,7 +162,7 @@ func TestDaemonProcess(t *testing.T) {
 	pid := d.cmd.Process.Pid
 
 	_, stderr, code := runCLI(t, bin, nil, "", nil, "daemon", "--data", dir)
-	if want := fmt.Sprintf("recollect: already running (pid %d) for %s; stop that process first\n", pid, dir); code != 1 || stderr != want {
+	if want := fmt.Sprintf("recollect: already running (pid %d, recollect daemon) for %s; stop that process first\n", pid, dir); code != 1 || stderr != want {
 		t.Errorf("second daemon: exit %d, stderr %q; want exit 1, %q", code, stderr, want)
 	}
 

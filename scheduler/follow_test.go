@@ -3,6 +3,7 @@ package scheduler_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -172,40 +173,78 @@ func TestFollowerFiresThreshold(t *testing.T) {
 	waitFor(t, "a threshold run", func() bool { return r.s.Status().Runs["threshold"] == 1 })
 }
 
-// TestRunIfFree: an MCP server runs the scheduler itself when no daemon
-// holds the lock, and defers at once when one does.
-func TestRunIfFree(t *testing.T) {
+// TestStandbyStepsBackForADaemon: an MCP server's scheduler waits while a
+// daemon holds the store and runs once it lets go; a daemon that starts
+// while the server runs takes the store over (the server steps back) and
+// names it; when that daemon stops the server runs again; cancelling ends
+// it and releases the lock.
+func TestStandbyStepsBackForADaemon(t *testing.T) {
 	p := openPipeline(t)
-	release, held, err := scheduler.TryLock(p.DB.Dir)
-	if err != nil || held {
-		t.Fatalf("TryLock: %v %v", held, err)
+	dir := p.DB.Dir
+	release, err := scheduler.Lock(dir) // a daemon
+	if err != nil {
+		t.Fatal(err)
 	}
-	deferred, err := scheduler.RunIfFree(context.Background(), p, scheduler.Options{})
-	if !deferred || err != nil {
-		t.Fatalf("with the lock held: deferred=%v err=%v", deferred, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- scheduler.Standby(ctx, p, scheduler.Options{StandbyPoll: 20 * time.Millisecond}) }()
+	time.Sleep(100 * time.Millisecond)
+	if _, err := status(dir); err == nil {
+		t.Fatal("the MCP server's scheduler serves while a daemon holds the store")
 	}
 	release()
 	release() // releasing twice is safe
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() {
-		deferred, err := scheduler.RunIfFree(ctx, p, scheduler.Options{})
-		if deferred {
-			err = fmt.Errorf("deferred with no daemon running")
-		}
-		done <- err
-	}()
-	waitFor(t, "the in-process scheduler", func() bool { _, err := status(p.DB.Dir); return err == nil })
-	if _, held, _ := scheduler.TryLock(p.DB.Dir); !held {
-		t.Error("the in-process scheduler does not hold the lock")
+	waitFor(t, "the MCP server's scheduler after the daemon stopped", func() bool {
+		st, err := status(dir)
+		return err == nil && st.Kind == scheduler.KindMCP
+	})
+	if pid, kind := scheduler.Holder(dir); pid != os.Getpid() || kind != scheduler.KindMCP {
+		t.Fatalf("lock holder %d %q, want this process as %s", pid, kind, scheduler.KindMCP)
 	}
+
+	// A daemon starts: the server steps back and the daemon has the lock.
+	release, from, err := scheduler.TakeOver(context.Background(), dir, 10*time.Second)
+	if err != nil || from == nil || from.Kind != scheduler.KindMCP || from.PID != os.Getpid() {
+		t.Fatalf("TakeOver: from %+v, %v", from, err)
+	}
+	if _, kind := scheduler.Holder(dir); kind != scheduler.KindDaemon {
+		t.Fatalf("lock holder kind %q after the take-over", kind)
+	}
+	// A second daemon is refused and told who holds the store.
+	if _, _, err := scheduler.TakeOver(context.Background(), dir, time.Second); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf("already running (pid %d, recollect daemon) for %s; stop that process first", os.Getpid(), dir)) {
+		t.Fatalf("a second daemon: %v", err)
+	}
+	release()
+	waitFor(t, "the MCP server's scheduler after the daemon stopped again", func() bool {
+		st, err := status(dir)
+		return err == nil && st.Kind == scheduler.KindMCP
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	rel, held, err := scheduler.TryLock(p.DB.Dir)
+	rel, held, err := scheduler.TryLock(dir)
 	if err != nil || held {
-		t.Fatalf("lock not released after RunIfFree: %v %v", held, err)
+		t.Fatalf("lock not released after Standby: %v %v", held, err)
 	}
 	rel()
+}
+
+// TestRunningErrorNamesTheHolder: the "already running" message says what
+// kind of process holds the store, and an MCP server that does not step
+// back (one whose socket does not answer) is named as such.
+func TestRunningErrorNamesTheHolder(t *testing.T) {
+	dir := t.TempDir()
+	release, held, err := scheduler.TryLock(dir) // an MCP server, with no socket
+	if err != nil || held {
+		t.Fatal(held, err)
+	}
+	defer release()
+	_, _, err = scheduler.TakeOver(context.Background(), dir, time.Second)
+	want := fmt.Sprintf("already running (pid %d, recollect mcp (an editor's or agent's MCP server)) for %s; it was asked to step back and did not (", os.Getpid(), dir)
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, scheduler.ErrRunning) {
+		t.Fatalf("TakeOver from a silent MCP server: %v\nwant prefix %s", err, want)
+	}
 }

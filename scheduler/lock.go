@@ -1,7 +1,6 @@
 package scheduler
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/regfile"
 )
 
@@ -24,29 +22,65 @@ const LockName = "daemon.lock"
 // directory.
 var ErrRunning = errors.New("already running")
 
+// The kinds of process that run a scheduler, as the lock file and the
+// control socket's status name them.
+const (
+	// KindDaemon is recollect daemon: it holds the store for as long as it
+	// runs.
+	KindDaemon = "daemon"
+	// KindMCP is recollect mcp, the MCP server an editor or agent starts:
+	// it runs the scheduler only while no daemon does, and steps back when
+	// one starts (see Standby and TakeOver).
+	KindMCP = "mcp"
+)
+
+// Describe names a kind of holder for a person: "recollect daemon",
+// "recollect mcp (an editor's or agent's MCP server)".
+func Describe(kind string) string {
+	switch kind {
+	case KindDaemon:
+		return "recollect daemon"
+	case KindMCP:
+		return "recollect mcp (an editor's or agent's MCP server)"
+	}
+	return "a recollect process"
+}
+
 // RunningError is ErrRunning with the holder's pid (0 when it could not be
-// read).
+// read) and kind ("" when the holder did not record one).
 type RunningError struct {
-	Dir string
-	PID int
+	Dir  string
+	PID  int
+	Kind string
+	// Why, when set, says why the holder was not asked to step back, or
+	// did not.
+	Why string
 }
 
 func (e *RunningError) Error() string {
-	if e.PID == 0 {
-		return fmt.Sprintf("already running for %s (pid unknown); stop that process first", e.Dir)
+	who := Describe(e.Kind)
+	if e.PID != 0 {
+		who = fmt.Sprintf("pid %d, %s", e.PID, who)
+	} else {
+		who += ", pid unknown"
 	}
-	return fmt.Sprintf("already running (pid %d) for %s; stop that process first", e.PID, e.Dir)
+	why := "stop that process first"
+	if e.Why != "" {
+		why = e.Why
+	}
+	return fmt.Sprintf("already running (%s) for %s; %s", who, e.Dir, why)
 }
 
 // Unwrap makes errors.Is(err, ErrRunning) true.
 func (e *RunningError) Unwrap() error { return ErrRunning }
 
-// TryLock takes the data directory's scheduler lock without waiting. When
-// another process holds it, held is true and release is nil; the error is
-// nil then, so callers that only want to defer (recollect mcp) can branch
-// on held. release drops the lock and is safe to call more than once.
+// TryLock takes the data directory's scheduler lock without waiting, for a
+// server that defers to a daemon (recollect mcp; the lock names it
+// KindMCP). When another process holds it, held is true and release is
+// nil; the error is nil then, so callers can branch on held. release
+// drops the lock and is safe to call more than once.
 func TryLock(dir string) (release func(), held bool, err error) {
-	l, err := acquire(dir)
+	l, err := acquire(dir, KindMCP)
 	if errors.Is(err, ErrRunning) {
 		return nil, true, nil
 	}
@@ -57,51 +91,42 @@ func TryLock(dir string) (release func(), held bool, err error) {
 }
 
 // Lock takes the data directory's scheduler lock without waiting, for a
-// process that must run the scheduler (recollect daemon): when another
-// process holds it the error is a *RunningError naming that pid.
+// process that must run the scheduler (recollect daemon; the lock names
+// it KindDaemon): when another process holds it the error is a
+// *RunningError naming that pid and its kind.
 func Lock(dir string) (release func(), err error) {
-	l, err := acquire(dir)
+	l, err := acquire(dir, KindDaemon)
 	if err != nil {
 		return nil, err
 	}
 	return l.release, nil
 }
 
-// RunIfFree runs a scheduler over p in this process unless another
-// process holds the data directory's lock, for servers that should
-// consolidate on their own when no daemon runs (recollect mcp). When the
-// lock is held it returns at once with deferred true: the daemon there
-// follows and consolidates. Otherwise it runs until ctx ends (the
-// shutdown moment included) and then releases the lock. p stays open;
-// close it after RunIfFree returns.
-func RunIfFree(ctx context.Context, p *pipeline.Pipeline, opts Options) (deferred bool, err error) {
-	release, held, err := TryLock(p.DB.Dir)
-	if err != nil {
-		return false, err
-	}
-	if held {
-		log := opts.Log
-		if log == nil {
-			log = p.Logger()
-		}
-		log.Info("a daemon runs for this data directory; deferring to it", "pid", HolderPID(p.DB.Dir))
-		return true, nil
-	}
-	defer release()
-	return false, New(p, opts).Run(ctx)
-}
-
 // HolderPID returns the pid recorded by the lock's holder, 0 if none.
 func HolderPID(dir string) int {
+	pid, _ := Holder(dir)
+	return pid
+}
+
+// Holder returns the pid and kind the lock's holder recorded: 0 and ""
+// when unreadable, a kind of "" from a holder that named none.
+func Holder(dir string) (pid int, kind string) {
 	data, err := regfile.ReadFile(filepath.Join(dir, LockName))
 	if err != nil {
-		return 0
+		return 0, ""
 	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return 0, ""
+	}
+	pid, err = strconv.Atoi(fields[0])
 	if err != nil {
-		return 0
+		return 0, ""
 	}
-	return pid
+	if len(fields) > 1 {
+		kind = fields[1]
+	}
+	return pid, kind
 }
 
 type lock struct {
@@ -109,8 +134,9 @@ type lock struct {
 	once sync.Once
 }
 
-// acquire takes the lock or returns a *RunningError.
-func acquire(dir string) (*lock, error) {
+// acquire takes the lock or returns a *RunningError; the holder records
+// its pid and kind in the file.
+func acquire(dir, kind string) (*lock, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
 	}
@@ -122,7 +148,8 @@ func acquire(dir string) (*lock, error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &RunningError{Dir: dir, PID: HolderPID(dir)}
+			pid, holder := Holder(dir)
+			return nil, &RunningError{Dir: dir, PID: pid, Kind: holder}
 		}
 		return nil, fmt.Errorf("lock %s: %w", path, err)
 	}
@@ -130,7 +157,7 @@ func acquire(dir string) (*lock, error) {
 		f.Close()
 		return nil, fmt.Errorf("write pid to %s: %w", path, err)
 	}
-	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0); err != nil {
+	if _, err := f.WriteAt([]byte(strconv.Itoa(os.Getpid())+" "+kind+"\n"), 0); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("write pid to %s: %w", path, err)
 	}

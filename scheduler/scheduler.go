@@ -37,6 +37,12 @@ type Options struct {
 	// ShutdownTimeout bounds the integrate run at shutdown;
 	// DefaultShutdownTimeout when zero.
 	ShutdownTimeout time.Duration
+	// Kind is who runs the scheduler, KindDaemon when "". A KindMCP
+	// scheduler steps back (its Run returns) when a daemon asks it to.
+	Kind string
+	// StandbyPoll is how often Standby looks whether the store is free;
+	// DefaultStandbyPoll when zero.
+	StandbyPoll time.Duration
 }
 
 // Scheduler follows one data directory's sources and runs its pipeline at
@@ -65,6 +71,10 @@ type Scheduler struct {
 	// drainLimit is the next backlog batch's size (nextDrainLimit); only
 	// the worker goroutine reads and writes it.
 	drainLimit int
+	// yield ends Run for a daemon that takes over (KindMCP only); yielded
+	// says it was asked.
+	yield   context.CancelFunc
+	yielded bool
 }
 
 // batch is the notifications waiting for the next run.
@@ -103,11 +113,14 @@ func New(p *pipeline.Pipeline, opts Options) *Scheduler {
 	if opts.ShutdownTimeout == 0 {
 		opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	if opts.Kind == "" {
+		opts.Kind = KindDaemon
+	}
 	return &Scheduler{
 		p: p, opts: opts, log: opts.Log,
 		wake:    make(chan struct{}, 1),
 		settled: make(chan struct{}),
-		status:  hooks.Status{PID: os.Getpid(), DataDir: p.DB.Dir, Runs: map[string]int{}},
+		status:  hooks.Status{PID: os.Getpid(), Kind: opts.Kind, DataDir: p.DB.Dir, Runs: map[string]int{}},
 	}
 }
 
@@ -119,6 +132,14 @@ func New(p *pipeline.Pipeline, opts Options) *Scheduler {
 // or from shutting down cleanly.
 func (s *Scheduler) Run(ctx context.Context) error {
 	dir := s.p.DB.Dir
+	if s.opts.Kind == KindMCP {
+		var stop context.CancelFunc
+		ctx, stop = context.WithCancel(ctx)
+		defer stop()
+		s.mu.Lock()
+		s.yield = stop
+		s.mu.Unlock()
+	}
 	if err := privateDir(dir, s.log); err != nil {
 		return err
 	}
@@ -157,7 +178,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	wg.Add(2)
 	go func() { defer wg.Done(); s.work(inner, followed, fol) }()
 	go func() { defer wg.Done(); srv.serve(inner) }()
-	s.log.Info("daemon started", "data", dir, "pid", os.Getpid(), "socket", hooks.SocketPath(dir), "mode", s.p.Config.Mode,
+	s.log.Info("daemon started", "as", Describe(s.opts.Kind), "data", dir, "pid", os.Getpid(), "socket", hooks.SocketPath(dir), "mode", s.p.Config.Mode,
 		"backlog", s.policy.Name(), "why", s.policy.Why)
 
 	var followErr error
@@ -184,6 +205,13 @@ func (s *Scheduler) shutdown(ctx context.Context) error {
 	}
 	s.log.Info("daemon stopped")
 	return nil
+}
+
+// Yielded reports whether a daemon asked this scheduler to step back.
+func (s *Scheduler) Yielded() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.yielded
 }
 
 // Notify queues the run a moment calls for and says what became of it, as
@@ -213,6 +241,19 @@ func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Respons
 		return hooks.Response{OK: true, Message: "running", Status: &st}
 	case hooks.OpWait:
 		return s.waitSettled(ctx, time.Duration(min(max(req.WaitMS, 0), notice.MaxWaitMS))*time.Millisecond)
+	case hooks.OpYield:
+		s.mu.Lock()
+		yield := s.yield
+		if yield != nil {
+			s.yielded = true
+		}
+		s.mu.Unlock()
+		if yield == nil {
+			return hooks.Response{Message: "a daemon does not step back; stop it first"}
+		}
+		s.log.Info("a daemon takes this data directory over; this MCP server's scheduler steps back")
+		yield()
+		return hooks.Response{OK: true, Message: "stepping back: the MCP server stops copying and consolidating once its last run ends"}
 	case hooks.OpNotify:
 		m, err := hooks.ParseMoment(string(req.Moment))
 		if err != nil {
@@ -220,7 +261,7 @@ func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Respons
 		}
 		return hooks.Response{OK: true, Message: s.enqueue(m, req.TranscriptPath)}
 	}
-	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait)}
+	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait, hooks.OpYield)}
 }
 
 // waitSettled answers once no run is in flight or queued, or when limit

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -22,7 +23,9 @@ func daemonCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			release, err := scheduler.Lock(dir)
+			// An editor's MCP server that consolidates while no daemon runs
+			// steps back; the daemon takes the store over.
+			release, from, err := scheduler.TakeOver(c.Context, dir, scheduler.DefaultShutdownTimeout+15*time.Second)
 			if err != nil {
 				return err
 			}
@@ -30,6 +33,9 @@ func daemonCommand(env Env) *cli.Command {
 			log, logFile, err := scheduler.DaemonLogger(dir, env.Stderr)
 			if err != nil {
 				return err
+			}
+			if from != nil {
+				log.Info("took over copying and consolidating from the MCP server, which now defers to this daemon", "pid", from.PID)
 			}
 			p, err := openPipelineAt(c, env, dir, log)
 			if err != nil {

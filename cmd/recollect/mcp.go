@@ -27,8 +27,9 @@ func mcpCommand(env Env) *cli.Command {
 			}
 			defer p.Close()
 			// A user who only pasted the MCP snippet still gets copying and
-			// consolidation: the daemon's scheduler runs here unless a daemon
-			// already holds this data directory, in which case it defers.
+			// consolidation: the daemon's scheduler runs here while no
+			// daemon holds this data directory, and steps back while one
+			// does.
 			ctx, cancel := context.WithCancel(c.Context)
 			defer cancel()
 			done := make(chan error, 1)
@@ -36,8 +37,7 @@ func mcpCommand(env Env) *cli.Command {
 				done <- nil
 			} else {
 				go func() {
-					_, err := scheduler.RunIfFree(ctx, p, scheduler.Options{})
-					done <- err
+					done <- scheduler.Standby(ctx, p, scheduler.Options{})
 				}()
 			}
 			// A malformed line is answered and skipped, never the end of the

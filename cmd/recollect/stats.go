@@ -251,8 +251,10 @@ func printDisk(w io.Writer, d pipeline.DiskStats) {
 
 func printDaemon(w io.Writer, d pipeline.DaemonStatus) {
 	switch {
+	case d.Listening && d.PID > 0 && d.Kind == "mcp":
+		fmt.Fprintf(w, "daemon       none; recollect mcp (pid %d, an editor's or agent's MCP server) copies and consolidates until one starts, listening on %s\n", d.PID, d.Socket)
 	case d.Listening && d.PID > 0:
-		fmt.Fprintf(w, "daemon       listening (pid %d) on %s\n", d.PID, d.Socket)
+		fmt.Fprintf(w, "daemon       listening (pid %d) on %s; it copies and consolidates\n", d.PID, d.Socket)
 	case d.Listening:
 		fmt.Fprintf(w, "daemon       listening on %s; %s\n", d.Socket, d.Note)
 	default:

@@ -1,15 +1,19 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
@@ -49,7 +53,7 @@ func TestStatsSeesRunningDaemon(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond) // polling the socket, not waiting blind
 	}
-	want := fmt.Sprintf("daemon       listening (pid %d) on %s\n", os.Getpid(), hooks.SocketPath(dir))
+	want := fmt.Sprintf("daemon       listening (pid %d) on %s; it copies and consolidates\n", os.Getpid(), hooks.SocketPath(dir))
 	if out := diskMust(t, dir, "stats"); !strings.Contains(out, want) {
 		t.Fatalf("stats lacks %q:\n%s", want, out)
 	}
@@ -122,4 +126,72 @@ func TestRecordWakesThresholdExtraction(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatalf("daemon: %v", err)
 	}
+}
+
+// TestEditorMCPAndDaemonSideBySide: an editor's MCP server copies and
+// consolidates while no daemon runs (stats says so); a daemon started
+// beside it takes the store over instead of failing, and stats names it;
+// when the daemon stops, the MCP server takes the work back.
+func TestEditorMCPAndDaemonSideBySide(t *testing.T) {
+	dir, err := os.MkdirTemp("", "rcl") // short: Unix socket paths are limited
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	bin := testbin.Binary(t)
+	env := []string{"HOME=" + t.TempDir(), "PATH=/usr/bin:/bin", "RECOLLECT_PROVIDER=heuristic"}
+	start := func(args ...string) (*exec.Cmd, *bytes.Buffer) {
+		t.Helper()
+		cmd := exec.Command(bin, append(args, "--data", dir)...)
+		cmd.Env = env
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if args[0] == "mcp" {
+			if _, err := cmd.StdinPipe(); err != nil { // held open: the client stays
+				t.Fatal(err)
+			}
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			cmd.Process.Signal(syscall.SIGTERM)
+			cmd.Wait()
+		})
+		return cmd, &errb
+	}
+	stats := func() string {
+		cmd := exec.Command(bin, "stats", "--data", dir)
+		cmd.Env = env
+		out, _ := cmd.CombinedOutput()
+		return string(out)
+	}
+	waitStats := func(what, want string) {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			out := stats()
+			if strings.Contains(out, want) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: stats lacks %q:\n%s", what, want, out)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	mcp, _ := start("mcp")
+	sock := hooks.SocketPath(dir)
+	waitStats("the editor's MCP server alone", fmt.Sprintf("daemon       none; recollect mcp (pid %d, an editor's or agent's MCP server) copies and consolidates until one starts, listening on %s\n", mcp.Process.Pid, sock))
+
+	daemon, daemonErr := start("daemon")
+	waitStats("a daemon beside it", fmt.Sprintf("daemon       listening (pid %d) on %s; it copies and consolidates\n", daemon.Process.Pid, sock))
+	if !strings.Contains(daemonErr.String(), "took over copying and consolidating from the MCP server") {
+		t.Errorf("the daemon's log does not say it took over:\n%s", daemonErr.String())
+	}
+	daemon.Process.Signal(syscall.SIGTERM)
+	if err := daemon.Wait(); err != nil {
+		t.Fatalf("daemon: %v\n%s", err, daemonErr.String())
+	}
+	waitStats("after the daemon stopped", fmt.Sprintf("daemon       none; recollect mcp (pid %d, an editor's", mcp.Process.Pid))
 }
