@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -78,7 +79,8 @@ func InstallCursor(path, binary, dataDir string, now time.Time) (InstallResult, 
 }
 
 // replaceFile writes data to path through a temporary file and a rename,
-// after copying old (nil for a new file) to a timestamped backup.
+// after copying old (nil for a new file) to a timestamped backup that
+// never replaces an earlier one (see writeBackup).
 func replaceFile(path string, old, data []byte, now time.Time, res *InstallResult) error {
 	mode := os.FileMode(0o644)
 	if old != nil {
@@ -87,11 +89,9 @@ func replaceFile(path string, old, data []byte, now time.Time, res *InstallResul
 			return fmt.Errorf("stat %s: %w", path, err)
 		}
 		mode = fi.Mode().Perm()
-		backup, err := writeBackup(path, old, mode, now)
-		if err != nil {
-			return fmt.Errorf("write backup of %s: %w", path, err)
+		if res.Backup, err = writeBackup(path, old, mode, now); err != nil {
+			return err
 		}
-		res.Backup = backup
 	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("create %s: %w", filepath.Dir(path), err)
 	}
@@ -193,28 +193,83 @@ func isThresholdCommand(cmd string) bool {
 	return strings.HasPrefix(base, "recollect") && len(fields) >= 2 && fields[0] == "notify" && fields[1] == "threshold"
 }
 
-// writeBackup copies old to path.bak-<time>, or, when a backup of that
-// second exists already, to the first free path.bak-<time>-N: a backup
-// never overwrites another. It returns the backup's path.
-func writeBackup(path string, old []byte, mode os.FileMode, now time.Time) (string, error) {
-	base := path + ".bak-" + now.UTC().Format("20060102T150405Z")
-	for n := 1; n < 1000; n++ {
-		name := base
-		if n > 1 {
-			name = fmt.Sprintf("%s-%d", base, n)
-		}
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
-		if errors.Is(err, os.ErrExist) {
-			continue
-		}
-		if err != nil {
-			return "", err
-		}
-		if _, err := f.Write(old); err != nil {
-			f.Close()
-			return "", err
-		}
-		return name, f.Close()
+// CursorMCPFile is Cursor's MCP servers file, beside its hooks file.
+const CursorMCPFile = "mcp.json"
+
+// InstallCursorMCP merges the MCP server entry name (recollect mcp --data
+// dataDir) into Cursor's mcp.json at path, as InstallCursor merges the
+// stop hook: every other server, key and byte kept, run twice it changes
+// nothing, an earlier entry of that name or one running some recollect's
+// mcp on the same store is replaced in place, a backup first.
+func InstallCursorMCP(path, name, binary, dataDir string, now time.Time) (InstallResult, error) {
+	res := InstallResult{Path: path}
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return res, fmt.Errorf("read %s: %w", path, err)
 	}
-	return "", fmt.Errorf("%s and 998 more backups of that second exist", base)
+	merged, action, err := MergeCursorMCP(old, name, binary, dataDir)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w; fix the file or paste the entry from `recollect hooks print --cursor` by hand", path, err)
+	}
+	res.Action = action
+	if action == "unchanged" {
+		return res, nil
+	}
+	return res, replaceFile(path, old, merged, now, &res)
+}
+
+// MergeCursorMCP returns Cursor's mcp.json (its bytes, empty for none)
+// with the server entry merged into mcpServers, and the action taken:
+// "installed", "updated" or "unchanged".
+func MergeCursorMCP(data []byte, name, binary, dataDir string) ([]byte, string, error) {
+	if len(bytes.TrimSpace(data)) == 0 {
+		data = []byte("{}\n")
+	}
+	top, err := jsonedit.Scan(data, jsonedit.FirstNonSpace(data), '{', "mcp.json")
+	if err != nil {
+		return nil, "", err
+	}
+	if err := jsonedit.TrailingData(data, top.Close, "mcp.json"); err != nil {
+		return nil, "", err
+	}
+	want := mcpServer{Command: binary, Args: []string{"mcp", "--data", dataDir}}
+	key := name
+	if serversM, ok := top.Find("mcpServers"); ok {
+		servers, err := jsonedit.Scan(data, serversM.Start, '{', "mcpServers")
+		if err != nil {
+			return nil, "", err
+		}
+		var all map[string]mcpServer
+		if err := json.Unmarshal(data[serversM.Start:serversM.End], &all); err != nil {
+			return nil, "", fmt.Errorf("mcpServers: %w", err)
+		}
+		if _, ok := servers.Find(name); !ok {
+			for k, s := range all {
+				if s.runsRecollectOn(dataDir) {
+					key = k // the same store under another name: updated in place
+				}
+			}
+		}
+		if have, ok := all[key]; ok && have.Command == want.Command && slices.Equal(have.Args, want.Args) {
+			return data, "unchanged", nil
+		}
+		if _, ok := all[key]; ok {
+			out, err := jsonedit.Set(data, []string{"mcpServers", key}, want)
+			return out, "updated", err
+		}
+	}
+	out, err := jsonedit.Set(data, []string{"mcpServers", key}, want)
+	return out, "installed", err
+}
+
+// mcpServer is one entry of an MCP client's mcpServers.
+type mcpServer struct {
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// runsRecollectOn reports whether s runs some recollect's MCP server on
+// the store dataDir.
+func (s mcpServer) runsRecollectOn(dataDir string) bool {
+	return strings.HasPrefix(filepath.Base(s.Command), "recollect") && slices.Equal(s.Args, []string{"mcp", "--data", dataDir})
 }

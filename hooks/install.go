@@ -16,14 +16,17 @@ import (
 // SettingsFile is Claude Code's settings file name.
 const SettingsFile = "settings.json"
 
-// ProjectSettings is the settings file of the project in dir.
-func ProjectSettings(dir string) string { return filepath.Join(dir, ".claude", SettingsFile) }
-
-// LocalSettingsFile is the project settings file Claude Code keeps out of
-// git: the place for hooks that name this machine's paths.
+// LocalSettingsFile is Claude Code's per-machine settings file of a
+// project, which Claude Code keeps out of git: the place for hooks with
+// this machine's absolute paths.
 const LocalSettingsFile = "settings.local.json"
 
-// ProjectLocalSettings is a project's .claude/settings.local.json.
+// ProjectSettings is the settings file of the project in dir, the one a
+// team commits.
+func ProjectSettings(dir string) string { return filepath.Join(dir, ".claude", SettingsFile) }
+
+// ProjectLocalSettings is the project's per-machine settings file,
+// .claude/settings.local.json.
 func ProjectLocalSettings(dir string) string { return filepath.Join(dir, ".claude", LocalSettingsFile) }
 
 // UserSettings is the user's Claude Code settings file: under
@@ -89,29 +92,57 @@ func InstallEntries(path string, entries []SettingsEntry, now time.Time) (Instal
 	if res.Action == "unchanged" {
 		return res, nil
 	}
-	mode := os.FileMode(0o644)
-	if old != nil {
-		fi, err := os.Stat(path)
-		if err != nil {
-			return res, fmt.Errorf("stat %s: %w", path, err)
+	return res, replaceFile(path, old, merged, now, &res)
+}
+
+// Consistent adds to entries, for every other hook recollect offers
+// (UserPromptSubmit when it was not asked for), an entry that only
+// replaces an earlier recollect entry of that event and installs nothing
+// new: so one install leaves every recollect hook of the file running the
+// same binary against the same store. recollect is the recollect binary
+// the context hooks run.
+func Consistent(entries []SettingsEntry, recollect, dataDir string) []SettingsEntry {
+	have := map[string]bool{}
+	for _, e := range entries {
+		have[e.Event] = true
+	}
+	out := append([]SettingsEntry(nil), entries...)
+	for _, h := range Hooks {
+		if have[h.Event] || h.Event == EventPreCompact {
+			continue
 		}
-		mode = fi.Mode().Perm()
-		backup, err := writeBackup(path, old, mode, now)
-		if err != nil {
-			return res, fmt.Errorf("write backup of %s: %w", path, err)
+		verb := h.Verb
+		out = append(out, SettingsEntry{Event: h.Event, Matcher: h.Matcher, Timeout: h.Timeout, Command: ContextCommand(recollect, verb, dataDir),
+			ours: func(cmd string) bool { return isContextCommand(cmd, verb) }, ifPresent: true})
+	}
+	return out
+}
+
+// writeBackup copies old, the bytes of path before a change, to a new
+// file beside it named after now (path.bak-20261205T002959Z, then -2, -3,
+// … when that name is taken), never overwriting an earlier backup.
+func writeBackup(path string, old []byte, mode os.FileMode, now time.Time) (string, error) {
+	base := path + ".bak-" + now.UTC().Format("20060102T150405Z")
+	name := base
+	for n := 2; ; n++ {
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, mode)
+		if errors.Is(err, os.ErrExist) {
+			name = fmt.Sprintf("%s-%d", base, n)
+			continue
 		}
-		res.Backup = backup
-	} else if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return res, fmt.Errorf("create %s: %w", filepath.Dir(path), err)
+		if err != nil {
+			return "", fmt.Errorf("write backup %s: %w", name, err)
+		}
+		_, err = f.Write(old)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(name)
+			return "", fmt.Errorf("write backup %s: %w", name, err)
+		}
+		return name, nil
 	}
-	tmp := path + ".recollect-tmp"
-	if err := os.WriteFile(tmp, merged, mode); err != nil {
-		return res, fmt.Errorf("write %s: %w", tmp, err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return res, fmt.Errorf("replace %s: %w", path, err)
-	}
-	return res, nil
 }
 
 // MergeSettings returns settings (the bytes of a settings.json, empty for
@@ -131,6 +162,9 @@ type SettingsEntry struct {
 	Command string
 	Timeout int
 	ours    func(cmd string) bool
+	// ifPresent entries only replace an earlier recollect entry; where
+	// there is none they are "absent" and nothing is added.
+	ifPresent bool
 }
 
 // SettingsEntries are the hooks `hooks install` writes for the recollect
@@ -177,7 +211,8 @@ func MergeEntries(settings []byte, entries []SettingsEntry) ([]byte, []string, e
 
 // MergeEntry returns settings (the bytes of a settings.json, empty for
 // none) with e merged in, and the action taken: "installed", "updated" (an
-// earlier recollect entry was replaced in place) or "unchanged". It
+// earlier recollect entry was replaced in place), "unchanged", or, for an
+// entry of Consistent that found no earlier one, "absent". It
 // splices the entry into the original bytes: every other key, entry,
 // escape and line keeps its bytes and order, and the new entry follows the
 // surrounding layout (one line in a one-line list, indented otherwise).
@@ -194,6 +229,9 @@ func MergeEntry(settings []byte, e SettingsEntry) ([]byte, string, error) {
 		return nil, "", err
 	}
 	hooksM, ok := top.Find("hooks")
+	if !ok && e.ifPresent {
+		return settings, "absent", nil
+	}
 	if !ok {
 		return jsonedit.Insert(settings, top, "hooks", map[string]any{e.Event: []any{want}}), "installed", nil
 	}
@@ -202,6 +240,9 @@ func MergeEntry(settings []byte, e SettingsEntry) ([]byte, string, error) {
 		return nil, "", err
 	}
 	eventM, ok := hooksObj.Find(e.Event)
+	if !ok && e.ifPresent {
+		return settings, "absent", nil
+	}
 	if !ok {
 		return jsonedit.Insert(settings, hooksObj, e.Event, []any{want}), "installed", nil
 	}
@@ -237,6 +278,9 @@ func MergeEntry(settings []byte, e SettingsEntry) ([]byte, string, error) {
 			}
 			return jsonedit.Replace(settings, list, h, want.Hooks[0]), "updated", nil
 		}
+	}
+	if e.ifPresent {
+		return settings, "absent", nil
 	}
 	return jsonedit.Insert(settings, groups, "", want), "installed", nil
 }

@@ -3,6 +3,7 @@ package hooks_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -214,5 +215,59 @@ func TestHookBinaryForms(t *testing.T) {
 	back, action, err := hooks.MergeSettings(lean, "/opt/bin/recollect", data)
 	if err != nil || action != "updated" || string(back) != string(full) {
 		t.Fatalf("lean → full: %q, %v:\n%s", action, err, back)
+	}
+}
+
+// TestBackupsNeverOverwrite: installs in the same second, into Claude
+// Code's settings and Codex's config.toml, each keep their own backup, so
+// the original is never lost.
+func TestBackupsNeverOverwrite(t *testing.T) {
+	now := time.Date(2026, 12, 5, 0, 29, 59, 0, time.UTC)
+	dir := t.TempDir()
+	settings := filepath.Join(dir, "settings.json")
+	orig := "{\n  \"model\": \"opus\"\n}\n"
+	if err := os.WriteFile(settings, []byte(orig), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	codex := filepath.Join(dir, "config.toml")
+	codexOrig := "model = \"o4\"\n"
+	if err := os.WriteFile(codex, []byte(codexOrig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var backups []string
+	for i, data := range []string{"/d/one", "/d/two", "/d/three"} {
+		res, err := hooks.InstallEntries(settings, hooks.SettingsEntries("/bin/recollect", "/bin/recollect-notify", data, false), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := settings + ".bak-20261205T002959Z"
+		if i > 0 {
+			want += fmt.Sprintf("-%d", i+1)
+		}
+		if res.Backup != want {
+			t.Fatalf("install %d: backup %q, want %q", i+1, res.Backup, want)
+		}
+		backups = append(backups, res.Backup)
+		cres, err := hooks.InstallCodex(codex, "/bin/recollect-notify", data, false, now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		backups = append(backups, cres.Backup)
+	}
+	for i, b := range backups {
+		if i > 1 {
+			continue // the later backups hold the earlier installs
+		}
+		got, _ := os.ReadFile(b)
+		if want := []string{orig, codexOrig}[i]; string(got) != want {
+			t.Errorf("backup %s holds %q, want the original %q", b, got, want)
+		}
+	}
+	seen := map[string]bool{}
+	for _, b := range backups {
+		if seen[b] {
+			t.Fatalf("backup %s written twice", b)
+		}
+		seen[b] = true
 	}
 }

@@ -244,9 +244,11 @@ func printSettingsHooks(c *cli.Context, env Env) error {
 // entryActions says what became of each entry: "PreCompact installed,
 // SessionStart unchanged".
 func entryActions(entries []hooks.SettingsEntry, actions []string) string {
-	parts := make([]string, len(entries))
+	var parts []string
 	for i, e := range entries {
-		parts[i] = e.Event + " " + actions[i]
+		if actions[i] != "absent" { // an opt-in hook neither asked for nor there
+			parts = append(parts, e.Event+" "+actions[i])
+		}
 	}
 	return strings.Join(parts, ", ")
 }

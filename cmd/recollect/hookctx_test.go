@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -135,9 +136,9 @@ func setConfig(t *testing.T, dir, member string) {
 // (saying it is off until context.prompt), and hooks print shows them.
 func TestHooksInstallContext(t *testing.T) {
 	proj, data := t.TempDir(), t.TempDir()
-	settings := filepath.Join(proj, ".claude", "settings.json")
-	out, errOut, code := runApp(t, nil, "hooks", "install", "--project", proj, "--data", data, "--prompt")
-	if code != 0 || out != "recollect hooks in "+settings+": PreCompact installed, SessionStart installed, UserPromptSubmit installed (new file)\n" ||
+	settings := filepath.Join(proj, ".claude", "settings.local.json")
+	out, errOut, code := runApp(t, nil, "hooks", "install", "--local", "--project", proj, "--data", data, "--prompt")
+	if code != 0 || out != "recollect hooks in "+settings+" (this machine's settings for the project, which Claude Code keeps out of git): PreCompact installed, SessionStart installed, UserPromptSubmit installed (new file)\n" ||
 		!strings.Contains(errOut, `the UserPromptSubmit hook adds nothing until "context": {"prompt": true} is set in `+filepath.Join(data, "config.json")) {
 		t.Fatalf("install --prompt: exit %d, %q, %q", code, out, errOut)
 	}
@@ -161,7 +162,7 @@ func TestHooksInstallContext(t *testing.T) {
 	if p := got.Hooks["UserPromptSubmit"][0].Hooks[0]; p.Command != hooks.ContextCommand(thisBinary(t), "user-prompt", data) {
 		t.Errorf("UserPromptSubmit entry %+v", p)
 	}
-	out, _, _ = runApp(t, nil, "hooks", "install", "--project", proj, "--data", data, "--prompt")
+	out, _, _ = runApp(t, nil, "hooks", "install", "--local", "--project", proj, "--data", data, "--prompt")
 	if !strings.HasSuffix(out, "UserPromptSubmit unchanged; nothing changed\n") {
 		t.Errorf("second install: %q", out)
 	}
@@ -172,16 +173,29 @@ func TestHooksInstallContext(t *testing.T) {
 }
 
 // TestHooksInstallCursor: --cursor merges the stop hook into the project's
-// .cursor/hooks.json and prints the mcp.json entry.
+// .cursor/hooks.json and the MCP server into the .cursor/mcp.json beside
+// it, keeping every other byte of both.
 func TestHooksInstallCursor(t *testing.T) {
 	proj, data := t.TempDir(), t.TempDir()
 	path := filepath.Join(proj, ".cursor", "hooks.json")
 	os.MkdirAll(filepath.Dir(path), 0o755)
 	os.WriteFile(path, []byte(`{"version": 1, "hooks": {"afterFileEdit": [{"command": "./fmt.sh"}]}}`), 0o600)
+	mcpPath := filepath.Join(proj, ".cursor", "mcp.json")
+	mcpOrig := "{\n  \"mcpServers\": {\n    \"github\": {\"command\": \"gh-mcp\", \"args\": [\"--ro\"]}\n  }\n}\n"
+	os.WriteFile(mcpPath, []byte(mcpOrig), 0o600)
+	name := mcpserver.ServerName(data, "")
 	out, errOut, code := runApp(t, nil, "hooks", "install", "--cursor", "--project", proj, "--data", data)
 	if code != 0 || !strings.HasPrefix(out, "installed the Cursor stop hook (notify threshold) in "+path+" (backup: ") ||
-		!strings.Contains(out, "add the MCP server to .cursor/mcp.json") || !strings.Contains(out, `"mcpServers"`) {
+		!strings.Contains(out, "installed the MCP server "+name+" in "+mcpPath+" (backup: ") {
 		t.Fatalf("install --cursor: exit %d, %q, %q", code, out, errOut)
+	}
+	mcpGot, _ := os.ReadFile(mcpPath)
+	wantMCP := strings.Replace(mcpOrig, "\"args\": [\"--ro\"]}\n", "\"args\": [\"--ro\"]},\n    \""+name+"\": {\n      \"command\": \""+thisBinary(t)+"\",\n      \"args\": [\n        \"mcp\",\n        \"--data\",\n        \""+data+"\"\n      ]\n    }\n", 1)
+	if string(mcpGot) != wantMCP {
+		t.Errorf("mcp.json:\n%s\nwant\n%s", mcpGot, wantMCP)
+	}
+	if out, _, _ := runApp(t, nil, "hooks", "install", "--cursor", "--project", proj, "--data", data); !strings.Contains(out, "MCP server "+name+" already in "+mcpPath+"; nothing changed") {
+		t.Errorf("second install --cursor: %q", out)
 	}
 	var got struct {
 		Version int                                   `json:"version"`

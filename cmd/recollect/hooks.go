@@ -39,10 +39,10 @@ func hooksCommand(env Env) *cli.Command {
 				Name:  "install",
 				Usage: "merge the entries into a settings file, keeping every other key and hook; writes a backup first",
 				Flags: []cli.Flag{
-					&cli.StringFlag{Name: "project", Usage: "install into `DIR`/.claude/settings.json"},
-					&cli.BoolFlag{Name: "local", Usage: "with --project: install into DIR/.claude/settings.local.json, which Claude Code keeps out of git (the hooks name this machine's paths)"},
+					&cli.StringFlag{Name: "project", Usage: "install into `DIR`/.claude/settings.json, the file a team commits (with --local: settings.local.json)"},
+					&cli.BoolFlag{Name: "local", Usage: "install into the project's .claude/settings.local.json, which Claude Code keeps out of git: this machine's paths stay on this machine (the project is --project DIR, else the current directory)"},
 					&cli.BoolFlag{Name: "user", Usage: "install into ~/.claude/settings.json (or $CLAUDE_CONFIG_DIR/settings.json)"},
-					&cli.BoolFlag{Name: "cursor", Usage: "install Cursor's stop hook (notify threshold) into DIR/.cursor/hooks.json or ~/.cursor/hooks.json, and print the mcp.json entry"},
+					&cli.BoolFlag{Name: "cursor", Usage: "install Cursor's stop hook (notify threshold) into DIR/.cursor/hooks.json or ~/.cursor/hooks.json, and the MCP server into the mcp.json beside it"},
 					&cli.BoolFlag{Name: "codex", Usage: "set Codex's notify (notify threshold after each turn) in ~/.codex/config.toml (or $CODEX_HOME), changing only that line, and print the MCP server table"},
 					&cli.BoolFlag{Name: "force", Usage: "with --codex: replace a notify that runs another program"},
 					promptFlag,
@@ -63,47 +63,49 @@ func installHook(c *cli.Context, env Env) error {
 	if c.Bool("codex") {
 		return installCodexHook(c, env)
 	}
-	var path string
+	var path, which string
 	switch {
-	case c.IsSet("project") && c.Bool("user"):
-		return usagef("hooks install: choose one of --project DIR or --user, not both")
-	case c.IsSet("project"):
-		dir, err := filepath.Abs(c.String("project"))
+	case c.IsSet("project") && c.Bool("user"), c.Bool("local") && c.Bool("user"):
+		return usagef("hooks install: choose one of --project DIR, --local or --user")
+	case c.IsSet("project") || c.Bool("local"):
+		project := c.String("project")
+		if project == "" {
+			project = "."
+		}
+		dir, err := filepath.Abs(project)
 		if err != nil {
-			return fmt.Errorf("resolve --project %s: %w", c.String("project"), err)
+			return fmt.Errorf("resolve --project %s: %w", project, err)
 		}
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return usagef("hooks install: --project %s is not a directory; give the project's root", dir)
 		}
 		path = hooks.ProjectSettings(dir)
+		which = "the project's shared settings, which a team commits: it now holds this machine's paths; --local writes " + hooks.LocalSettingsFile + " instead"
 		if c.Bool("local") {
 			path = hooks.ProjectLocalSettings(dir)
+			which = "this machine's settings for the project, which Claude Code keeps out of git"
 		}
-	case c.Bool("local"):
-		return usagef("hooks install: --local goes with --project DIR (that project's .claude/settings.local.json)")
 	case c.Bool("user"):
 		p, err := hooks.UserSettings(env.Getenv)
 		if err != nil {
 			return err
 		}
 		path = p
+		which = "your settings for every project"
 	default:
-		return usagef("hooks install: say where: --project DIR (that project's .claude/settings.json) or --user (~/.claude/settings.json)")
+		return usagef("hooks install: say where: --local (this project's .claude/settings.local.json, kept out of git), --project DIR (that project's .claude/settings.json, shared) or --user (~/.claude/settings.json)")
 	}
 	bin, dir, err := hookBinaryAndData(c, env)
 	if err != nil {
 		return err
 	}
-	prompt := wantPromptHook(c, env, dir)
-	if old, err := os.ReadFile(path); err == nil && hooks.HasPromptHook(old) {
-		prompt = true // keep it, pointing at the store the other hooks name
-	}
-	entries := hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, prompt)
+	recollect := hooks.RecollectBeside(bin)
+	entries := hooks.Consistent(hooks.SettingsEntries(recollect, bin, dir, wantPromptHook(c, env, dir)), recollect, dir)
 	res, err := hooks.InstallEntries(path, entries, time.Now())
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "recollect hooks in %s: %s", res.Path, entryActions(entries, res.Actions))
+	fmt.Fprintf(env.Stdout, "recollect hooks in %s (%s): %s", res.Path, which, entryActions(entries, res.Actions))
 	switch {
 	case res.Action == "unchanged":
 		fmt.Fprintln(env.Stdout, "; nothing changed")

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline/mcpserver"
 )
 
 // cursorHooksPath is Cursor's hooks file that --project DIR or --user
@@ -32,8 +33,8 @@ func cursorHooksPath(c *cli.Context, env Env) (string, error) {
 	return "", usagef("hooks install --cursor: say where: --project DIR (that project's .cursor/hooks.json) or --user (~/.cursor/hooks.json)")
 }
 
-// installCursorHook merges the stop hook into Cursor's hooks file and
-// prints the MCP entry for .cursor/mcp.json.
+// installCursorHook merges the stop hook into Cursor's hooks file and the
+// MCP server into the mcp.json beside it.
 func installCursorHook(c *cli.Context, env Env) error {
 	path, err := cursorHooksPath(c, env)
 	if err != nil {
@@ -57,7 +58,30 @@ func installCursorHook(c *cli.Context, env Env) error {
 	default:
 		fmt.Fprintf(env.Stdout, "installed the Cursor stop hook (notify threshold) in %s (new file)\n", res.Path)
 	}
-	return printCursorMCP(c, env)
+	return installCursorMCP(c, env, filepath.Join(filepath.Dir(path), hooks.CursorMCPFile))
+}
+
+// installCursorMCP merges the store's MCP server into Cursor's mcp.json
+// beside the hooks file.
+func installCursorMCP(c *cli.Context, env Env, path string) error {
+	bin, dir, err := binaryAndData(c, env)
+	if err != nil {
+		return err
+	}
+	name := mcpserver.ServerName(dir, env.Getenv("HOME"))
+	res, err := hooks.InstallCursorMCP(path, name, bin, dir, time.Now())
+	if err != nil {
+		return err
+	}
+	switch {
+	case res.Action == "unchanged":
+		fmt.Fprintf(env.Stdout, "MCP server %s already in %s; nothing changed\n", name, res.Path)
+	case res.Backup != "":
+		fmt.Fprintf(env.Stdout, "%s the MCP server %s in %s (backup: %s)\n", res.Action, name, res.Path, res.Backup)
+	default:
+		fmt.Fprintf(env.Stdout, "installed the MCP server %s in %s (new file)\n", name, res.Path)
+	}
+	return nil
 }
 
 // printCursorMCP prints the MCP server entry for Cursor's mcp.json.

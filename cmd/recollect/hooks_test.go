@@ -68,12 +68,13 @@ func TestHooksPrint(t *testing.T) {
 func TestHooksInstall(t *testing.T) {
 	proj, data := t.TempDir(), t.TempDir()
 	settings := filepath.Join(proj, ".claude", "settings.json")
+	shared := " (the project's shared settings, which a team commits: it now holds this machine's paths; --local writes settings.local.json instead)"
 	out, stderr, code := runApp(t, nil, "hooks", "install", "--project", proj, "--data", data)
-	if code != 0 || out != "recollect hooks in "+settings+": PreCompact installed, SessionStart installed (new file)\n" {
+	if code != 0 || out != "recollect hooks in "+settings+shared+": PreCompact installed, SessionStart installed (new file)\n" {
 		t.Fatalf("first install: exit %d, %q %q", code, out, stderr)
 	}
 	out, _, code = runApp(t, nil, "hooks", "install", "--project", proj, "--data", data)
-	if code != 0 || out != "recollect hooks in "+settings+": PreCompact unchanged, SessionStart unchanged; nothing changed\n" {
+	if code != 0 || out != "recollect hooks in "+settings+shared+": PreCompact unchanged, SessionStart unchanged; nothing changed\n" {
 		t.Fatalf("second install: exit %d, %q", code, out)
 	}
 	home := t.TempDir()
@@ -85,8 +86,9 @@ func TestHooksInstall(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"hooks", "install"}, "recollect: hooks install: say where: --project DIR (that project's .claude/settings.json) or --user (~/.claude/settings.json)\n"},
-		{[]string{"hooks", "install", "--user", "--project", proj}, "recollect: hooks install: choose one of --project DIR or --user, not both\n"},
+		{[]string{"hooks", "install"}, "recollect: hooks install: say where: --local (this project's .claude/settings.local.json, kept out of git), --project DIR (that project's .claude/settings.json, shared) or --user (~/.claude/settings.json)\n"},
+		{[]string{"hooks", "install", "--user", "--project", proj}, "recollect: hooks install: choose one of --project DIR, --local or --user\n"},
+		{[]string{"hooks", "install", "--user", "--local"}, "recollect: hooks install: choose one of --project DIR, --local or --user\n"},
 		{[]string{"hooks", "install", "--project", filepath.Join(proj, "nope")}, "recollect: hooks install: --project " + filepath.Join(proj, "nope") + " is not a directory; give the project's root\n"},
 	} {
 		_, stderr, code := runApp(t, map[string]string{"HOME": home}, c.args...)
@@ -134,5 +136,51 @@ func TestServicePrint(t *testing.T) {
 		if code != 0 || !strings.Contains(out, want) {
 			t.Errorf("postgres store: exit %d, output lacks %q:\n%s", code, want, out)
 		}
+	}
+}
+
+// TestHooksInstallLocal: --local writes the project's settings.local.json,
+// which Claude Code keeps out of git, says so, and leaves the shared
+// settings.json alone.
+func TestHooksInstallLocal(t *testing.T) {
+	proj, data := t.TempDir(), t.TempDir()
+	local := filepath.Join(proj, ".claude", "settings.local.json")
+	out, stderr, code := runApp(t, nil, "hooks", "install", "--local", "--project", proj, "--data", data)
+	want := "recollect hooks in " + local + " (this machine's settings for the project, which Claude Code keeps out of git): PreCompact installed, SessionStart installed (new file)\n"
+	if code != 0 || out != want {
+		t.Fatalf("--local: exit %d, %q %q\nwant %q", code, out, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(proj, ".claude", "settings.json")); !os.IsNotExist(err) {
+		t.Errorf("--local touched the shared settings.json: %v", err)
+	}
+	raw, err := os.ReadFile(local)
+	if err != nil || !strings.Contains(string(raw), hooks.NotifyCommand(thisBinary(t), data)) {
+		t.Fatalf("settings.local.json: %v\n%s", err, raw)
+	}
+}
+
+// TestHooksInstallKeepsEveryHookOnOneStore: re-installing with another
+// --data moves UserPromptSubmit too, though it was not asked for this time,
+// and adds it nowhere it was not.
+func TestHooksInstallKeepsEveryHookOnOneStore(t *testing.T) {
+	proj, first, second := t.TempDir(), t.TempDir(), t.TempDir()
+	if _, stderr, code := runApp(t, nil, "hooks", "install", "--local", "--project", proj, "--prompt", "--data", first); code != 0 {
+		t.Fatalf("first install: %s", stderr)
+	}
+	out, stderr, code := runApp(t, nil, "hooks", "install", "--local", "--project", proj, "--data", second)
+	if code != 0 || !strings.Contains(out, "PreCompact updated, SessionStart updated, UserPromptSubmit updated (backup: ") {
+		t.Fatalf("second install: exit %d, %q %q", code, out, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(proj, ".claude", "settings.local.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), first) || strings.Count(string(raw), second) != 3 {
+		t.Fatalf("hooks left on two stores:\n%s", raw)
+	}
+	other := t.TempDir()
+	out, _, _ = runApp(t, nil, "hooks", "install", "--local", "--project", other, "--data", second)
+	if strings.Contains(out, "UserPromptSubmit") {
+		t.Fatalf("an install without --prompt added or named UserPromptSubmit: %q", out)
 	}
 }

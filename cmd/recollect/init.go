@@ -211,7 +211,7 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 func printNextSteps(w io.Writer, dir string) {
 	fmt.Fprintf(w, "\nNext steps:\n"+
 		"  1. keep it fed: recollect daemon --data %[1]s (or recollect service print --data %[1]s, to run it as a user service)\n"+
-		"  2. hooks: recollect hooks install --project DIR --local --data %[1]s (settings.local.json, kept out of git; or --user)\n"+
+		"  2. hooks: recollect hooks install --local --project DIR --data %[1]s (DIR/.claude/settings.local.json, kept out of git; or --user)\n"+
 		"  3. add the MCP server above to your client's MCP configuration\n", dir)
 }
 
@@ -233,7 +233,7 @@ func printSnippets(w io.Writer, dir string, getenv func(string) string) error {
 		prompt = cfg.Context.Prompt
 	}
 	entries := hooks.SettingsEntries(hooks.RecollectBeside(hookBin), hookBin, dir, prompt)
-	fmt.Fprintf(w, "\nHooks (merge into .claude/settings.json, or run recollect hooks install):\n%s\n", hooks.SettingsSnippet(entries))
+	fmt.Fprintf(w, "\nHooks (merge into .claude/settings.local.json, or run recollect hooks install --local):\n%s\n", hooks.SettingsSnippet(entries))
 	if strings.Contains(bin, "go-build") {
 		fmt.Fprintln(w, "\nnote: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/...) and run init again for lasting paths")
 	}

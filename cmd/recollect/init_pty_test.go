@@ -99,7 +99,7 @@ func TestInitWalkThroughOnATerminal(t *testing.T) {
 		"backfill: 1 event copied, 1 event examined, 1 fact extracted, 1 fact integrated in ",
 		"Next steps:",
 		"recollect daemon --data " + store,
-		"recollect hooks install --project DIR --local --data " + store,
+		"recollect hooks install --local --project DIR --data " + store + " (DIR/.claude/settings.local.json, kept out of git; or --user)",
 		`"recollect-store": {`,
 	} {
 		if !strings.Contains(got, want) {

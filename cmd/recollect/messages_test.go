@@ -123,23 +123,3 @@ func TestHooksInstallMovesEveryHook(t *testing.T) {
 	}
 }
 
-// hooks install --local writes the project's settings.local.json, which
-// Claude Code keeps out of git, and says which file it wrote.
-func TestHooksInstallLocal(t *testing.T) {
-	project, dir := t.TempDir(), filepath.Join(t.TempDir(), "store")
-	diskMust(t, dir, "init", "--yes")
-	out := diskMust(t, dir, "hooks", "install", "--project", project, "--local")
-	local := filepath.Join(project, ".claude", "settings.local.json")
-	if !strings.Contains(out, local) {
-		t.Errorf("install did not name the file it wrote: %s", out)
-	}
-	if _, err := os.Stat(local); err != nil {
-		t.Errorf("no %s: %v", local, err)
-	}
-	if _, err := os.Stat(filepath.Join(project, ".claude", "settings.json")); err == nil {
-		t.Error("--local also wrote the shared settings.json")
-	}
-	if _, errOut, code := diskRun(t, dir, "hooks", "install", "--local"); code != 2 || !strings.Contains(errOut, "--local goes with --project DIR") {
-		t.Errorf("--local alone: exit %d, %q", code, errOut)
-	}
-}
