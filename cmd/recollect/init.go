@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -17,6 +18,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres"
 )
 
 func initCommand(env Env) *cli.Command {
@@ -31,6 +33,7 @@ func initCommand(env Env) *cli.Command {
 			&cli.StringFlag{Name: "source", Value: "claude-code", Usage: "with --mode copy: the transcript kind (claude-code, cursor, codex or gemini)"},
 			&cli.StringFlag{Name: "home", Usage: "with --mode copy: where the agent keeps its data (default ~/.claude, ~/.cursor, ~/.codex or ~/.gemini)"},
 			&cli.StringFlag{Name: "cwd", Usage: "with --mode copy: only this project's conversations (default: all)"},
+			&cli.StringFlag{Name: "storage", Usage: "where the store lives: sqlite (memory.db in the data directory) or postgres (a schema on the server in $RECOLLECT_POSTGRES_URL); the walk-through asks when that variable is set"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 1 {
@@ -55,7 +58,7 @@ func initCommand(env Env) *cli.Command {
 				}
 				dir = d
 			}
-			return runInit(c.Context, env, initOptions{dir: dir, dirGiven: asked, yes: c.Bool("yes"), force: c.Bool("force"), cfg: cfg})
+			return runInit(c.Context, env, initOptions{dir: dir, dirGiven: asked, yes: c.Bool("yes"), force: c.Bool("force"), cfg: cfg, storageGiven: c.IsSet("storage")})
 		},
 	}
 }
@@ -67,6 +70,9 @@ type initOptions struct {
 	dirGiven   bool
 	yes, force bool
 	cfg        config.Config
+	// storageGiven is true when --storage chose the engine, so the
+	// walk-through does not ask.
+	storageGiven bool
 }
 
 // initFlags makes the starting config from --mode, --source, --home and
@@ -93,6 +99,12 @@ func initFlags(c *cli.Context) (config.Config, error) {
 		cfg.Sources = []config.Source{src}
 	default:
 		return cfg, usagef("init: --mode %q is unknown; use record or copy", mode)
+	}
+	if c.IsSet("storage") {
+		cfg.Storage.Provider = c.String("storage")
+		if !slices.Contains(config.StorageProviders, cfg.Storage.Provider) {
+			return cfg, usagef("init: --storage %q is unknown; use %s", cfg.Storage.Provider, strings.Join(config.StorageProviders, " or "))
+		}
 	}
 	if err := cfg.Validate(); err != nil {
 		return cfg, usagef("init: %v", err)
@@ -156,6 +168,14 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 		if cfg, err = walkConfig(a, env, cfg); err != nil {
 			return err
 		}
+		if !o.storageGiven && env.Getenv(postgres.DefaultURLEnv) != "" {
+			q := fmt.Sprintf("Keep the store in memory.db here (sqlite) or in schema %s on the PostgreSQL server in $%s (postgres)?", postgres.DefaultSchema(dir), postgres.DefaultURLEnv)
+			engine, err := a.ask(q, "sqlite", oneOf(config.StorageProviders...))
+			if err != nil {
+				return err
+			}
+			cfg.Storage.Provider = engine
+		}
 	}
 	det := detectProvider(ctx, env, cfg.Intelligence)
 	det.Apply(&cfg.Intelligence)
@@ -191,6 +211,16 @@ func runInit(ctx context.Context, env Env, o initOptions) error {
 		verb = "replaced config of"
 	}
 	fmt.Fprintf(env.Stdout, "%s store at %s (%s mode, provider %s)\n", verb, dir, cfg.Mode, cfg.Intelligence.Provider)
+	if cfg.Storage.Provider == "postgres" {
+		urlEnv, schema := cfg.Storage.Postgres.URLEnv, cfg.Storage.Postgres.Schema
+		if urlEnv == "" {
+			urlEnv = postgres.DefaultURLEnv
+		}
+		if schema == "" {
+			schema = postgres.DefaultSchema(dir)
+		}
+		fmt.Fprintf(env.Stdout, "storage: schema %s on the PostgreSQL server in $%s (the URL is read from that variable, never written to config.json)\n", schema, urlEnv)
+	}
 	fmt.Fprintf(env.Stdout, "provider %s: %s\n", det.Provider, det.Why)
 	if w := embeddingWarning(ctx, cfg.Embedding); w != "" {
 		fmt.Fprintln(env.Stdout, w)

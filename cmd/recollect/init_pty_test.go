@@ -18,6 +18,8 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/postgres/pgtest"
 )
 
 // openPTY opens a pseudo-terminal pair: the test writes answers to the
@@ -157,5 +159,70 @@ func TestInitYesMakesACopyStore(t *testing.T) {
 		if code != 2 || !strings.Contains(errs, c.want) {
 			t.Errorf("%v: exit %d, %q; want 2 and %q", c.args, code, errs, c.want)
 		}
+	}
+}
+
+// TestInitChoosesPostgres: with $RECOLLECT_POSTGRES_URL set the
+// walk-through asks where the store lives, and init --storage postgres
+// makes the store on the server from the start: no memory.db is left
+// beside the config for stats to flag.
+func TestInitChoosesPostgres(t *testing.T) {
+	url, name := pgtest.Schema(t)
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	for i, yes := range []bool{true, false} {
+		store := filepath.Join(root, fmt.Sprintf("%s_%d", name, i))
+		schema := postgres.DefaultSchema(store)
+		t.Cleanup(func() { pgtest.Drop(t, url, schema) })
+		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+		defer cancel()
+		args := []string{"init", store}
+		if yes {
+			args = []string{"init", "--yes", "--storage", "postgres", store}
+		}
+		cmd := exec.CommandContext(ctx, testbin.Binary(t), args...)
+		cmd.Dir = root
+		cmd.Env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "RECOLLECT_PROVIDER=heuristic", "RECOLLECT_POSTGRES_URL=" + url}
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		if !yes {
+			master, slave := openPTY(t)
+			cmd.Stdin = slave
+			// record mode (the default), no embeddings, no prompt hook,
+			// then the engine.
+			if _, err := master.WriteString("\nn\nn\npostgres\n"); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				buf := make([]byte, 4096)
+				for {
+					if _, err := master.Read(buf); err != nil {
+						return
+					}
+				}
+			}()
+		}
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\nstdout:\n%s\nstderr:\n%s", args, err, out.String(), errb.String())
+		}
+		wants := []string{"storage: schema " + schema + " on the PostgreSQL server in $RECOLLECT_POSTGRES_URL"}
+		if !yes {
+			wants = append(wants, "Keep the store in memory.db here (sqlite) or in schema "+schema+" on the PostgreSQL server in $RECOLLECT_POSTGRES_URL (postgres)? [sqlite]: ")
+		}
+		for _, want := range wants {
+			if !strings.Contains(out.String(), want) {
+				t.Errorf("%v: output lacks %q:\n%s", args, want, out.String())
+			}
+		}
+		cfg, err := config.Load(store)
+		if err != nil || cfg.Storage.Provider != "postgres" {
+			t.Fatalf("%v: storage %+v (%v), want postgres", args, cfg.Storage, err)
+		}
+		if _, err := os.Stat(filepath.Join(store, "memory.db")); !os.IsNotExist(err) {
+			t.Errorf("%v left a memory.db: %v", args, err)
+		}
+	}
+	if code, _, errs := run(t, "", "init", "--yes", "--storage", "mysql", filepath.Join(root, "x")); code != 2 || !strings.Contains(errs, `init: --storage "mysql" is unknown; use sqlite or postgres`) {
+		t.Errorf("--storage mysql: exit %d, %q", code, errs)
 	}
 }
