@@ -68,6 +68,8 @@ func exitCode(err error) int {
 
 // Run runs the CLI with args and returns the exit status.
 func Run(ctx context.Context, args []string, env Env) int {
+	// Stored text reaches the terminal shown, never obeyed.
+	env.Stdout, env.Stderr = controlEscaper{env.Stdout}, controlEscaper{env.Stderr}
 	app := NewApp(env)
 	args, err := arrangeArgs(app, args)
 	if err == nil {

@@ -154,6 +154,10 @@ type progress struct {
 
 func newProgress(w io.Writer) *progress {
 	f, ok := w.(*os.File)
+	if fw, isFW := w.(interface{ File() *os.File }); isFW {
+		f = fw.File()
+		ok = f != nil
+	}
 	on := false
 	if ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {

@@ -72,3 +72,50 @@ func TestInspectCommand(t *testing.T) {
 		}
 	}
 }
+
+// TestInspectLayerEitherCase: README calls the layers D, I and K; both
+// cases are taken, and a wrong one is named as given.
+func TestInspectLayerEitherCase(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "record", "--session-id", "s", "--content", "We deploy Atlas every Friday.")
+	for layer, want := range map[string]string{"K": "K — knowledge", "D": "D — raw events", "I": "I — extracted facts", "Health": "store        "} {
+		if out := diskMust(t, dir, "inspect", "--layer", layer); !strings.Contains(out, want) {
+			t.Errorf("--layer %s printed:\n%s", layer, out)
+		}
+	}
+	if _, errOut, code := diskRun(t, dir, "inspect", "--layer", "X"); code != 2 || !strings.Contains(errOut, `--layer "X": use health, d, i, k, entities, graph or all`) {
+		t.Errorf("--layer X: exit %d, %q", code, errOut)
+	}
+}
+
+// TestTerminalOutputEscapesControls: an escape sequence stored from a
+// transcript is shown as \u001b…, never sent raw to the terminal, by every
+// command that prints stored text.
+func TestTerminalOutputEscapesControls(t *testing.T) {
+	dir := t.TempDir()
+	text := "We deploy Atlas \x1b[31mevery\x1b[0m Friday \u009b2J and clear\x7f."
+	diskMust(t, dir, "record", "--session-id", "s", "--content", text)
+	diskMust(t, dir, "consolidate")
+	for _, args := range [][]string{{"inspect", "--layer", "d"}, {"inspect", "--layer", "k"}, {"why", "1"}, {"search", "Atlas"}, {"forget", "--matching", "Atlas", "--dry-run"}} {
+		out := diskMust(t, dir, args...)
+		if strings.ContainsAny(out, "\x1b\x7f\u009b") {
+			t.Errorf("%v printed a raw control character:\n%q", args, out)
+		}
+		if !strings.Contains(out, `\u001b[31mevery`) && !strings.Contains(out, `\x1b[31mevery`) {
+			t.Errorf("%v does not show the escape:\n%s", args, out)
+		}
+	}
+	var page struct {
+		D []struct {
+			Content string `json:"content"`
+		} `json:"d"`
+	}
+	if err := json.Unmarshal([]byte(diskMust(t, dir, "inspect", "--layer", "d", "--json")), &page); err != nil || len(page.D) != 1 {
+		t.Fatalf("--json: %v %+v", err, page)
+	}
+	// inspect's snippets are display text on every output, the page's JSON
+	// too: the escape shows as \x1b, never as the raw byte.
+	if c := page.D[0].Content; strings.ContainsAny(c, "\x1b\x7f\u009b") || !strings.Contains(c, `\x1b[31mevery`) {
+		t.Errorf("--json content %q", c)
+	}
+}
