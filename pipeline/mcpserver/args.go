@@ -2,7 +2,9 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -27,6 +29,35 @@ func numberSchema[T any](fields ...string) *jsonschema.Schema {
 		if p := sch.Properties[f]; p != nil {
 			p.Types, p.Type = nil, "number"
 		}
+	}
+	return sch
+}
+
+// enumSchema is the input schema of T with the named string fields limited
+// to their values, so a client offers them as a choice.
+func enumSchema[T any](enums map[string][]any) *jsonschema.Schema {
+	sch, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("schema: %v", err)) // a programming error New's test catches
+	}
+	for f, values := range enums {
+		p := sch.Properties[f]
+		if p == nil {
+			panic(fmt.Sprintf("schema: no field %s", f))
+		}
+		p.Enum = values
+	}
+	return sch
+}
+
+// outputSchema is the schema of a tool's structured answer of type T. A
+// json.RawMessage inside (a run's stored summary) may hold any JSON value.
+func outputSchema[T any]() *jsonschema.Schema {
+	sch, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Types: []string{"null", "boolean", "number", "string", "array", "object"}},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("output schema: %v", err)) // a programming error New's test catches
 	}
 	return sch
 }
@@ -62,7 +93,16 @@ func readableArguments(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// enumError matches the SDK's message for a value outside a field's enum:
+// validating /properties/order: enum: newest does not equal any of: [chronological relevance].
+var enumError = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`validating /properties/([^:]+): enum: (.*) does not equal any of: \[(.*)\]$`)
+})
+
 func rewriteTypeError(msg string) string {
+	if m := enumError().FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("%s: %q is unknown; give one of %s", m[1], m[2], strings.Join(strings.Fields(m[3]), ", "))
+	}
 	m := typeError().FindStringSubmatch(msg)
 	if m == nil {
 		return msg

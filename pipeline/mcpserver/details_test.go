@@ -2,12 +2,15 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -45,7 +48,9 @@ func TestArgumentTypes(t *testing.T) {
 	}{
 		{"capture_fact", map[string]any{"content": "The user likes tea.", "confidence": "0.9"}, `confidence: wrong type: got a string ("0.9"), want a number`},
 		{"search_knowledge", map[string]any{"query": "x", "limit": "5"}, `limit: wrong type: got a string ("5"), want an integer`},
-		{"search_knowledge", map[string]any{"query": "x", "order": "newest"}, `order: "newest" is unknown; give chronological, or leave it out for relevance`},
+		{"search_knowledge", map[string]any{"query": "x", "order": "newest"}, `order: "newest" is unknown; give one of chronological, relevance`},
+		{"log_event", map[string]any{"role": "robot", "event_type": "message", "content": "x"}, `role: "robot" is unknown; give one of user, assistant, system, tool`},
+		{"log_event", map[string]any{"role": "user", "event_type": "note", "content": "x"}, `event_type: "note" is unknown; give one of message, tool_call, tool_result, artifact`},
 		{"search_knowledge", map[string]any{"query": "x", "as_of": "yesterday"}, `as_of: "yesterday" is not a time`},
 	} {
 		text, _, isErr := c.call(tc.tool, tc.args)
@@ -117,4 +122,72 @@ func TestUnknownToolKeepsServing(t *testing.T) {
 		t.Fatalf("unknown tool: %v, want an error naming it", err)
 	}
 	c.ok("get_stats", map[string]any{})
+}
+
+// TestStructuredContentMatchesOutputSchema: every tool declares an output
+// schema, and what it answers as structured content validates against it
+// (what a client such as the MCP Inspector checks).
+func TestStructuredContentMatchesOutputSchema(t *testing.T) {
+	p := openStore(t, t.TempDir(), config.Default())
+	ctx := context.Background()
+	for _, s := range []string{"Alice owns the billing service.", "We deploy the billing service with Render every Friday."} {
+		if _, err := p.Record(ctx, []store.Event{{SessionID: "s1", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: s}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Run(ctx, pipeline.RunOptions{Trigger: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(p, mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := inProcess(t, srv)
+	tools, err := c.cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	calls := map[string]map[string]any{
+		"get_session_context": {},
+		"search_knowledge":    {"query": "billing service"},
+		"get_entity":          {"name": "billing service"},
+		"get_context":         {"topic": "billing"},
+		"capture_fact":        {"content": "The billing service runs on Go 1.26."},
+		"log_event":           {"role": "user", "event_type": "message", "content": "Let us look at billing."},
+		"get_events":          {"all_sessions": true},
+		"consolidate":         {},
+		"get_schemas":         {},
+		"get_stats":           {},
+	}
+	for _, tool := range tools.Tools {
+		args, ok := calls[tool.Name]
+		if !ok {
+			t.Errorf("%s: no call in this test", tool.Name)
+			continue
+		}
+		if tool.OutputSchema == nil {
+			t.Errorf("%s declares no output schema", tool.Name)
+			continue
+		}
+		raw, _ := json.Marshal(tool.OutputSchema)
+		var sch jsonschema.Schema
+		if err := json.Unmarshal(raw, &sch); err != nil {
+			t.Fatalf("%s: output schema: %v", tool.Name, err)
+		}
+		resolved, err := sch.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: resolve output schema: %v", tool.Name, err)
+		}
+		res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool.Name, Arguments: args})
+		if err != nil || res.IsError || res.StructuredContent == nil {
+			t.Errorf("%s: %v, error result %v, structured %v", tool.Name, err, res != nil && res.IsError, res != nil && res.StructuredContent != nil)
+			continue
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		var instance any
+		json.Unmarshal(b, &instance)
+		if err := resolved.Validate(instance); err != nil {
+			t.Errorf("%s: structured content does not match its output schema: %v", tool.Name, err)
+		}
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/pipeline"
 )
 
 // MaxLimit caps the limit argument of every tool.
@@ -64,7 +65,7 @@ type searchIn struct {
 	Budget  int    `json:"budget,omitempty" jsonschema:"instead of a count, fill about this many tokens, skipping results that do not fit"`
 	AsOf    string `json:"as_of,omitempty" jsonschema:"answer what the store believed at this time: RFC 3339 (2026-03-03T12:00:00Z) or a date (2026-03-03, the end of that day)"`
 	History bool   `json:"history,omitempty" jsonschema:"include superseded facts themselves, marked as history"`
-	Order   string `json:"order,omitempty" jsonschema:"chronological: the chosen facts in time order, with a digest of the exact text; relevance when empty"`
+	Order   string `json:"order,omitempty" jsonschema:"relevance (the default): best first; chronological: the chosen facts in time order, with a digest of the exact text"`
 }
 
 type entityIn struct {
@@ -76,19 +77,46 @@ type contextIn struct {
 	Topic string `json:"topic" jsonschema:"the topic, project or question to gather context for"`
 }
 
+// The structured answers of the tools whose answer is a map: their
+// output schemas are made from these.
+type (
+	sessionContextOut struct {
+		Briefing  string              `json:"briefing"`
+		SessionID string              `json:"session_id"`
+		Captured  []pipeline.Captured `json:"captured"`
+	}
+	logEventOut struct {
+		Seq       int64  `json:"seq"`
+		SessionID string `json:"session_id"`
+	}
+	getEventsOut struct {
+		Events    []eventOut `json:"events"`
+		SessionID string     `json:"session_id,omitempty"`
+	}
+	schemasOut struct {
+		Domains []graph.DomainSchema `json:"domains"`
+	}
+)
+
 func (s *Server) addTools() {
 	ro := &mcp.ToolAnnotations{ReadOnlyHint: true}
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_session_context", Description: descSessionContext, Annotations: ro}, s.sessionContext)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "search_knowledge", Description: descSearch, Annotations: ro}, s.search)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_entity", Description: descEntity, Annotations: ro}, s.entity)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_context", Description: descContext, Annotations: ro}, s.context)
+	// Every tool answers with structured content as well as text; its
+	// output schema says what that holds.
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_session_context", Description: descSessionContext, Annotations: ro,
+		OutputSchema: outputSchema[sessionContextOut]()}, s.sessionContext)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "search_knowledge", Description: descSearch, Annotations: ro,
+		InputSchema: enumSchema[searchIn](map[string][]any{"order": {"chronological", "relevance"}}), OutputSchema: outputSchema[graph.Answer]()}, s.search)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_entity", Description: descEntity, Annotations: ro, OutputSchema: outputSchema[graph.EntityAnswer]()}, s.entity)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_context", Description: descContext, Annotations: ro, OutputSchema: outputSchema[graph.ContextAnswer]()}, s.context)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "capture_fact", Description: descCapture,
-		InputSchema: numberSchema[captureIn]("confidence", "importance")}, s.capture)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "log_event", Description: descLogEvent}, s.logEvent)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_events", Description: descGetEvents, Annotations: ro}, s.getEvents)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "consolidate", Description: descConsolidate}, s.consolidate)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_schemas", Description: descSchemas, Annotations: ro}, s.schemas)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_stats", Description: descStats, Annotations: ro}, s.stats)
+		InputSchema: numberSchema[captureIn]("confidence", "importance"), OutputSchema: outputSchema[captureOut]()}, s.capture)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "log_event", Description: descLogEvent,
+		InputSchema:  enumSchema[logEventIn](map[string][]any{"role": {"user", "assistant", "system", "tool"}, "event_type": {"message", "tool_call", "tool_result", "artifact"}}),
+		OutputSchema: outputSchema[logEventOut]()}, s.logEvent)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_events", Description: descGetEvents, Annotations: ro, OutputSchema: outputSchema[getEventsOut]()}, s.getEvents)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "consolidate", Description: descConsolidate, OutputSchema: outputSchema[consolidateOut]()}, s.consolidate)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_schemas", Description: descSchemas, Annotations: ro, OutputSchema: outputSchema[schemasOut]()}, s.schemas)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_stats", Description: descStats, Annotations: ro, OutputSchema: outputSchema[pipeline.Stats]()}, s.stats)
 }
 
 func checkLimit(field string, n, max int) error {
@@ -109,6 +137,9 @@ func (s *Server) search(ctx context.Context, _ *mcp.CallToolRequest, in searchIn
 		return nil, nil, fieldError("budget", "%d is negative; give a number of tokens, or leave it out", in.Budget)
 	}
 	q := graph.Query{Text: in.Query, Domain: in.Domain, Limit: in.Limit, Budget: in.Budget, History: in.History, Order: graph.Order(in.Order)}
+	if in.Order == "relevance" {
+		q.Order = graph.OrderRelevance
+	}
 	if q.Order != graph.OrderRelevance && q.Order != graph.OrderChronological {
 		return nil, nil, fieldError("order", "%q is unknown; give chronological, or leave it out for relevance", in.Order)
 	}
