@@ -117,6 +117,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 // names holds (read with getenv). It never falls back from one engine to
 // the other.
 func OpenStore(ctx context.Context, dir string, storage config.Storage, getenv func(string) string) (*store.DB, error) {
+	// The directory and config.json are the owner's alone, on either
+	// engine, however they were made.
+	if err := store.Private(dir, config.FileName); err != nil {
+		return nil, err
+	}
 	if storage.Provider == "postgres" {
 		if _, err := os.Stat(dir); err == nil {
 			if err := store.PrivateDir(dir); err != nil {

@@ -82,3 +82,34 @@ func privateDB(path string) error {
 	}
 	return nil
 }
+
+// Private takes group and other access away from a data directory and
+// from the named files in it (config.json) when a hand-made directory or
+// file, an older binary or a loose umask left them open: what every open
+// of a store does, whichever engine holds its data. A directory that does
+// not exist yet is left to whoever creates it (0700).
+func Private(dir string, files ...string) error {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := privateDir(dir); err != nil {
+		return err
+	}
+	for _, name := range files {
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("stat %s: %w", p, err)
+		}
+		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+			continue
+		}
+		if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+			return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, p)
+		}
+	}
+	return nil
+}

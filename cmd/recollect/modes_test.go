@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/store/postgres/pgtest"
 )
 
 // umaskRun runs the real binary under umask 000, the loosest a user can
@@ -119,5 +120,41 @@ func TestLooseStoreIsTightenedOnOpen(t *testing.T) {
 	}
 	if fi, _ := os.Stat(dir); fi.Mode().Perm() != 0o700 {
 		t.Errorf("data directory still has mode %v", fi.Mode().Perm())
+	}
+}
+
+// TestHandMadeStoreIsTightenedOnOpen: a config.json written by hand (0644)
+// in a directory made by hand (0755) is the owner's alone once any command
+// opens the store, on SQLite and on PostgreSQL, where no memory.db is
+// there to be tightened with it.
+func TestHandMadeStoreIsTightenedOnOpen(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			env := map[string]string{"HOME": t.TempDir()}
+			storage := `{"provider": "sqlite"}`
+			if engine == "postgres" {
+				url, schema := pgtest.Schema(t)
+				env["RECOLLECT_POSTGRES_URL"] = url
+				storage = `{"provider": "postgres", "postgres": {"schema": "` + schema + `"}}`
+			}
+			dir := filepath.Join(t.TempDir(), "store")
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			os.Chmod(dir, 0o755) // whatever the umask
+			cfg := filepath.Join(dir, "config.json")
+			if err := os.WriteFile(cfg, []byte(`{"storage": `+storage+`}`), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			os.Chmod(cfg, 0o644)
+			if _, errOut, code := runApp(t, env, "record", "--content", "We ship on Mondays.", "--data", dir); code != 0 {
+				t.Fatalf("record: exit %d: %s", code, errOut)
+			}
+			for path, want := range map[string]os.FileMode{dir: 0o700, cfg: 0o600} {
+				if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+					t.Errorf("%s: mode %v (%v), want %o", path, fi.Mode().Perm(), err, want)
+				}
+			}
+		})
 	}
 }
