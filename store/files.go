@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/mattn/go-sqlite3"
 	"github.com/recollect/recollect/store/regfile"
@@ -141,11 +142,27 @@ type watchedConnector struct {
 }
 
 // Connect opens a connection unless the handle's files changed.
-func (c watchedConnector) Connect(context.Context) (driver.Conn, error) {
+func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	if err := c.db.checkFiles(); err != nil {
 		return nil, fmt.Errorf("open %s: %w", c.db.Path, err)
 	}
-	return c.Driver().Open(c.dsn)
+	// Opening a connection sets the journal mode, which on a store another
+	// process is creating at the same moment can answer "locked" at once,
+	// without waiting as the busy timeout waits for statements: it is
+	// tried again, within the same bound.
+	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
+	for {
+		conn, err := c.Driver().Open(c.dsn)
+		var se sqlite3.Error
+		if err == nil || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked || time.Now().After(deadline) {
+			return conn, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
 }
 
 // Driver is the sqlite3 driver.

@@ -127,6 +127,11 @@ func (e sqliteEngine) Migrate(ctx context.Context, db *DB, target int) error {
 	}
 	for v := cur; v < target; v++ {
 		err := db.Tx(ctx, func(tx *Tx) error {
+			// Another process opening the same new store may have taken
+			// this step while this one waited for the write lock.
+			if now, err := e.Version(ctx, tx); err != nil || now > v {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
 				return fmt.Errorf("migrate %s from version %d: %w", db.Path, v, err)
 			}

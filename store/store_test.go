@@ -298,3 +298,32 @@ func TestOpenDirectoryNamesWithURICharacters(t *testing.T) {
 		})
 	}
 }
+
+// TestRacingFirstOpens: processes that open the same new store at once (a
+// session-start hook and an editor's MCP server) each migrate it; every
+// step is taken once, and every open succeeds.
+func TestRacingFirstOpens(t *testing.T) {
+	ctx := context.Background()
+	for round := 0; round < 5; round++ {
+		dir := t.TempDir()
+		const n = 6
+		errs := make(chan error, n)
+		start := make(chan struct{})
+		for i := 0; i < n; i++ {
+			go func() {
+				<-start
+				db, err := Open(ctx, dir)
+				if err == nil {
+					err = db.Close()
+				}
+				errs <- err
+			}()
+		}
+		close(start)
+		for i := 0; i < n; i++ {
+			if err := <-errs; err != nil {
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+	}
+}

@@ -122,4 +122,3 @@ func TestHooksInstallMovesEveryHook(t *testing.T) {
 		t.Errorf("hooks after installing for another store:\n%s", data)
 	}
 }
-
