@@ -208,7 +208,7 @@ func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth in
 func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
 	db := r.db
 	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
-	text := a.withoutNames(speakers).Query()
+	text := a.withoutNames(speakers).KeywordQuery()
 	match := db.Engine().TextQuery(text)
 	if match == "" {
 		return kr, nil

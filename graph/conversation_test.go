@@ -331,3 +331,40 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 		}
 	}
 }
+
+// TestFirstPersonQuestionFindsWhatTheAskerSaid: "what lens do I use"
+// asks about the person asking; what they said of themselves ("I use…")
+// ranks above a text that only shares the topic's words, which plain
+// content words would rank first.
+func TestFirstPersonQuestionFindsWhatTheAskerSaid(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"Ana", "For portraits I use a 50mm lens on most days, my favourite."},
+			{"Ben", "Lens guide: use a zoom lens, or use a prime lens."},
+			{"Ana", "The garden needs water."},
+		})
+		got := rank(t, db, "What lens do I use?")
+		if own, guide := position(got, ids[0]), position(got, ids[1]); own == 0 || guide == 0 || own > guide {
+			t.Fatalf("ranking %v; want what the asker said (%d) above the guide that only shares the words (%d)", got, ids[0], ids[1])
+		}
+		if got := rank(t, db, "What lens do they use?"); position(got, ids[1]) != 1 {
+			t.Fatalf("ranking %v; a question not in the first person keeps plain keyword order (%d first)", got, ids[1])
+		}
+	})
+}
+
+func TestKeywordQueryAddsFirstPersonWords(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want []string
+	}{
+		{"What lens do I use?", []string{"lens", "use", "i"}},
+		{"Where is my bike? Tell me.", []string{"bike", "tell", "my", "me"}},
+		{"who am I", []string{"who", "am", "i"}},
+		{"What lens do they use?", []string{"lens", "use"}},
+	} {
+		if got := Analyze(c.q).KeywordQuery(); !slices.Equal([]string(got), c.want) {
+			t.Errorf("KeywordQuery(%q) = %q, want %q", c.q, got, c.want)
+		}
+	}
+}
