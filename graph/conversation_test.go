@@ -225,9 +225,9 @@ func TestRankKeywordLendsToAMatchedNeighbour(t *testing.T) {
 			{"user", "The staging cluster deploy runs blue green on staging."},
 			{"user", "Staging notes two."},
 		})
-		got := rank(t, db, "staging")
+		got := rank(t, db, "staging cluster")
 		far, near := position(got, ids[0]), position(got, ids[4])
-		if position(got, ids[3]) == 0 || near == 0 || far == 0 || near > far {
+		if position(got, ids[3]) != 1 || near == 0 || far == 0 || near > far {
 			t.Fatalf("ranking %v; want the strong hit %d, and the equal match said after it (%d) above the one said far from it (%d)",
 				got, ids[3], ids[4], ids[0])
 		}
@@ -367,4 +367,28 @@ func TestKeywordQueryAddsFirstPersonWords(t *testing.T) {
 			t.Errorf("KeywordQuery(%q) = %q, want %q", c.q, got, c.want)
 		}
 	}
+}
+
+// TestEchoingReplyInheritsOnlyWhatItLacks: a reply that holds a query
+// word and follows a strong hit that asks inherits NeighborShare of what
+// the hit scores above it, not of the hit's whole score, so it does not
+// pass a turn that holds more of the query on its own; a reply holding
+// none of the words inherits the full share.
+func TestEchoingReplyInheritsOnlyWhatItLacks(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"Ana", "Which guitar amp gives the warmest tone?"},
+			{"Ben", "Any amp works if you like the sound of it."},
+			{"Ana", "Lunch was good."},
+			{"Ben", "The weather turned."},
+			{"Ana", "My guitar tone got warmer with the valve amp I bought in May."},
+		})
+		addConversation(t, db, "s2", []turn{{"Ana", "The garden needs water."}, {"Ben", "The bus was late."}})
+		got := rank(t, db, "guitar amp tone")
+		question, echo, direct := position(got, ids[0]), position(got, ids[1]), position(got, ids[4])
+		if question == 0 || echo == 0 || direct == 0 || direct > echo {
+			t.Fatalf("ranking %v; want the turn holding the query's words (%d) above the reply that follows the question (%d)",
+				got, ids[4], ids[1])
+		}
+	})
 }
