@@ -105,7 +105,9 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 	if match != "" {
 		ans.Arms = append(ans.Arms, ArmKeyword, ArmEntity)
 		f.add(keyword)
-		f.add(entity)
+		votes, found := entity.splitFound(keyword)
+		f.add(votes)
+		f.note(found)
 		f.keepFirst(keyword)
 	}
 	if len(q.Vector) > 0 {
@@ -206,7 +208,7 @@ func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth in
 func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
 	db := r.db
 	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
-	text := a.withoutNames(speakers).Query()
+	text := a.withoutNames(speakers).KeywordQuery()
 	match := db.Engine().TextQuery(text)
 	if match == "" {
 		return kr, nil
@@ -319,12 +321,39 @@ func matchesMoreThan(ctx context.Context, db *store.DB, match string, n int) (bo
 	return got > n, nil
 }
 
+// splitFound divides the entity arm's list l by what the keyword arm kr
+// found by its words. Those facts keep the entity arm's label (found,
+// ranked as in l) but get no vote: the keyword arm's BM25 already counted
+// the entity's name among the query's words, and a second vote for the
+// same words lifts every fact that names it over facts holding the
+// question's other words. The rest (facts about the entity that do not
+// spell its name as the query does, or found only as context) vote, ranked
+// among themselves.
+func (l armList) splitFound(kr armList) (votes, found armList) {
+	byWords := make(map[int64]bool, len(kr.ids))
+	for _, id := range kr.ids {
+		if !kr.context[id] {
+			byWords[id] = true
+		}
+	}
+	votes, found = l, l
+	votes.ids, found.ids = nil, make([]int64, len(l.ids))
+	for i, id := range l.ids {
+		if byWords[id] {
+			found.ids[i] = id
+		} else {
+			votes.ids = append(votes.ids, id)
+		}
+	}
+	return votes, found
+}
+
 // EntityWeight scales the entity arm's vote in the fusion. The arm lists
 // every fact that names an entity of the query, in an order that knows
 // nothing of the query's other words; at a quarter of a keyword vote its
 // first hit (0.25/61) sits below the keyword arm's sixtieth (1/120), so it
-// lifts keyword hits that name the entity and adds facts only where the
-// words found few. Each fact's vote is scaled again by its entity weight
+// adds facts only where the words found few. It votes only for facts the
+// words did not find (splitFound). Each fact's vote is scaled again by its entity weight
 // (see entityWeights): an entity named by half the store votes nothing.
 // Chosen when the arm listed every fact of every matched entity: on LoCoMo
 // (first three conversations, recall@10) weight 1 gave 0.62, 0.25 gave

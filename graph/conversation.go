@@ -18,7 +18,11 @@ const (
 	// names: "what did Caroline research" is about what Caroline said.
 	SpeakerBoost = 0.5
 	// NeighborShare is the share of a hit's score that the fact said just
-	// before or after it in the same conversation inherits. A fact that
+	// before or after it in the same conversation inherits — of what the
+	// hit scores above the fact's own score: the words of an exchange
+	// count once, so a reply that echoes a strong question's words gains
+	// little over a turn that holds the query on its own, while a reply
+	// that lacks them gains the full share. A fact that
 	// does not itself match inherits only from a hit that asks a question
 	// (its text holds a "?"): the answer to "Where did you go?" is the
 	// turn after it, while the turns around a statement are about
@@ -74,7 +78,8 @@ func neighborSeedsOf(order []*candidate) map[int64]*candidate {
 }
 
 // lendToNeighbors gives the facts said just before and after each of the
-// best hits (in the same session) NeighborShare of that hit's score. When
+// best hits (in the same session) NeighborShare of what that hit scores
+// above their own. When
 // the query names speakers, only their facts inherit. near holds the
 // neighbours when the pool's statement read them (poolWithNeighbors);
 // otherwise they are read here.
@@ -109,7 +114,7 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 			got = &candidate{id: nb.id, session: seed.session, speaker: nb.speaker}
 			cands[nb.id] = got
 		}
-		got.lent = max(got.lent, NeighborShare*seed.own)
+		got.lent = max(got.lent, NeighborShare*max(seed.own-got.own, 0))
 	}
 	return nil
 }

@@ -225,9 +225,9 @@ func TestRankKeywordLendsToAMatchedNeighbour(t *testing.T) {
 			{"user", "The staging cluster deploy runs blue green on staging."},
 			{"user", "Staging notes two."},
 		})
-		got := rank(t, db, "staging")
+		got := rank(t, db, "staging cluster")
 		far, near := position(got, ids[0]), position(got, ids[4])
-		if position(got, ids[3]) == 0 || near == 0 || far == 0 || near > far {
+		if position(got, ids[3]) != 1 || near == 0 || far == 0 || near > far {
 			t.Fatalf("ranking %v; want the strong hit %d, and the equal match said after it (%d) above the one said far from it (%d)",
 				got, ids[3], ids[4], ids[0])
 		}
@@ -330,4 +330,65 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 			t.Errorf("%q (%+v): in one statement, the pool's columns carried through the ranking, %v; read apart %v", q, fq.f, carried, apart)
 		}
 	}
+}
+
+// TestFirstPersonQuestionFindsWhatTheAskerSaid: "what lens do I use"
+// asks about the person asking; what they said of themselves ("I use…")
+// ranks above a text that only shares the topic's words, which plain
+// content words would rank first.
+func TestFirstPersonQuestionFindsWhatTheAskerSaid(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"Ana", "For portraits I use a 50mm lens on most days, my favourite."},
+			{"Ben", "Lens guide: use a zoom lens, or use a prime lens."},
+			{"Ana", "The garden needs water."},
+		})
+		got := rank(t, db, "What lens do I use?")
+		if own, guide := position(got, ids[0]), position(got, ids[1]); own == 0 || guide == 0 || own > guide {
+			t.Fatalf("ranking %v; want what the asker said (%d) above the guide that only shares the words (%d)", got, ids[0], ids[1])
+		}
+		if got := rank(t, db, "What lens do they use?"); position(got, ids[1]) != 1 {
+			t.Fatalf("ranking %v; a question not in the first person keeps plain keyword order (%d first)", got, ids[1])
+		}
+	})
+}
+
+func TestKeywordQueryAddsFirstPersonWords(t *testing.T) {
+	for _, c := range []struct {
+		q    string
+		want []string
+	}{
+		{"What lens do I use?", []string{"lens", "use", "i"}},
+		{"Where is my bike? Tell me.", []string{"bike", "tell", "my", "me"}},
+		{"who am I", []string{"who", "am", "i"}},
+		{"What lens do they use?", []string{"lens", "use"}},
+	} {
+		if got := Analyze(c.q).KeywordQuery(); !slices.Equal([]string(got), c.want) {
+			t.Errorf("KeywordQuery(%q) = %q, want %q", c.q, got, c.want)
+		}
+	}
+}
+
+// TestEchoingReplyInheritsOnlyWhatItLacks: a reply that holds a query
+// word and follows a strong hit that asks inherits NeighborShare of what
+// the hit scores above it, not of the hit's whole score, so it does not
+// pass a turn that holds more of the query on its own; a reply holding
+// none of the words inherits the full share.
+func TestEchoingReplyInheritsOnlyWhatItLacks(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"Ana", "Which guitar amp gives the warmest tone?"},
+			{"Ben", "Any amp works if you like the sound of it."},
+			{"Ana", "Lunch was good."},
+			{"Ben", "The weather turned."},
+			{"Ana", "My guitar tone got warmer with the valve amp I bought in May."},
+		})
+		addConversation(t, db, "s2", []turn{{"Ana", "The garden needs water."}, {"Ben", "The bus was late."}})
+		got := rank(t, db, "guitar amp tone")
+		question, echo, direct := position(got, ids[0]), position(got, ids[1]), position(got, ids[4])
+		if question == 0 || echo == 0 || direct == 0 || direct > echo {
+			t.Fatalf("ranking %v; want the turn holding the query's words (%d) above the reply that follows the question (%d)",
+				got, ids[4], ids[1])
+		}
+	})
 }

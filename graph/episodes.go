@@ -74,15 +74,21 @@ func citedEvents(results []Hit) map[int64]bool {
 	return cited
 }
 
-// searchEpisodes finds up to n windows of raw events around the event
-// log's best keyword hits, skipping hits that cited marks and events a
-// fact holds verbatim (a captured turn: the fact competes for it). The hit
-// event shows the passage around the query's words (Passage).
-func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n int, cited map[int64]bool, stems map[string]bool) ([]Episode, error) {
-	forgotten, err := forgottenFilter(ctx, db)
-	if err != nil {
-		return nil, err
-	}
+// eventHit is one of the event log's best keyword hits for a query.
+type eventHit struct {
+	seq     int64
+	session string
+	content string
+	// text is whether the event is of the conversation's text (see
+	// conversationTextCase).
+	text bool
+}
+
+// eventHits reads the event log's best keyword hits for match, best
+// first. It needs nothing of the knowledge answer, so a search reads them
+// beside its other statements, and when there are none (a store fed only
+// by captures) the episode step costs nothing more.
+func eventHits(ctx context.Context, db *store.DB, match string, sc scope) ([]eventHit, error) {
 	q := `SELECT e.seq, e.session_id, e.content, ` + conversationTextCase + ` FROM ` + db.Engine().TextMatches(store.EventText) + ` k JOIN session_events e ON e.seq = k.id
 		WHERE 1 = 1`
 	args := []any{match}
@@ -94,6 +100,33 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 	if err != nil {
 		return nil, fmt.Errorf("episode search: %w", err)
 	}
+	defer rows.Close()
+	var hits []eventHit
+	for rows.Next() {
+		var h eventHit
+		if err := rows.Scan(&h.seq, &h.session, &h.content, &h.text); err != nil {
+			return nil, fmt.Errorf("episode search: %w", err)
+		}
+		hits = append(hits, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("episode search: %w", err)
+	}
+	return hits, nil
+}
+
+// searchEpisodes makes up to n windows of raw events around the event
+// log's best keyword hits (eventHits), skipping hits that cited marks and
+// events a fact holds verbatim (a captured turn: the fact competes for
+// it). The hit event shows the passage around the query's words (Passage).
+func searchEpisodes(ctx context.Context, db *store.DB, found []eventHit, sc scope, n int, cited map[int64]bool, stems map[string]bool) ([]Episode, error) {
+	if len(found) == 0 {
+		return []Episode{}, nil
+	}
+	forgotten, err := forgottenFilter(ctx, db)
+	if err != nil {
+		return nil, err
+	}
 	type hit struct {
 		seq     int64
 		session string
@@ -101,25 +134,14 @@ func searchEpisodes(ctx context.Context, db *store.DB, match string, sc scope, n
 		text    bool
 	}
 	var hits []hit
-	for rows.Next() {
-		var h hit
-		var content string
-		if err := rows.Scan(&h.seq, &h.session, &content, &h.text); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("episode search: %w", err)
-		}
+	for _, f := range found {
 		// A hit a shown fact cites still competes: a fact read from a
 		// long message holds a piece of it, and the passage may answer
 		// what the fact does not. One the fact holds whole is left to it
 		// (notHeldVerbatim, below).
-		if !forgotten(content) {
-			h.digest = store.Digest(content)
-			hits = append(hits, h)
+		if !forgotten(f.content) {
+			hits = append(hits, hit{seq: f.seq, session: f.session, digest: store.Digest(f.content), text: f.text})
 		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("episode search: %w", err)
 	}
 	if hits, err = notHeldVerbatim(ctx, db, hits, func(h hit) (int64, string) { return h.seq, h.digest }); err != nil {
 		return nil, err

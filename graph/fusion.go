@@ -55,6 +55,26 @@ func (f *fusion) add(l armList) {
 	}
 }
 
+// note records l's matches without a vote: each fact keeps the label
+// and rank (its place in l.ids) of the arm that found it. A zero id is a
+// place held by a fact l does not note.
+func (f *fusion) note(l armList) {
+	for i, id := range l.ids {
+		if id == 0 {
+			continue
+		}
+		if _, seen := f.score[id]; !seen {
+			f.order = append(f.order, id)
+			f.score[id] = 0
+		}
+		m := Match{Arm: l.arm, Rank: i + 1}
+		if l.detail != nil {
+			m.Detail = l.detail(id)
+		}
+		f.matches[id] = append(f.matches[id], m)
+	}
+}
+
 // ranked is the ids found so far, best fused score first.
 func (f *fusion) ranked() []int64 {
 	ids := append([]int64(nil), f.order...)

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -28,6 +29,12 @@ type Analysis struct {
 	// "may"), for matching said-at and valid-from dates.
 	Years  []int
 	Months []int
+	// Self are the query's first-person words (i, me, my, myself), in
+	// order: a question in the first person asks about the person asking,
+	// so the keyword arm also searches them (KeywordQuery), and what that
+	// person said of themselves ranks above text that only shares the
+	// topic. Only the keyword arm reads them.
+	Self []string
 	// Dropped counts content words past MaxTerms that were not searched.
 	Dropped int
 	// AsksWhen is true for a question about time ("when did…", "what
@@ -67,6 +74,11 @@ func Analyze(text string) Analysis {
 		a.Phrases = a.Phrases[:MaxTerms]
 	}
 	a.Names = names(text)
+	for _, w := range words {
+		if firstPerson[w] && !slices.Contains(a.Self, w) {
+			a.Self = append(a.Self, w)
+		}
+	}
 	for _, w := range words {
 		if m := monthNumber(w); m > 0 {
 			a.Months = append(a.Months, m)
@@ -108,6 +120,22 @@ func (a Analysis) Query() store.TextQuery {
 	}
 	return q
 }
+
+// KeywordQuery is Query with the first-person words (Self) added: the
+// keyword arm's query. They are common words, so BM25 weighs them little;
+// they only tip the balance toward what the asker said about themselves.
+func (a Analysis) KeywordQuery() store.TextQuery {
+	q := a.Query()
+	for _, w := range a.Self {
+		if !slices.Contains(q, w) {
+			q = append(q, w)
+		}
+	}
+	return q
+}
+
+// firstPerson is the words by which a person speaks of themselves.
+var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "myself": true}
 
 // Variant is the second word a query term is searched by, or "". Porter
 // turns a final "y" into "i" before it strips "-ment", "-er" or "-able",

@@ -138,3 +138,32 @@ func TestEntityNeverLiftsAHitOverKeywordFirst(t *testing.T) {
 		t.Fatalf("matched_by %+v: the entity arm's find must still be shown", ans.Results[1].MatchedBy)
 	}
 }
+
+// TestEntityVotesOnlyWhereWordsDidNotFind: a fact naming a rare entity of
+// the query is not lifted by the entity arm over a fact holding more of
+// the query's words (the keyword arm already counted the name); it keeps
+// the entity arm's label, and a fact about the entity that does not spell
+// its name still gets the entity's vote.
+func TestEntityVotesOnlyWhereWordsDidNotFind(t *testing.T) {
+	db := newDB(t)
+	portland := ent{name: "Portland", typ: "place"}
+	all := addFact(t, db, fact{content: "The indie venues I liked most in Portland were Mississippi Studios and Doug Fir", session: "a"})
+	more := addFact(t, db, fact{content: "Small indie venues often book local bands on weeknights", session: "b"})
+	named := addFact(t, db, fact{content: "Portland had rain all week", session: "c", entities: []ent{portland}})
+	about := addFact(t, db, fact{content: "The city's food carts stay open late", session: "d", entities: []ent{portland}})
+	for i := 0; i < 10; i++ {
+		addFact(t, db, fact{content: fmt.Sprintf("unrelated note %d", i), session: fmt.Sprintf("x%d", i)})
+	}
+	ans := search(t, db, graph.Query{Text: "indie venues in Portland", Limit: 10})
+	got := ids(ans.Results)
+	if len(got) < 4 || !slices.Equal(got[:3], []int64{all, more, named}) || got[3] != about {
+		t.Fatalf("results %v, want %d, %d (more of the query's words), %d (the name), then %d (about the entity, not naming it)",
+			got, all, more, named, about)
+	}
+	if !slices.ContainsFunc(ans.Results[2].MatchedBy, func(m graph.Match) bool { return m.Arm == graph.ArmEntity }) {
+		t.Fatalf("matched_by %+v: the entity arm's find must still be shown", ans.Results[2].MatchedBy)
+	}
+	if h := ans.Results[3]; len(h.MatchedBy) != 1 || h.MatchedBy[0].Arm != graph.ArmEntity || h.Score <= 0 {
+		t.Fatalf("fact about the entity: matched_by %+v score %g, want an entity vote", h.MatchedBy, h.Score)
+	}
+}

@@ -157,18 +157,27 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		}
 		return searchPending(pctx, preparedQuerier{r}, match, min(q.Limit, 10))
 	})
+	// So are the event log's hits, which episodes are made from.
+	withEpisodes := match != "" && !q.KnowledgeOnly
+	events := maybeAsync(r.parallel(), func() ([]eventHit, error) {
+		if !withEpisodes {
+			return nil, nil
+		}
+		return eventHits(pctx, db, match, sc)
+	})
 	hits, err := resolve(ctx, preparedQuerier{r}, sc, f, q.History, want)
 	if err != nil {
-		cancel() // the answer failed: the pending search need not finish
+		cancel() // the answer failed: the other searches need not finish
 	}
 	var perr error
 	ans.Pending, perr = pending()
-	if err := errors.Join(err, perr); err != nil {
+	found, eerr := events()
+	if err := errors.Join(err, perr, eerr); err != nil {
 		return ans, err
 	}
 	ans.Results = choose(hits, q, &ans)
 	r.searched.Store(true)
-	if match != "" && !q.KnowledgeOnly {
+	if len(found) > 0 {
 		// Raw passages fill in where knowledge is thin, and compete with
 		// facts for the limit when no fact holds every word of the query:
 		// a long message's passage may answer what the facts only touch.
@@ -178,7 +187,7 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 			n = max(n, EpisodeHits)
 		}
 		if n > 0 {
-			eps, err := searchEpisodes(ctx, db, match, sc, n, citedEvents(ans.Results), stems)
+			eps, err := searchEpisodes(ctx, db, found, sc, n, citedEvents(ans.Results), stems)
 			if err != nil {
 				return ans, err
 			}
