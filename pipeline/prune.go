@@ -62,6 +62,9 @@ type PruneReport struct {
 	Bytes  int64 `json:"bytes"`
 	// Ranges are the removed (or removable) seq ranges, inclusive.
 	Ranges [][2]int64 `json:"ranges"`
+	// Takes counts those events by event type (tool_call, tool_result,
+	// artifact, message for system notices …).
+	Takes map[string]int `json:"takes"`
 	// Kept explains why the other events stay.
 	Kept KeptCounts `json:"kept"`
 	// WorkingMemory is the per-session window of recent events kept.
@@ -92,7 +95,7 @@ type KeptCounts struct {
 // conversation's text is never removed. Facts, entities and embeddings are
 // never touched.
 func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, error) {
-	rep := PruneReport{Ranges: [][2]int64{}, WorkingMemory: p.workingMemory()}
+	rep := PruneReport{Ranges: [][2]int64{}, Takes: map[string]int{}, WorkingMemory: p.workingMemory()}
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
@@ -151,20 +154,26 @@ func (p *Pipeline) workingMemory() int {
 	return 0
 }
 
-// reclaimable fills the count, bytes and seq ranges of reclaimable events.
+// reclaimable fills the count, bytes, types and seq ranges of reclaimable
+// events.
 func reclaimable(ctx context.Context, q store.Conn, window int, rep *PruneReport) error {
-	rows, err := q.QueryContext(ctx, `SELECT e.seq, octet_length(e.content) FROM session_events e WHERE `+reclaimableWhere(q.Engine())+` ORDER BY e.seq`, window)
+	rows, err := q.QueryContext(ctx, `SELECT e.seq, octet_length(e.content), e.event_type FROM session_events e WHERE `+reclaimableWhere(q.Engine())+` ORDER BY e.seq`, window)
 	if err != nil {
 		return fmt.Errorf("find reclaimable events: %w", err)
 	}
 	defer rows.Close()
+	if rep.Takes == nil {
+		rep.Takes = map[string]int{}
+	}
 	var prev int64 = -1
 	for rows.Next() {
 		var seq, n int64
-		if err := rows.Scan(&seq, &n); err != nil {
+		var typ string
+		if err := rows.Scan(&seq, &n, &typ); err != nil {
 			return fmt.Errorf("find reclaimable events: %w", err)
 		}
 		rep.Events++
+		rep.Takes[typ]++
 		rep.Bytes += n
 		if last := len(rep.Ranges) - 1; last >= 0 && rep.Ranges[last][1] == prev && nextSeqAdjacent(prev, seq) {
 			rep.Ranges[last][1] = seq

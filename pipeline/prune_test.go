@@ -28,6 +28,9 @@ func TestPruneKeepsWhatKnowledgeNeeds(t *testing.T) {
 	if rep.Events != len(want) || rep.Applied {
 		t.Fatalf("report = %+v, want %d reclaimable, not applied", rep, len(want))
 	}
+	if !reflect.DeepEqual(rep.Takes, map[string]int{"tool_result": len(want)}) {
+		t.Fatalf("takes = %v, want %d tool results", rep.Takes, len(want))
+	}
 	if got := rep.Ranges; !reflect.DeepEqual(got, [][2]int64{{want[0], want[3]}}) {
 		t.Fatalf("ranges = %v, want one range %d-%d", got, want[0], want[3])
 	}

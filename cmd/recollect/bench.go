@@ -197,7 +197,11 @@ func locomoCommand(env Env) *cli.Command {
 func codingCommand(env Env) *cli.Command {
 	return &cli.Command{
 		Name:  "coding",
-		Usage: "coding sessions: questions a returning developer asks, answered by recollect search (and after prune) vs plain BM25",
+		Usage: "coding sessions: questions a returning developer asks, answered by recollect search, the prompt hook and search after prune, beside plain BM25",
+		Description: "Each project's real session files are laid out in a temporary agent home and the store is built and\n" +
+			"asked by running this binary as a user does: init --yes --mode copy, consolidate --all, search --limit 10,\n" +
+			"hooks user-prompt and hooks session-start, prune --apply --vacuum and search again. Plain BM25 over the\n" +
+			"store's user and assistant text messages, one document a message, runs beside it in the same run.",
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "json", Usage: "print the report as JSON"},
 			&cli.StringFlag{Name: "questions", Value: filepath.Join("fixtures", "coding", "questions.json"), Usage: "the question set"},
@@ -211,7 +215,15 @@ func codingCommand(env Env) *cli.Command {
 			if err != nil {
 				return fmt.Errorf("%w (run it from a clone, or give --questions and --transcripts)", err)
 			}
-			rep, err := bench.RunCoding(c.Context, bench.CodingOptions{Set: set, Transcripts: c.String("transcripts")})
+			bin, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("find the recollect binary each step runs: %w", err)
+			}
+			opts := bench.CodingOptions{Binary: bin, Set: set, Transcripts: c.String("transcripts")}
+			if !c.Bool("json") {
+				opts.Progress = func(s string) { fmt.Fprintln(env.Stderr, "bench: "+s) }
+			}
+			rep, err := bench.RunCoding(c.Context, opts)
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"sort"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
@@ -55,7 +57,11 @@ func printPrune(w io.Writer, rep pipeline.PruneReport) {
 	if rep.Applied {
 		verb = "pruned"
 	}
-	fmt.Fprintf(w, "%-12s %s (%s) in %s\n", verb, graph.Plural(rep.Events, "event"), humanBytes(rep.Bytes), graph.Plural(len(rep.Ranges), "seq range"))
+	takes := ""
+	if rep.Events > 0 {
+		takes = ": " + pruneTakes(rep.Takes)
+	}
+	fmt.Fprintf(w, "%-12s %s (%s) in %s%s\n", verb, graph.Plural(rep.Events, "event"), humanBytes(rep.Bytes), graph.Plural(len(rep.Ranges), "seq range"), takes)
 	fmt.Fprintf(w, "kept         %d messages and summaries (always kept), %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
 		rep.Kept.Conversation, rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)
 	if rep.FileBefore != nil && rep.FileAfter != nil {
@@ -64,4 +70,21 @@ func printPrune(w io.Writer, rep pipeline.PruneReport) {
 	if !rep.Applied {
 		fmt.Fprintln(w, "report only: nothing was deleted; run recollect prune --apply to delete these events")
 	}
+}
+
+// pruneTakes says what the reclaimable events are, most first: tool
+// results, tool calls, artifacts, system messages.
+func pruneTakes(m map[string]int) string {
+	names := map[string]string{"tool_result": "tool result", "tool_call": "tool call", "artifact": "artifact", "message": "system message"}
+	types := sortedKeys(m)
+	sort.SliceStable(types, func(i, j int) bool { return m[types[i]] > m[types[j]] })
+	var parts []string
+	for _, t := range types {
+		name := names[t]
+		if name == "" {
+			name = t + " event"
+		}
+		parts = append(parts, graph.Plural(m[t], name))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -43,7 +43,7 @@ func TestPruneCommand(t *testing.T) {
 		t.Fatalf("report = %+v, want 3 reclaimable", rep)
 	}
 	out = diskMust(t, dir, "prune", "--apply", "--vacuum")
-	re := regexp.MustCompile(`^pruned       3 events \(1\.\d KiB\) in 1 seq range\nkept         2 messages and summaries \(always kept\), 0 not yet examined by extraction, 0 cited by facts, 0 in working memory \(last 1 per session\)\nfile         \d+\.\d KiB before vacuum, \d+\.\d KiB after\n$`)
+	re := regexp.MustCompile(`^pruned       3 events \(1\.\d KiB\) in 1 seq range: 3 tool results\nkept         2 messages and summaries \(always kept\), 0 not yet examined by extraction, 0 cited by facts, 0 in working memory \(last 1 per session\)\nfile         \d+\.\d KiB before vacuum, \d+\.\d KiB after\n$`)
 	if !re.MatchString(out) {
 		t.Fatalf("prune --apply --vacuum printed:\n%s", out)
 	}

@@ -2,9 +2,13 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/fixtures/testbin"
 )
 
 func TestBM25RanksTheMessageThatHoldsTheQuery(t *testing.T) {
@@ -18,9 +22,37 @@ func TestBM25RanksTheMessageThatHoldsTheQuery(t *testing.T) {
 	}
 }
 
-// TestRunCoding runs the coding bench on one real transcript of the set:
-// the store is built through the user's path, and every figure is
-// computed in the run (BM25's beside recollect's), none fixed.
+// TestReadCodingSet checks the project's question set and that a question
+// carrying its own answer word is refused.
+func TestReadCodingSet(t *testing.T) {
+	set, err := ReadCodingSet(filepath.Join("..", "..", "fixtures", "coding", "questions.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tr := range set.Transcripts {
+		if len(tr.Questions) < 10 {
+			t.Errorf("%s: %d questions, want at least 10", tr.Name, len(tr.Questions))
+		}
+		for _, p := range tr.Paths {
+			if _, err := os.Stat(filepath.Join("..", "..", "fixtures", "transcripts", p)); err != nil {
+				t.Errorf("%s: %v", tr.Name, err)
+			}
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "q.json")
+	if err := os.WriteFile(bad, []byte(`{"transcripts":[{"name":"x","kind":"codex","paths":["a"],"questions":[{"q":"Where is the log file?","answer":["log"]}]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadCodingSet(bad); err == nil || !strings.Contains(err.Error(), `answer word "log" is in the question`) {
+		t.Errorf("a question holding its answer word: err = %v", err)
+	}
+}
+
+// TestRunCoding runs the coding bench on one small real transcript through
+// the built binary, as a user runs it: the report has its shape, and each
+// figure is computed in the run — a question whose answer words the
+// transcript never holds is answered by neither recollect nor BM25, and
+// the transcript's own questions by both.
 func TestRunCoding(t *testing.T) {
 	set, err := ReadCodingSet(filepath.Join("..", "..", "fixtures", "coding", "questions.json"))
 	if err != nil {
@@ -29,32 +61,67 @@ func TestRunCoding(t *testing.T) {
 	var one CodingSet
 	for _, tr := range set.Transcripts {
 		if strings.HasPrefix(tr.Name, "claude-code-log") {
+			tr.Questions = append(tr.Questions, CodingQuestion{Q: "Which database did the teammates pick?", Answer: []string{"CockroachDB"}})
 			one.Transcripts = append(one.Transcripts, tr)
 		}
 	}
-	if len(one.Transcripts) != 1 || len(one.Transcripts[0].Questions) < 10 {
-		t.Fatalf("question set lacks the claude-code-log transcript's 10 questions: %+v", one)
+	if len(one.Transcripts) != 1 {
+		t.Fatalf("question set lacks the claude-code-log transcript: %+v", set)
 	}
-	rep, err := RunCoding(context.Background(), CodingOptions{Set: one, Transcripts: filepath.Join("..", "..", "fixtures", "transcripts"), Work: t.TempDir()})
+	n := len(one.Transcripts[0].Questions)
+	rep, err := RunCoding(context.Background(), CodingOptions{Binary: testbin.Binary(t), Set: one,
+		Transcripts: filepath.Join("..", "..", "fixtures", "transcripts"), Work: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	r := rep.Transcripts[0]
-	if r.Events < 50 || r.Questions != 10 || rep.Total.Questions != 10 {
+	if r.Events < 50 || r.Sessions != 1 || r.Questions != n || rep.Total.Questions != n || len(r.Results) != n {
 		t.Fatalf("report %+v", r)
 	}
 	if r.BM25 == 0 || r.Answered == 0 {
 		t.Errorf("nothing answered: recollect %d, bm25 %d", r.Answered, r.BM25)
 	}
-	if r.Answered < r.BM25 {
-		t.Errorf("recollect answered %d of %d, below plain BM25's %d over the same messages (missed %q)", r.Answered, r.Questions, r.BM25, r.Missed)
+	if last := r.Results[n-1]; last.Recollect || last.BM25 || last.AfterPrune || last.PromptAnswered {
+		t.Errorf("a question whose answer the transcript never holds was answered: %+v", last)
+	}
+	if r.Answered > n-1 || r.BM25 > n-1 {
+		t.Errorf("answered more questions than can be: recollect %d, bm25 %d of %d", r.Answered, r.BM25, n)
 	}
 	if r.AfterPrune < r.Answered {
 		t.Errorf("prune lost answers: %d before, %d after", r.Answered, r.AfterPrune)
 	}
+	if r.PromptAnswered > r.PromptAdded || r.PromptAdded == 0 {
+		t.Errorf("prompt hook: added %d, answered %d", r.PromptAdded, r.PromptAnswered)
+	}
+	facts := 0
+	for _, c := range r.Facts {
+		facts += c
+	}
+	if facts == 0 {
+		t.Errorf("no facts counted: %v", r.Facts)
+	}
+	if r.SessionStartText != "" && len(r.SessionStart) == 0 {
+		t.Errorf("session-start context without sections: %q", r.SessionStartText)
+	}
+	if len(rep.Steps) == 0 {
+		t.Error("the report does not say how the stores were built")
+	}
+
 	var b strings.Builder
 	PrintCoding(&b, rep)
-	if !strings.Contains(b.String(), "claude-code-log experiments") || !strings.Contains(b.String(), "total") {
-		t.Errorf("table:\n%s", b.String())
+	for _, want := range []string{"claude-code-log experiments", "total", "recollect", "bm25", "after prune",
+		"facts by kind:", "session-start context", "missed by recollect (bm25 missed it too): Which database did the teammates pick?"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	js, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{`"bm25_answered"`, `"answered_after_prune"`, `"facts_by_kind"`, `"questions_detail"`, `"prompt_hook_answered"`} {
+		if !strings.Contains(string(js), key) {
+			t.Errorf("JSON report lacks %s", key)
+		}
 	}
 }
