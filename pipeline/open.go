@@ -130,7 +130,21 @@ func OpenStore(ctx context.Context, dir string, storage config.Storage, getenv f
 		}
 		return postgres.OpenStore(ctx, dir, postgres.Config{URLEnv: storage.Postgres.URLEnv, Schema: storage.Postgres.Schema, Getenv: getenv})
 	}
-	return store.Open(ctx, dir)
+	// A project store's WAL is replayed only when this machine's
+	// recollect wrote it (config.CheckWAL); each open and close records
+	// the one it keeps.
+	if err := config.CheckWAL(dir, getenv); err != nil {
+		return nil, err
+	}
+	db, err := store.Open(ctx, dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := config.RecordWAL(dir, getenv); err != nil {
+		return nil, errors.Join(err, db.Close())
+	}
+	db.OnClose = func() error { return config.RecordWAL(dir, getenv) }
+	return db, nil
 }
 
 // CopyStore copies every row of from into to (another engine's store, or

@@ -109,6 +109,9 @@ func (db *DB) Close() error {
 			db.files.walFile.Close()
 		}
 	}
+	if db.OnClose != nil {
+		err = errors.Join(err, db.OnClose())
+	}
 	return err
 }
 

@@ -60,6 +60,9 @@ type DB struct {
 	// files notices the database or its WAL deleted or replaced under
 	// this handle (files.go); nil for a reader.
 	files *fileWatch
+	// OnClose, when set, runs once the database is closed (after its
+	// last connection, so a WAL SQLite removes is gone by then).
+	OnClose func() error
 }
 
 // Open opens (creating if needed) the store in data directory dir and

@@ -310,6 +310,11 @@ func loadConfig(dir string, env Env) (config.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
+		// Before anything opens the database: opening it would replay a
+		// WAL this machine's recollect did not write.
+		if err := config.CheckWAL(dir, env.Getenv); err != nil {
+			return cfg, err
+		}
 		return cfg, checkIdentity(context.Background(), dir, env)
 	}
 	return config.Load(dir)

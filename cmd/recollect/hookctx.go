@@ -73,7 +73,8 @@ func runContextHook(c *cli.Context, env Env, event string) {
 		// A store withheld until the user approves it: at the start of a
 		// session the user is told, once, where the agent cannot look.
 		var untrusted *config.UntrustedError
-		if event == hookctx.EventSessionStart && errors.As(err, &untrusted) {
+		var foreignWAL *config.ForeignWALError
+		if event == hookctx.EventSessionStart && (errors.As(err, &untrusted) || errors.As(err, &foreignWAL)) {
 			env.Stdout.Write(hookctx.Notice("recollect: memory withheld: " + oneLine(err.Error())))
 		}
 		return

@@ -3,8 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"github.com/recollect/recollect/store"
+	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -79,11 +81,24 @@ func runTrust(env Env, dir string, yes bool) error {
 		}
 	}
 	askStore := st.Exists && !st.Approved
+	var foreign *config.ForeignWALError
+	if err := config.CheckWAL(dir, env.Getenv); err != nil && !errors.As(err, &foreign) {
+		return err
+	}
+	if foreign != nil {
+		fi, _ := os.Stat(foreign.Path)
+		size := int64(0)
+		if fi != nil {
+			size = fi.Size()
+		}
+		fmt.Fprintf(env.Stdout, "%s (%s)\n", foreign.Path, humanBytes(size))
+		fmt.Fprintln(env.Stdout, "  a write-ahead log recollect did not write on this machine: approving it applies what it holds to the memory (after a crash of recollect this is its own unfinished log; from a git pull or a copy, it is someone else's writes)")
+	}
 	if askStore {
 		fmt.Fprintf(env.Stdout, "%s (%s, last changed %s)\n", st.Path, humanBytes(st.Size), st.Modified.UTC().Format("2006-01-02 15:04 UTC"))
 		fmt.Fprintln(env.Stdout, "  a memory you did not create here: your agents will read its notes (session start, search) and write theirs into it")
 	}
-	if !pc.Exists && !askStore {
+	if !pc.Exists && !askStore && foreign == nil {
 		fmt.Fprintln(env.Stdout, "nothing to approve")
 		return nil
 	}
@@ -93,6 +108,10 @@ func runTrust(env Env, dir string, yes bool) error {
 		what = "this config and this memory"
 	case askStore:
 		what = "this memory"
+	case foreign != nil && pc.Exists:
+		what = "this config and this log"
+	case foreign != nil:
+		what = "this log"
 	}
 	if !yes {
 		if !isTerminal(env.Stdin) {
@@ -129,6 +148,16 @@ func runTrust(env Env, dir string, yes bool) error {
 			return err
 		}
 		fmt.Fprintf(env.Stdout, "approved %s (recorded in %s)\n", st.Path, where)
+	}
+	if foreign != nil || askStore {
+		// The log now is this machine's: the one approved, or the one the
+		// approval's open made.
+		if err := config.RecordWAL(dir, env.Getenv); err != nil {
+			return err
+		}
+	}
+	if foreign != nil {
+		fmt.Fprintf(env.Stdout, "approved %s\n", foreign.Path)
 	}
 	return nil
 }
