@@ -78,6 +78,7 @@ func (s *Scheduler) copyPaths(ctx context.Context, f *follower, paths []string) 
 		}
 		s.mu.Lock()
 		s.status.Copied += int(rep.Events)
+		s.followed += rep.Events
 		if err != nil && ctx.Err() == nil {
 			s.status.CopyErrors++
 			s.status.LastError = err.Error()

@@ -5,10 +5,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -246,5 +248,54 @@ func TestRunningErrorNamesTheHolder(t *testing.T) {
 	want := fmt.Sprintf("already running (pid %d, recollect mcp (an editor's or agent's MCP server)) for %s; it was asked to step back and did not (", os.Getpid(), dir)
 	if err == nil || !strings.HasPrefix(err.Error(), want) || !errors.Is(err, scheduler.ErrRunning) {
 		t.Fatalf("TakeOver from a silent MCP server: %v\nwant prefix %s", err, want)
+	}
+}
+
+// lockedBuffer is a log destination safe for the scheduler's goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// TestStartRunLogsTheBacklogItCopied: the transcripts already there when
+// the scheduler starts are copied by the follower's first pass, before the
+// start run's copy step finds them done; the start run's log line counts
+// them all the same.
+func TestStartRunLogsTheBacklogItCopied(t *testing.T) {
+	root := t.TempDir()
+	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
+	folder := copyStore(t, data, home, cwd)
+	for i := 1; i <= 5; i++ {
+		appendTo(t, filepath.Join(folder, "s-start.jsonl"), userLine("s-start", cwd, fmt.Sprintf("st-%d", i), fmt.Sprintf("line %d: the release train leaves on Tuesdays", i)))
+	}
+	p, err := pipeline.Open(context.Background(), data, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	var logs lockedBuffer
+	r := startScheduler(t, p, scheduler.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
+	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	r.stop(t)
+	var line string
+	for _, l := range strings.Split(logs.String(), "\n") {
+		if strings.Contains(l, `msg="run finished" trigger=daemon-start`) {
+			line = l
+		}
+	}
+	if !strings.Contains(line, " copied_events=5 ") {
+		t.Fatalf("start run's line %q, want copied_events=5; log:\n%s", line, logs.String())
 	}
 }

@@ -71,6 +71,9 @@ type Scheduler struct {
 	// drainLimit is the next backlog batch's size (nextDrainLimit); only
 	// the worker goroutine reads and writes it.
 	drainLimit int
+	// followed counts the events the follower stored since the last run's
+	// line was logged: that line reports them with the run's own copies.
+	followed int64
 	// yield ends Run for a daemon that takes over (KindMCP only); yielded
 	// says it was asked.
 	yield   context.CancelFunc
@@ -489,11 +492,13 @@ func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment hooks.Moment,
 	s.status.Runs[string(moment)]++
 	recovered := s.status.LastError != ""
 	s.status.LastError = ""
+	followed := s.followed
+	s.followed = 0
 	s.mu.Unlock()
 	if recovered {
 		s.log.Info("runs recovered", "trigger", moment)
 	}
-	s.log.Info("run finished", summaryAttrs(sum)...)
+	s.log.Info("run finished", summaryAttrs(sum, followed)...)
 	return sum, nil
 }
 
@@ -534,12 +539,17 @@ func (s *Scheduler) fail(err error) {
 	s.log.Error("run failed", "err", err)
 }
 
-func summaryAttrs(sum pipeline.Summary) []any {
+// summaryAttrs are a finished run's log attributes. copied_events counts
+// what was copied since the previous run's line: the run's own copy step
+// and followed, the events the follower stored meanwhile (which is where
+// a start run's backlog is copied, before the run's step finds it done).
+func summaryAttrs(sum pipeline.Summary, followed int64) []any {
 	attrs := []any{"trigger", sum.Trigger, "run", sum.RunID, "elapsed", sum.Elapsed}
-	if sum.Copy != nil {
-		// The run's own copy step: what the follower copied as files grew
-		// is logged as it happens ("copied new transcript lines").
-		attrs = append(attrs, "copied_events", sum.Copy.Events, "files_checked", sum.Copy.Files)
+	switch {
+	case sum.Copy != nil:
+		attrs = append(attrs, "copied_events", int64(sum.Copy.Events)+followed, "files_checked", sum.Copy.Files)
+	case followed > 0:
+		attrs = append(attrs, "copied_events", followed)
 	}
 	if sum.Extract != nil {
 		attrs = append(attrs, "examined", sum.Extract.EventsExamined, "facts", sum.Extract.FactsExtracted, "remaining", sum.Extract.EventsRemaining)
