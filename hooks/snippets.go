@@ -32,9 +32,9 @@ func HookBinary(recollectBinary string) (bin string, ok bool) {
 // (`recollect notify compaction`).
 func NotifyCommand(binary, dataDir string) string {
 	if filepath.Base(binary) == NotifyBinaryName {
-		return fmt.Sprintf("%s compaction --data %s", shellQuote(binary), shellQuote(dataDir))
+		return fmt.Sprintf("%s compaction --data %s", commandArg(binary), commandArg(dataDir))
 	}
-	return fmt.Sprintf("%s notify compaction --data %s", shellQuote(binary), shellQuote(dataDir))
+	return fmt.Sprintf("%s notify compaction --data %s", commandArg(binary), commandArg(dataDir))
 }
 
 // PreCompactEntry is the value of hooks.PreCompact in Claude Code's
@@ -204,5 +204,5 @@ type command struct {
 // ContextCommand is the shell command of a context hook (verb
 // session-start or user-prompt) for the recollect binary at binary.
 func ContextCommand(binary, verb, dataDir string) string {
-	return fmt.Sprintf("%s hooks %s --data %s", shellQuote(binary), verb, shellQuote(dataDir))
+	return fmt.Sprintf("%s hooks %s --data %s", commandArg(binary), verb, commandArg(dataDir))
 }
