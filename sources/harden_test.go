@@ -44,24 +44,6 @@ func numbered(session, cwd, prefix string, from, n int) []byte {
 	return b.Bytes()
 }
 
-func problems(t *testing.T, c *Copier) map[string]string {
-	t.Helper()
-	rows, err := c.DB.Query(`SELECT path, problem FROM source_problems`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]string{}
-	for rows.Next() {
-		var p, k string
-		if err := rows.Scan(&p, &k); err != nil {
-			t.Fatal(err)
-		}
-		out[p] = k
-	}
-	return out
-}
-
 func TestRenamedTranscriptContinuesWhereItWas(t *testing.T) {
 	db := openDB(t)
 	src, dir := claudeHome(t, "/w/p")
@@ -114,6 +96,3 @@ func TestRotatedTranscriptAndItsSuccessor(t *testing.T) {
 		})
 	}
 }
-
-// envUnprivileged marks the copy of a test re-run as an unprivileged user.
-const envUnprivileged = "RECOLLECT_TEST_UNPRIVILEGED"

@@ -161,3 +161,24 @@ func TestUnreadableFolderIsReported(t *testing.T) {
 		t.Fatalf("source_problems after recovery = %v; want none", got)
 	}
 }
+
+// envUnprivileged marks the copy of a test re-run as an unprivileged user.
+const envUnprivileged = "RECOLLECT_TEST_UNPRIVILEGED"
+
+func problems(t *testing.T, c *Copier) map[string]string {
+	t.Helper()
+	rows, err := c.DB.Query(`SELECT path, problem FROM source_problems`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	out := map[string]string{}
+	for rows.Next() {
+		var p, k string
+		if err := rows.Scan(&p, &k); err != nil {
+			t.Fatal(err)
+		}
+		out[p] = k
+	}
+	return out
+}
