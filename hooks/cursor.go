@@ -43,9 +43,9 @@ func CursorUserHooks(getenv func(string) string) (string, error) {
 // notify threshold`).
 func ThresholdCommand(binary, dataDir string) string {
 	if filepath.Base(binary) == NotifyBinaryName {
-		return fmt.Sprintf("%s threshold --data %s", shellQuote(binary), shellQuote(dataDir))
+		return fmt.Sprintf("%s threshold --data %s", commandArg(binary), commandArg(dataDir))
 	}
-	return fmt.Sprintf("%s notify threshold --data %s", shellQuote(binary), shellQuote(dataDir))
+	return fmt.Sprintf("%s notify threshold --data %s", commandArg(binary), commandArg(dataDir))
 }
 
 // CursorSnippet is Cursor's hooks.json with the stop hook alone, for

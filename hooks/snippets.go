@@ -32,9 +32,9 @@ func HookBinary(recollectBinary string) (bin string, ok bool) {
 // (`recollect notify compaction`).
 func NotifyCommand(binary, dataDir string) string {
 	if filepath.Base(binary) == NotifyBinaryName {
-		return fmt.Sprintf("%s compaction --data %s", shellQuote(binary), shellQuote(dataDir))
+		return fmt.Sprintf("%s compaction --data %s", commandArg(binary), commandArg(dataDir))
 	}
-	return fmt.Sprintf("%s notify compaction --data %s", shellQuote(binary), shellQuote(dataDir))
+	return fmt.Sprintf("%s notify compaction --data %s", commandArg(binary), commandArg(dataDir))
 }
 
 // PreCompactEntry is the value of hooks.PreCompact in Claude Code's
@@ -101,29 +101,6 @@ func MCPSnippetNamed(name, binary, dataDir string) string {
 		name: map[string]any{"command": binary, "args": []string{"mcp", "--data", dataDir}},
 	}}, "", "  ")
 	return string(b)
-}
-
-// shellQuote quotes s for a POSIX shell when it needs it.
-func shellQuote(s string) string {
-	safe := true
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '~' || r == '+' || r == '=') {
-			safe = false
-			break
-		}
-	}
-	if safe && s != "" {
-		return s
-	}
-	out := "'"
-	for _, r := range s {
-		if r == '\'' {
-			out += `'\''`
-		} else {
-			out += string(r)
-		}
-	}
-	return out + "'"
 }
 
 // The hook events recollect offers for Claude Code.
@@ -204,5 +181,5 @@ type command struct {
 // ContextCommand is the shell command of a context hook (verb
 // session-start or user-prompt) for the recollect binary at binary.
 func ContextCommand(binary, verb, dataDir string) string {
-	return fmt.Sprintf("%s hooks %s --data %s", shellQuote(binary), verb, shellQuote(dataDir))
+	return fmt.Sprintf("%s hooks %s --data %s", commandArg(binary), verb, commandArg(dataDir))
 }

@@ -2,12 +2,10 @@ package integrate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/recollect/recollect/store"
@@ -57,7 +55,7 @@ func (c Claimer) Alive() bool {
 	if c.PID == os.Getpid() {
 		return c.Start == processStart(c.PID)
 	}
-	if err := syscall.Kill(c.PID, 0); errors.Is(err, syscall.ESRCH) {
+	if pidGone(c.PID) {
 		return false
 	}
 	if start := processStart(c.PID); start != "" && c.Start != "" && start != c.Start {
@@ -92,26 +90,6 @@ func claimerSuffix() string {
 	host, _ := os.Hostname()
 	host = strings.ReplaceAll(host, "/", "_")
 	return fmt.Sprintf("/%s/%d/%s", host, os.Getpid(), processStart(os.Getpid()))
-}
-
-// processStart is pid's start time in clock ticks since boot, from
-// /proc/<pid>/stat ("" where there is no /proc).
-func processStart(pid int) string {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return ""
-	}
-	// The command name (field 2) is in parentheses and may hold spaces;
-	// fields after it are plain. starttime is field 22.
-	i := strings.LastIndexByte(string(data), ')')
-	if i < 0 {
-		return ""
-	}
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 20 {
-		return ""
-	}
-	return f[19]
 }
 
 // orphanedTokens lists the claim tokens in tx whose claimer is gone.

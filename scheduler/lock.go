@@ -8,15 +8,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/recollect/recollect/store/regfile"
 )
 
 // LockName is the lock file inside a data directory. Whoever holds an
-// exclusive flock on it runs the scheduler for that directory; the kernel
-// drops the lock when the holder dies, however it dies.
+// exclusive lock on it (flock on Unix, LockFileEx on Windows) runs the
+// scheduler for that directory; the kernel drops the lock when the holder
+// dies, however it dies.
 const LockName = "daemon.lock"
+
+// errLocked is tryLockFile's answer when another process holds the lock.
+var errLocked = errors.New("lock held by another process")
 
 // ErrRunning means another process already runs the scheduler for the data
 // directory.
@@ -145,9 +148,9 @@ func acquire(dir, kind string) (*lock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open lock %s: %w", path, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := tryLockFile(f); err != nil {
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errLocked) {
 			pid, holder := Holder(dir)
 			return nil, &RunningError{Dir: dir, PID: pid, Kind: holder}
 		}

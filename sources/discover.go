@@ -218,9 +218,41 @@ func (s *selector) wants(src source, path string) bool {
 	if cwd == "" {
 		return false
 	}
-	want := filepath.Clean(src.Cwd)
+	return CwdWithin(cwd, src.Cwd)
+}
+
+// CwdWithin reports whether the transcript cwd is the directory want or
+// lies under it. Windows paths (a drive letter, a UNC \\server\share, or
+// backslashes) compare as Windows does: case-insensitively, with / and \
+// alike. Whichever platform reads the store, a transcript copied from a
+// Windows machine matches there.
+func CwdWithin(cwd, want string) bool {
+	if windowsPath(cwd) || windowsPath(want) {
+		cwd, want = foldWindows(cwd), foldWindows(want)
+		prefix := want
+		if !strings.HasSuffix(prefix, `\`) {
+			prefix += `\`
+		}
+		return cwd == want || strings.HasPrefix(cwd, prefix)
+	}
+	want = filepath.Clean(want)
 	cwd = filepath.Clean(cwd)
 	return cwd == want || strings.HasPrefix(cwd, want+string(filepath.Separator))
+}
+
+// windowsPath reports whether p is spelled as a Windows path.
+func windowsPath(p string) bool {
+	return len(p) >= 2 && p[1] == ':' && unicode.IsLetter(rune(p[0])) || strings.Contains(p, `\`)
+}
+
+// foldWindows spells a Windows path one way: backslashes, no trailing
+// separator (but a drive's root keeps its own), lower case.
+func foldWindows(p string) string {
+	p = strings.ToLower(strings.ReplaceAll(p, "/", `\`))
+	for len(p) > 3 && strings.HasSuffix(p, `\`) {
+		p = p[:len(p)-1]
+	}
+	return p
 }
 
 // cwdOf returns the first cwd recorded in a Claude Code transcript. Only

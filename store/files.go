@@ -156,8 +156,7 @@ func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
 	for {
 		conn, err := c.Driver().Open(c.dsn)
-		var se sqlite3.Error
-		if err == nil || !errors.As(err, &se) || se.Code != sqlite3.ErrBusy && se.Code != sqlite3.ErrLocked || time.Now().After(deadline) {
+		if err == nil || !busy(err) || time.Now().After(deadline) {
 			return conn, err
 		}
 		select {

@@ -6,10 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-
-	"github.com/recollect/recollect/store/regfile"
 )
 
 func setMeta(db *DB, key string) error {
@@ -135,18 +132,6 @@ func TestFilesCheckQuietOnHealthyStore(t *testing.T) {
 		t.Fatalf("write after a second handle closed: %v", err)
 	}
 	db.Close()
-}
-
-// A FIFO (or folder) where memory.db goes is refused with what to do.
-func TestOpenRefusesNonRegularDatabase(t *testing.T) {
-	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, DBFile), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	_, err := Open(context.Background(), dir)
-	if !errors.Is(err, regfile.ErrNotRegular) || !strings.Contains(err.Error(), "move it away") {
-		t.Fatalf("Open over a FIFO memory.db: %v; want ErrNotRegular with the fix", err)
-	}
 }
 
 // The connection that keeps the WAL is SQLite's own, outside the pool:

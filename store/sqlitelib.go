@@ -36,7 +36,7 @@ import (
 	"fmt"
 	"unsafe"
 
-	_ "github.com/mattn/go-sqlite3" // SQLite itself
+	"github.com/mattn/go-sqlite3" // SQLite itself
 )
 
 // init turns off SQLite's allocation statistics before the library
@@ -112,4 +112,10 @@ func (p *pin) close() error {
 	}
 	p.db = nil
 	return nil
+}
+
+// busy reports whether err is SQLite's "database is busy" or "locked".
+func busy(err error) bool {
+	var se sqlite3.Error
+	return errors.As(err, &se) && (se.Code == sqlite3.ErrBusy || se.Code == sqlite3.ErrLocked)
 }

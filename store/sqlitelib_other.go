@@ -19,3 +19,6 @@ func (*pin) close() error { return nil }
 // allocationsCounted reports whether SQLite keeps allocation statistics;
 // without cgo there is no SQLite.
 func allocationsCounted() bool { return false }
+
+// busy is false: without cgo no SQLite connection opens.
+func busy(error) bool { return false }

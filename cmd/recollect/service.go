@@ -17,10 +17,19 @@ func serviceCommand(env Env) *cli.Command {
 		Subcommands: []*cli.Command{{
 			Name:  "print",
 			Usage: "print a systemd --user unit and a launchd plist for the daemon, with absolute paths",
+			Flags: []cli.Flag{&cli.BoolFlag{Name: "windows", Usage: "print a Windows Task Scheduler definition (XML) that starts the daemon at logon instead"}},
 			Action: func(c *cli.Context) error {
 				bin, dir, err := binaryAndData(c, env)
 				if err != nil {
 					return err
+				}
+				if c.Bool("windows") {
+					user := env.Getenv("USERNAME")
+					if d := env.Getenv("USERDOMAIN"); d != "" && user != "" {
+						user = d + `\` + user
+					}
+					fmt.Fprint(env.Stdout, scheduler.TaskSchedulerXML(bin, dir, user, scheduler.ServiceName(dir, env.Getenv("HOME"))))
+					return nil
 				}
 				cfg, err := config.Load(dir)
 				if err != nil {

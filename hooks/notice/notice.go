@@ -12,15 +12,32 @@ package notice
 
 import (
 	"errors"
-	"path/filepath"
 	"strconv"
+	"strings"
 )
 
 // SocketName is the control socket's file name inside a data directory.
 const SocketName = "recollect.sock"
 
-// SocketPath is the control socket of data directory dataDir.
-func SocketPath(dataDir string) string { return filepath.Join(dataDir, SocketName) }
+// PipePrefix starts the name of every recollect control pipe on Windows.
+const PipePrefix = `\\.\pipe\recollect-`
+
+// PipeName is the Windows control endpoint of data directory dataDir: a
+// named pipe called for a hash of the directory, since a pipe lives in
+// one machine-wide namespace rather than in the directory. Windows paths
+// compare case-insensitively, so the hash is of the lower-cased path
+// without trailing separators: every spelling of one directory names one
+// pipe.
+func PipeName(dataDir string) string {
+	key := strings.ToLower(strings.TrimRight(dataDir, `\/`))
+	h := uint64(14695981039346656037) // FNV-1a, 64-bit
+	for i := 0; i < len(key); i++ {
+		h ^= uint64(key[i])
+		h *= 1099511628211
+	}
+	hex := strconv.FormatUint(h, 16)
+	return PipePrefix + strings.Repeat("0", 16-len(hex)) + hex
+}
 
 // EnvChild is set in the environment of a claude process that recollect
 // itself starts (the cli provider), so hooks fired by that child session do

@@ -55,8 +55,16 @@ func walFileID(db string) (id string, frames bool, err error) {
 	if !fi.Mode().IsRegular() {
 		return "not a regular file", fi.Size() > 0, nil
 	}
-	return fileID(fi), fi.Size() > 32, nil
+	id = fileID(fi)
+	if id == "" {
+		return "", false, errNoFileID
+	}
+	return id, fi.Size() > 32, nil
 }
+
+// errNoFileID is a platform without file ids (Windows builds of recollect
+// read none yet): there the WAL is neither recorded nor checked.
+var errNoFileID = errors.New("no file id on this platform")
 
 // ForeignWALError refuses a project store's WAL this machine's recollect
 // did not write.
@@ -80,6 +88,9 @@ func CheckWAL(dir string, getenv func(string) string) error {
 		return err
 	}
 	id, frames, err := walFileID(db)
+	if errors.Is(err, errNoFileID) {
+		return nil
+	}
 	if err != nil || !frames {
 		return err
 	}
@@ -108,6 +119,9 @@ func RecordWAL(dir string, getenv func(string) string) error {
 	}
 	for range 2 {
 		id, _, err := walFileID(db)
+		if errors.Is(err, errNoFileID) {
+			return nil
+		}
 		if err != nil {
 			return err
 		}

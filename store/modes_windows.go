@@ -1,0 +1,89 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/recollect/recollect/store/owneronly"
+)
+
+// On Windows a store's privacy is an access list rather than modes: the
+// data directory gets a protected DACL that grants only the current user
+// and is inherited by every file created in it; files that predate it
+// get the same list of their own.
+
+// PrivateDir restricts dir, a data directory, and its config.json to the
+// current user when their access lists let anyone else in.
+func PrivateDir(dir string) error {
+	if err := privateDir(dir); err != nil {
+		return err
+	}
+	return restrictFile(filepath.Join(dir, "config.json"))
+}
+
+// privateDir restricts dir to the current user.
+func privateDir(dir string) error {
+	if _, err := owneronly.Restrict(dir, owneronly.Dir); err != nil {
+		return fmt.Errorf("restrict data directory: %w", err)
+	}
+	return nil
+}
+
+// privateDB creates the database file at path when it does not exist and
+// restricts it, its -wal and -shm files and config.json to the current
+// user.
+func privateDB(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	switch {
+	case err == nil:
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+	case !errors.Is(err, os.ErrExist):
+		return fmt.Errorf("create %s: %w", path, err)
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm", filepath.Join(filepath.Dir(path), "config.json")} {
+		if err := restrictFile(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// restrictFile restricts the regular file p, when it exists, to the
+// current user.
+func restrictFile(p string) error {
+	fi, err := os.Lstat(p)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", p, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil
+	}
+	_, err = owneronly.Restrict(p, owneronly.File)
+	return err
+}
+
+// Private restricts a data directory and the named files in it
+// (config.json) to the current user when their access lists let anyone
+// else in: what every open of a store does, whichever engine holds its
+// data. A directory that does not exist yet is left to whoever creates it.
+func Private(dir string, files ...string) error {
+	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err := privateDir(dir); err != nil {
+		return err
+	}
+	for _, name := range files {
+		if err := restrictFile(filepath.Join(dir, name)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
