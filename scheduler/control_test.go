@@ -66,7 +66,7 @@ func TestLockNamesTheHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = Lock(dir)
-	want := fmt.Sprintf("already running (pid %d) for %s; stop that process first", os.Getpid(), dir)
+	want := fmt.Sprintf("already running (pid %d, recollect daemon) for %s; stop that process first", os.Getpid(), dir)
 	if !errors.Is(err, ErrRunning) || err.Error() != want {
 		t.Fatalf("second Lock: %v; want %q", err, want)
 	}
