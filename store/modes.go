@@ -23,15 +23,7 @@ func PrivateDir(dir string) error {
 	if err := privateDir(dir); err != nil {
 		return err
 	}
-	p := filepath.Join(dir, "config.json")
-	fi, err := os.Lstat(p)
-	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
-		return nil
-	}
-	if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
-		return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, p)
-	}
-	return nil
+	return restrictFile(filepath.Join(dir, "config.json"))
 }
 
 // privateDir restricts dir, a data directory, to its owner when its mode
@@ -68,50 +60,28 @@ func privateDB(path string) error {
 	// holds a key: as private as the store (a hand-written one may be
 	// 0644).
 	for _, p := range []string{path, path + "-wal", path + "-shm", filepath.Join(filepath.Dir(path), "config.json")} {
-		fi, err := os.Lstat(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("stat %s: %w", p, err)
-		}
-		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
-			continue
-		}
-		if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
-			return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, filepath.Base(p))
+		if err := restrictFile(p); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// Private takes group and other access away from a data directory and
-// from the named files in it (config.json) when a hand-made directory or
-// file, an older binary or a loose umask left them open: what every open
-// of a store does, whichever engine holds its data. A directory that does
-// not exist yet is left to whoever creates it (0700).
-func Private(dir string, files ...string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
+// restrictFile takes group and other access away from the regular file p,
+// when it exists and its mode lets anyone else in.
+func restrictFile(p string) error {
+	fi, err := os.Lstat(p)
+	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
-	if err := privateDir(dir); err != nil {
-		return err
+	if err != nil {
+		return fmt.Errorf("stat %s: %w", p, err)
 	}
-	for _, name := range files {
-		p := filepath.Join(dir, name)
-		fi, err := os.Lstat(p)
-		if errors.Is(err, os.ErrNotExist) {
-			continue
-		}
-		if err != nil {
-			return fmt.Errorf("stat %s: %w", p, err)
-		}
-		if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
-			continue
-		}
-		if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
-			return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, p)
-		}
+	if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if err := os.Chmod(p, fi.Mode().Perm()&0o700); err != nil {
+		return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, p)
 	}
 	return nil
 }

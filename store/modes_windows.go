@@ -68,22 +68,3 @@ func restrictFile(p string) error {
 	_, err = owneronly.Restrict(p, owneronly.File)
 	return err
 }
-
-// Private restricts a data directory and the named files in it
-// (config.json) to the current user when their access lists let anyone
-// else in: what every open of a store does, whichever engine holds its
-// data. A directory that does not exist yet is left to whoever creates it.
-func Private(dir string, files ...string) error {
-	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err := privateDir(dir); err != nil {
-		return err
-	}
-	for _, name := range files {
-		if err := restrictFile(filepath.Join(dir, name)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
