@@ -60,7 +60,11 @@ type DiskStats struct {
 	// CacheBytes is the vector caches beside the store in its data
 	// directory (sign codes and vectors, see CacheBytes), outside the
 	// budget.
-	CacheBytes        int64    `json:"cache_bytes"`
+	CacheBytes int64 `json:"cache_bytes"`
+	// Privacy says who can read the data directory and its files (modes
+	// on Unix, the access list on Windows); "unknown: …" when they could
+	// not be read.
+	Privacy           string   `json:"privacy"`
 	Budget            string   `json:"budget,omitempty"`
 	BudgetBytes       *int64   `json:"budget_bytes,omitempty"`
 	ReclaimableEvents int      `json:"reclaimable_events"`
@@ -207,6 +211,9 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 		return err
 	}
 	d.CacheBytes = CacheBytes(p.DB.Dir)
+	if d.Privacy, err = store.Privacy(p.DB.Dir); err != nil {
+		d.Privacy = "unknown: " + err.Error()
+	}
 	if b, ok, err := p.DiskBudget(); err != nil {
 		return err
 	} else if ok {

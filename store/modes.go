@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // A store holds what people said to their agents: its directory is the
@@ -84,4 +85,32 @@ func restrictFile(p string) error {
 		return fmt.Errorf("restrict %s to its owner (mode %o): %w; run chmod 600 %s", p, fi.Mode().Perm(), err, p)
 	}
 	return nil
+}
+
+// Privacy says who can read the data directory dir and the files in it
+// that hold what was said (memory.db, its -wal and -shm, config.json), as
+// stats shows it: only the owner, or which of them others can read, with
+// their modes.
+func Privacy(dir string) (string, error) {
+	var open []string
+	for _, name := range append([]string{""}, privateFiles...) {
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return "", fmt.Errorf("stat %s: %w", p, err)
+		}
+		if fi.Mode().Perm()&0o077 != 0 {
+			if name == "" {
+				name = "the directory"
+			}
+			open = append(open, fmt.Sprintf("%s (mode %04o)", name, fi.Mode().Perm()))
+		}
+	}
+	if len(open) == 0 {
+		return "only you: the data directory is 0700 and its files 0600", nil
+	}
+	return "others can read " + strings.Join(open, ", ") + "; run chmod go-rwx on them, or open the store as its owner, which tightens them", nil
 }

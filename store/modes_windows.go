@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/recollect/recollect/store/owneronly"
 )
@@ -67,4 +68,32 @@ func restrictFile(p string) error {
 	}
 	_, err = owneronly.Restrict(p, owneronly.File)
 	return err
+}
+
+// Privacy says who can read the data directory dir and the files in it
+// that hold what was said (memory.db, its -wal and -shm, config.json), as
+// stats shows it: only the current user, or which of them other accounts
+// can read, and which accounts.
+func Privacy(dir string) (string, error) {
+	var open []string
+	for _, name := range append([]string{""}, privateFiles...) {
+		p := filepath.Join(dir, name)
+		if _, err := os.Lstat(p); errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		r, err := owneronly.Check(p)
+		if err != nil {
+			return "", err
+		}
+		if !r.OwnerOnly {
+			if name == "" {
+				name = "the directory"
+			}
+			open = append(open, fmt.Sprintf("%s (%s)", name, strings.Join(r.Others, ", ")))
+		}
+	}
+	if len(open) == 0 {
+		return "only you: the data directory's access list grants your account alone, and its files inherit it", nil
+	}
+	return "others can read " + strings.Join(open, ", ") + "; opening the store as its owner restricts them", nil
 }

@@ -26,3 +26,7 @@ func Private(dir string, files ...string) error {
 	}
 	return nil
 }
+
+// privateFiles are the files of a data directory that hold what was said,
+// whose privacy stats reports.
+var privateFiles = []string{DBFile, DBFile + "-wal", DBFile + "-shm", "config.json"}

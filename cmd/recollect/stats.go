@@ -230,6 +230,7 @@ func printDisk(w io.Writer, d pipeline.DiskStats) {
 	} else {
 		fmt.Fprintf(w, "file         %s on disk, %s in use\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
 	}
+	fmt.Fprintf(w, "privacy      %s\n", d.Privacy)
 	if d.CacheBytes == 0 {
 		fmt.Fprintln(w, "caches       none (the embedding step writes them once facts have vectors)")
 	} else {

@@ -56,6 +56,7 @@ func TestStatsSentences(t *testing.T) {
 		"disk budget  2GB: ",
 		"reclaimable  1 event (13 B); recollect prune --apply removes them\n",
 		"caches       none (the embedding step writes them once facts have vectors)\n",
+		"privacy      only you: the data directory is 0700 and its files 0600\n",
 		"daemon       no daemon: the control socket does not exist; start one with recollect daemon\n",
 	} {
 		if !strings.Contains(out, want) {
