@@ -38,15 +38,40 @@ func TestForgetCommand(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"forget"}, 2, "name the facts to forget"},
+		{[]string{"forget"}, 2, "name what to forget: recollect forget FACT_ID…, or --before DATE"},
+		{[]string{"forget", "--before", "March"}, 2, `--before "March": write a date (2026-03-01)`},
+		{[]string{"forget", "--session", "s", "12"}, 2, "pass either fact ids or selectors"},
 		{[]string{"forget", "x1"}, 2, `"x1" is not a fact id`},
 		{[]string{"forget", "--", "-1"}, 2, `"-1" is not a fact id`},
-		{[]string{"forget", "--matching", "dark"}, 2, "pass --dry-run"},
+		{[]string{"forget", "--matching", "dark"}, 2, "not asked on a non-terminal; pass --yes to forget it, or --dry-run to see what would go"},
 		{[]string{"forget", "99"}, 1, "forget fact 99: fact not found; list candidates with recollect forget --matching QUERY --dry-run"},
 	} {
 		_, errOut, code := diskRun(t, dir, tc.args...)
 		if code != tc.code || !strings.Contains(errOut, tc.msg) {
 			t.Errorf("%v: status %d, %q; want %d and %q", tc.args, code, errOut, tc.code, tc.msg)
 		}
+	}
+}
+
+// TestForgetSessionCommand: a selector shows what it picks with --dry-run
+// and forgets it with --yes, counting rows per table.
+func TestForgetSessionCommand(t *testing.T) {
+	dir := t.TempDir()
+	diskMust(t, dir, "record", "--session-id", "old", "--content", "We deploy the Zephyr billing service with Render every Friday.")
+	diskMust(t, dir, "record", "--session-id", "new", "--content", "We moved the Atlas search service to Fly.io last week.")
+	diskMust(t, dir, "consolidate")
+	out := diskMust(t, dir, "forget", "--session", "old", "--dry-run")
+	if !strings.HasPrefix(out, `session "old" picks 1 fact and 1 raw event`+"\n  [fact ") || !strings.Contains(out, "Zephyr") || !strings.HasSuffix(out, "dry run: nothing deleted\n") {
+		t.Fatalf("dry run:\n%s", out)
+	}
+	out = diskMust(t, dir, "forget", "--session", "old", "--yes", "--reason", "asked")
+	if !strings.HasPrefix(out, `forgot session "old": 1 fact and 1 raw event`+"\n") || !strings.Contains(out, " rows removed (") || !strings.Contains(out, "session_events 1") {
+		t.Fatalf("forget:\n%s", out)
+	}
+	if out := diskMust(t, dir, "search", "Zephyr"); strings.Contains(out, "Zephyr billing") {
+		t.Errorf("search still finds the forgotten session:\n%s", out)
+	}
+	if out := diskMust(t, dir, "search", "Atlas"); !strings.Contains(out, "Atlas search service") {
+		t.Errorf("the other session was forgotten too:\n%s", out)
 	}
 }
