@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -187,14 +186,13 @@ func forgetSelector(c *cli.Context, now time.Time) (pipeline.Selector, error) {
 	return sel, nil
 }
 
-var daysAgo = regexp.MustCompile(`^([0-9]{1,5})d$`)
-
 // parseBefore reads a date (UTC midnight), an RFC 3339 time, or Nd for N
 // days before now.
 func parseBefore(s string, now time.Time) (time.Time, error) {
-	if m := daysAgo.FindStringSubmatch(s); m != nil {
-		n, _ := strconv.Atoi(m[1])
-		return now.AddDate(0, 0, -n), nil
+	if days, ok := strings.CutSuffix(s, "d"); ok {
+		if n, err := strconv.Atoi(days); err == nil && n >= 0 && n <= 100000 {
+			return now.AddDate(0, 0, -n), nil
+		}
 	}
 	if t, err := time.Parse("2006-01-02", s); err == nil {
 		return t, nil

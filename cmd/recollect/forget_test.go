@@ -64,6 +64,9 @@ func TestForgetSessionCommand(t *testing.T) {
 	if !strings.HasPrefix(out, `session "old" picks 1 fact and 1 raw event`+"\n  [fact ") || !strings.Contains(out, "Zephyr") || !strings.HasSuffix(out, "dry run: nothing deleted\n") {
 		t.Fatalf("dry run:\n%s", out)
 	}
+	if out := diskMust(t, dir, "forget", "--before", "36500d", "--dry-run"); !strings.Contains(out, " picks 0 facts and 0 raw events\n") {
+		t.Errorf("--before 36500d (a century ago) picked something:\n%s", out)
+	}
 	out = diskMust(t, dir, "forget", "--session", "old", "--yes", "--reason", "asked")
 	if !strings.HasPrefix(out, `forgot session "old": 1 fact and 1 raw event`+"\n") || !strings.Contains(out, " rows removed (") || !strings.Contains(out, "session_events 1") {
 		t.Fatalf("forget:\n%s", out)

@@ -1,37 +1,73 @@
 package mcpserver_test
 
 import (
-	"os/exec"
-	"strconv"
+	"context"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/mcpserver"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
-// After `recollect forget`, get_events no longer hands the sentence back:
-// the raw event it came from is gone with the fact.
-func TestForgottenSentenceLeavesGetEvents(t *testing.T) {
-	dir := t.TempDir()
-	c := start(t, dir)
-	const sentence = "I am allergic to shellfish, so restaurant suggestions must avoid it."
-	c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": sentence})
-	c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": "I prefer tabs over spaces in every Go file."})
-	c.ok("consolidate", map[string]any{})
-	if text, _ := c.ok("get_events", map[string]any{}); !strings.Contains(text, "shellfish") {
-		t.Fatalf("fixture: get_events does not show the sentence before forget:\n%s", text)
-	}
-	id := storedCount(t, dir, `SELECT coalesce((SELECT id FROM facts WHERE content LIKE '%shellfish%'), 0)`)
-	if id == 0 {
-		t.Fatal("fixture: the sentence was not extracted as a fact")
-	}
-	out, err := exec.Command(binary, "forget", "--data", dir, strconv.Itoa(id)).CombinedOutput()
-	if err != nil {
-		t.Fatalf("forget: %v\n%s", err, out)
-	}
-	text, _ := c.ok("get_events", map[string]any{})
-	if strings.Contains(text, "shellfish") {
-		t.Errorf("get_events still returns the forgotten sentence:\n%s", text)
-	}
-	if !strings.Contains(text, "tabs over spaces") {
-		t.Errorf("get_events lost an unrelated event:\n%s", text)
+// TestForgetToolIsOffUntilTurnedOn: the forget tool is not offered by
+// default; with retention.agent_forget it is, says it is irreversible,
+// shows a dry run and forgets a session with counts.
+func TestForgetToolIsOffUntilTurnedOn(t *testing.T) {
+	ctx := context.Background()
+	for _, on := range []bool{false, true} {
+		cfg := config.Default()
+		cfg.Retention.AgentForget = on
+		p := openStore(t, t.TempDir(), cfg)
+		for _, ev := range []store.Event{
+			{SessionID: "old", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "We deploy the Zephyr billing service with Render every Friday."},
+			{SessionID: "new", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "We moved the Atlas search service to Fly.io last week."},
+		} {
+			if _, err := p.Record(ctx, []store.Event{ev}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := p.Run(ctx, pipeline.RunOptions{Trigger: "cli"}); err != nil {
+			t.Fatal(err)
+		}
+		srv, err := mcpserver.New(p, mcpserver.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := inProcess(t, srv)
+		tools, err := c.cs.ListTools(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		offered := false
+		for _, tool := range tools.Tools {
+			if tool.Name == "forget" {
+				offered = true
+				if !strings.Contains(tool.Description, "IRREVERSIBLE") || tool.Annotations == nil || tool.Annotations.DestructiveHint == nil || !*tool.Annotations.DestructiveHint {
+					t.Errorf("forget tool: %q, %+v", tool.Description, tool.Annotations)
+				}
+			}
+		}
+		if offered != on {
+			t.Fatalf("agent_forget %v: forget offered %v", on, offered)
+		}
+		if !on {
+			continue
+		}
+		text, out := c.ok("forget", map[string]any{"session_id": "old", "dry_run": true})
+		if !strings.HasPrefix(text, `dry run: session "old" picks 1 fact and 1 raw event; nothing deleted`) || out["dry_run"] != true {
+			t.Fatalf("dry run: %q %v", text, out)
+		}
+		text, out = c.ok("forget", map[string]any{"session_id": "old", "reason": "the user asked"})
+		if !strings.HasPrefix(text, "forgot 1 fact and 1 raw event for good: ") || out["rows"].(float64) == 0 {
+			t.Fatalf("forget: %q %v", text, out)
+		}
+		if text, _, isErr := c.call("forget", map[string]any{}); !isErr || !strings.Contains(text, "name what to forget") {
+			t.Errorf("no selector: %q", text)
+		}
+		if text, _ := c.ok("search_knowledge", map[string]any{"query": "Zephyr"}); strings.Contains(strings.ToLower(text), "zephyr billing") {
+			t.Errorf("search still finds the forgotten session")
+		}
 	}
 }

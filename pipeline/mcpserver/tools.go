@@ -117,6 +117,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "consolidate", Description: descConsolidate, OutputSchema: outputSchema[consolidateOut]()}, s.consolidate)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_schemas", Description: descSchemas, Annotations: ro, OutputSchema: outputSchema[schemasOut]()}, s.schemas)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_stats", Description: descStats, Annotations: ro, OutputSchema: outputSchema[pipeline.Stats]()}, s.stats)
+	s.addForget()
 }
 
 func checkLimit(field string, n, max int) error {

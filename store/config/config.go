@@ -179,6 +179,9 @@ type Temporal struct {
 type Retention struct {
 	// DiskBudget is a size such as "2GB"; empty means no budget.
 	DiskBudget Bytes `json:"disk_budget"`
+	// AgentForget offers agents the MCP forget tool, which deletes for
+	// good: off unless the store's owner turns it on.
+	AgentForget bool `json:"agent_forget"`
 }
 
 // Scheduler holds the daemon's thresholds.

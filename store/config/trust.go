@@ -151,7 +151,7 @@ func ReadProject(dir string) (ProjectConfig, error) {
 // server whose URL a named variable holds). Such a
 // config needs no approval; any other does.
 func Harmless(cfg Config) bool {
-	if cfg.Mode != ModeRecord || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled || cfg.Storage.Provider != "sqlite" {
+	if cfg.Mode != ModeRecord || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled || cfg.Storage.Provider != "sqlite" || cfg.Retention.AgentForget {
 		return false
 	}
 	return slices.Equal(usedProviders(cfg), []string{"heuristic"})
@@ -227,6 +227,9 @@ func Describe(cfg Config) []string {
 	}
 	if !cfg.Redaction.Enabled {
 		out = append(out, "stores: secrets as written (redaction.enabled is false)")
+	}
+	if cfg.Retention.AgentForget {
+		out = append(out, "lets: your agents delete memory for good through the MCP forget tool (retention.agent_forget)")
 	}
 	if st := cfg.Storage; st.Provider == "postgres" {
 		env := st.Postgres.URLEnv
