@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/inspect"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
@@ -53,6 +56,28 @@ type ForgetReport struct {
 	// Engine is the store's engine; on postgres WAL says where the server
 	// still keeps the old text.
 	Engine string `json:"engine"`
+	// InspectPage is the inspect page in the data directory that forget
+	// removed: a snapshot of the store, it may show what was forgotten.
+	InspectPage string `json:"removed_inspect_page,omitempty"`
+}
+
+// removeInspectPage removes the inspect page of the data directory, which
+// `recollect inspect` wrote as the store was and may quote what forget
+// just removed; inspect writes it again.
+func (p *Pipeline) removeInspectPage(rep *ForgetReport) error {
+	if len(rep.Facts) == 0 && rep.RowsBy["session_events"] == 0 && rep.ScrubbedEvents == 0 {
+		return nil
+	}
+	page := filepath.Join(p.DB.Dir, inspect.PageFile)
+	err := os.Remove(page)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("forget: remove %s, which may show what was forgotten: %w", page, err)
+	}
+	rep.InspectPage = page
+	return nil
 }
 
 // ForgottenText replaces the content of a raw event that held a
@@ -117,6 +142,9 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	// The code files cache sign codes, the forgotten facts' among them.
 	if err := integrate.RemoveCodeFiles(p.DB.Dir); err != nil {
 		return rep, fmt.Errorf("forget: %w", err)
+	}
+	if err := p.removeInspectPage(&rep); err != nil {
+		return rep, err
 	}
 	rep.WAL = p.truncateWAL(ctx)
 	return rep, nil

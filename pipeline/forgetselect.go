@@ -219,6 +219,9 @@ func (p *Pipeline) ForgetSelected(ctx context.Context, s Selector, opts ForgetOp
 		return rep, sel, fmt.Errorf("forget: log: %w", err)
 	}
 	if len(sel.Events) > 0 {
+		if err := p.removeInspectPage(&rep); err != nil {
+			return rep, sel, err
+		}
 		rep.WAL = p.truncateWAL(ctx)
 	}
 	return rep, sel, nil

@@ -145,6 +145,9 @@ func printForgetCounts(w io.Writer, rep pipeline.ForgetReport) {
 // printForgetTail says what forget keeps: tombstones, emptied events, and
 // where the old text may still be.
 func printForgetTail(w io.Writer, rep pipeline.ForgetReport) {
+	if rep.InspectPage != "" {
+		fmt.Fprintf(w, "removed %s: it showed the store as it was; recollect inspect writes it again\n", rep.InspectPage)
+	}
 	if rep.Tombstones == 1 {
 		fmt.Fprintln(w, "1 tombstone kept (digest only, no content): the same sentence will not be extracted again")
 	} else {

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -67,7 +69,13 @@ func TestForgetSessionCommand(t *testing.T) {
 	if out := diskMust(t, dir, "forget", "--before", "36500d", "--dry-run"); !strings.Contains(out, " picks 0 facts and 0 raw events\n") {
 		t.Errorf("--before 36500d (a century ago) picked something:\n%s", out)
 	}
+	diskMust(t, dir, "inspect")
 	out = diskMust(t, dir, "forget", "--session", "old", "--yes", "--reason", "asked")
+	if page := filepath.Join(dir, "inspect.html"); !strings.Contains(out, "removed "+page+": it showed the store as it was") {
+		t.Errorf("forget did not say it removed the inspect page:\n%s", out)
+	} else if _, err := os.Stat(page); !os.IsNotExist(err) {
+		t.Errorf("inspect.html, which quoted the forgotten session, is still there (%v)", err)
+	}
 	if !strings.HasPrefix(out, `forgot session "old": 1 fact and 1 raw event`+"\n") || !strings.Contains(out, " rows removed (") || !strings.Contains(out, "session_events 1") {
 		t.Fatalf("forget:\n%s", out)
 	}
