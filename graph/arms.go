@@ -200,7 +200,7 @@ func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth in
 	if err != nil {
 		return KeywordRanking{Context: map[int64]bool{}}, err
 	}
-	cond, args := f.where()
+	cond, args := r.where(f)
 	return rankKeyword(ctx, r, a, speakers, cond, args, depth)
 }
 

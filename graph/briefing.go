@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/recollect/recollect/store"
 )
 
 // Briefing sizes: about a screenful in all.
@@ -76,22 +74,21 @@ func Quote(s string, n int) string {
 // Quote). It reads only the store and in, so the same input gives the same
 // bytes.
 func (r *Reader) Briefing(ctx context.Context, in BriefingInput) (string, error) {
-	db := r.db
 	var b strings.Builder
 	b.WriteString("# Memory briefing\n\n")
 	b.WriteString(DataPreface)
-	key, err := profileFacts(ctx, db)
+	key, err := profileFacts(ctx, r)
 	if err != nil {
 		return "", err
 	}
 	writeProfile(&b, key)
-	if err := writeLastRun(ctx, db, &b); err != nil {
+	if err := writeLastRun(ctx, r, &b); err != nil {
 		return "", err
 	}
-	if err := writeThreads(ctx, db, &b); err != nil {
+	if err := writeThreads(ctx, r, &b); err != nil {
 		return "", err
 	}
-	if err := writeRecent(ctx, db, &b, key); err != nil {
+	if err := writeRecent(ctx, r, &b, key); err != nil {
 		return "", err
 	}
 	writeHousekeeping(&b, in)
@@ -101,8 +98,7 @@ func (r *Reader) Briefing(ctx context.Context, in BriefingInput) (string, error)
 // Profile renders the key facts only: the store owner's profile, most
 // important first, quoted after the same preface as the briefing.
 func (r *Reader) Profile(ctx context.Context) (string, error) {
-	db := r.db
-	key, err := profileFacts(ctx, db)
+	key, err := profileFacts(ctx, r)
 	if err != nil {
 		return "", err
 	}
@@ -120,9 +116,27 @@ type briefFact struct {
 	when    string
 }
 
-func queryFacts(ctx context.Context, db *store.DB, order string, limit int) ([]briefFact, error) {
-	rows, err := db.QueryContext(ctx, `SELECT id, content, domain, COALESCE(said_at, valid_from, recorded_at) FROM facts
-		WHERE status = 'active' ORDER BY `+order+` LIMIT ?`, limit)
+// summaryWithin is the retention window as a condition on a summaries
+// row (alias s): one written since the window began that can quote no
+// fact past it, since every fact it could quote was recorded after it.
+// (Forgetting a fact deletes the summaries written since it arrived,
+// which is what pruning past the window does to the others.)
+func (r *Reader) summaryWithin() (string, []any) {
+	floor := r.floor()
+	if floor == "" {
+		return `1 = 1`, nil
+	}
+	w, wargs := factWithin("f", floor)
+	return `s.created_at >= ? AND NOT EXISTS (SELECT 1 FROM facts f WHERE f.recorded_at <= s.created_at AND f.status != 'rejected' AND NOT ` + w + `)`,
+		append([]any{floor}, wargs...)
+}
+
+// queryFacts reads the first limit active facts in order, within the
+// retention window.
+func queryFacts(ctx context.Context, r *Reader, order string, limit int) ([]briefFact, error) {
+	within, args := r.Within("facts")
+	rows, err := r.db.QueryContext(ctx, `SELECT id, content, domain, COALESCE(said_at, valid_from, recorded_at) FROM facts
+		WHERE status = 'active' AND `+within+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("briefing facts: %w", err)
 	}
@@ -138,8 +152,8 @@ func queryFacts(ctx context.Context, db *store.DB, order string, limit int) ([]b
 	return out, rows.Err()
 }
 
-func profileFacts(ctx context.Context, db *store.DB) ([]briefFact, error) {
-	return queryFacts(ctx, db, `importance DESC, confidence DESC, id`, KeyFacts)
+func profileFacts(ctx context.Context, r *Reader) ([]briefFact, error) {
+	return queryFacts(ctx, r, `importance DESC, confidence DESC, id`, KeyFacts)
 }
 
 func writeFact(b *strings.Builder, f briefFact) {
@@ -163,10 +177,12 @@ func writeProfile(b *strings.Builder, key []briefFact) {
 	b.WriteString("\n")
 }
 
-func writeLastRun(ctx context.Context, db *store.DB, b *strings.Builder) error {
+func writeLastRun(ctx context.Context, r *Reader, b *strings.Builder) error {
+	db := r.db
 	b.WriteString("## Last consolidation\n\n")
 	var summary, at string
-	err := db.QueryRowContext(ctx, `SELECT summary, created_at FROM summaries ORDER BY id DESC LIMIT 1`).Scan(&summary, &at)
+	cond, args := r.summaryWithin()
+	err := db.QueryRowContext(ctx, `SELECT summary, created_at FROM summaries s WHERE `+cond+` ORDER BY s.id DESC LIMIT 1`, args...).Scan(&summary, &at)
 	switch {
 	case err == nil:
 		fmt.Fprintf(b, "Summary %s (written %s)\n", Quote(summary, briefingCut*2), day(at))
@@ -218,8 +234,8 @@ func runLine(raw string) string {
 	return strings.Join(parts, "; ")
 }
 
-func writeThreads(ctx context.Context, db *store.DB, b *strings.Builder) error {
-	threads, total, err := openThreads(ctx, db)
+func writeThreads(ctx context.Context, r *Reader, b *strings.Builder) error {
+	threads, total, err := openThreads(ctx, r)
 	if err != nil {
 		return err
 	}
@@ -240,11 +256,15 @@ func writeThreads(ctx context.Context, db *store.DB, b *strings.Builder) error {
 
 // openThreads lists unresolved supersession conflicts, then the latest
 // summary's open threads, at most OpenThreads, with the total.
-func openThreads(ctx context.Context, db *store.DB) ([]string, int, error) {
+func openThreads(ctx context.Context, r *Reader) ([]string, int, error) {
+	db := r.db
 	var all []string
+	// A conflict over a fact past the retention window is not shown: it
+	// would quote the fact.
+	within, wargs := r.Within("t")
 	rows, err := db.QueryContext(ctx, `SELECT c.id, COALESCE(c.fact_id, 0), COALESCE(c.other_id, 0), COALESCE(c.target_id, 0),
 		COALESCE(c.reason, ''), COALESCE(t.content, '') FROM conflicts c LEFT JOIN facts t ON t.id = c.target_id
-		WHERE c.resolved_at IS NULL ORDER BY c.id`)
+		WHERE c.resolved_at IS NULL AND (t.id IS NULL OR `+within+`) ORDER BY c.id`, wargs...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("briefing conflicts: %w", err)
 	}
@@ -266,7 +286,8 @@ func openThreads(ctx context.Context, db *store.DB) ([]string, int, error) {
 		return nil, 0, fmt.Errorf("briefing conflicts: %w", err)
 	}
 	var raw string
-	err = db.QueryRowContext(ctx, `SELECT open_threads FROM summaries ORDER BY id DESC LIMIT 1`).Scan(&raw)
+	cond, args := r.summaryWithin()
+	err = db.QueryRowContext(ctx, `SELECT open_threads FROM summaries s WHERE `+cond+` ORDER BY s.id DESC LIMIT 1`, args...).Scan(&raw)
 	if err != nil && err != sql.ErrNoRows {
 		return nil, 0, fmt.Errorf("briefing threads: %w", err)
 	}
@@ -306,8 +327,8 @@ func parseThreads(raw string) []string {
 	return out
 }
 
-func writeRecent(ctx context.Context, db *store.DB, b *strings.Builder, key []briefFact) error {
-	recent, err := queryFacts(ctx, db, `recorded_at DESC, id DESC`, RecentFacts+len(key))
+func writeRecent(ctx context.Context, r *Reader, b *strings.Builder, key []briefFact) error {
+	recent, err := queryFacts(ctx, r, `recorded_at DESC, id DESC`, RecentFacts+len(key))
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -86,14 +87,14 @@ func (r *Reader) Context(ctx context.Context, q ContextQuery) (ContextAnswer, er
 		seen[h.ID] = true
 		ans.Facts = append(ans.Facts, ContextFact{Hit: h, Path: []string{fmt.Sprintf("search: %s", FoundBy(h))}})
 	}
-	seeds, err := contextSeeds(ctx, db, q.Topic, res.Results)
+	sc := r.scope(q.AsOf)
+	seeds, err := contextSeeds(ctx, db, sc, q.Topic, res.Results)
 	if err != nil {
 		return ans, err
 	}
-	if ans.Entities, err = walk(ctx, db, seeds, q.Hops); err != nil {
+	if ans.Entities, err = walk(ctx, db, sc, seeds, q.Hops); err != nil {
 		return ans, err
 	}
-	sc := newScope(q.AsOf)
 	for _, e := range ans.Entities {
 		if len(ans.Facts) >= MaxContextFacts {
 			break
@@ -124,8 +125,9 @@ func partName(ef EntityFact) string {
 }
 
 // contextSeeds are the entities the topic names and those of the hits,
-// except the store's owner, who is linked to nearly everything.
-func contextSeeds(ctx context.Context, db *store.DB, topic string, hits []Hit) ([]ReachedEntity, error) {
+// except the store's owner, who is linked to nearly everything, and those
+// only facts past the retention window name.
+func contextSeeds(ctx context.Context, db *store.DB, sc scope, topic string, hits []Hit) ([]ReachedEntity, error) {
 	var seeds []ReachedEntity
 	have := map[int64]bool{}
 	grams := termGrams(Terms(topic))
@@ -151,6 +153,15 @@ func contextSeeds(ctx context.Context, db *store.DB, topic string, hits []Hit) (
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("context seeds: %w", err)
 		}
+		ids := make([]int64, len(seeds))
+		for i, e := range seeds {
+			ids[i] = e.ID
+		}
+		keep, err := heldWithin(ctx, db, sc, ids)
+		if err != nil {
+			return nil, err
+		}
+		seeds = slices.DeleteFunc(seeds, func(e ReachedEntity) bool { return !keep[e.ID] })
 	}
 	for _, h := range hits {
 		for _, r := range h.Entities {
@@ -173,7 +184,7 @@ func isSelf(ctx context.Context, db *store.DB, id int64) bool {
 
 // walk visits entities breadth-first from seeds over entity_edges, at most
 // hops edges out, HopFanout neighbours per entity, MaxContextEntities in all.
-func walk(ctx context.Context, db *store.DB, seeds []ReachedEntity, hops int) ([]ReachedEntity, error) {
+func walk(ctx context.Context, db *store.DB, sc scope, seeds []ReachedEntity, hops int) ([]ReachedEntity, error) {
 	out := []ReachedEntity{}
 	seen := map[int64]bool{}
 	for _, s := range seeds {
@@ -186,7 +197,7 @@ func walk(ctx context.Context, db *store.DB, seeds []ReachedEntity, hops int) ([
 	for hop := 1; hop <= hops && len(frontier) > 0; hop++ {
 		var next []ReachedEntity
 		for _, from := range frontier {
-			conns, err := neighbours(ctx, db, []int64{from.ID}, HopFanout)
+			conns, err := neighbours(ctx, db, sc, []int64{from.ID}, HopFanout)
 			if err != nil {
 				return nil, err
 			}

@@ -283,7 +283,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 		{"staging hosts deploy", Filter{Believed: true}}, {"staging hosts deploy", Filter{AsOf: later}},
 		{"staging hosts deploy", Filter{AsOf: later, Believed: true}}} {
 		q := fq.q
-		cond, args := fq.f.where()
+		cond, args := (&Reader{}).where(fq.f)
 		a := Analyze(q)
 		speakers, err := knownSpeakers(ctx, db, a.Names)
 		if err != nil {

@@ -99,14 +99,20 @@ func (r *Reader) Entity(ctx context.Context, q EntityQuery) (EntityAnswer, error
 	if fold == "" {
 		return ans, fmt.Errorf("entity name %q holds no letter or digit; give the name of a person, place, project or thing", q.Name)
 	}
+	sc := r.scope(q.AsOf)
 	cards, err := findEntities(ctx, db, fold, q.Type)
 	if err != nil {
 		return ans, err
 	}
-	sc := newScope(q.AsOf)
+	if cards, err = cardsWithin(ctx, db, sc, cards); err != nil {
+		return ans, err
+	}
 	if len(cards) == 0 && q.Type != "" {
 		others, err := findEntities(ctx, db, fold, "")
 		if err != nil {
+			return ans, err
+		}
+		if others, err = cardsWithin(ctx, db, sc, others); err != nil {
 			return ans, err
 		}
 		for _, c := range others {
@@ -128,8 +134,50 @@ func (r *Reader) Entity(ctx context.Context, q EntityQuery) (EntityAnswer, error
 	if ans.Facts, err = linkedFacts(ctx, db, sc, ids, q.Limit); err != nil {
 		return ans, err
 	}
-	ans.Connected, err = neighbours(ctx, db, ids, MaxConnections)
+	ans.Connected, err = neighbours(ctx, db, sc, ids, MaxConnections)
 	return ans, err
+}
+
+// heldWithin is the subset of entity ids that a fact in sc names. Under a
+// retention window an entity only facts past it name is not shown: its
+// name is what those facts said. Without a window every id is kept.
+func heldWithin(ctx context.Context, db *store.DB, sc scope, ids []int64) (map[int64]bool, error) {
+	out := make(map[int64]bool, len(ids))
+	if sc.floor == "" || len(ids) == 0 {
+		for _, id := range ids {
+			out[id] = true
+		}
+		return out, nil
+	}
+	cond, cargs := sc.candidate()
+	in, args := store.InList(ids)
+	rows, err := db.QueryContext(ctx, `SELECT DISTINCT fe.entity_id FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
+		WHERE fe.entity_id IN (`+in+`) AND `+cond, append(args, cargs...)...)
+	if err != nil {
+		return nil, fmt.Errorf("entities within the retention window: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, fmt.Errorf("entities within the retention window: %w", err)
+		}
+		out[id] = true
+	}
+	return out, rows.Err()
+}
+
+// cardsWithin keeps the cards heldWithin keeps.
+func cardsWithin(ctx context.Context, db *store.DB, sc scope, cards []EntityCard) ([]EntityCard, error) {
+	ids := make([]int64, len(cards))
+	for i, c := range cards {
+		ids[i] = c.ID
+	}
+	keep, err := heldWithin(ctx, db, sc, ids)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(cards, func(c EntityCard) bool { return !keep[c.ID] }), nil
 }
 
 func findEntities(ctx context.Context, db *store.DB, fold, typ string) ([]EntityCard, error) {
@@ -253,8 +301,9 @@ func fillFacts(ctx context.Context, db *store.DB, efs []EntityFact) ([]EntityFac
 	return out, nil
 }
 
-// neighbours lists entities joined to ids by an edge, strongest first.
-func neighbours(ctx context.Context, db *store.DB, ids []int64, limit int) ([]Connection, error) {
+// neighbours lists entities joined to ids by an edge, strongest first,
+// leaving out those heldWithin drops.
+func neighbours(ctx context.Context, db *store.DB, sc scope, ids []int64, limit int) ([]Connection, error) {
 	in, args := store.InList(ids)
 	rows, err := db.QueryContext(ctx, `SELECT ed.a_id, ed.b_id, ed.relation, ed.strength, o.id, o.name, o.type
 		FROM entity_edges ed JOIN entities o ON o.id = CASE WHEN ed.a_id IN (`+in+`) THEN ed.b_id ELSE ed.a_id END
@@ -275,11 +324,21 @@ func neighbours(ctx context.Context, db *store.DB, ids []int64, limit int) ([]Co
 		if c.ID == a {
 			c.From = b
 		}
-		if len(out) < limit {
-			out = append(out, c)
-		}
+		out = append(out, c)
 	}
-	return out, rows.Err()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("entity neighbours: %w", err)
+	}
+	others := make([]int64, len(out))
+	for i, c := range out {
+		others[i] = c.ID
+	}
+	keep, err := heldWithin(ctx, db, sc, others)
+	if err != nil {
+		return nil, err
+	}
+	out = slices.DeleteFunc(out, func(c Connection) bool { return !keep[c.ID] })
+	return out[:min(limit, len(out))], nil
 }
 
 // RenderEntity writes an entity answer as text.

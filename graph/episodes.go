@@ -92,6 +92,10 @@ func eventHits(ctx context.Context, db *store.DB, match string, sc scope) ([]eve
 	q := `SELECT e.seq, e.session_id, e.content, ` + conversationTextCase + ` FROM ` + db.Engine().TextMatches(store.EventText) + ` k JOIN session_events e ON e.seq = k.id
 		WHERE 1 = 1`
 	args := []any{match}
+	if w, wargs := sc.eventWithin("e"); len(wargs) > 0 {
+		q += ` AND ` + w
+		args = append(args, wargs...)
+	}
 	if sc.asOf != "" {
 		q += ` AND e.recorded_at <= ?`
 		args = append(args, sc.asOf)
@@ -184,17 +188,20 @@ func searchEpisodes(ctx context.Context, db *store.DB, found []eventHit, sc scop
 func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64, sc scope, radius int, stems map[string]bool, skip func(seq int64, content string) bool) (Episode, error) {
 	ep := Episode{Label: EpisodeLabel, SessionID: session, HitSeq: seq, Events: []EpisodeEvent{}}
 	bound := `'9999'`
-	args := []any{session, seq, session, seq}
+	args := []any{session, seq}
 	if sc.asOf != "" {
 		bound = `?`
-		args = []any{session, seq, sc.asOf, session, seq, sc.asOf}
+		args = append(args, sc.asOf)
 	}
+	within, wargs := sc.eventWithin("e")
+	args = append(args, wargs...)
+	args = append(args, args...)
 	rows, err := db.QueryContext(ctx, `SELECT * FROM (
-		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
-			WHERE session_id = ? AND seq < ? AND recorded_at <= `+bound+` ORDER BY seq DESC LIMIT `+fmt.Sprint(radius)+`) older
+		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events e
+			WHERE session_id = ? AND seq < ? AND recorded_at <= `+bound+` AND `+within+` ORDER BY seq DESC LIMIT `+fmt.Sprint(radius)+`) older
 		UNION ALL SELECT * FROM (
-		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events
-			WHERE session_id = ? AND seq >= ? AND recorded_at <= `+bound+` ORDER BY seq LIMIT `+fmt.Sprint(radius+1)+`) newer
+		SELECT seq, role, speaker, event_type, content, occurred_at FROM session_events e
+			WHERE session_id = ? AND seq >= ? AND recorded_at <= `+bound+` AND `+within+` ORDER BY seq LIMIT `+fmt.Sprint(radius+1)+`) newer
 		ORDER BY seq`, args...)
 	if err != nil {
 		return ep, fmt.Errorf("episode window: %w", err)

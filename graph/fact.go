@@ -76,16 +76,27 @@ func (h Hit) Time() string {
 }
 
 // scope says which facts count as believed: the current ones, or (AsOf
-// set) those the store held at that instant.
+// set) those the store held at that instant; and, under a retention
+// window (floor set), only those that happened since the window began.
 type scope struct {
-	asOf string
+	asOf  string
+	floor string
 }
 
+// newScope is the scope of a read as of asOf (zero: now), without a
+// retention window.
 func newScope(asOf time.Time) scope {
 	if asOf.IsZero() {
 		return scope{}
 	}
 	return scope{asOf: store.FormatTime(asOf)}
+}
+
+// scope is newScope under r's retention window.
+func (r *Reader) scope(asOf time.Time) scope {
+	sc := newScope(asOf)
+	sc.floor = r.floor()
+	return sc
 }
 
 // live is the SQL condition (on alias f) for a fact believed in scope. As
@@ -94,10 +105,31 @@ func newScope(asOf time.Time) scope {
 // taken as retracted when its successor was recorded.
 func (s scope) live() (string, []any) {
 	if s.asOf == "" {
-		return `f.status = 'active'`, nil
+		return s.within(`f.status = 'active'`, nil)
 	}
-	return `f.status != 'rejected' AND f.recorded_at <= ? AND COALESCE(f.retracted_at,
-		(SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by), '9999') > ?`, []any{s.asOf, s.asOf}
+	return s.within(`f.status != 'rejected' AND f.recorded_at <= ? AND COALESCE(f.retracted_at,
+		(SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by), '9999') > ?`, []any{s.asOf, s.asOf})
+}
+
+// within adds the retention window to a condition on alias f.
+func (s scope) within(cond string, args []any) (string, []any) {
+	if s.floor == "" {
+		return cond, args
+	}
+	w, wargs := factWithin("f", s.floor)
+	return cond + ` AND ` + w, append(args, wargs...)
+}
+
+// factWithin is the SQL condition for a fact (alias a) that happened at
+// or after floor: one an event it cites happened since (by the event's own
+// time), or, citing none, one said (else recorded) since. It is the
+// complement of what forget --before floor deletes, so a read under a
+// window returns exactly what pruning past it keeps.
+func factWithin(a, floor string) (string, []any) {
+	return `(EXISTS (SELECT 1 FROM fact_provenance wv JOIN session_events we ON we.seq = wv.event_seq
+			WHERE wv.fact_id = ` + a + `.id AND COALESCE(we.occurred_at, we.recorded_at) >= ?)
+		OR (NOT EXISTS (SELECT 1 FROM fact_provenance wv WHERE wv.fact_id = ` + a + `.id AND wv.event_seq IS NOT NULL)
+			AND COALESCE(` + a + `.said_at, ` + a + `.recorded_at) >= ?))`, []any{floor, floor}
 }
 
 // Filter says which facts a read may return: a typed value that graph
@@ -111,9 +143,9 @@ type Filter struct {
 	Believed bool
 }
 
-// where renders f as a condition on alias f.
-func (f Filter) where() (string, []any) {
-	sc := newScope(f.AsOf)
+// where renders f as a condition on alias f, under r's retention window.
+func (r *Reader) where(f Filter) (string, []any) {
+	sc := r.scope(f.AsOf)
 	if f.Believed {
 		return sc.live()
 	}
@@ -124,9 +156,19 @@ func (f Filter) where() (string, []any) {
 // rejected ones, so a hit on history can lead to its successor.
 func (s scope) candidate() (string, []any) {
 	if s.asOf == "" {
-		return `f.status != 'rejected'`, nil
+		return s.within(`f.status != 'rejected'`, nil)
 	}
-	return `f.status != 'rejected' AND f.recorded_at <= ?`, []any{s.asOf}
+	return s.within(`f.status != 'rejected' AND f.recorded_at <= ?`, []any{s.asOf})
+}
+
+// eventWithin is the retention window as a condition on an event (alias
+// a): one that happened, by its own time, at or after the floor. It is
+// "1 = 1" when no window is set.
+func (s scope) eventWithin(a string) (string, []any) {
+	if s.floor == "" {
+		return `1 = 1`, nil
+	}
+	return `COALESCE(` + a + `.occurred_at, ` + a + `.recorded_at) >= ?`, []any{s.floor}
 }
 
 // LoadHit reads one fact with its provenance and entities.

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/recollect/recollect/store"
 )
@@ -26,6 +27,8 @@ type Reader struct {
 	stmts   statements
 	// searched is set once a search has answered: see parallel.
 	searched atomic.Bool
+	// window is the store's retention window (zero: none); see Retain.
+	window time.Duration
 }
 
 // parallel reports whether a search runs its arms (and its pending facts)
@@ -78,6 +81,46 @@ func (r *Reader) prepared(ctx context.Context, query string) (*sql.Stmt, error) 
 // close; Close releases only what the reader prepared.
 func NewReader(db *store.DB) *Reader {
 	return &Reader{db: db, vectors: &vectorIndex{spaces: map[Space]*codeSet{}}}
+}
+
+// Retain sets the store's retention window (config's retention.window):
+// from then on no read returns what happened before now minus window,
+// though nothing has deleted it yet. Zero means no window. Set it before
+// the reader is shared.
+func (r *Reader) Retain(window time.Duration) { r.window = window }
+
+// floor is where the retention window begins now, as stored times are
+// written; "" when no window is set.
+func (r *Reader) floor() string {
+	if r.window <= 0 {
+		return ""
+	}
+	return store.FormatTime(r.Floor())
+}
+
+// Within is the retention window as a condition on a facts row (alias a),
+// for the read-side packages that query facts themselves; "1 = 1" when no
+// window is set.
+func (r *Reader) Within(a string) (string, []any) {
+	f := r.floor()
+	if f == "" {
+		return `1 = 1`, nil
+	}
+	return factWithin(a, f)
+}
+
+// EventWithin is the retention window as a condition on a session_events
+// row (alias a); "1 = 1" when no window is set.
+func (r *Reader) EventWithin(a string) (string, []any) {
+	return scope{floor: r.floor()}.eventWithin(a)
+}
+
+// Floor is where the retention window begins now; zero when none is set.
+func (r *Reader) Floor() time.Time {
+	if r.window <= 0 {
+		return time.Time{}
+	}
+	return time.Now().Add(-r.window)
 }
 
 // Store is the handle the reader reads through, for the read-side

@@ -20,13 +20,15 @@ type SubdomainSchema struct {
 
 // Schemas lists the domains this store uses (every domain integrate ever
 // created, even one whose facts are all superseded) and their subdomains,
-// with counts of active facts; most used first.
+// with counts of active facts (within the retention window); most used
+// first.
 func (r *Reader) Schemas(ctx context.Context) ([]DomainSchema, error) {
 	db := r.db
+	within, wargs := r.Within("facts")
 	rows, err := db.QueryContext(ctx, `SELECT name, SUM(n) total FROM (
 			SELECT name, 0 n FROM domains
-			UNION ALL SELECT domain, count(*) FROM facts WHERE status = 'active' GROUP BY domain) d
-		GROUP BY name ORDER BY total DESC, name`)
+			UNION ALL SELECT domain, count(*) FROM facts WHERE status = 'active' AND `+within+` GROUP BY domain) d
+		GROUP BY name ORDER BY total DESC, name`, wargs...)
 	if err != nil {
 		return nil, fmt.Errorf("list domains: %w", err)
 	}
@@ -47,8 +49,8 @@ func (r *Reader) Schemas(ctx context.Context) ([]DomainSchema, error) {
 		return nil, fmt.Errorf("list domains: %w", err)
 	}
 	rows, err = db.QueryContext(ctx, `SELECT domain, subdomain, count(*) n FROM facts
-		WHERE status = 'active' AND subdomain IS NOT NULL AND subdomain != ''
-		GROUP BY domain, subdomain ORDER BY n DESC, subdomain`)
+		WHERE status = 'active' AND subdomain IS NOT NULL AND subdomain != '' AND `+within+`
+		GROUP BY domain, subdomain ORDER BY n DESC, subdomain`, wargs...)
 	if err != nil {
 		return nil, fmt.Errorf("list subdomains: %w", err)
 	}

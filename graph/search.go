@@ -134,7 +134,7 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 		return ans, nil
 	}
 	match := r.db.Engine().TextQuery(text)
-	sc := newScope(q.AsOf)
+	sc := r.scope(q.AsOf)
 	depth := max(3*q.Limit, 60)
 	if q.Budget > 0 {
 		depth = 200

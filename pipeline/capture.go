@@ -111,10 +111,12 @@ type Captured struct {
 }
 
 // PendingCaptures lists session's captured facts that wait for
-// consolidation (pending or claimed), oldest first.
+// consolidation (pending or claimed), oldest first; none said before the
+// retention window began.
 func (p *Pipeline) PendingCaptures(ctx context.Context, session string) ([]Captured, error) {
 	rows, err := p.DB.QueryContext(ctx, `SELECT id, content, status, producer, importance FROM session_facts
-		WHERE session_id = ? AND status IN ('pending','claimed') ORDER BY id`, session)
+		WHERE session_id = ? AND status IN ('pending','claimed') AND COALESCE(said_at, created_at) >= ? ORDER BY id`,
+		session, store.FormatTime(p.Reader.Floor()))
 	if err != nil {
 		return nil, fmt.Errorf("read the session's captures: %w", err)
 	}
@@ -142,10 +144,13 @@ type EventsQuery struct {
 	Limit   int
 }
 
-// Events reads raw events in seq order, as q selects them.
+// Events reads raw events in seq order, as q selects them; none that
+// happened before the retention window began.
 func (p *Pipeline) Events(ctx context.Context, q EventsQuery) ([]store.Event, error) {
+	within, wargs := p.Reader.EventWithin("session_events")
 	rows, err := p.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
-		WHERE seq > ? AND (? = '' OR session_id = ?) ORDER BY seq LIMIT ?`, q.After, q.Session, q.Session, q.Limit)
+		WHERE seq > ? AND (? = '' OR session_id = ?) AND `+within+` ORDER BY seq LIMIT ?`,
+		append(append([]any{q.After, q.Session, q.Session}, wargs...), q.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}

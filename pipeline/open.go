@@ -91,6 +91,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 		return nil, err
 	}
 	p := &Pipeline{DB: db, Reader: graph.NewReader(db), Config: cfg, getenv: opts.Getenv, log: opts.Log, version: opts.Version}
+	p.Reader.Retain(cfg.Retention.Window.Duration())
 	if p.getenv == nil {
 		p.getenv = os.Getenv
 	}

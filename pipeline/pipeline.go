@@ -43,7 +43,10 @@ type Summary struct {
 	Copy      *CopyReport       `json:"copy,omitempty"`
 	Extract   *extract.Report   `json:"extract,omitempty"`
 	Integrate *integrate.Report `json:"integrate,omitempty"`
-	Elapsed   string            `json:"elapsed"`
+	// Window is what the run deleted as past retention.window; nil when
+	// no window is set or the run did not integrate.
+	Window  *WindowReport `json:"window,omitempty"`
+	Elapsed string        `json:"elapsed"`
 	// Error is why the run stopped early; "" when every step finished.
 	Error string `json:"error,omitempty"`
 }
@@ -134,6 +137,11 @@ func (p *Pipeline) runSteps(ctx context.Context, opts RunOptions, sum *Summary) 
 			return fmt.Errorf("integrate: %w", err)
 		}
 		sum.Integrate = &rep
+		// A consolidation (the daemon's or consolidate's) also deletes
+		// what has passed the retention window since the last one.
+		if sum.Window, err = p.EnforceWindow(ctx, "run:"+sum.Trigger); err != nil {
+			return err
+		}
 	}
 	return nil
 }

@@ -73,6 +73,9 @@ type PruneReport struct {
 	// when no vacuum ran.
 	FileBefore *int64 `json:"file_bytes_before,omitempty"`
 	FileAfter  *int64 `json:"file_bytes_after,omitempty"`
+	// Window is what is past retention.window, deleted first when
+	// applied; nil when no window is set.
+	Window *WindowReport `json:"window,omitempty"`
 	// Measured names what the sizes are of: "file" (SQLite's memory.db) or
 	// "schema" (the store's schema on a PostgreSQL server); empty when no
 	// vacuum ran.
@@ -93,13 +96,23 @@ type KeptCounts struct {
 // knowledge needs any more: tool calls and their output, system notices and
 // other artifacts that extraction has examined and no fact cites. The
 // conversation's text is never removed. Facts, entities and embeddings are
-// never touched.
+// never touched — except that, under retention.window, what is past the
+// window goes first, facts included (EnforceWindow).
 func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, error) {
 	rep := PruneReport{Ranges: [][2]int64{}, Takes: map[string]int{}, WorkingMemory: p.workingMemory()}
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
-	err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+	var err error
+	if opts.Apply {
+		rep.Window, err = p.EnforceWindow(ctx, opts.Actor)
+	} else {
+		rep.Window, err = p.PastWindow(ctx)
+	}
+	if err != nil {
+		return rep, err
+	}
+	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
 		where := reclaimableWhere(tx.Engine())
 		if err := reclaimable(ctx, tx, rep.WorkingMemory, &rep); err != nil {
 			return err

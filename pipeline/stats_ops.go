@@ -73,6 +73,9 @@ type DiskStats struct {
 	LastRefusal       *Refusal `json:"last_refusal,omitempty"`
 	LastPruneAt       string   `json:"last_prune_at,omitempty"`
 	LastPruneEvents   *int     `json:"last_prune_events,omitempty"`
+	// Window is what is past retention.window now; nil when no window is
+	// set.
+	Window *WindowReport `json:"window,omitempty"`
 }
 
 // DaemonStatus says whether a daemon answers on the data directory's
@@ -224,6 +227,9 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 		return err
 	}
 	d.ReclaimableEvents, d.ReclaimableBytes = rep.Events, rep.Bytes
+	if d.Window, err = p.PastWindow(ctx); err != nil {
+		return err
+	}
 	if r, ok, err := p.LastRefusal(ctx); err != nil {
 		return err
 	} else if ok {

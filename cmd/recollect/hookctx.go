@@ -165,6 +165,7 @@ func readContext(parent context.Context, env Env, dir string, cfg config.Config,
 	}
 	defer db.Close()
 	r := graph.NewReader(db)
+	r.Retain(cfg.Retention.Window.Duration())
 	defer r.Close()
 	if event == hookctx.EventUserPromptSubmit {
 		return hookctx.Prompt(ctx, r, pl.Prompt, cfg.Context.PromptBudget)

@@ -61,6 +61,9 @@ func printPrune(w io.Writer, rep pipeline.PruneReport) {
 	if rep.Events > 0 {
 		takes = ": " + pruneTakes(rep.Takes)
 	}
+	if rep.Window != nil {
+		printWindow(w, "retention", rep.Window)
+	}
 	fmt.Fprintf(w, "%-12s %s (%s) in %s%s\n", verb, graph.Plural(rep.Events, "event"), humanBytes(rep.Bytes), graph.Plural(len(rep.Ranges), "seq range"), takes)
 	fmt.Fprintf(w, "kept         %d messages and summaries (always kept), %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
 		rep.Kept.Conversation, rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)

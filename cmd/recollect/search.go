@@ -91,6 +91,7 @@ func search(c *cli.Context, env Env, q graph.Query) (graph.Answer, error) {
 		if err == nil {
 			defer db.Close()
 			r := graph.NewReader(db)
+			r.Retain(cfg.Retention.Window.Duration())
 			defer r.Close()
 			return r.Search(c.Context, q)
 		}

@@ -241,6 +241,7 @@ func printDisk(w io.Writer, d pipeline.DiskStats) {
 	} else {
 		fmt.Fprintf(w, "disk budget  %s: %s in use\n", d.Budget, humanBytes(d.UsedBytes))
 	}
+	printWindow(w, "retention", d.Window)
 	fmt.Fprintf(w, "reclaimable  %s (%s); recollect prune --apply removes them\n", plural(d.ReclaimableEvents, "event", "events"), humanBytes(d.ReclaimableBytes))
 	if d.LastPruneAt != "" && d.LastPruneEvents != nil {
 		fmt.Fprintf(w, "  last prune %s: %s\n", d.LastPruneAt, graph.Plural(*d.LastPruneEvents, "event"))
@@ -248,6 +249,21 @@ func printDisk(w io.Writer, d pipeline.DiskStats) {
 	if r := d.LastRefusal; r != nil {
 		fmt.Fprintf(w, "refused      %s refused for the disk budget, last at %s: %s\n", plural(r.Count, "write", "writes"), r.At, r.Message)
 	}
+}
+
+// printWindow says what retention.window hides and deletes, on a line
+// headed label (stats, prune).
+func printWindow(w io.Writer, label string, r *pipeline.WindowReport) {
+	if r == nil {
+		fmt.Fprintf(w, "%-12s no window (retention.window is unset): nothing expires\n", label)
+		return
+	}
+	past := fmt.Sprintf("%s, %s and %s happened before %s", graph.Plural(r.Facts, "fact"), graph.Plural(r.Events, "event"), graph.Plural(r.Summaries, "summary"), r.Floor)
+	if r.Applied {
+		fmt.Fprintf(w, "%-12s window %s: %s and were deleted (%s)\n", label, r.Window, past, graph.Plural(r.Rows, "row"))
+		return
+	}
+	fmt.Fprintf(w, "%-12s window %s: %s; no read returns them, and the next consolidation or recollect prune --apply deletes them\n", label, r.Window, past)
 }
 
 func printDaemon(w io.Writer, d pipeline.DaemonStatus) {

@@ -95,16 +95,16 @@ func SessionStart(ctx context.Context, r *graph.Reader, in SessionInput) (string
 	var fromSession []fact
 	if compact && in.SessionID != "" {
 		var err error
-		fromSession, err = sessionFacts(ctx, db, in.SessionID)
+		fromSession, err = sessionFacts(ctx, r, in.SessionID)
 		if err != nil {
 			return "", err
 		}
 	}
-	key, err := activeFacts(ctx, db, db.Engine().IndexHint("facts_key_order"), `importance DESC, confidence DESC, id`, KeyFacts)
+	key, err := activeFacts(ctx, r, db.Engine().IndexHint("facts_key_order"), `importance DESC, confidence DESC, id`, KeyFacts)
 	if err != nil {
 		return "", err
 	}
-	recent, err := activeFacts(ctx, db, db.Engine().IndexHint(""), `id DESC`, RecentFacts+KeyFacts+len(fromSession))
+	recent, err := activeFacts(ctx, r, db.Engine().IndexHint(""), `id DESC`, RecentFacts+KeyFacts+len(fromSession))
 	if err != nil {
 		return "", err
 	}
@@ -112,15 +112,15 @@ func SessionStart(ctx context.Context, r *graph.Reader, in SessionInput) (string
 	if err != nil {
 		return "", err
 	}
-	tasks, err := kindFacts(ctx, db, `kind = 'task'`, OpenTasks)
+	tasks, err := kindFacts(ctx, r, `kind = 'task'`, OpenTasks)
 	if err != nil {
 		return "", err
 	}
-	rules, err := kindFacts(ctx, db, `kind = 'rule'`, Rules)
+	rules, err := kindFacts(ctx, r, `kind = 'rule'`, Rules)
 	if err != nil {
 		return "", err
 	}
-	changes, err := kindFacts(ctx, db, `kind IN ('decision', 'fix')`, Changes)
+	changes, err := kindFacts(ctx, r, `kind IN ('decision', 'fix')`, Changes)
 	if err != nil {
 		return "", err
 	}
@@ -208,24 +208,28 @@ func consolidationNote(c Consolidation) string {
 // index (v11) for importance order, the table itself walked backwards for
 // newest first. Without the hint SQLite's planner, with no statistics,
 // picks the status index and sorts every active fact.
-func activeFacts(ctx context.Context, db *store.DB, index, order string, limit int) ([]fact, error) {
-	return queryFacts(ctx, db, `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts `+index+`
-		WHERE status = 'active' ORDER BY `+order+` LIMIT ?`, limit)
+// Like every read here, it keeps within the retention window.
+func activeFacts(ctx context.Context, r *graph.Reader, index, order string, limit int) ([]fact, error) {
+	within, args := r.Within("facts")
+	return queryFacts(ctx, r.Store(), `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts `+index+`
+		WHERE status = 'active' AND `+within+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 }
 
 // kindFacts reads the newest limit active facts whose kind passes cond
 // (a literal condition on kind), through the kind index (v25).
-func kindFacts(ctx context.Context, db *store.DB, cond string, limit int) ([]fact, error) {
-	return queryFacts(ctx, db, `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts
-		WHERE status = 'active' AND `+cond+` ORDER BY id DESC LIMIT ?`, limit)
+func kindFacts(ctx context.Context, r *graph.Reader, cond string, limit int) ([]fact, error) {
+	within, args := r.Within("facts")
+	return queryFacts(ctx, r.Store(), `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts
+		WHERE status = 'active' AND `+cond+` AND `+within+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
 }
 
 // sessionFacts are the active facts that rest on events of session id,
 // newest first (ids grow with the time a fact is recorded).
-func sessionFacts(ctx context.Context, db *store.DB, id string) ([]fact, error) {
-	return queryFacts(ctx, db, `SELECT f.id, f.content, COALESCE(f.said_at, f.valid_from, f.recorded_at) FROM facts f
-		WHERE f.status = 'active' AND f.id IN (SELECT fact_id FROM fact_provenance WHERE session_id = ?)
-		ORDER BY f.id DESC LIMIT ?`, id, SessionFacts)
+func sessionFacts(ctx context.Context, r *graph.Reader, id string) ([]fact, error) {
+	within, args := r.Within("f")
+	return queryFacts(ctx, r.Store(), `SELECT f.id, f.content, COALESCE(f.said_at, f.valid_from, f.recorded_at) FROM facts f
+		WHERE f.status = 'active' AND f.id IN (SELECT fact_id FROM fact_provenance WHERE session_id = ?) AND `+within+`
+		ORDER BY f.id DESC LIMIT ?`, append(append([]any{id}, args...), SessionFacts)...)
 }
 
 func queryFacts(ctx context.Context, db *store.DB, query string, args ...any) ([]fact, error) {

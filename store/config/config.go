@@ -179,6 +179,10 @@ type Temporal struct {
 type Retention struct {
 	// DiskBudget is a size such as "2GB"; empty means no budget.
 	DiskBudget Bytes `json:"disk_budget"`
+	// Window is how far back memory reaches ("90d"); empty means no
+	// window. Reads never return what happened before it, and prune and
+	// the daemon delete it.
+	Window Window `json:"window"`
 	// AgentForget offers agents the MCP forget tool, which deletes for
 	// good: off unless the store's owner turns it on.
 	AgentForget bool `json:"agent_forget"`
@@ -467,6 +471,9 @@ func (t Temporal) validate() error {
 func (r Retention) validate() error {
 	if err := r.DiskBudget.Err(); err != nil {
 		return &Error{Path: "retention.disk_budget", Msg: err.Error()}
+	}
+	if err := r.Window.Err(); err != nil {
+		return &Error{Path: "retention.window", Msg: err.Error()}
 	}
 	return nil
 }

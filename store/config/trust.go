@@ -148,10 +148,11 @@ func ReadProject(dir string) (ProjectConfig, error) {
 // store and sends nothing anywhere: record mode with no sources, the
 // heuristic provider for every stage, no embeddings, redaction on, the
 // store in the data directory (a postgres store sends everything to the
-// server whose URL a named variable holds). Such a
+// server whose URL a named variable holds), and nothing that deletes
+// memory by itself (an agents' forget tool, a retention window). Such a
 // config needs no approval; any other does.
 func Harmless(cfg Config) bool {
-	if cfg.Mode != ModeRecord || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled || cfg.Storage.Provider != "sqlite" || cfg.Retention.AgentForget {
+	if cfg.Mode != ModeRecord || len(cfg.Sources) > 0 || cfg.Embedding.Provider != "" || !cfg.Redaction.Enabled || cfg.Storage.Provider != "sqlite" || cfg.Retention.AgentForget || cfg.Retention.Window.Set() {
 		return false
 	}
 	return slices.Equal(usedProviders(cfg), []string{"heuristic"})
@@ -230,6 +231,9 @@ func Describe(cfg Config) []string {
 	}
 	if cfg.Retention.AgentForget {
 		out = append(out, "lets: your agents delete memory for good through the MCP forget tool (retention.agent_forget)")
+	}
+	if w := cfg.Retention.Window; w.Set() {
+		out = append(out, fmt.Sprintf("deletes: for good, what happened more than %s ago, and hides it from every read until then (retention.window)", Show(w.String())))
 	}
 	if st := cfg.Storage; st.Provider == "postgres" {
 		env := st.Postgres.URLEnv

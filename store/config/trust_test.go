@@ -26,6 +26,8 @@ func TestHarmless(t *testing.T) {
 		{"redaction off", `{"redaction":{"enabled":false}}`, false},
 		{"sqlite named", `{"storage":{"provider":"sqlite"}}`, true},
 		{"postgres store", `{"storage":{"provider":"postgres","postgres":{"url_env":"DATABASE_URL"}}}`, false},
+		{"agents may forget", `{"retention":{"agent_forget":true}}`, false},
+		{"retention window", `{"retention":{"window":"1d"}}`, false},
 	} {
 		cfg, err := Parse(strings.NewReader(tc.json))
 		if err != nil {
@@ -33,6 +35,24 @@ func TestHarmless(t *testing.T) {
 		}
 		if got := Harmless(cfg); got != tc.want {
 			t.Errorf("%s: Harmless = %v, want %v (%v)", tc.name, got, tc.want, Describe(cfg))
+		}
+	}
+}
+
+// TestDescribeNamesWhatDeletes: a config that deletes memory by itself
+// says so, in the words trust shows.
+func TestDescribeNamesWhatDeletes(t *testing.T) {
+	cfg, err := Parse(strings.NewReader(`{"retention":{"window":"1d","agent_forget":true}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(Describe(cfg), "\n")
+	for _, want := range []string{
+		"lets: your agents delete memory for good through the MCP forget tool (retention.agent_forget)",
+		`deletes: for good, what happened more than "1d" ago, and hides it from every read until then (retention.window)`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("Describe lacks %q:\n%s", want, got)
 		}
 	}
 }

@@ -2,7 +2,10 @@ package config
 
 import (
 	"encoding"
+	"fmt"
 	"reflect"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -175,4 +178,73 @@ func plain(v reflect.Value) any {
 		return v.String()
 	}
 	return v.Interface()
+}
+
+// Window is a retention window such as "90d": how far back memory
+// reaches. It is written in days ("90d"), weeks ("12w") or as a Go
+// duration ("2160h"); "" means no window. It keeps the file's text like
+// Duration.
+type Window struct {
+	d    time.Duration
+	text string
+	err  error
+}
+
+// NewWindow reads text as a retention window, as loading config.json does.
+func NewWindow(text string) Window {
+	if text == "" {
+		return Window{}
+	}
+	d, err := parseWindow(text)
+	return Window{d: d, text: text, err: err}
+}
+
+// parseWindow reads Nd, Nw or a Go duration of at least an hour.
+func parseWindow(s string) (time.Duration, error) {
+	day := 24 * time.Hour
+	for suffix, unit := range map[string]time.Duration{"d": day, "w": 7 * day} {
+		if n, ok := strings.CutSuffix(s, suffix); ok {
+			v, err := strconv.Atoi(n)
+			if err != nil || v < 1 || v > 100*366 {
+				return 0, fmt.Errorf("%q is not a window; write a number of days (90d) or weeks (12w), at least 1 and at most 100 years", s)
+			}
+			return time.Duration(v) * unit, nil
+		}
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < time.Hour {
+		return 0, fmt.Errorf("%q is not a window; write days (90d), weeks (12w) or a duration of at least an hour (2160h)", s)
+	}
+	return d, nil
+}
+
+// Duration is how far back the window reaches; zero when none is set or
+// the text is not a window.
+func (w Window) Duration() time.Duration { return w.d }
+
+// Set reports a knob that names a window (not "").
+func (w Window) Set() bool { return w.text != "" }
+
+// Floor is the instant the window begins at now: what happened before it
+// is past the window. It is zero when no valid window is set.
+func (w Window) Floor(now time.Time) time.Time {
+	if w.d <= 0 {
+		return time.Time{}
+	}
+	return now.Add(-w.d)
+}
+
+// String is the knob's text as config.json has it.
+func (w Window) String() string { return w.text }
+
+// Err says why the text is not a window; nil when it is, or is empty.
+func (w Window) Err() error { return w.err }
+
+// MarshalText writes the knob's text.
+func (w Window) MarshalText() ([]byte, error) { return []byte(w.text), nil }
+
+// UnmarshalText reads a knob's text, keeping an error for Validate.
+func (w *Window) UnmarshalText(t []byte) error {
+	*w = NewWindow(string(t))
+	return nil
 }

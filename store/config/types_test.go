@@ -141,3 +141,42 @@ func TestValidationOrderIsStable(t *testing.T) {
 		}
 	}
 }
+
+// TestWindow: retention.window takes days, weeks or a duration of at
+// least an hour, and says what to write otherwise.
+func TestWindow(t *testing.T) {
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		text  string
+		want  time.Duration
+		fails string
+	}{
+		{"", 0, ""},
+		{"90d", 90 * 24 * time.Hour, ""},
+		{"12w", 84 * 24 * time.Hour, ""},
+		{"2160h", 2160 * time.Hour, ""},
+		{"0d", 0, `"0d" is not a window; write a number of days (90d) or weeks (12w)`},
+		{"-3d", 0, `"-3d" is not a window`},
+		{"30m", 0, `"30m" is not a window; write days (90d), weeks (12w) or a duration of at least an hour (2160h)`},
+		{"March", 0, `"March" is not a window`},
+	} {
+		w := NewWindow(tc.text)
+		if tc.fails != "" {
+			if w.Err() == nil || !strings.Contains(w.Err().Error(), tc.fails) || !w.Floor(now).IsZero() {
+				t.Errorf("%q: err %v, floor %v; want an error with %q and no floor", tc.text, w.Err(), w.Floor(now), tc.fails)
+			}
+			continue
+		}
+		if w.Err() != nil || w.Duration() != tc.want || w.Set() != (tc.text != "") {
+			t.Errorf("%q: %v, %v; want %v", tc.text, w.Duration(), w.Err(), tc.want)
+		}
+		if tc.want > 0 && !w.Floor(now).Equal(now.Add(-tc.want)) {
+			t.Errorf("%q: floor %v", tc.text, w.Floor(now))
+		}
+	}
+	cfg := Default()
+	cfg.Retention.Window = NewWindow("30m")
+	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "retention.window") {
+		t.Errorf("Validate with a bad window: %v", err)
+	}
+}
