@@ -14,6 +14,13 @@ import (
 // ErrNoEvent means a capture cites an event seq that no event has.
 var ErrNoEvent = errors.New("no event has that seq")
 
+// Defaults of a captured fact: the agent heard it said, so it is more
+// certain than a heuristic guess.
+const (
+	CaptureConfidence = 0.8
+	CaptureImportance = 0.5
+)
+
 // CaptureResult says what Capture did with a fact.
 type CaptureResult struct {
 	// Stored is true when the fact was written as a new pending fact.

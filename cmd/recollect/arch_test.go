@@ -187,10 +187,11 @@ func TestImportDirectionRules(t *testing.T) {
 		{"hooks", "store/jsonedit", false},
 		{"pipeline", "scheduler", true},
 		{"pipeline/bench", "scheduler/notifybench", false},
-		{"pipeline/mcpserver", "pipeline", false},
+		{"cmd/recollect/mcpserver", "pipeline", false},
+		{"pipeline", "cmd/recollect/mcpserver", true},
 		{"scheduler", "pipeline", false},
 		{"cmd/recollect-notify", "store", true},
-		{"cmd/recollect", "pipeline/mcpserver", false},
+		{"cmd/recollect", "cmd/recollect/mcpserver", false},
 	}
 	for _, c := range cases {
 		imports := map[string][]string{}

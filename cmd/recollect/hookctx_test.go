@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/hooks"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store/config"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/hooks"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 )
 
 // cursorHooksPath is Cursor's hooks file that --project DIR or --user

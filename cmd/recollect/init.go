@@ -13,10 +13,10 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres"
 )

@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/pipeline"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/scheduler"
 )
 

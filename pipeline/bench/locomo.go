@@ -27,7 +27,6 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres"
@@ -377,7 +376,7 @@ func ingest(ctx context.Context, db *store.DB, route string, c Conversation) (ma
 				switch route {
 				case RouteCapture:
 					cand = extract.Candidate{Content: "[" + date.Format(CaptureDate) + "] " + t.Speaker + ": " + t.Text,
-						Confidence: mcpserver.CaptureConfidence, Importance: mcpserver.CaptureImportance}
+						Confidence: pipeline.CaptureConfidence, Importance: pipeline.CaptureImportance}
 				default:
 					content := t.Speaker + ": " + t.Text
 					ev := store.Event{SessionID: session, Source: "record", Role: "user", Speaker: t.Speaker,

@@ -2,8 +2,8 @@ package mcpserver_test
 
 import (
 	"database/sql"
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"path/filepath"
 	"strings"
 	"testing"

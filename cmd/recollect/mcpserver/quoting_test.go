@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 )
 
 // A stored text an agent reads through a tool or the briefing is quoted

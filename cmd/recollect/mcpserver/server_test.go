@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/pipeline/mcpserver"
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/store/postgres"
 	"github.com/recollect/recollect/store/storetest"
 )

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/pipeline"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )

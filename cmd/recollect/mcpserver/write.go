@@ -20,13 +20,6 @@ import (
 // MaxCaptureBytes caps a captured fact: one or two sentences.
 const MaxCaptureBytes = model.MaxFactBytes
 
-// Defaults of a captured fact: the agent heard it said, so it is more
-// certain than a heuristic guess.
-const (
-	CaptureConfidence = 0.8
-	CaptureImportance = 0.5
-)
-
 type captureIn struct {
 	Content        string   `json:"content" jsonschema:"the fact as one self-contained sentence, with names rather than pronouns"`
 	Confidence     *float64 `json:"confidence,omitempty" jsonschema:"how sure you are it is true, 0 to 1 (default 0.8)"`
@@ -65,10 +58,10 @@ func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in capture
 		return nil, nil, fieldError("content", "%d bytes; a fact is a sentence or two, at most %d bytes", len(c.Content), MaxCaptureBytes)
 	}
 	var err error
-	if c.Confidence, err = unit("confidence", in.Confidence, CaptureConfidence); err != nil {
+	if c.Confidence, err = unit("confidence", in.Confidence, pipeline.CaptureConfidence); err != nil {
 		return nil, nil, err
 	}
-	if c.Importance, err = unit("importance", in.Importance, CaptureImportance); err != nil {
+	if c.Importance, err = unit("importance", in.Importance, pipeline.CaptureImportance); err != nil {
 		return nil, nil, err
 	}
 	if in.SourceEventID < 0 {

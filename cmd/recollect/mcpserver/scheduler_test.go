@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/pipeline"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/config"
 )

@@ -10,8 +10,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/pipeline"
-	"github.com/recollect/recollect/pipeline/mcpserver"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
