@@ -53,6 +53,9 @@ type ForgetReport struct {
 	// WAL says whether the write-ahead log, which still holds the old
 	// pages until a checkpoint, was emptied: "truncated", or why not.
 	WAL string `json:"wal"`
+	// Residue is set when the engine keeps deleted text somewhere (on
+	// PostgreSQL, where the server keeps it; WAL says the same).
+	Residue bool `json:"residue,omitempty"`
 	// Engine is the store's engine; on postgres WAL says where the server
 	// still keeps the old text.
 	Engine string `json:"engine"`
@@ -146,7 +149,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	if err := p.removeInspectPage(&rep); err != nil {
 		return rep, err
 	}
-	rep.WAL = p.truncateWAL(ctx)
+	rep.WAL, rep.Residue = p.truncateWAL(ctx)
 	return rep, nil
 }
 
@@ -175,18 +178,18 @@ func (p *Pipeline) checkFactsExist(ctx context.Context, ids []int64) error {
 // keeps the pages as they were before forget until then. A reader that
 // holds an old snapshot (a running daemon mid-search) can keep it; that is
 // said, not hidden.
-func (p *Pipeline) truncateWAL(ctx context.Context) string {
-	if p.DB.Engine().Name() == "postgres" {
-		return "kept by the server: PostgreSQL has no secure delete, so the old text stays in dead row versions until the server vacuums them (recollect prune --vacuum rewrites the schema) and in the server's write-ahead log until it recycles it"
+func (p *Pipeline) truncateWAL(ctx context.Context) (wal string, residue bool) {
+	if residue := p.DB.Engine().DeleteResidue(); residue != "" {
+		return residue, true
 	}
 	complete, err := p.DB.Checkpoint(ctx)
 	if err != nil {
-		return "not checkpointed (" + err.Error() + "); the old text leaves memory.db-wal at the next checkpoint"
+		return "not checkpointed (" + err.Error() + "); the old text leaves memory.db-wal at the next checkpoint", false
 	}
 	if !complete {
-		return "not truncated: another process is reading the store; the old text leaves memory.db-wal at its next checkpoint"
+		return "not truncated: another process is reading the store; the old text leaves memory.db-wal at its next checkpoint", false
 	}
-	return "truncated"
+	return "truncated", false
 }
 
 // sourceEvents adds to events the raw events fact id came from (cited by
@@ -604,6 +607,5 @@ func nullIfEmpty(s string) any {
 }
 
 // ftsTables reports whether the store keeps its full-text indexes in
-// tables of their own (SQLite's FTS5), whose rows forget counts; on
-// PostgreSQL the index is a column of the row itself.
-func ftsTables(tx *store.Tx) bool { return tx.Engine().Name() == "sqlite" }
+// tables of their own, whose rows forget counts (store.Engine.TextIndexRows).
+func ftsTables(tx *store.Tx) bool { return tx.Engine().TextIndexRows() }

@@ -222,7 +222,7 @@ func (p *Pipeline) ForgetSelected(ctx context.Context, s Selector, opts ForgetOp
 		if err := p.removeInspectPage(&rep); err != nil {
 			return rep, sel, err
 		}
-		rep.WAL = p.truncateWAL(ctx)
+		rep.WAL, rep.Residue = p.truncateWAL(ctx)
 	}
 	return rep, sel, nil
 }

@@ -147,15 +147,11 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 	}
 	rep.Applied = opts.Apply
 	if opts.Apply && opts.Vacuum {
-		before, after, err := p.vacuum(ctx)
+		before, after, of, err := p.vacuum(ctx)
 		if err != nil {
 			return rep, err
 		}
-		rep.FileBefore, rep.FileAfter = &before, &after
-		rep.Measured = "file"
-		if p.DB.Engine().Name() == "postgres" { // as diskBytes measures
-			rep.Measured = "schema"
-		}
+		rep.FileBefore, rep.FileAfter, rep.Measured = &before, &after, of
 	}
 	return rep, nil
 }
@@ -226,30 +222,22 @@ func keptCounts(ctx context.Context, q store.Conn, window int, k *KeptCounts) er
 	return nil
 }
 
-// vacuum rebuilds the file and folds the WAL back into it, returning the
-// on-disk size (file plus WAL) before and after.
-func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, err error) {
-	if before, err = p.diskBytes(ctx); err != nil {
-		return 0, 0, err
+// vacuum rebuilds the store and returns its footprint before and after,
+// and what that is of (store.Engine.Footprint).
+func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, of string, err error) {
+	eng := p.DB.Engine()
+	if before, of, err = eng.Footprint(ctx, p.DB); err != nil {
+		return 0, 0, of, err
 	}
 	if err := p.DB.Compact(ctx); err != nil {
-		return before, before, err
+		return before, before, of, err
 	}
-	after, err = p.diskBytes(ctx)
-	return before, after, err
+	after, _, err = eng.Footprint(ctx, p.DB)
+	return before, after, of, err
 }
 
-// FileBytes is the on-disk size of a store: the database file plus its WAL
-// and shared-memory files. A missing file counts as zero.
-func FileBytes(path string) int64 {
-	var n int64
-	for _, side := range []string{"", "-wal", "-shm"} {
-		if fi, err := os.Stat(path + side); err == nil {
-			n += fi.Size()
-		}
-	}
-	return n
-}
+// FileBytes is the on-disk size of an SQLite store (store.FileBytes).
+func FileBytes(path string) int64 { return store.FileBytes(path) }
 
 // CacheBytes is the size of the vector caches in data directory dir: each
 // space's code file and vector file (graph.CodeFilePattern,

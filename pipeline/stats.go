@@ -10,7 +10,6 @@ import (
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
-	"github.com/recollect/recollect/store/postgres"
 )
 
 // Stats is the store's self-report. Every number is read from the store;
@@ -248,7 +247,10 @@ func jsonUnmarshal(s string, v any) error {
 // file) or postgres (Where is the schema and server), and how vectors are
 // kept there.
 type StorageStats struct {
-	Engine  string `json:"engine"`
+	Engine string `json:"engine"`
+	// Server says the store is kept on a database server (PostgreSQL),
+	// not in a file of the data directory.
+	Server  bool   `json:"server"`
 	Where   string `json:"where"`
 	Vectors string `json:"vectors"`
 	// Machine is this machine's id (store.MachineID), which keys its copy
@@ -267,7 +269,7 @@ type StorageStats struct {
 }
 
 func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(string, error) bool) {
-	st.Storage = StorageStats{Engine: p.DB.Engine().Name(), Where: p.DB.Path, Vectors: "bytes with sign codes, searched in recollect"}
+	st.Storage = StorageStats{Engine: p.DB.Engine().Name(), Server: p.DB.Engine().Remote(), Where: p.DB.Path}
 	machine, err := store.MachineID(p.getenv)
 	if !unknown("storage.machine", err) {
 		st.Storage.Machine = machine
@@ -275,26 +277,15 @@ func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(str
 	err = p.DB.QueryRowContext(ctx, `SELECT count(DISTINCT NULLIF(machine, '')), count(*) FILTER (WHERE machine = '') FROM source_files`).
 		Scan(&st.Storage.Machines, &st.Storage.Unowned)
 	unknown("storage.machines_copying", err)
-	if st.Storage.Engine == "postgres" {
-		if path := filepath.Join(p.DB.Dir, store.DBFile); p.DB.Dir != "" {
-			if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
-				st.Storage.LeftBehind, st.Storage.LeftBehindBytes = path, FileBytes(path)
-			}
+	// A store kept elsewhere than the data directory's file leaves that
+	// file, when there is one, unread.
+	if path := filepath.Join(p.DB.Dir, store.DBFile); p.DB.Dir != "" && filepath.Clean(p.DB.Path) != path {
+		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
+			st.Storage.LeftBehind, st.Storage.LeftBehindBytes = path, FileBytes(path)
 		}
-		v, err := postgres.VectorStorage(ctx, p.DB)
-		if unknown("storage.vectors", err) {
-			st.Storage.Vectors = ""
-			return
-		}
+	}
+	v, err := p.DB.Engine().VectorStorage(ctx, p.DB)
+	if !unknown("storage.vectors", err) {
 		st.Storage.Vectors = v
 	}
-}
-
-// diskBytes is what the store takes on disk: the SQLite file with its WAL,
-// or the schema's tables on the PostgreSQL server.
-func (p *Pipeline) diskBytes(ctx context.Context) (int64, error) {
-	if p.DB.Engine().Name() == "postgres" {
-		return postgres.SchemaBytes(ctx, p.DB)
-	}
-	return FileBytes(p.DB.Path), nil
 }

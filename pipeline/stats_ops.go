@@ -55,6 +55,9 @@ type DiskStats struct {
 	// WAL; postgres, the schema's tables on the server.
 	Engine    string `json:"engine"`
 	FileBytes int64  `json:"file_bytes"`
+	// Measured names what FileBytes is of: "file" or "schema"
+	// (store.Engine.Footprint).
+	Measured string `json:"measured"`
 	// UsedBytes is what the pages hold; the budget is checked against it.
 	UsedBytes int64 `json:"used_bytes"`
 	// CacheBytes is the vector caches beside the store in its data
@@ -207,7 +210,7 @@ func spendTotals(ctx context.Context, q store.Querier, key, where string, args .
 func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 	d := DiskStats{Engine: p.DB.Engine().Name(), Budget: p.Config.Retention.DiskBudget.String(), WorkingMemory: p.workingMemory()}
 	var err error
-	if d.FileBytes, err = p.diskBytes(ctx); err != nil {
+	if d.FileBytes, d.Measured, err = p.DB.Engine().Footprint(ctx, p.DB); err != nil {
 		return err
 	}
 	if d.UsedBytes, err = p.DB.UsedBytes(ctx); err != nil {

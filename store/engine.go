@@ -117,6 +117,26 @@ type Engine interface {
 	// UsedBytes is the space the stored rows take, which falls when rows
 	// are deleted (retention's disk budget reads it).
 	UsedBytes(ctx context.Context, db *DB) (int64, error)
+	// Footprint is what the store takes on disk, and what that is of:
+	// "file" (SQLite's database file with its WAL and shared-memory
+	// files) or "schema" (the schema's tables on a PostgreSQL server).
+	Footprint(ctx context.Context, db *DB) (bytes int64, of string, err error)
+	// Settle brings a store just loaded in bulk to rest, as a user's
+	// store is when it is searched: SQLite's WAL checkpointed into the
+	// file, PostgreSQL's tables vacuumed and analysed (what autovacuum
+	// does after a bulk load, done now). Benchmarks call it.
+	Settle(ctx context.Context, db *DB) error
+	// VectorStorage says, for stats, how the store keeps and searches
+	// vectors.
+	VectorStorage(ctx context.Context, db *DB) (string, error)
+	// DeleteResidue says where deleted text can stay once SecureDelete
+	// and Checkpoint have run; "" when nowhere (SQLite overwrites it and
+	// empties the WAL).
+	DeleteResidue() string
+	// TextIndexRows reports whether the full-text indexes are tables of
+	// their own whose rows a delete removes and forget counts (SQLite's
+	// FTS5), rather than a column of the indexed row (PostgreSQL).
+	TextIndexRows() bool
 	// Checkpoint makes every committed write durable in the main store
 	// and drops the engine's log of earlier page images; complete is false
 	// when a reader still holds an old snapshot, so the log could not be

@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 )
 
@@ -14,6 +15,41 @@ type sqliteEngine struct{}
 var _ Engine = sqliteEngine{}
 
 func (sqliteEngine) Name() string { return "sqlite" }
+
+// Footprint is the database file with its WAL and shared-memory files.
+func (sqliteEngine) Footprint(ctx context.Context, db *DB) (int64, string, error) {
+	return FileBytes(db.Path), "file", nil
+}
+
+// Settle checkpoints the WAL into the file.
+func (e sqliteEngine) Settle(ctx context.Context, db *DB) error {
+	_, err := e.Checkpoint(ctx, db)
+	return err
+}
+
+// VectorStorage is the one way an SQLite store keeps vectors.
+func (sqliteEngine) VectorStorage(ctx context.Context, db *DB) (string, error) {
+	return "bytes with sign codes, searched in recollect", nil
+}
+
+// DeleteResidue is "": secure_delete overwrites and a truncating
+// checkpoint empties the WAL.
+func (sqliteEngine) DeleteResidue() string { return "" }
+
+// TextIndexRows is true: each FTS5 index is tables of its own.
+func (sqliteEngine) TextIndexRows() bool { return true }
+
+// FileBytes is the on-disk size of an SQLite store: the database file plus
+// its WAL and shared-memory files. A missing file counts as zero.
+func FileBytes(path string) int64 {
+	var n int64
+	for _, side := range []string{"", "-wal", "-shm"} {
+		if fi, err := os.Stat(path + side); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
+}
 
 // Remote is false: SQLite runs in this process.
 func (sqliteEngine) Remote() bool { return false }

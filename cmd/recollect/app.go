@@ -267,7 +267,7 @@ func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pip
 // and the approval records it (config.ApproveStoreIdentity), so a file
 // whose content is swapped for another's later is refused.
 func adoptStore(ctx context.Context, db *store.DB, dir string, env Env) error {
-	if !config.Subject(dir, env.Getenv) || db.Engine().Name() != "sqlite" {
+	if !config.Subject(dir, env.Getenv) || db.Engine().Remote() {
 		return config.ApproveStore(dir, env.Getenv)
 	}
 	id, err := store.NewIdentity(ctx, db)

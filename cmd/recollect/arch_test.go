@@ -11,8 +11,12 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"maps"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -202,6 +206,47 @@ func TestImportDirectionRules(t *testing.T) {
 		got := importViolations(imports)
 		if bad := len(got) > 0; bad != c.bad {
 			t.Errorf("%s importing %s: violations %q, want bad=%v", c.pkg, c.imp, got, c.bad)
+		}
+	}
+}
+
+// engineNameTest matches code that branches on an engine's name rather
+// than asking the engine (store.Engine) for what differs.
+var engineNameTest = regexp.MustCompile(`Engine\(\)\.Name\(\)\s*[!=]=|\.Engine\s*[!=]=\s*"(sqlite|postgres)"`)
+
+// TestNoEngineNameTestsOutsideStore: only store and its engines know how
+// the engines differ; every other room asks store.Engine. The benchmark
+// harness is the one exception: it states its targets per engine, by name.
+func TestNoEngineNameTestsOutsideStore(t *testing.T) {
+	root := filepath.Join("..", "..")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		if d.IsDir() && (rel == "store" || rel == filepath.Join("pipeline", "bench") || strings.HasPrefix(d.Name(), ".")) && rel != "." {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(data), "\n") {
+			if engineNameTest.MatchString(line) {
+				t.Errorf("%s:%d branches on the engine's name; ask store.Engine instead: %s", rel, i+1, strings.TrimSpace(line))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{`if p.DB.Engine().Name() == "postgres" {`, `case rep.Engine == "postgres":`} {
+		if !engineNameTest.MatchString(bad) {
+			t.Errorf("the rule misses %q", bad)
 		}
 	}
 }

@@ -160,7 +160,7 @@ func printForgetTail(w io.Writer, rep pipeline.ForgetReport) {
 		fmt.Fprintf(w, "%d raw events other facts still cite keep their row but not their text\n", n)
 	}
 	switch {
-	case rep.Engine == "postgres":
+	case rep.Residue:
 		fmt.Fprintf(w, "old text     %s\n", rep.WAL)
 	case rep.WAL != "truncated":
 		fmt.Fprintf(w, "memory.db-wal %s\n", rep.WAL)

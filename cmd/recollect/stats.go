@@ -47,7 +47,7 @@ func machineLine(st pipeline.Stats) string {
 	} else if len(id) > 8 {
 		id = id[:8]
 	}
-	if st.Storage.Engine != "postgres" {
+	if !st.Storage.Server {
 		return id
 	}
 	if reason, ok := st.Unknown["storage.machines_copying"]; ok {
@@ -62,8 +62,8 @@ func machineLine(st pipeline.Stats) string {
 
 func printStats(w io.Writer, st pipeline.Stats) {
 	fmt.Fprintf(w, "store        %s (schema %d, recollect %s)\n", st.DataDir, st.SchemaVersion, st.BinaryVersion)
-	if st.Storage.Engine == "postgres" {
-		fmt.Fprintf(w, "storage      postgres: %s\n", st.Storage.Where)
+	if st.Storage.Server {
+		fmt.Fprintf(w, "storage      %s: %s\n", st.Storage.Engine, st.Storage.Where)
 		fmt.Fprintf(w, "vectors      %s\n", orUnknown(st.Storage.Vectors, st.Unknown["storage.vectors"]))
 		if st.Storage.LeftBehind != "" {
 			fmt.Fprintf(w, "left behind  %s (%s), a SQLite store this one does not read; recollect store copy --from %s brings it in (safe to repeat), after which it can go\n",
@@ -225,7 +225,7 @@ func printSpend(w io.Writer, sp pipeline.SpendStats) {
 }
 
 func printDisk(w io.Writer, d pipeline.DiskStats) {
-	if d.Engine == "postgres" {
+	if d.Measured == "schema" {
 		fmt.Fprintf(w, "schema       %s on the server, %s in use (live rows, as the server counts them)\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
 	} else {
 		fmt.Fprintf(w, "file         %s on disk, %s in use\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))

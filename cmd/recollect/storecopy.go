@@ -86,7 +86,7 @@ func copyFrom(c *cli.Context, env Env) error {
 		return err
 	}
 	defer p.Close()
-	if p.DB.Engine().Name() == "sqlite" && filepath.Clean(p.DB.Path) == from {
+	if filepath.Clean(p.DB.Path) == from {
 		return usagef("store copy: --from names this store's own file; give another")
 	}
 	src, err := store.OpenFile(c.Context, from)

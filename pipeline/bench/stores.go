@@ -90,11 +90,8 @@ func (s Stores) reopen(ctx context.Context, dir, name string) (*store.DB, error)
 // planner needs the statistics, and counting reads only the index of a
 // vacuumed table).
 func settle(ctx context.Context, db *store.DB) error {
-	if _, err := db.Checkpoint(ctx); err != nil {
-		return fmt.Errorf("checkpoint the bench store: %w", err)
-	}
-	if db.Engine().Name() == "postgres" {
-		return postgres.Settle(ctx, db)
+	if err := db.Engine().Settle(ctx, db); err != nil {
+		return fmt.Errorf("settle the bench store: %w", err)
 	}
 	return nil
 }

@@ -27,6 +27,20 @@ var _ store.Engine = Engine{}
 // Name is "postgres".
 func (Engine) Name() string { return "postgres" }
 
+// Footprint is the schema's tables on the server (SchemaBytes).
+func (Engine) Footprint(ctx context.Context, db *store.DB) (int64, string, error) {
+	n, err := SchemaBytes(ctx, db)
+	return n, "schema", err
+}
+
+// DeleteResidue says where the server keeps deleted text.
+func (Engine) DeleteResidue() string {
+	return "kept by the server: PostgreSQL has no secure delete, so the old text stays in dead row versions until the server vacuums them (recollect prune --vacuum rewrites the schema) and in the server's write-ahead log until it recycles it"
+}
+
+// TextIndexRows is false: the text index is a column of the row.
+func (Engine) TextIndexRows() bool { return false }
+
 // Remote is true: every statement is a round trip to the server.
 func (Engine) Remote() bool { return true }
 
@@ -287,7 +301,7 @@ func SchemaBytes(ctx context.Context, db *store.DB) (int64, error) {
 // VectorStorage says how the store keeps and searches vectors on this
 // server, for stats: always as bytes with their sign codes, searched in
 // this process; whether the server offers pgvector is said, not used.
-func VectorStorage(ctx context.Context, db *store.DB) (string, error) {
+func (Engine) VectorStorage(ctx context.Context, db *store.DB) (string, error) {
 	var have bool
 	if err := db.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'vector')`).Scan(&have); err != nil {
 		return "", fmt.Errorf("look for pgvector: %w", err)

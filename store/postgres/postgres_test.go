@@ -312,7 +312,7 @@ func TestPoolKeepsASearchsConnections(t *testing.T) {
 func TestSettleVacuumsAndAnalyses(t *testing.T) {
 	ctx := context.Background()
 	db := storeWithFacts(t, 2000)
-	if err := postgres.Settle(ctx, db); err != nil {
+	if err := db.Engine().Settle(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	var vacuumed, analysed bool
@@ -388,7 +388,7 @@ func storeWithPlacedFacts(t *testing.T, n int) *store.DB {
 		SELECT id, id, 'session ' || (id / 40), 'now', 'now' FROM facts`); err != nil {
 		t.Fatal(err)
 	}
-	if err := postgres.Settle(ctx, db); err != nil {
+	if err := db.Engine().Settle(ctx, db); err != nil {
 		t.Fatal(err)
 	}
 	return db

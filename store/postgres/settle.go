@@ -15,7 +15,7 @@ import (
 // transaction sees; until then an index-only read, such as counting the
 // facts, visits every row's page, and each first read of a row checks its
 // transaction's outcome.
-func Settle(ctx context.Context, db *store.DB) error { return vacuumEach(ctx, db, "ANALYZE") }
+func (Engine) Settle(ctx context.Context, db *store.DB) error { return vacuumEach(ctx, db, "ANALYZE") }
 
 // vacuumEach runs VACUUM (options) on every table of the store's schema,
 // in name order.
