@@ -84,6 +84,10 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 			i.Claimed, i.Integrated, graph.PluralNoun(i.Integrated, "fact"), i.Merged, i.Superseded)
 		printIntegrateDetail(w, i)
 	}
+	if r := s.Window; r != nil && r.Rows > 0 {
+		fmt.Fprintf(w, "  retention: %s, %s and %s from before %s deleted (retention.window %s; %s)\n",
+			graph.Plural(r.Facts, "fact"), graph.Plural(r.Events, "event"), graph.Plural(r.Summaries, "summary"), r.Floor, r.Window, graph.Plural(r.Rows, "row"))
+	}
 }
 
 // printIntegrateDetail adds what only some runs have: facts found already

@@ -87,6 +87,9 @@ func settingsCommand(env Env) *cli.Command {
 					v, _ := config.Get(cfg, key)
 					b, _ := json.Marshal(v)
 					fmt.Fprintf(env.Stdout, "%s = %s in %s; a running daemon reads it when restarted\n", key, b, filepath.Join(dir, config.FileName))
+					if key == "retention.window" && cfg.Retention.Window.Set() {
+						return sayPastWindow(c, env, dir)
+					}
 					if before.Storage.Provider != "postgres" && cfg.Storage.Provider == "postgres" {
 						noteLeftBehind(c, env.Stdout, dir)
 					}
@@ -171,4 +174,29 @@ func noteLeftBehind(c *cli.Context, w io.Writer, dir string) {
 	}
 	fmt.Fprintf(w, "note: %s stays where it is with %s, which the postgres store does not read; bring them over with: recollect store copy --from %s --data %s\n",
 		path, what, path, dir)
+}
+
+// sayPastWindow tells the person who just set retention.window what it
+// now hides and what the next consolidation deletes for good, while it
+// can still be undone.
+func sayPastWindow(c *cli.Context, env Env, dir string) error {
+	if storeExists(dir) != nil {
+		return nil // no store yet: nothing is past the window
+	}
+	p, err := openPipelineAt(c, env, dir, nil)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	r, err := p.PastWindow(c.Context)
+	if err != nil || r == nil {
+		return err
+	}
+	if r.Facts+r.Events+r.Summaries == 0 {
+		fmt.Fprintf(env.Stdout, "nothing stored happened before %s\n", r.Floor)
+		return nil
+	}
+	fmt.Fprintf(env.Stdout, "%s, %s and %s happened before %s: no read returns them from now on, and the next consolidation (the daemon runs them by itself) or recollect prune --apply deletes them for good; recollect settings set retention.window \"\" undoes this until then\n",
+		graph.Plural(r.Facts, "fact"), graph.Plural(r.Events, "event"), graph.Plural(r.Summaries, "summary"), r.Floor)
+	return nil
 }

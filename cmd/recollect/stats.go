@@ -258,6 +258,10 @@ func printWindow(w io.Writer, label string, r *pipeline.WindowReport) {
 		fmt.Fprintf(w, "%-12s no window (retention.window is unset): nothing expires\n", label)
 		return
 	}
+	if r.Facts+r.Events+r.Summaries == 0 {
+		fmt.Fprintf(w, "%-12s window %s: nothing stored happened before %s\n", label, r.Window, r.Floor)
+		return
+	}
 	past := fmt.Sprintf("%s, %s and %s happened before %s", graph.Plural(r.Facts, "fact"), graph.Plural(r.Events, "event"), graph.Plural(r.Summaries, "summary"), r.Floor)
 	if r.Applied {
 		fmt.Fprintf(w, "%-12s window %s: %s and were deleted (%s)\n", label, r.Window, past, graph.Plural(r.Rows, "row"))
