@@ -712,8 +712,7 @@ func contains(list []string, v string) bool {
 }
 
 var (
-	envName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
-	schemaName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]{1,63}$`) })
+	envName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`) })
 )
 
 func (c Config) validateStorage() error {
@@ -726,6 +725,39 @@ func (c Config) validateStorage() error {
 	return nil
 }
 
+// SchemaRune reports whether r may stand in a schema name as written in
+// config.json: the characters PostgreSQL keeps as they are (lower-case
+// letters, digits, _) and -, which recollect always quotes.
+func SchemaRune(r rune) bool {
+	return r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-'
+}
+
+// ReservedSchema reports a schema name PostgreSQL keeps for itself or
+// every user shares.
+func ReservedSchema(s string) bool {
+	return s == "public" || s == "information_schema" || strings.HasPrefix(s, "pg_")
+}
+
+// MaxSchemaName is the longest schema name PostgreSQL keeps whole, in
+// bytes.
+const MaxSchemaName = 63
+
+// CheckSchemaName refuses a schema name PostgreSQL would fold, truncate or
+// reserve, so that the name in config.json is the name on the server.
+func CheckSchemaName(s string) error {
+	switch {
+	case s == "":
+		return fmt.Errorf("the schema name is empty; name the schema this store lives in")
+	case len(s) > MaxSchemaName:
+		return fmt.Errorf("%q is longer than PostgreSQL's %d bytes; choose a shorter name", s, MaxSchemaName)
+	case ReservedSchema(s):
+		return fmt.Errorf("%q is reserved (public, information_schema, pg_…); choose a name of this store's own", s)
+	case strings.ContainsFunc(s, func(r rune) bool { return !SchemaRune(r) }):
+		return fmt.Errorf("%q: use lower-case letters, digits, _ and - only", s)
+	}
+	return nil
+}
+
 func (st Storage) validate() error {
 	if !contains(StorageProviders, st.Provider) {
 		return &Error{Path: "storage.provider", Msg: fmt.Sprintf("unknown engine %q; use %s", st.Provider, strings.Join(StorageProviders, " or "))}
@@ -733,8 +765,10 @@ func (st Storage) validate() error {
 	if v := st.Postgres.URLEnv; v != "" && !envName().MatchString(v) {
 		return &Error{Path: "storage.postgres.url_env", Msg: fmt.Sprintf("%q is not an environment variable name; name the variable that holds the URL (the URL itself never goes in config.json)", v)}
 	}
-	if v := st.Postgres.Schema; v != "" && (!schemaName().MatchString(v) || v == "public" || strings.HasPrefix(v, "pg_") || v == "information_schema") {
-		return &Error{Path: "storage.postgres.schema", Msg: fmt.Sprintf("%q: use 1 to 63 lower-case letters, digits, _ and -, not public, information_schema or pg_…", v)}
+	if v := st.Postgres.Schema; v != "" {
+		if err := CheckSchemaName(v); err != nil {
+			return &Error{Path: "storage.postgres.schema", Msg: err.Error()}
+		}
 	}
 	return nil
 }

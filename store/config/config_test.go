@@ -59,7 +59,7 @@ func TestParseErrorsNameTheField(t *testing.T) {
 		{"url in config", `{"storage": {"provider": "postgres", "postgres": {"url": "postgres://u:p@h/d"}}}`, "storage.postgres.url", "unknown key"},
 		{"url_env not a name", `{"storage": {"provider": "postgres", "postgres": {"url_env": "postgres://u@h/d"}}}`, "storage.postgres.url_env", "the URL itself never goes in config.json"},
 		{"schema folded", `{"storage": {"provider": "postgres", "postgres": {"schema": "Atlas"}}}`, "storage.postgres.schema", "lower-case"},
-		{"schema reserved", `{"storage": {"provider": "postgres", "postgres": {"schema": "public"}}}`, "storage.postgres.schema", "not public"},
+		{"schema reserved", `{"storage": {"provider": "postgres", "postgres": {"schema": "public"}}}`, "storage.postgres.schema", "is reserved (public, information_schema, pg_…)"},
 		{"budget on postgres", `{"storage": {"provider": "postgres"}, "retention": {"disk_budget": "2GB"}}`, "retention.disk_budget", "bounded on its server"},
 		{"bad redaction regex", `{"redaction": {"patterns": [{"kind": "x", "regex": "("}]}}`, "redaction.patterns[0].regex", "Go RE2"},
 	}

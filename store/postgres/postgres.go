@@ -29,6 +29,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 // Config says where a store lives on a server: the variable that holds the
@@ -86,18 +87,18 @@ func DefaultSchema(dir string) string {
 	name := strings.TrimLeft(filepath.Base(dir), ".")
 	var b strings.Builder
 	for _, r := range strings.ToLower(name) {
-		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+		if config.SchemaRune(r) {
 			b.WriteRune(r)
 		} else {
 			b.WriteByte('_')
 		}
 	}
 	s := b.String()
-	if s == "" || s == "public" || strings.HasPrefix(s, "pg_") || s == "information_schema" {
+	if s == "" || config.ReservedSchema(s) {
 		s = "recollect_" + s
 	}
-	if len(s) > 63 {
-		s = s[:63]
+	if len(s) > config.MaxSchemaName {
+		s = s[:config.MaxSchemaName]
 	}
 	return s
 }
@@ -288,21 +289,10 @@ func isDuplicateSchema(err error) bool {
 }
 
 // checkSchemaName refuses a schema name PostgreSQL would fold, truncate or
-// reserve, so that the name in config.json is the name on the server.
+// reserve (config.CheckSchemaName), naming the knob.
 func checkSchemaName(s string) error {
-	if s == "" {
-		return fmt.Errorf("storage.postgres.schema is empty; name the schema this store lives in")
-	}
-	if len(s) > 63 {
-		return fmt.Errorf("storage.postgres.schema %q is longer than PostgreSQL's 63 bytes; choose a shorter name", s)
-	}
-	if strings.HasPrefix(s, "pg_") || s == "public" || s == "information_schema" {
-		return fmt.Errorf("storage.postgres.schema %q is reserved; choose a name of this store's own", s)
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
-			return fmt.Errorf("storage.postgres.schema %q: use lower-case letters, digits, _ and - only", s)
-		}
+	if err := config.CheckSchemaName(s); err != nil {
+		return fmt.Errorf("storage.postgres.schema: %w", err)
 	}
 	return nil
 }
