@@ -6,6 +6,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
@@ -34,7 +35,7 @@ func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 	}
 	host := newEmbedHost(t, 8)
 	cfg := config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL, BatchSize: 256}
-	emb, err := integrate.NewEmbedder(cfg, func(string) string { return "" })
+	emb, err := model.NewEmbedder(cfg, func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}

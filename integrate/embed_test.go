@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
@@ -61,7 +62,7 @@ func TestEmbedMissingBothWireFormats(t *testing.T) {
 				say(t, db, statement{text: s, day: i + 1})
 			}
 			cfg := config.Embedding{Provider: tc.provider, Model: "nomic-embed-text", BaseURL: host.URL + tc.base, BatchSize: 3}
-			emb, err := integrate.NewEmbedder(cfg, func(string) string { return "" })
+			emb, err := model.NewEmbedder(cfg, func(string) string { return "" })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +180,7 @@ func TestEmbedFailureIsReportedAndRecorded(t *testing.T) {
 	host := newEmbedHost(t, 8)
 	host.emb.Fail(http.StatusServiceUnavailable)
 	say(t, db, statement{text: "I live in Paris", day: 1})
-	emb, err := integrate.NewEmbedder(config.Embedding{Provider: "http", Model: "text-embedding-3-small", BaseURL: host.URL + "/v1"}, nil)
+	emb, err := model.NewEmbedder(config.Embedding{Provider: "http", Model: "text-embedding-3-small", BaseURL: host.URL + "/v1"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -210,7 +211,7 @@ func TestNewEmbedderErrors(t *testing.T) {
 		{config.Embedding{Provider: "cohere", Model: "m"}, `unknown provider "cohere"`},
 	}
 	for _, c := range cases {
-		_, err := integrate.NewEmbedder(c.cfg, func(string) string { return "" })
+		_, err := model.NewEmbedder(c.cfg, func(string) string { return "" })
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("NewEmbedder(%+v) = %v, want %q", c.cfg, err, c.want)
 		}
@@ -222,8 +223,8 @@ func TestModelSwapStartsANewSpace(t *testing.T) {
 	ctx := context.Background()
 	host := newEmbedHost(t, 8)
 	cfg := config.Embedding{Provider: "ollama", Model: "nomic-embed-text", BaseURL: host.URL, BatchSize: 32}
-	embedder := func() integrate.Embedder {
-		e, err := integrate.NewEmbedder(cfg, nil)
+	embedder := func() model.Embedder {
+		e, err := model.NewEmbedder(cfg, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -65,7 +65,7 @@ type Integrator struct {
 	Model Model
 	// Embedder, when set, embeds active facts lacking a vector after the
 	// facts are committed, outside the claim.
-	Embedder Embedder
+	Embedder model.Embedder
 	// Now is the clock for recorded_at and retracted_at; time.Now when nil.
 	Now func() time.Time
 	// Lease is how long a claim holds before another run may take over the

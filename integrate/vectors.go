@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -149,7 +150,7 @@ func missingWhere(sp graph.Space) (string, []any) {
 // space, batch by batch, each batch committed on its own. A failure stops
 // the step and is reported (and recorded in stage_health as "embed"); the
 // facts stay without a vector and are tried again next run.
-func EmbedMissing(ctx context.Context, db *store.DB, e Embedder, batch int) EmbedReport {
+func EmbedMissing(ctx context.Context, db *store.DB, e model.Embedder, batch int) EmbedReport {
 	if batch <= 0 {
 		batch = 32
 	}

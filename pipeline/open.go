@@ -66,6 +66,11 @@ type Pipeline struct {
 	// date (optimize).
 	optimizeMu sync.Mutex
 	optimized  time.Time
+	// embedder is built once, on first use (Embedder), and its HTTP
+	// client reused by every query and run.
+	embedOnce sync.Once
+	embedder  model.Embedder
+	embedErr  error
 }
 
 // Open opens the store and config of data directory dir and builds the

@@ -219,7 +219,7 @@ func (p *Pipeline) integrator(run *model.Run) (*integrate.Integrator, error) {
 	switch {
 	case err == nil:
 		in.Embedder = emb
-	case !errors.Is(err, integrate.ErrEmbeddingsOff):
+	case !errors.Is(err, model.ErrEmbeddingsOff):
 		return nil, err
 	}
 	return in, nil
@@ -227,7 +227,10 @@ func (p *Pipeline) integrator(run *model.Run) (*integrate.Integrator, error) {
 
 // Embedder is the configured embedder, the one that wrote the facts'
 // vectors, so a query embedded with it can be compared with them. It
-// returns integrate.ErrEmbeddingsOff when embedding.provider is empty.
-func (p *Pipeline) Embedder() (integrate.Embedder, error) {
-	return integrate.NewEmbedder(p.Config.Embedding, p.Getenv)
+// returns model.ErrEmbeddingsOff when embedding.provider is empty. It is
+// built once per pipeline: every search's query embedding reuses its
+// client and connections.
+func (p *Pipeline) Embedder() (model.Embedder, error) {
+	p.embedOnce.Do(func() { p.embedder, p.embedErr = model.NewEmbedder(p.Config.Embedding, p.Getenv) })
+	return p.embedder, p.embedErr
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/integrate"
 )
 
 // BriefingInput measures what the briefing needs from the stages: the
@@ -47,7 +46,7 @@ func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32,
 	if p.Config.Embedding.Provider == "" || strings.TrimSpace(text) == "" {
 		return nil, graph.Space{}, ""
 	}
-	e, err := integrate.NewEmbedder(p.Config.Embedding, p.Getenv)
+	e, err := p.Embedder()
 	if err != nil {
 		return nil, graph.Space{}, "similarity arm skipped: " + err.Error()
 	}

@@ -117,9 +117,7 @@ func lastLine(s string) string {
 	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
 		s = s[i+1:]
 	}
-	if len(s) > 200 {
-		s = s[:200] + "…"
-	}
+	s = clip(s, 200)
 	if s == "" {
 		return "(no output)"
 	}

@@ -195,10 +195,7 @@ func oneLineErr(err error) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	if len(s) > 160 {
-		s = s[:160] + "…"
-	}
-	return s
+	return clip(s, 160)
 }
 
 func schemaName(req Request) string {

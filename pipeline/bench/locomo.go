@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
@@ -209,11 +210,11 @@ func RunLocomo(ctx context.Context, opts LocomoOptions) (LocomoReport, error) {
 	}
 	opts.run = hex.EncodeToString(run[:])
 	names := []string{SystemRecollect, SystemBM25Stem, SystemBM25Plain}
-	var emb integrate.Embedder
+	var emb model.Embedder
 	if opts.Embedding.Provider == "" {
 		rep.Hybrid = HybridNotRun
 	} else {
-		if emb, err = integrate.NewEmbedder(opts.Embedding, opts.Getenv); err != nil {
+		if emb, err = model.NewEmbedder(opts.Embedding, opts.Getenv); err != nil {
 			return rep, err
 		}
 		names = append(names, SystemHybrid)
@@ -253,7 +254,7 @@ func countTurns(c Conversation) int {
 // retriever returns, per rank, the dia ids a result cites.
 type retriever func(ctx context.Context, question string) ([][]string, error)
 
-func runConversation(ctx context.Context, work, route string, c Conversation, rr *RouteReport, acc *accumulator, emb integrate.Embedder, opts LocomoOptions) error {
+func runConversation(ctx context.Context, work, route string, c Conversation, rr *RouteReport, acc *accumulator, emb model.Embedder, opts LocomoOptions) error {
 	dir := filepath.Join(work, route+"-"+c.ID)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create store directory: %w", err)

@@ -1,4 +1,4 @@
-package integrate
+package model
 
 import (
 	"bytes"
@@ -13,7 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store/config"
 )
@@ -40,7 +39,7 @@ var ErrEmbeddingsOff = errors.New("embeddings are off (embedding.provider is emp
 // includes /v1, default http://localhost:11434/v1). The API key, when
 // api_key_env names a variable, is read through getenv.
 func NewEmbedder(cfg config.Embedding, getenv func(string) string) (Embedder, error) {
-	e := &httpEmbedder{kind: cfg.Provider, model: cfg.Model, client: model.BoundedClient(2 * time.Minute)}
+	e := &httpEmbedder{kind: cfg.Provider, model: cfg.Model, client: BoundedClient(2 * time.Minute)}
 	base := strings.TrimRight(cfg.BaseURL, "/")
 	switch cfg.Provider {
 	case "":
@@ -182,5 +181,17 @@ func errorMessage(data []byte) string {
 			return m.Message
 		}
 	}
-	return truncate(strings.TrimSpace(string(data)), 200)
+	return clip(strings.TrimSpace(string(data)), 200)
+}
+
+// clip cuts s to at most n bytes at a character boundary, marking the cut
+// with "…".
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
 }
