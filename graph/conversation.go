@@ -169,19 +169,18 @@ func neighborQuery(eng store.Engine, cond string) string {
 // Each seed's provenance is read through its own index lookup (the
 // fenced LATERAL): in a plan made for the query's values (PostgreSQL's
 // first five runs of a statement on each connection), the planner,
-// expecting as many seeds as the pool has facts, hashed the whole
-// provenance table instead, a scan of every row (at 10k facts the
-// statement took 3.6 ms against 1.8 ms with the lookups). Its adjacent
+// expecting as many seeds as the pool has facts, would hash the whole
+// provenance table instead, a scan of every row. Its adjacent
 // facts come with the row (store.Engine.Adjacent: PostgreSQL keeps them
 // there), so a seed costs that lookup. Only a seed that asks a question
 // brings in a neighbour outside the pool (lendToNeighbors), so only its
 // neighbours are read from facts (asked); any other seed lends only to a
 // fact already a candidate, so its row comes back with its two adjacent
 // facts as they are, and those are looked up here among the pool's and
-// asked's, whose rows passed cond and carry the speaker. (Looked up in the
-// statement, as arrays of the pool's ids, it cost the server 0.13 ms more
-// at 10k facts; a join on the pool was planned as a scan of the pool for
-// every neighbour.) The pool itself is keywordPoolSource's, its facts'
+// asked's, whose rows passed cond and carry the speaker: in this process
+// the lookup is a map read, where in the statement it is an array search
+// on the server, and a join on the pool is planned as a scan of the pool
+// for every neighbour. The pool itself is keywordPoolSource's, its facts'
 // columns carried through the ranking when carrier is not nil.
 func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
 	speakers map[string]bool, carrier store.FactTopCarrier) ([]*candidate, []neighbor, error) {

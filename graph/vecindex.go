@@ -142,8 +142,8 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 		// Count the space's vectors after each read until none lacks a
 		// code: a vector without one can only come from before codes
 		// existed, and consolidate backfills them. Counting reads every
-		// vector's key (8 ms at 100k), so a code file that was written with
-		// none missing spares a new process from it.
+		// vector's key, so a code file that was written with none missing
+		// spares a new process from it.
 		var vectors int64
 		count, err := x.stmt(ctx, db, &x.vectorCount, vectorCountQuery)
 		if err != nil {

@@ -93,10 +93,9 @@ func (in *Integrator) supersedeCandidates(ctx context.Context, entities []int64,
 // KeywordCap bounds the stored facts each distinctive word of a new fact
 // reads as supersession candidates: its newest KeywordCap (passing the
 // status clause), taken from the full-text index in id order, unscored.
-// The cost per new fact then follows its words, not the store: the
-// store-wide query this replaced scored every fact holding any of them by
-// BM25 and kept the best 100 (315 ms a fact at 1M facts, where a slot
-// word such as "use" or "version" is in a tenth of the store). An older
+// The cost per new fact then follows its words, not the store: scoring
+// every fact holding any of them by BM25 would read a tenth of a large
+// store for a common word such as "use" or "version". An older
 // fact is missed only when every word it shares with the new one is in
 // more than KeywordCap newer facts.
 const KeywordCap = 100

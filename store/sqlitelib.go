@@ -43,9 +43,9 @@ import (
 // starts. With them on (the driver's default build), every allocation of
 // every connection takes one process-wide mutex to keep the counters; a
 // search's arms run side by side on connections of their own, each
-// parsing the schema when it opens and building its statements, and a
-// new handle's first search spent about a third of its time on that
-// mutex (1k facts: 4.4 ms against 2.7 ms without). Nothing in recollect
+// parsing the schema when it opens and building its statements, so a new
+// handle's first search would spend much of its time waiting on that
+// mutex. Nothing in recollect
 // reads the statistics. SQLite refuses the call once it has started
 // (SQLITE_MISUSE), which can only mean a database was opened before this
 // package's init: the setting then stays as it was, which changes speed,
@@ -64,9 +64,9 @@ const sqliteOpenReadWrite = 0x2
 // process runs (see fileWatch). It runs one statement, PRAGMA
 // user_version, which reads the file's header but not its schema: a
 // connection of the driver's parses the whole schema when it opens (the
-// driver sets PRAGMA synchronous, which needs it), about 0.4 ms for this
-// one, and a pooled connection held as the pin was one the first search
-// had to open again.
+// driver sets PRAGMA synchronous, which needs it), and a pooled
+// connection held as the pin would be one the first search has to open
+// again.
 type pin struct{ db *C.sqlite3 }
 
 // openPin opens path (a plain file name, not a URI) read-write and reads

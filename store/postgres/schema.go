@@ -584,8 +584,8 @@ CREATE CONSTRAINT TRIGGER facts_words_commit AFTER INSERT OR DELETE ON facts DEF
 	// (fact_provenance_relink_all, which also filled the rows stored
 	// before v23). Rows of no place (no session, or neither an event nor
 	// a captured fact) keep no pointers. The relink's statements keep one
-	// plan (force_generic_plan): planned again for each call's arrays, as
-	// PostgreSQL chose, a row written cost 0.6 ms more instead of 0.2.
+	// plan (force_generic_plan): planning again for each call's arrays,
+	// as PostgreSQL would, costs more than the write itself.
 	`
 ALTER TABLE fact_provenance ADD COLUMN prev_fact BIGINT, ADD COLUMN next_fact BIGINT;
 CREATE FUNCTION fact_provenance_relink_all() RETURNS void LANGUAGE sql AS $$
