@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -153,15 +152,9 @@ func contextSeeds(ctx context.Context, db *store.DB, sc scope, topic string, hit
 		if err := rows.Err(); err != nil {
 			return nil, fmt.Errorf("context seeds: %w", err)
 		}
-		ids := make([]int64, len(seeds))
-		for i, e := range seeds {
-			ids[i] = e.ID
-		}
-		keep, err := heldWithin(ctx, db, sc, ids)
-		if err != nil {
+		if seeds, err = keepHeld(ctx, db, sc, seeds, func(e ReachedEntity) int64 { return e.ID }); err != nil {
 			return nil, err
 		}
-		seeds = slices.DeleteFunc(seeds, func(e ReachedEntity) bool { return !keep[e.ID] })
 	}
 	for _, h := range hits {
 		for _, r := range h.Entities {

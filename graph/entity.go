@@ -167,17 +167,22 @@ func heldWithin(ctx context.Context, db *store.DB, sc scope, ids []int64) (map[i
 	return out, rows.Err()
 }
 
-// cardsWithin keeps the cards heldWithin keeps.
-func cardsWithin(ctx context.Context, db *store.DB, sc scope, cards []EntityCard) ([]EntityCard, error) {
-	ids := make([]int64, len(cards))
-	for i, c := range cards {
-		ids[i] = c.ID
+// keepHeld keeps the items whose entity (id) heldWithin keeps.
+func keepHeld[T any](ctx context.Context, db *store.DB, sc scope, items []T, id func(T) int64) ([]T, error) {
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		ids[i] = id(it)
 	}
 	keep, err := heldWithin(ctx, db, sc, ids)
 	if err != nil {
 		return nil, err
 	}
-	return slices.DeleteFunc(cards, func(c EntityCard) bool { return !keep[c.ID] }), nil
+	return slices.DeleteFunc(items, func(it T) bool { return !keep[id(it)] }), nil
+}
+
+// cardsWithin keeps the cards heldWithin keeps.
+func cardsWithin(ctx context.Context, db *store.DB, sc scope, cards []EntityCard) ([]EntityCard, error) {
+	return keepHeld(ctx, db, sc, cards, func(c EntityCard) int64 { return c.ID })
 }
 
 func findEntities(ctx context.Context, db *store.DB, fold, typ string) ([]EntityCard, error) {
@@ -329,15 +334,10 @@ func neighbours(ctx context.Context, db *store.DB, sc scope, ids []int64, limit 
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("entity neighbours: %w", err)
 	}
-	others := make([]int64, len(out))
-	for i, c := range out {
-		others[i] = c.ID
-	}
-	keep, err := heldWithin(ctx, db, sc, others)
+	out, err = keepHeld(ctx, db, sc, out, func(c Connection) int64 { return c.ID })
 	if err != nil {
 		return nil, err
 	}
-	out = slices.DeleteFunc(out, func(c Connection) bool { return !keep[c.ID] })
 	return out[:min(limit, len(out))], nil
 }
 
