@@ -3,7 +3,6 @@ package scheduler_test
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -16,8 +15,6 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
