@@ -11,6 +11,7 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/fixtures/testdisk"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // A copy that failed on a full disk is tried again once space is back,
@@ -25,12 +26,12 @@ func TestDaemonRetriesCopyAfterFullDisk(t *testing.T) {
 	transcript := filepath.Join(folder, "s1.jsonl")
 	appendTo(t, transcript, userLine("s1", cwd, "u0", "written before the disk filled"))
 	d := startDaemon(t, bin, data)
-	db := openStore(t, data)
-	waitFor(t, "the first line", func() bool { return countContent(t, db, "written before the disk filled") == 1 })
+	db := storetest.OpenDir(t, data)
+	storetest.Eventually(t, "the first line", func() bool { return countContent(t, db, "written before the disk filled") == 1 })
 	filler := testdisk.Fill(t, disk)
 	big := strings.Repeat("a long line about the deploy window ", 4000)
 	appendTo(t, transcript, userLine("s1", cwd, "u1", "written on a full disk "+big))
-	waitFor(t, "a copy error", func() bool { st, err := status(data); return err == nil && st.CopyErrors > 0 })
+	storetest.Eventually(t, "a copy error", func() bool { st, err := status(data); return err == nil && st.CopyErrors > 0 })
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}

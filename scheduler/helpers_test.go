@@ -74,18 +74,6 @@ func (r *running) stop(tb testing.TB) error {
 	return nil
 }
 
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // recordEvents stores n extractable user messages in session.
 func recordEvents(tb testing.TB, p *pipeline.Pipeline, session string, n int) {
 	tb.Helper()

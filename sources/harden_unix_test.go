@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func TestCopySkipsFIFONamedLikeATranscript(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/p")
 	writeFile(t, filepath.Join(dir, "a.jsonl"), numbered("s1", "/w/p", "a", 0, 3))
 	fifo := filepath.Join(dir, "b.jsonl")
@@ -117,7 +118,7 @@ func TestUnreadableFolderIsReported(t *testing.T) {
 	if !unprivileged(t) {
 		return
 	}
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/p")
 	writeFile(t, filepath.Join(dir, "a.jsonl"), numbered("s1", "/w/p", "a", 0, 2))
 	_, locked := claudeHome(t, "/w/q")
