@@ -298,10 +298,14 @@ func TestWaitSettled(t *testing.T) {
 		}
 		got <- resp
 	}()
+	storetest.Eventually(t, "the wait request held", func() bool { return r.s.Status().Waiting == 1 })
 	release()
 	resp = <-got
 	if resp.Message != "no consolidation in flight" || resp.Status == nil || resp.Status.Running || resp.Status.Pending {
 		t.Fatalf("wait across the run's end: %+v", resp)
+	}
+	if n := r.s.Status().Waiting; n != 0 {
+		t.Fatalf("%d wait requests still counted after the last one was answered", n)
 	}
 	if n := r.s.Status().Runs["compaction"]; n != 1 {
 		t.Fatalf("compaction runs = %d after the wait, want 1", n)

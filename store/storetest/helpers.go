@@ -80,7 +80,8 @@ func Skipped(tb testing.TB, q Querier, source string) map[string]int64 {
 // holds reaches it.
 const EventuallyWithin = 60 * time.Second
 
-// Eventually polls cond until it holds and returns how long that took; it
+// Eventually polls cond, more and more slowly up to ten times a second,
+// until it holds and returns how long that took; it
 // fails tb, naming what it waited for, when cond still does not hold after
 // EventuallyWithin.
 func Eventually(tb testing.TB, what string, cond func() bool) time.Duration {
@@ -90,12 +91,15 @@ func Eventually(tb testing.TB, what string, cond func() bool) time.Duration {
 
 func eventually(tb testing.TB, within time.Duration, what string, cond func() bool) time.Duration {
 	tb.Helper()
-	start := time.Now()
+	start, pause := time.Now(), time.Millisecond
 	for !cond() {
 		if time.Since(start) > within {
 			tb.Fatalf("waited %s for %s; it never came", within, what)
 		}
-		time.Sleep(5 * time.Millisecond)
+		// Quick to see a condition that comes soon, and gentle on the
+		// machine when cond is costly (a query, a process) and slow.
+		time.Sleep(pause)
+		pause = min(2*pause, 100*time.Millisecond)
 	}
 	return time.Since(start)
 }
