@@ -366,15 +366,16 @@ func TestModelExtractorCancelledRunCountsNoFailure(t *testing.T) {
 	h.Enqueue(modeltest.Answer{Hang: true})
 	stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan error, 1)
 	go func() {
-		// Cancel once the request has reached the host.
-		deadline := time.Now().Add(10 * time.Second)
-		for len(h.Requests("/v1/chat/completions")) == 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
+		_, err := stage.Run(ctx, Options{})
+		ran <- err
 	}()
-	if _, err := stage.Run(ctx, Options{}); err != context.Canceled {
+	// Cancel once the request has reached the host.
+	storetest.Eventually(t, "the request at the model host", func() bool { return len(h.Requests("/v1/chat/completions")) > 0 })
+	cancel()
+	if err := <-ran; err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	if last, fails, _ := watermark(t, db, "conv-a"); last != 0 || fails != 0 {

@@ -62,22 +62,16 @@ func startDaemon(tb testing.TB, bin, dir string, env ...string) *daemon {
 	}
 	go func() { d.err = d.cmd.Wait(); close(d.exited) }()
 	tb.Cleanup(func() { d.kill() })
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		st, err := status(dir)
-		if err == nil && st.PID == d.cmd.Process.Pid {
-			return d
-		}
+	storetest.Eventually(tb, "the daemon to answer on its socket", func() bool {
 		select {
 		case <-d.exited:
 			tb.Fatalf("daemon exited early: %v\n%s", d.err, d.stderr)
 		default:
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("daemon did not answer within 15s: %v\n%s", err, d.stderr)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		st, err := status(dir)
+		return err == nil && st.PID == d.cmd.Process.Pid
+	})
+	return d
 }
 
 func (d *daemon) kill() {
@@ -198,13 +192,9 @@ func TestDaemonRestartsOverKilled(t *testing.T) {
 	d2 := startDaemon(t, bin, dir)
 	// The line is logged before the socket answers, but stderr reaches the
 	// buffer through exec's copying goroutine, which may lag under load.
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(d2.stderr.String(), "replacing stale control socket") {
-		if time.Now().After(deadline) {
-			t.Fatalf("second daemon did not report the stale socket:\n%s", d2.stderr)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the second daemon to report the stale socket", func() bool {
+		return strings.Contains(d2.stderr.String(), "replacing stale control socket")
+	})
 	d2.stop(t)
 }
 

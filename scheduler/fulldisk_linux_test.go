@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/fixtures/testdisk"
@@ -35,18 +34,9 @@ func TestDaemonRetriesCopyAfterFullDisk(t *testing.T) {
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	stored := func() (n int) {
-		if err := db.QueryRow(`SELECT count(*) FROM session_events WHERE content LIKE 'written on a full disk %'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	stored := func() int {
+		return storetest.Count(t, db, `SELECT count(*) FROM session_events WHERE content LIKE 'written on a full disk %'`)
 	}
-	for stored() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the line that failed on a full disk was not copied within 90s of freeing space\n%s", d.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the line that failed on a full disk to be copied once space is free", func() bool { return stored() > 0 })
 	d.stop(t)
 }

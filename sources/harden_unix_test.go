@@ -144,13 +144,7 @@ func TestUnreadableFolderIsReported(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go w.Run(ctx, func([]string) {})
-	deadline := time.Now().Add(time.Minute)
-	for len(w.Unreadable()) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("watcher reports unreadable folders %+v; want %s", w.Unreadable(), lockedDir)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the watcher to report "+lockedDir+" unreadable", func() bool { return len(w.Unreadable()) == 1 })
 	// Readable again: it is copied and drops out of the report.
 	if err := os.Chmod(lockedDir, 0o755); err != nil {
 		t.Fatal(err)
