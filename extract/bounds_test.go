@@ -9,33 +9,13 @@ import (
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/extract/model/modeltest"
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
-
-// skippedOf reads skipped_records of one source.
-func skippedOf(t *testing.T, db *store.DB, source string) map[string]int64 {
-	t.Helper()
-	rows, err := db.Query(`SELECT record_type, count FROM skipped_records WHERE source = ?`, source)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var n int64
-		if err := rows.Scan(&k, &n); err != nil {
-			t.Fatal(err)
-		}
-		out[k] = n
-	}
-	return out
-}
 
 // A model answer is bounded: facts per answer, bytes per fact and entities
 // per fact are capped and what is cut is counted for stats.
 func TestModelAnswerIsBounded(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	var facts []map[string]any
 	for i := range 150 {
@@ -76,7 +56,7 @@ func TestModelAnswerIsBounded(t *testing.T) {
 		}
 	}
 	want := map[string]int64{model.CutFactsOverAnswerCap: 50, model.CutFactsOverBytes: 1, model.CutEntitiesOverCap: 1000 - model.MaxEntitiesPerFact}
-	got := skippedOf(t, db, "extract")
+	got := storetest.Skipped(t, db, "extract")
 	for k, v := range want {
 		if got[k] != v {
 			t.Errorf("skipped_records extract/%s = %d, want %d (all: %v)", k, got[k], v, got)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // codingSession records a small coding session: a compaction summary, the
@@ -55,7 +56,7 @@ func codingSession(t testing.TB, db *store.DB) (summary, prompt, report int64) {
 // with a pronoun whose referent is elsewhere is dropped, a kind outside
 // the list is normalised.
 func TestModelRouteReadsCodingSessions(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	summary, _, report := codingSession(t, db)
 	h := modeltest.NewHost(t)
 	answer := map[string]any{"facts": []map[string]any{

@@ -2,24 +2,15 @@ package extract
 
 import (
 	"context"
-	"github.com/recollect/recollect/extract/model/modeltest"
 	"log/slog"
 	"testing"
+
+	"github.com/recollect/recollect/extract/model/modeltest"
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
-
-func openDB(t testing.TB) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // httpIntelligence routes every stage to the http provider at url.
 func httpIntelligence(url, name string) config.Intelligence {

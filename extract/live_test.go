@@ -4,6 +4,8 @@ import (
 	"context"
 	"os"
 	"testing"
+
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestLiveHTTPExtraction runs one real extraction against the
@@ -15,7 +17,7 @@ func TestLiveHTTPExtraction(t *testing.T) {
 	if url == "" {
 		t.Skip("LIVE CHECK NOT RUN: RECOLLECT_LIVE_HTTP is unset, so no real model was asked; set RECOLLECT_LIVE_HTTP=http://host:port/v1 (and RECOLLECT_LIVE_MODEL when the host offers several chat models) to run one real extraction")
 	}
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	seqs := addEvents(t, db, "live", "I moved from Porto to Lisbon last month and now work at Acme Robotics as a firmware engineer.",
 		"Our team deploys the billing service to Fly.io and keeps staging on Postgres 16.")
 	cfg := httpIntelligence(url, os.Getenv("RECOLLECT_LIVE_MODEL"))

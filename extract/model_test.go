@@ -15,6 +15,7 @@ import (
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // addEvents records user messages in session and returns their seqs.
@@ -100,7 +101,7 @@ func watermark(t testing.TB, db *store.DB, session string) (last int64, fails in
 }
 
 func TestModelExtractorOneCallPerConversation(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	if _, err := db.Exec(`INSERT INTO facts(content, digest, domain, producer, recorded_at) VALUES ('The user deploys services with Terraform.', 'd1', 'infrastructure', 'http', ?)`, store.Now()); err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ func TestModelExtractorHoldsOnlyTheFailingConversation(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			db := openDB(t)
+			db := storetest.Open(t, "sqlite")
 			a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 			b := addEvents(t, db, "conv-b", "I moved to Lisbon in October.")
 			h := modeltest.NewHost(t)
@@ -209,7 +210,7 @@ func TestModelExtractorHoldsOnlyTheFailingConversation(t *testing.T) {
 }
 
 func TestModelExtractorDropsFactsCitingOutsideTheBatch(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.", "The staging database is Postgres 16.")
 	other := addEvents(t, db, "conv-z", "Unrelated.")
 	h := modeltest.NewHost(t)
@@ -249,7 +250,7 @@ func TestModelExtractorCaps(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			db := openDB(t)
+			db := storetest.Open(t, "sqlite")
 			addEvents(t, db, "conv-a", contents...)
 			h := modeltest.NewHost(t)
 			h.Enqueue(modeltest.Answer{Content: `{"facts":[]}`})
@@ -278,7 +279,7 @@ func TestModelExtractorCaps(t *testing.T) {
 }
 
 func TestModelExtractorOverBudgetSkipsAndHolds(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	addEvents(t, db, "conv-b", "I moved to Lisbon in October.")
 	if _, err := db.Exec(`INSERT INTO spend(stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at) VALUES ('extract','http','m',9000,1000,5,1,?)`, store.Now()); err != nil {
@@ -308,7 +309,7 @@ func TestModelExtractorOverBudgetSkipsAndHolds(t *testing.T) {
 }
 
 func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	a := addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	h := modeltest.NewHost(t, "qwen2.5:7b", "nomic-embed-text:latest")
 	h.Enqueue(modeltest.Answer{Content: factsAnswer("The user's billing service deploys to Fly.io.", []int64{a[0]})})
@@ -321,7 +322,7 @@ func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
 		t.Fatalf("report = %+v", rep)
 	}
 
-	db2 := openDB(t)
+	db2 := storetest.Open(t, "sqlite")
 	addEvents(t, db2, "conv-a", "Our billing service deploys to Fly.io now.")
 	h2 := modeltest.NewHost(t, "qwen2.5:7b", "llama3.2:3b")
 	stage2, _ := modelStage(t, db2, h2.Intelligence(""))
@@ -338,7 +339,7 @@ func TestModelExtractorDiscoversTheModelOrRefuses(t *testing.T) {
 }
 
 func TestModelExtractorOnFailHeuristicWritesHeuristicFacts(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Status: http.StatusBadGateway}, modeltest.Answer{Status: http.StatusBadGateway})
@@ -359,21 +360,22 @@ func TestModelExtractorOnFailHeuristicWritesHeuristicFacts(t *testing.T) {
 }
 
 func TestModelExtractorCancelledRunCountsNoFailure(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	addEvents(t, db, "conv-a", "Our billing service deploys to Fly.io now.")
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Hang: true})
 	stage, _ := modelStage(t, db, h.Intelligence("llama3.2:3b"))
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ran := make(chan error, 1)
 	go func() {
-		// Cancel once the request has reached the host.
-		deadline := time.Now().Add(10 * time.Second)
-		for len(h.Requests("/v1/chat/completions")) == 0 && time.Now().Before(deadline) {
-			time.Sleep(5 * time.Millisecond)
-		}
-		cancel()
+		_, err := stage.Run(ctx, Options{})
+		ran <- err
 	}()
-	if _, err := stage.Run(ctx, Options{}); err != context.Canceled {
+	// Cancel once the request has reached the host.
+	storetest.Eventually(t, "the request at the model host", func() bool { return len(h.Requests("/v1/chat/completions")) > 0 })
+	cancel()
+	if err := <-ran; err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 	if last, fails, _ := watermark(t, db, "conv-a"); last != 0 || fails != 0 {
@@ -385,7 +387,7 @@ func TestModelExtractorCancelledRunCountsNoFailure(t *testing.T) {
 // parent agent's prompt is not the user's word; the prompt carries the
 // speaker that says so (issues #12, #13).
 func TestModelExtractorToldEventsAreDataAndWhoSpoke(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	var seq int64
 	err := db.Tx(context.Background(), func(tx *store.Tx) error {
 		var err error

@@ -10,6 +10,7 @@ import (
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // benchStage runs the extract stage over 10 conversations of 10 events with
@@ -17,7 +18,7 @@ import (
 func benchStage(b *testing.B, ex func(db *store.DB) Extractor) {
 	for b.Loop() {
 		b.StopTimer()
-		db := openDB(b)
+		db := storetest.Open(b, "sqlite")
 		for c := range 10 {
 			contents := make([]string, 10)
 			for i := range contents {
@@ -74,7 +75,7 @@ func BenchmarkExtractStageModel(b *testing.B) {
 // examinedStore is a store of n events in conversations of 200, every one
 // already examined, as a store is after months of use.
 func examinedStore(b *testing.B, n int) *store.DB {
-	db := openDB(b)
+	db := storetest.Open(b, "sqlite")
 	contents := make([]string, 200)
 	for c := 0; c*200 < n; c++ {
 		for i := range contents {

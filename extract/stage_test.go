@@ -6,13 +6,14 @@ import (
 
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // A conversation of tool output alone has nothing to extract; it must still
 // count as examined, or its events could never be pruned.
 func TestConversationWithoutExtractableEventsIsMarkedExamined(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	add := func(session, role, typ, content string) {
 		t.Helper()
 		err := db.Tx(ctx, func(tx *store.Tx) error {
@@ -53,7 +54,7 @@ func TestConversationWithoutExtractableEventsIsMarkedExamined(t *testing.T) {
 // instructions never become facts, however declarative they read.
 func TestHeuristicStageKeepsOnlyTheUsersStatements(t *testing.T) {
 	ctx := context.Background()
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	add := func(role, speaker, typ, content string) {
 		t.Helper()
 		err := db.Tx(ctx, func(tx *store.Tx) error {

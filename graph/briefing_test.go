@@ -2,10 +2,7 @@ package graph_test
 
 import (
 	"context"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,26 +10,8 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
 
 func briefingStore(t *testing.T) *store.DB {
 	db := newDB(t)
@@ -73,7 +52,7 @@ func TestBriefingGolden(t *testing.T) {
 	if first != second {
 		t.Fatalf("same input, different bytes")
 	}
-	golden(t, "briefing.md", first)
+	storetest.Golden(t, "briefing.md", first)
 	for _, want := range []string{
 		"conflict 1: facts 17 and 16 both claim to replace [fact 15] \"I live in Lisbon\"",
 		"- (2 more not shown)",
@@ -91,7 +70,7 @@ func TestBriefingGolden(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "profile.md", profile)
+	storetest.Golden(t, "profile.md", profile)
 }
 
 func TestBriefingEmptyAndQuiet(t *testing.T) {

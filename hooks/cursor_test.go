@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestMergeCursorHooks: each testdata/cursor/<case>.json is merged and
@@ -37,19 +38,7 @@ func TestMergeCursorHooks(t *testing.T) {
 			if action != c.action {
 				t.Errorf("action %q, want %q", action, c.action)
 			}
-			golden := filepath.Join("testdata", "cursor", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("merged:\n%s\nwant:\n%s", got, want)
-			}
+			storetest.Golden(t, "cursor/"+c.name+".golden", got)
 			if c.action == "unchanged" && got != string(in) {
 				t.Error("an unchanged file must come back byte for byte")
 			}

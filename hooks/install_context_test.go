@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestMergeContextEntries: every entry hooks install writes, merged into
@@ -38,17 +39,7 @@ func TestMergeContextEntries(t *testing.T) {
 					t.Fatalf("actions %q, want %q", actions, c.want)
 				}
 			}
-			golden := filepath.Join("testdata", "settings", c.name+".context.golden")
-			if *update {
-				os.WriteFile(golden, out, 0o644)
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if string(out) != string(want) {
-				t.Errorf("merged:\n%s\nwant:\n%s", out, want)
-			}
+			storetest.Golden(t, "settings/"+c.name+".context.golden", out)
 			again, actions, err := hooks.MergeEntries(out, entries)
 			if err != nil || string(again) != string(out) || actions[0] != "unchanged" || actions[1] != "unchanged" || actions[2] != "unchanged" {
 				t.Errorf("second merge: %q, %v", actions, err)

@@ -2,7 +2,6 @@ package hooks_test
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,9 +10,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const (
 	bin  = "/opt/bin/recollect"
@@ -48,19 +46,7 @@ func TestMergeSettings(t *testing.T) {
 			if action != c.action {
 				t.Errorf("action %q, want %q", action, c.action)
 			}
-			golden := filepath.Join("testdata", "settings", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != string(want) {
-				t.Errorf("merged:\n%s\nwant:\n%s", got, want)
-			}
+			storetest.Golden(t, "settings/"+c.name+".golden", got)
 			if c.action == "unchanged" && got != string(in) {
 				t.Error("an unchanged file must come back byte for byte")
 			}

@@ -17,6 +17,7 @@ import (
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // The repository's marketplace and the plugin it lists.
@@ -289,17 +290,15 @@ func TestPluginHooksRun(t *testing.T) {
 		daemon.Wait()
 	})
 	sock := hooks.SocketPath(data)
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("daemon stderr:\n%s", daemonErr.String())
+		}
+	})
+	storetest.Eventually(t, "the daemon's start run", func() bool {
 		resp, err := hooks.Send(context.Background(), sock, hooks.Request{Op: hooks.OpStatus})
-		if err == nil && resp.Status != nil && resp.Status.Runs["daemon-start"] == 1 && !resp.Status.Running && !resp.Status.Pending {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon never finished its start run: %v\n%s", err, daemonErr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && resp.Status != nil && resp.Status.Runs["daemon-start"] == 1 && !resp.Status.Running && !resp.Status.Pending
+	})
 
 	setContext := func(key string, value any) {
 		t.Helper()
@@ -361,7 +360,10 @@ func TestPluginHooksRun(t *testing.T) {
 		out, errOut, code, err := execHook(startCmd, start, project, env)
 		done <- result{out, errOut, code, err}
 	}()
-	time.Sleep(300 * time.Millisecond) // let the hook start waiting; if it is late it still finds the run over
+	storetest.Eventually(t, "the SessionStart hook's wait held by the daemon", func() bool {
+		resp, err := hooks.Send(context.Background(), sock, hooks.Request{Op: hooks.OpStatus})
+		return err == nil && resp.Status != nil && resp.Status.Waiting == 1
+	})
 	lock.Rollback()
 	r := <-done
 	if r.err != nil || r.code != 0 || r.errOut != "" {
@@ -520,13 +522,14 @@ func TestPluginFirstRunGivesMemory(t *testing.T) {
 		out, _ := cmd.CombinedOutput() // no store until the server has opened it
 		return string(out)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for !strings.Contains(search("Atlas database"), "PostgreSQL 16 as the database for the Atlas project") {
-		if time.Now().After(deadline) {
-			t.Fatalf("search never found the transcript's decision; mcp stderr:\n%s", mcpErr.String())
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("mcp stderr:\n%s", mcpErr.String())
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	})
+	storetest.Eventually(t, "search to find the transcript's decision", func() bool {
+		return strings.Contains(search("Atlas database"), "PostgreSQL 16 as the database for the Atlas project")
+	})
 	if got := cli("search", "pytest import"); !strings.Contains(got, "pytest") {
 		t.Errorf("search does not reach the copied conversation:\n%s", got)
 	}

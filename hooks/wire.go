@@ -69,6 +69,9 @@ type Status struct {
 	// true when a follow-up run is already queued behind it.
 	Running bool `json:"running"`
 	Pending bool `json:"pending"`
+	// Waiting counts wait requests (OpWait) held until the run in flight
+	// ends: session-start hooks after a compaction.
+	Waiting int `json:"waiting,omitempty"`
 	// Runs counts finished runs per trigger; Skipped counts threshold
 	// notifications that were not due.
 	Runs    map[string]int `json:"runs"`

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // BenchmarkIntegrate integrates a batch of 100 heuristic facts into a store
@@ -16,7 +17,7 @@ func BenchmarkIntegrate(b *testing.B) {
 		b.Run(fmt.Sprintf("stored=%d", stored), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				db := openStore(b)
+				db := storetest.Open(b, "sqlite")
 				for j := 0; j < stored; j++ {
 					say(b, db, statement{session: fmt.Sprintf("old%d", j%50), text: fmt.Sprintf("Service %d of team %d runs on Kubernetes cluster %d", j, j%37, j%11), day: 1 + j%28})
 				}
@@ -51,7 +52,7 @@ func BenchmarkIntegrateRuns(b *testing.B) {
 			reads, facts := 0, 0
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
-				db := openStore(b)
+				db := storetest.Open(b, "sqlite")
 				for j := 0; j < 2000; j++ {
 					say(b, db, statement{session: fmt.Sprintf("old%d", j%50), text: fmt.Sprintf("Team %d uses Postgres %d for the billing service %d", j%37, j%11, j), day: 1 + j%28})
 				}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // envClaimAndDie makes the test binary claim the pending facts of the
@@ -27,10 +28,7 @@ func TestClaimAndDie(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process of TestClaimOfDeadProcessIsTakenOver")
 	}
-	db, err := store.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.OpenDir(t, dir)
 	if _, _, err := newIntegrator(db, time.Now()).Claim(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -39,14 +37,13 @@ func TestClaimAndDie(t *testing.T) {
 
 // A claim held by a process that is gone (kill -9 during integrate) is
 // taken over by the next run, not left pending for the hour-long lease;
-// a claim whose holder still runs is left alone.
+// a claim whose holder still runs is left alone. SQLite only: the helper
+// process finds the store by the data directory alone, and a PostgreSQL
+// store would need its server URL and schema handed over too. The claim
+// token and its takeover are the same Go code on both engines.
 func TestClaimOfDeadProcessIsTakenOver(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "data")
-	db, err := store.Open(context.Background(), dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := storetest.OpenDir(t, dir)
 	for _, s := range []string{"I work at Initech", "My sister lives in Lisbon", "We deploy on Fridays"} {
 		say(t, db, statement{text: s, day: 1})
 	}
@@ -57,7 +54,7 @@ func TestClaimOfDeadProcessIsTakenOver(t *testing.T) {
 		t.Fatalf("helper did not die by SIGKILL: %v\n%s", err, out)
 	}
 	var token string
-	if err := db.QueryRow(`SELECT claim_token FROM session_facts WHERE status = 'claimed' LIMIT 1`).Scan(&token); err != nil {
+	if err := db.QueryRowContext(context.Background(), `SELECT claim_token FROM session_facts WHERE status = 'claimed' LIMIT 1`).Scan(&token); err != nil {
 		t.Fatalf("the killed process left no claim: %v", err)
 	}
 	c, err := integrate.ParseClaim(token)
@@ -67,14 +64,14 @@ func TestClaimOfDeadProcessIsTakenOver(t *testing.T) {
 	// A live holder (this process) keeps its claim.
 	live := say(t, db, statement{text: "The office moved to Porto", day: 2})
 	liveToken := store.FormatTime(time.Now()) + "/live/" + mustHost(t) + "/" + itoa(os.Getpid()) + "/" + selfStart(t)
-	if _, err := db.Exec(`UPDATE session_facts SET status = 'claimed', claim_token = ? WHERE id = ?`, liveToken, live); err != nil {
+	if _, err := db.ExecContext(context.Background(), `UPDATE session_facts SET status = 'claimed', claim_token = ? WHERE id = ?`, liveToken, live); err != nil {
 		t.Fatal(err)
 	}
 	rep := run(t, newIntegrator(db, time.Now()))
 	if rep.Claimed != 3 {
 		t.Fatalf("the next run claimed %d facts, want the dead process's 3", rep.Claimed)
 	}
-	if n := count(t, db, `SELECT count(*) FROM session_facts WHERE status = 'claimed'`); n != 1 {
+	if n := storetest.Count(t, db, `SELECT count(*) FROM session_facts WHERE status = 'claimed'`); n != 1 {
 		t.Fatalf("%d facts still claimed, want only the live holder's one", n)
 	}
 }

@@ -1,6 +1,7 @@
 package integrate_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -8,13 +9,13 @@ import (
 
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // conflictStore makes the conflict of TestTwoNewFactsClaimOneOld: Neovim
 // replaced VS Code first, Helix claims to replace it too.
-func conflictStore(t *testing.T) (db *store.DB, vscode, neovim, helix, conflict int64) {
+func conflictStore(t *testing.T, db *store.DB) (vscode, neovim, helix, conflict int64) {
 	t.Helper()
-	db = openStore(t)
 	say(t, db, statement{text: "I use VS Code", day: 1, domain: "tools", entities: userSubject})
 	run(t, newIntegrator(db, day(1)))
 	vscode = factNamed(t, db, "I use VS Code").ID
@@ -35,13 +36,13 @@ func conflictStore(t *testing.T) (db *store.DB, vscode, neovim, helix, conflict 
 		c.Winner != "I switched to Neovim" || c.Target != "I use VS Code" || c.FactStatus != "active" || c.WinnerStatus != "active" {
 		t.Fatalf("conflict view %+v", c)
 	}
-	return db, vscode, neovim, helix, c.ID
+	return vscode, neovim, helix, c.ID
 }
 
 func TestResolveConflict(t *testing.T) {
 	ctx := t.Context()
-	t.Run("keep the newcomer", func(t *testing.T) {
-		db, _, neovim, helix, id := conflictStore(t)
+	storetest.Run(t, "keep the newcomer", func(t *testing.T, db *store.DB) {
+		_, neovim, helix, id := conflictStore(t, db)
 		res, err := integrate.ResolveConflict(ctx, db, id, integrate.ResolveOptions{Keep: helix, Note: "Helix since March"})
 		if err != nil || res != (integrate.Resolution{Conflict: id, Kept: helix, Superseded: neovim}) {
 			t.Fatalf("resolve: %+v, %v", res, err)
@@ -58,7 +59,7 @@ func TestResolveConflict(t *testing.T) {
 		if all, _ := integrate.ListConflicts(ctx, db, true); len(all) != 1 || all[0].ResolvedAt == "" || all[0].WinnerStatus != "superseded" {
 			t.Errorf("all conflicts %+v", all)
 		}
-		if n := count(t, db, `SELECT count(*) FROM mutation_log WHERE op = 'resolve' AND target = ? AND reason = 'Helix since March'`, fmt.Sprintf("conflict:%d", id)); n != 1 {
+		if n := storetest.Count(t, db, `SELECT count(*) FROM mutation_log WHERE op = 'resolve' AND target = ? AND reason = 'Helix since March'`, fmt.Sprintf("conflict:%d", id)); n != 1 {
 			t.Errorf("%d resolve entries in the mutation log, want 1", n)
 		}
 		_, err = integrate.ResolveConflict(ctx, db, id, integrate.ResolveOptions{Keep: helix})
@@ -69,8 +70,8 @@ func TestResolveConflict(t *testing.T) {
 			t.Errorf("the kept fact is %s", f.Status)
 		}
 	})
-	t.Run("keep the first replacement", func(t *testing.T) {
-		db, _, neovim, _, id := conflictStore(t)
+	storetest.Run(t, "keep the first replacement", func(t *testing.T, db *store.DB) {
+		_, neovim, _, id := conflictStore(t, db)
 		if _, err := integrate.ResolveConflict(ctx, db, id, integrate.ResolveOptions{Keep: neovim}); err != nil {
 			t.Fatal(err)
 		}
@@ -78,18 +79,18 @@ func TestResolveConflict(t *testing.T) {
 			t.Errorf("Helix is %s by %d, want superseded by Neovim %d", f.Status, f.SupersededBy, neovim)
 		}
 	})
-	t.Run("both stand", func(t *testing.T) {
-		db, _, _, _, id := conflictStore(t)
+	storetest.Run(t, "both stand", func(t *testing.T, db *store.DB) {
+		_, _, _, id := conflictStore(t, db)
 		res, err := integrate.ResolveConflict(ctx, db, id, integrate.ResolveOptions{Both: true})
 		if err != nil || !res.Both || res.Superseded != 0 {
 			t.Fatalf("resolve both: %+v, %v", res, err)
 		}
-		if n := count(t, db, `SELECT count(*) FROM facts WHERE status = 'active'`); n != 2 {
+		if n := storetest.Count(t, db, `SELECT count(*) FROM facts WHERE status = 'active'`); n != 2 {
 			t.Errorf("%d active facts, want Neovim and Helix", n)
 		}
 	})
-	t.Run("refusals change nothing", func(t *testing.T) {
-		db, vscode, neovim, _, id := conflictStore(t)
+	storetest.Run(t, "refusals change nothing", func(t *testing.T, db *store.DB) {
+		vscode, neovim, _, id := conflictStore(t, db)
 		for _, c := range []struct {
 			name string
 			id   int64
@@ -105,7 +106,7 @@ func TestResolveConflict(t *testing.T) {
 				t.Errorf("%s: %v, want %q", c.name, err, c.want)
 			}
 		}
-		if _, err := db.Exec(`UPDATE facts SET status = 'rejected' WHERE id = ?`, neovim); err != nil {
+		if _, err := db.ExecContext(context.Background(), `UPDATE facts SET status = 'rejected' WHERE id = ?`, neovim); err != nil {
 			t.Fatal(err)
 		}
 		_, err := integrate.ResolveConflict(ctx, db, id, integrate.ResolveOptions{Keep: neovim})

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,16 +12,6 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
-
-func openStore(tb testing.TB) *store.DB {
-	tb.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "data"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
 
 // day is a fixed calendar day of the tests.
 func day(n int) time.Time { return time.Date(2026, 1, n, 9, 0, 0, 0, time.UTC) }
@@ -100,20 +89,11 @@ func factNamed(tb testing.TB, db *store.DB, content string) fact {
 	var f fact
 	var by sql.NullInt64
 	var vu, ret sql.NullString
-	err := db.QueryRow(`SELECT id, status, superseded_by, valid_until, retracted_at, domain FROM facts WHERE content = ?`, content).
+	err := db.QueryRowContext(context.Background(), `SELECT id, status, superseded_by, valid_until, retracted_at, domain FROM facts WHERE content = ?`, content).
 		Scan(&f.ID, &f.Status, &by, &vu, &ret, &f.Domain)
 	if err != nil {
 		tb.Fatalf("fact %q: %v", content, err)
 	}
 	f.SupersededBy, f.ValidUntil, f.RetractedAt = by.Int64, vu.String, ret.String
 	return f
-}
-
-func count(tb testing.TB, db *store.DB, query string, args ...any) int {
-	tb.Helper()
-	var n int
-	if err := db.QueryRow(query, args...).Scan(&n); err != nil {
-		tb.Fatalf("%s: %v", query, err)
-	}
-	return n
 }

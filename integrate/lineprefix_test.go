@@ -8,6 +8,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestCapturedLineGivesSpeakerAndDay pins that a captured fact with no
@@ -29,8 +30,7 @@ func TestCapturedLineGivesSpeakerAndDay(t *testing.T) {
 		{"The build uses Go 1.26: nothing older compiles it.", "", ""},
 	}
 	for _, c := range cases {
-		t.Run(c.text, func(t *testing.T) {
-			db := openStore(t)
+		storetest.Run(t, c.text, func(t *testing.T, db *store.DB) {
 			ctx := context.Background()
 			err := db.Tx(ctx, func(tx *store.Tx) error {
 				_, err := extract.InsertSessionFact(ctx, tx, "cap", "capture", "", extract.Candidate{Content: c.text, Confidence: 0.5, Importance: 0.5})
@@ -41,7 +41,7 @@ func TestCapturedLineGivesSpeakerAndDay(t *testing.T) {
 			}
 			run(t, newIntegrator(db, day(20)))
 			var speaker, said sql.NullString
-			if err := db.QueryRow(`SELECT speaker, said_at FROM facts`).Scan(&speaker, &said); err != nil {
+			if err := db.QueryRowContext(context.Background(), `SELECT speaker, said_at FROM facts`).Scan(&speaker, &said); err != nil {
 				t.Fatal(err)
 			}
 			if speaker.String != c.speaker {

@@ -6,40 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/store"
-	"github.com/recollect/recollect/store/postgres"
-	"github.com/recollect/recollect/store/postgres/pgtest"
+	"github.com/recollect/recollect/store/storetest"
 )
-
-// twoWriters opens one PostgreSQL schema twice, as two daemons on two
-// machines open the store they share.
-func twoWriters(t *testing.T) (*store.DB, *store.DB) {
-	t.Helper()
-	url, schema := pgtest.Schema(t)
-	var dbs []*store.DB
-	for range 2 {
-		db, err := postgres.OpenStoreURL(context.Background(), t.TempDir(), url, schema)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { db.Close() })
-		dbs = append(dbs, db)
-	}
-	return dbs[0], dbs[1]
-}
-
-// TestPostgresIntegratorsNeverShareAFact: two integrate runs on two
-// handles of one schema, at once, integrate every pending fact once.
-func TestPostgresIntegratorsNeverShareAFact(t *testing.T) {
-	a, b := twoWriters(t)
-	integrateAtOnce(t, a, b)
-}
 
 // TestPostgresClaimSkipsLockedFacts: while another writer holds some
 // pending facts locked (its claim in flight), a claim takes the others at
 // once instead of waiting, and takes the rest once they are free.
 func TestPostgresClaimSkipsLockedFacts(t *testing.T) {
-	a, b := twoWriters(t)
+	a, b := storetest.Pair(t, "postgres")
 	ctx := context.Background()
 	for i := range 10 {
 		say(t, a, statement{session: "s", text: fmt.Sprintf("Service number %d runs on the Omega%d cluster", i, i), day: 1 + i})

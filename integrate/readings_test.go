@@ -9,8 +9,7 @@ import (
 
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
-	"github.com/recollect/recollect/store/postgres"
-	"github.com/recollect/recollect/store/postgres/pgtest"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestReadingsBound pins the Readings' bound: it holds at most twice its
@@ -41,18 +40,11 @@ func TestReadingsBound(t *testing.T) {
 // time. What is superseded, and by what, is the same; the kept Readings
 // reads each stored statement once over all the runs. On both engines.
 func TestReadingsAcrossRuns(t *testing.T) {
-	t.Run("sqlite", func(t *testing.T) { readingsAcrossRuns(t, openStore) })
-	t.Run("postgres", func(t *testing.T) {
-		readingsAcrossRuns(t, func(tb testing.TB) *store.DB {
-			url, schema := pgtest.Schema(tb)
-			db, err := postgres.OpenStoreURL(context.Background(), tb.TempDir(), url, schema)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			tb.Cleanup(func() { db.Close() })
-			return db
+	for _, engine := range storetest.Engines {
+		t.Run(engine, func(t *testing.T) {
+			readingsAcrossRuns(t, func(tb testing.TB) *store.DB { return storetest.Open(tb, engine) })
 		})
-	})
+	}
 }
 
 func readingsAcrossRuns(t *testing.T, open func(testing.TB) *store.DB) {
@@ -71,7 +63,7 @@ func readingsAcrossRuns(t *testing.T, open func(testing.TB) *store.DB) {
 			in.Readings = rs
 			run(t, in)
 		}
-		rows, err := db.Query(`SELECT f.content, f.status, COALESCE(n.content, '') FROM facts f
+		rows, err := db.QueryContext(context.Background(), `SELECT f.content, f.status, COALESCE(n.content, '') FROM facts f
 			LEFT JOIN facts n ON n.id = f.superseded_by ORDER BY f.id`)
 		if err != nil {
 			t.Fatal(err)

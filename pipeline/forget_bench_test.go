@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // forgetStore fills p with n user events, each the source of one
@@ -109,13 +110,13 @@ func TestForgetManyFactsAtOnce(t *testing.T) {
 	if len(rep.Facts) != 200 {
 		t.Fatalf("forgot %d facts, want 200", len(rep.Facts))
 	}
-	if n := count(t, p, `SELECT count(*) FROM facts`); n != 100 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != 100 {
 		t.Fatalf("%d facts left, want 100", n)
 	}
-	if n := count(t, p, `SELECT count(*) FROM session_events`); n != 100 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events`); n != 100 {
 		t.Fatalf("%d events left, want the 100 the remaining facts rest on", n)
 	}
-	if n := count(t, p, `SELECT count(*) FROM session_events WHERE content LIKE '%Service 5 of%'`); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE content LIKE '%Service 5 of%'`); n != 0 {
 		t.Fatalf("a forgotten fact's text is still in an event")
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // After forget, nothing of the sentence is left in the database file or
@@ -58,13 +59,13 @@ func TestForgetLeavesNothingOnDisk(t *testing.T) {
 	if err := p.DB.QueryRowContext(ctx, `SELECT content FROM session_events WHERE seq = ?`, seqs[0]).Scan(&content); err != nil || content != ForgottenText {
 		t.Errorf("cited event content %q (%v), want %q", content, err, ForgottenText)
 	}
-	if n := count(t, p, `SELECT count(*) FROM session_events WHERE seq = ?`, tool.Seqs[0]); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE seq = ?`, tool.Seqs[0]); n != 0 {
 		t.Errorf("the uncited event holding the sentence is still stored")
 	}
-	if n := count(t, p, `SELECT count(*) FROM session_events WHERE content = ?`, robin); n != 1 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE content = ?`, robin); n != 1 {
 		t.Errorf("an unrelated event was touched")
 	}
-	if n := count(t, p, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'shellfish'`); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'shellfish'`); n != 0 {
 		t.Errorf("events index still finds the word: %d", n)
 	}
 	leftovers(t, p, "shellfish")

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // realHome is a Claude Code home holding the claude-code-log fixture's
@@ -68,7 +70,7 @@ func TestForgetSelectorsOnRealTranscripts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				facts := count(t, p, `SELECT count(*) FROM facts`)
+				facts := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`)
 				if len(picked.Facts) == 0 || len(picked.Facts) == facts {
 					t.Fatalf("%s picks %d of %d facts; the fixture should give some and keep some", sel, len(picked.Facts), facts)
 				}
@@ -87,7 +89,7 @@ func TestForgetSelectorsOnRealTranscripts(t *testing.T) {
 				if rep.RowsBy["facts"] != len(picked.Facts) {
 					t.Errorf("%s: removed %d facts, picked %d", sel, rep.RowsBy["facts"], len(picked.Facts))
 				}
-				if n := count(t, p, `SELECT count(*) FROM facts`); n != facts-len(picked.Facts) {
+				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != facts-len(picked.Facts) {
 					t.Errorf("%s: %d facts left of %d, want %d", sel, n, facts, facts-len(picked.Facts))
 				}
 				var files [][]byte
@@ -103,7 +105,7 @@ func TestForgetSelectorsOnRealTranscripts(t *testing.T) {
 						if table == "summaries" {
 							col = "summary"
 						}
-						if n := count(t, p, `SELECT count(*) FROM `+table+` WHERE `+col+` LIKE ?`, "%"+text+"%"); n != 0 {
+						if n := storetest.Count(t, p.DB, `SELECT count(*) FROM `+table+` WHERE `+col+` LIKE ?`, "%"+text+"%"); n != 0 {
 							t.Errorf("%s: %s still holds %q (%d rows)", sel, table, text, n)
 						}
 					}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 const shellfish = "I am allergic to shellfish, so restaurant suggestions must avoid it."
@@ -80,7 +81,7 @@ func TestForgetEndToEnd(t *testing.T) {
 		`SELECT count(*) FROM embeddings`,
 		`SELECT count(*) FROM fact_entities WHERE fact_id = ` + itoa(id),
 	} {
-		if n := count(t, p, q); n != 0 {
+		if n := storetest.Count(t, p.DB, q); n != 0 {
 			t.Errorf("%s = %d after forget", q, n)
 		}
 	}
@@ -95,7 +96,7 @@ func TestForgetEndToEnd(t *testing.T) {
 	if after.Facts.Active != before.Facts.Active-1 || after.Facts.Total != before.Facts.Total-1 {
 		t.Fatalf("stats facts %+v -> %+v", before.Facts, after.Facts)
 	}
-	if n := count(t, p, `SELECT count(*) FROM facts WHERE content LIKE '%Robin%'`); n != 1 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE content LIKE '%Robin%'`); n != 1 {
 		t.Fatalf("forget took an unrelated fact: %d Robin facts left", n)
 	}
 
@@ -112,7 +113,7 @@ func TestForgetEndToEnd(t *testing.T) {
 	}
 
 	// The events it alone cited are gone, not merely prunable.
-	if rep.RowsBy["session_events"] != 2 || count(t, p, `SELECT count(*) FROM session_events WHERE seq = ?`, seqs[0]) != 0 {
+	if rep.RowsBy["session_events"] != 2 || storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE seq = ?`, seqs[0]) != 0 {
 		t.Fatalf("forget deleted %d events; want the two shellfish events (report %+v)", rep.RowsBy["session_events"], rep)
 	}
 	now, err := p.Prune(ctx, PruneOptions{})
@@ -126,7 +127,7 @@ func TestForgetEndToEnd(t *testing.T) {
 	// Saying it again does not bring it back.
 	say(t, p, "s3", shellfish)
 	consolidate(t, p)
-	if n := count(t, p, `SELECT count(*) FROM facts WHERE digest = ?`, store.Digest(shellfish)); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE digest = ?`, store.Digest(shellfish)); n != 0 {
 		t.Fatal("re-extracting the forgotten sentence brought it back")
 	}
 	if a := answers(t, p, "shellfish"); len(a[0].Results)+len(a[0].Pending) != 0 {
@@ -139,15 +140,15 @@ func TestForgetUnknownIDForgetsNothing(t *testing.T) {
 	p := openTest(t)
 	say(t, p, "s", shellfish)
 	consolidate(t, p)
-	id := int64(count(t, p, `SELECT id FROM facts`))
+	id := int64(storetest.Count(t, p.DB, `SELECT id FROM facts`))
 	_, err := p.Forget(ctx, []int64{id, 999}, ForgetOptions{})
 	if !errors.Is(err, ErrFactNotFound) || !strings.Contains(err.Error(), "forget fact 999: fact not found; list candidates with recollect forget --matching QUERY --dry-run") {
 		t.Fatalf("err = %v", err)
 	}
-	if n := count(t, p, `SELECT count(*) FROM facts`); n != 1 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != 1 {
 		t.Fatal("a failed forget removed a fact")
 	}
-	if n := count(t, p, `SELECT count(*) FROM tombstones`); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM tombstones`); n != 0 {
 		t.Fatal("a failed forget left a tombstone")
 	}
 }
@@ -158,7 +159,7 @@ func TestForgetTakesEntityLinksAndEdges(t *testing.T) {
 	say(t, p, "s", "My colleague Robin at Acme is leading the Atlas migration to Postgres this quarter.",
 		"Our team lead says Robin at Acme prefers Postgres for every new service.")
 	consolidate(t, p)
-	entities, edges := count(t, p, `SELECT count(*) FROM entities`), count(t, p, `SELECT count(*) FROM entity_edges`)
+	entities, edges := storetest.Count(t, p.DB, `SELECT count(*) FROM entities`), storetest.Count(t, p.DB, `SELECT count(*) FROM entity_edges`)
 	if entities < 3 || edges == 0 {
 		t.Fatalf("fixture made %d entities, %d edges", entities, edges)
 	}
@@ -171,13 +172,13 @@ func TestForgetTakesEntityLinksAndEdges(t *testing.T) {
 	}
 	// Entities still named by the other fact stay; those only this fact
 	// named go, and no edge points at a missing entity or has no strength.
-	if n := count(t, p, `SELECT count(*) FROM entities e WHERE is_self = 0 AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = e.id)`); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM entities e WHERE is_self = 0 AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = e.id)`); n != 0 {
 		t.Fatalf("%d entities left with no fact", n)
 	}
-	if n := count(t, p, `SELECT count(*) FROM entity_edges WHERE strength <= 0`); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM entity_edges WHERE strength <= 0`); n != 0 {
 		t.Fatalf("%d edges with no strength left", n)
 	}
-	if n := count(t, p, `SELECT count(*) FROM entities WHERE canonical = 'robin'`); n == 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM entities WHERE canonical = 'robin'`); n == 0 {
 		t.Fatalf("Robin, named by the remaining fact, is gone (%d)", n)
 	}
 }
@@ -286,10 +287,10 @@ func TestForgetScrubsLaterRunSummaries(t *testing.T) {
 	if rep.ScrubbedRuns != 2 {
 		t.Errorf("scrubbed %d run reports, want the two written after the fact", rep.ScrubbedRuns)
 	}
-	if n := count(t, p, `SELECT count(*) FROM runs WHERE summary LIKE '%shellfish%'`); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM runs WHERE summary LIKE '%shellfish%'`); n != 0 {
 		t.Errorf("%d run reports still quote the forgotten fact", n)
 	}
-	if n := count(t, p, `SELECT count(*) FROM runs WHERE summary = ?`, early); n != 1 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM runs WHERE summary = ?`, early); n != 1 {
 		t.Errorf("the run report from before the fact changed")
 	}
 	var got map[string]any

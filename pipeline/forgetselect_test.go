@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // forgetHome is a Claude Code home with two sessions of project /w/app: an
@@ -82,20 +84,20 @@ func TestForgetBySelector(t *testing.T) {
 				if rep.Rows == 0 || rep.RowsBy["facts"] == 0 {
 					t.Errorf("report %+v: want rows counted per table", rep)
 				}
-				if n := count(t, p, `SELECT count(*) FROM facts WHERE id = ?`, atlas); n != 1 {
+				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE id = ?`, atlas); n != 1 {
 					t.Errorf("the Atlas fact, still supported by the new session, was forgotten")
 				}
-				if n := count(t, p, `SELECT count(*) FROM session_events WHERE session_id = 'new'`); n != 1 {
+				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE session_id = 'new'`); n != 1 {
 					t.Errorf("the new session's event was touched")
 				}
 				for _, word := range []string{"zephyr", "quokka"} {
-					if n := count(t, p, `SELECT count(*) FROM facts WHERE lower(content) LIKE '%`+word+`%'`) +
-						count(t, p, `SELECT count(*) FROM session_events WHERE lower(content) LIKE '%`+word+`%'`) +
-						count(t, p, `SELECT count(*) FROM session_facts WHERE lower(content) LIKE '%`+word+`%'`); n != 0 {
+					if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE lower(content) LIKE '%`+word+`%'`) +
+						storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE lower(content) LIKE '%`+word+`%'`) +
+						storetest.Count(t, p.DB, `SELECT count(*) FROM session_facts WHERE lower(content) LIKE '%`+word+`%'`); n != 0 {
 						t.Errorf("%q is still stored (%d rows)", word, n)
 					}
 				}
-				if n := count(t, p, `SELECT count(*) FROM mutation_log WHERE op = 'forget' AND target = ?`, "selector:"+sel.String()); n != 1 {
+				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log WHERE op = 'forget' AND target = ?`, "selector:"+sel.String()); n != 1 {
 					t.Errorf("%d mutation records for the selector, want 1", n)
 				}
 				if engine == "sqlite" {

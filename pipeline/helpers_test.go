@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // openTest opens a fresh pipeline over a real store in a temp directory.
@@ -119,24 +120,14 @@ func answers(tb testing.TB, p *Pipeline, queries ...string) []graph.Answer {
 	return out
 }
 
-// count runs a count query.
-func count(tb testing.TB, p *Pipeline, query string, args ...any) int {
-	tb.Helper()
-	var n int
-	if err := p.DB.QueryRowContext(context.Background(), query, args...).Scan(&n); err != nil {
-		tb.Fatalf("%s: %v", query, err)
-	}
-	return n
-}
-
 // provenanceResolves fails when a fact cites an event that no longer exists.
 func provenanceResolves(tb testing.TB, p *Pipeline) {
 	tb.Helper()
-	if n := count(tb, p, `SELECT count(*) FROM fact_provenance fp WHERE fp.event_seq IS NOT NULL
+	if n := storetest.Count(tb, p.DB, `SELECT count(*) FROM fact_provenance fp WHERE fp.event_seq IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM session_events e WHERE e.seq = fp.event_seq)`); n != 0 {
 		tb.Fatalf("%d fact provenance rows cite missing events", n)
 	}
-	if n := count(tb, p, `SELECT count(*) FROM session_facts s, json_each(s.event_ids) j
+	if n := storetest.Count(tb, p.DB, `SELECT count(*) FROM session_facts s, json_each(s.event_ids) j
 		WHERE NOT EXISTS (SELECT 1 FROM session_events e WHERE e.seq = j.value)`); n != 0 {
 		tb.Fatalf("%d session fact citations point at missing events", n)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestRunRoutesIntegrateStagesAndEmbeds runs a whole consolidation with the
@@ -32,7 +33,7 @@ func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
 	if in == nil || in.Integrated != 1 || in.Superseded != 1 || in.Embedding == nil || in.Embedding.Embedded != 1 || in.Embedding.Missing != 0 {
 		t.Fatalf("integrate report = %+v (embedding %+v)", in, in.Embedding)
 	}
-	if n := count(t, p, `SELECT count(*) FROM spend WHERE stage = 'supersede' AND provider = 'ollama' AND ok = 1 AND run_id = ?`, sum.RunID); n != 1 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM spend WHERE stage = 'supersede' AND provider = 'ollama' AND ok = 1 AND run_id = ?`, sum.RunID); n != 1 {
 		t.Errorf("%d supersede calls booked under run %d, want 1", n, sum.RunID)
 	}
 	st, err := p.Stats(context.Background())

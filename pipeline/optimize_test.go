@@ -3,6 +3,8 @@ package pipeline
 import (
 	"context"
 	"testing"
+
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestRunOptimizesFirst: a store analysed while empty (a user's ANALYZE)
@@ -16,7 +18,7 @@ func TestRunOptimizesFirst(t *testing.T) {
 	if _, err := p.DB.ExecContext(ctx, `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
-	if count(t, p, stale) == 0 {
+	if storetest.Count(t, p.DB, stale) == 0 {
 		t.Fatal("setup: ANALYZE of the empty store wrote no statistics of the event index")
 	}
 	run := func() {
@@ -26,14 +28,14 @@ func TestRunOptimizesFirst(t *testing.T) {
 		}
 	}
 	run()
-	if n := count(t, p, stale); n != 0 {
+	if n := storetest.Count(t, p.DB, stale); n != 0 {
 		t.Fatalf("after the first run %d statistics rows of the event index are left", n)
 	}
 	if _, err := p.DB.ExecContext(ctx, `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
 	run()
-	if count(t, p, stale) == 0 {
+	if storetest.Count(t, p.DB, stale) == 0 {
 		t.Fatalf("the second run within %s optimized again", OptimizeEvery)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // codingQuestions reads the labelled questions of one transcript of the
@@ -171,7 +172,7 @@ func TestPruneKeepsEveryAnswerOfRealSessions(t *testing.T) {
 			qs := codingQuestions(t, tc.name)
 			const conversation = `SELECT count(*) FROM session_events WHERE (event_type = 'message' AND role IN ('user', 'assistant') AND content_type = 'text')
 				OR (event_type = 'artifact' AND metadata LIKE '%"compact_summary":true%')`
-			talk := count(t, p, conversation)
+			talk := storetest.Count(t, p.DB, conversation)
 			facts := factRows(t, p)
 			before := searchStates(t, p, qs)
 
@@ -185,7 +186,7 @@ func TestPruneKeepsEveryAnswerOfRealSessions(t *testing.T) {
 			if rep.Events == 0 {
 				t.Fatalf("prune took nothing from a session of tool calls and output: %+v", rep)
 			}
-			if n := count(t, p, conversation); n != talk {
+			if n := storetest.Count(t, p.DB, conversation); n != talk {
 				t.Errorf("the conversation's text went from %d events to %d", talk, n)
 			}
 			after := searchStates(t, p, qs)

@@ -16,6 +16,7 @@ import (
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestPruneThousandsOfToolOutputs is the issue's done-when: a store made
@@ -83,7 +84,7 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	}
 	budget := base + 96<<10
 	p.Config.Retention.DiskBudget = config.NewBytes(fmt.Sprint(budget))
-	facts := count(t, p, `SELECT count(*) FROM facts`)
+	facts := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`)
 
 	// Writes continue by pruning: each batch is examined by extraction,
 	// so the budget check can reclaim it later.
@@ -92,13 +93,13 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 		say(t, p, "a", fmt.Sprintf("Could you run step %d again?", i))
 		consolidate(t, p)
 	}
-	if n := count(t, p, `SELECT count(*) FROM mutation_log WHERE op = 'prune' AND actor = 'retention'`); n == 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log WHERE op = 'prune' AND actor = 'retention'`); n == 0 {
 		t.Fatal("320 KB written under a 96 KB budget without a retention prune")
 	}
 	if used, _ := p.DB.UsedBytes(ctx); used > budget+64<<10 {
 		t.Fatalf("store uses %d bytes against a budget of %d", used, budget)
 	}
-	if n := count(t, p, `SELECT count(*) FROM facts`); n != facts {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != facts {
 		t.Fatalf("facts %d -> %d under the budget", facts, n)
 	}
 	provenanceResolves(t, p)
@@ -138,7 +139,7 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	if err != nil || !ok || r.Message != refused.Error() || r.Count != 1 {
 		t.Fatalf("refusal not recorded for stats: %+v %v %v", r, ok, err)
 	}
-	if n := count(t, p, `SELECT count(*) FROM facts`); n != facts {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != facts {
 		t.Fatalf("facts %d -> %d after refusal", facts, n)
 	}
 	// Extraction makes b's events examined and so reclaimable: writes resume.
@@ -184,7 +185,7 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 	if _, err := p.Copy(ctx); !errors.Is(err, store.ErrDiskBudget) {
 		t.Fatalf("copy at the budget with nothing reclaimable: err = %v", err)
 	}
-	if n := count(t, p, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 0 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 0 {
 		t.Fatalf("refused copy stored %d events", n)
 	}
 	p.Config.Retention.DiskBudget = config.Bytes{}
@@ -244,7 +245,7 @@ func TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten(t *testing.T) {
 	if d := rep.Detail; d == nil || d.Reread != 1 || d.Events != 2 || d.Duplicates != 19 {
 		t.Fatalf("re-read after prune: %+v; want reread 1, events 2 (the changed and the new line), duplicates 19", d)
 	}
-	if n := count(t, p, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 4 {
+	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 4 {
 		t.Fatalf("%d events stored, want 4: the 2 kept and the 2 new", n)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // recordStatements stores n user messages the heuristic extracts facts from.
@@ -39,7 +40,7 @@ func TestBacklogDrains(t *testing.T) {
 		st := r.s.Status()
 		return st.Runs["daemon-start"] == 1 && st.Runs[string(scheduler.MomentBacklog)] > 0 && !st.Running && !st.Pending
 	}
-	waitFor(t, "the backlog drained", func() bool {
+	storetest.Eventually(t, "the backlog drained", func() bool {
 		if !idle() {
 			return false
 		}
@@ -118,12 +119,12 @@ func TestGatedRunIntegrates(t *testing.T) {
 	p.Config.Scheduler.Backlog = "gated"
 	p.Config.Scheduler.ThresholdEvents = 3
 	r := startScheduler(t, p, scheduler.Options{})
-	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 && !r.s.Status().Running })
+	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 && !r.s.Status().Running })
 	recordStatements(t, p, "s-gated", 3)
 	if resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentThreshold}); !resp.OK {
 		t.Fatalf("notify: %+v", resp)
 	}
-	waitFor(t, "a threshold run", func() bool { st := r.s.Status(); return st.Runs["threshold"] == 1 && !st.Running })
+	storetest.Eventually(t, "a threshold run", func() bool { st := r.s.Status(); return st.Runs["threshold"] == 1 && !st.Running })
 	st, err := p.Stats(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -27,27 +27,6 @@ const crashLines = 20000
 // of the crash transcript, so it has many lines without many megabytes.
 const crashMaxLine = 2048
 
-// skippedCounts reads what the copy dropped, per record type: it must be
-// counted once too.
-func skippedCounts(tb testing.TB, db *store.DB) map[string]int64 {
-	tb.Helper()
-	rows, err := db.QueryContext(context.Background(), `SELECT source || '/' || record_type, count FROM skipped_records`)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var n int64
-		if err := rows.Scan(&k, &n); err != nil {
-			tb.Fatal(err)
-		}
-		out[k] = n
-	}
-	return out
-}
-
 // storedEvents lists every stored event of file as comparable rows, in
 // file order.
 func storedEvents(tb testing.TB, db *store.DB, file string) []string {
@@ -169,13 +148,13 @@ func crashRestart(t *testing.T, engine string) {
 	t.Logf("events stored after each kill: %v (seed %d)", partial, seed)
 
 	d := startDaemon(t, bin, data, daemonEnv...)
-	waitFor(t, "the whole file", func() bool { return len(storedEvents(t, db, transcript)) >= len(want) })
+	storetest.Eventually(t, "the whole file", func() bool { return len(storedEvents(t, db, transcript)) >= len(want) })
 	d.stop(t)
 	if got := storedEvents(t, db, transcript); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after 20 kills the store holds %d events, the uninterrupted copy %d; first difference at %d (seed %d)",
 			len(got), len(want), firstDiff(got, want), seed)
 	}
-	if got, want := skippedCounts(t, db), skippedCounts(t, ref); !reflect.DeepEqual(got, want) {
+	if got, want := storetest.Skipped(t, db, ""), storetest.Skipped(t, ref, ""); !reflect.DeepEqual(got, want) {
 		t.Errorf("dropped records counted %v, the uninterrupted copy %v (seed %d)", got, want, seed)
 	}
 	if partial[0] == len(want) {

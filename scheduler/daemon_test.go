@@ -2,7 +2,6 @@ package scheduler_test
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -20,6 +19,7 @@ import (
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // syncBuffer is a bytes.Buffer safe for a process's writes and the test's
@@ -62,22 +62,16 @@ func startDaemon(tb testing.TB, bin, dir string, env ...string) *daemon {
 	}
 	go func() { d.err = d.cmd.Wait(); close(d.exited) }()
 	tb.Cleanup(func() { d.kill() })
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		st, err := status(dir)
-		if err == nil && st.PID == d.cmd.Process.Pid {
-			return d
-		}
+	storetest.Eventually(tb, "the daemon to answer on its socket", func() bool {
 		select {
 		case <-d.exited:
 			tb.Fatalf("daemon exited early: %v\n%s", d.err, d.stderr)
 		default:
 		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("daemon did not answer within 15s: %v\n%s", err, d.stderr)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+		st, err := status(dir)
+		return err == nil && st.PID == d.cmd.Process.Pid
+	})
+	return d
 }
 
 func (d *daemon) kill() {
@@ -141,16 +135,6 @@ func runCLI(tb testing.TB, bin string, stdin *os.File, input string, env []strin
 	return out.String(), errb.String(), code
 }
 
-func openStore(tb testing.TB, dir string) *store.DB {
-	tb.Helper()
-	db, err := store.Open(context.Background(), dir)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
-
 const compactPayload = `{"hook_event_name":"PreCompact","session_id":"sess-1","transcript_path":"/nonexistent/sess-1.jsonl","cwd":"/tmp","trigger":"manual","custom_instructions":""}`
 
 // TestDaemonProcess drives a real daemon: one per data directory, notify
@@ -166,13 +150,13 @@ func TestDaemonProcess(t *testing.T) {
 		t.Errorf("second daemon: exit %d, stderr %q; want exit 1, %q", code, stderr, want)
 	}
 
-	db := openStore(t, dir)
-	waitFor(t, "start run", func() bool { return len(runTriggers(t, db)) == 1 })
+	db := storetest.OpenDir(t, dir)
+	storetest.Eventually(t, "start run", func() bool { return len(runTriggers(t, db)) == 1 })
 	stdout, stderr, code := runCLI(t, bin, nil, compactPayload, nil, "notify", "compaction", "--data", dir)
 	if code != 0 || stdout != "" || stderr != "" {
 		t.Fatalf("notify compaction: exit %d, stdout %q, stderr %q; want 0 and silence", code, stdout, stderr)
 	}
-	waitFor(t, "compaction run", func() bool { return len(runTriggers(t, db)) == 2 })
+	storetest.Eventually(t, "compaction run", func() bool { return len(runTriggers(t, db)) == 2 })
 
 	d.stop(t)
 	if got, want := runTriggers(t, db), []string{"daemon-start", "compaction", "shutdown"}; !reflect.DeepEqual(got, want) {
@@ -208,13 +192,9 @@ func TestDaemonRestartsOverKilled(t *testing.T) {
 	d2 := startDaemon(t, bin, dir)
 	// The line is logged before the socket answers, but stderr reaches the
 	// buffer through exec's copying goroutine, which may lag under load.
-	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(d2.stderr.String(), "replacing stale control socket") {
-		if time.Now().After(deadline) {
-			t.Fatalf("second daemon did not report the stale socket:\n%s", d2.stderr)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the second daemon to report the stale socket", func() bool {
+		return strings.Contains(d2.stderr.String(), "replacing stale control socket")
+	})
 	d2.stop(t)
 }
 
@@ -287,8 +267,8 @@ func TestNotifyCoalescesInDaemon(t *testing.T) {
 	bin := testbin.Binary(t)
 	dir := t.TempDir()
 	d := startDaemon(t, bin, dir)
-	db := openStore(t, dir)
-	waitFor(t, "start run", func() bool { return len(runTriggers(t, db)) == 1 })
+	db := storetest.OpenDir(t, dir)
+	storetest.Eventually(t, "start run", func() bool { return len(runTriggers(t, db)) == 1 })
 	release := holdWriteLock(t, dir)
 	notify := func() {
 		t.Helper()
@@ -298,7 +278,7 @@ func TestNotifyCoalescesInDaemon(t *testing.T) {
 		}
 	}
 	notify()
-	waitFor(t, "a run in flight", func() bool { st, err := status(dir); return err == nil && st.Running })
+	storetest.Eventually(t, "a run in flight", func() bool { st, err := status(dir); return err == nil && st.Running })
 	for range 3 {
 		notify()
 	}
@@ -310,8 +290,8 @@ func TestNotifyCoalescesInDaemon(t *testing.T) {
 		t.Errorf("while blocked: running=%v pending=%v coalesced=%d; want true true 2", st.Running, st.Pending, st.Coalesced)
 	}
 	release()
-	waitFor(t, "two compaction runs", func() bool { return len(runTriggers(t, db)) == 3 })
-	waitFor(t, "idle", func() bool { st, err := status(dir); return err == nil && !st.Running && !st.Pending })
+	storetest.Eventually(t, "two compaction runs", func() bool { return len(runTriggers(t, db)) == 3 })
+	storetest.Eventually(t, "idle", func() bool { st, err := status(dir); return err == nil && !st.Running && !st.Pending })
 	if got, want := runTriggers(t, db), []string{"daemon-start", "compaction", "compaction"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("runs %q, want %q", got, want)
 	}

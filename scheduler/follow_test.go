@@ -19,16 +19,13 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // countContent counts stored events whose content is exactly text.
 func countContent(tb testing.TB, db *store.DB, text string) int {
 	tb.Helper()
-	var n int
-	if err := db.QueryRow(`SELECT count(*) FROM session_events WHERE content = ?`, text).Scan(&n); err != nil {
-		tb.Fatal(err)
-	}
-	return n
+	return storetest.Count(tb, db, `SELECT count(*) FROM session_events WHERE content = ?`, text)
 }
 
 func appendTo(tb testing.TB, path string, data []byte) {
@@ -58,8 +55,8 @@ func TestDaemonFollowsAppends(t *testing.T) {
 	}
 	appendTo(t, transcript, fixture)
 	d := startDaemon(t, bin, data)
-	db := openStore(t, data)
-	waitFor(t, "start run", func() bool { return len(runTriggers(t, db)) >= 1 })
+	db := storetest.OpenDir(t, data)
+	storetest.Eventually(t, "start run", func() bool { return len(runTriggers(t, db)) >= 1 })
 	var fixtureEvents int
 	db.QueryRow(`SELECT count(*) FROM session_events WHERE source_file = ?`, transcript).Scan(&fixtureEvents)
 	if fixtureEvents == 0 {
@@ -90,11 +87,11 @@ func TestDaemonFollowsAppends(t *testing.T) {
 	}
 	copied := st.Copied
 	appendTo(t, transcript, []byte("\n"))
-	waitFor(t, "the completed half line", func() bool { return countContent(t, db, "the half line about the deploy window") == 1 })
+	storetest.Eventually(t, "the completed half line", func() bool { return countContent(t, db, "the half line about the deploy window") == 1 })
 	// The follower counts a copy just after its transaction commits, so
 	// the line can be readable a moment before status counts it.
 	var after hooks.Status
-	waitFor(t, "status to count the completed line", func() bool {
+	storetest.Eventually(t, "status to count the completed line", func() bool {
 		after, err = status(data)
 		return err == nil && after.Copied > copied
 	})
@@ -119,8 +116,8 @@ func TestNotifyCopiesTranscript(t *testing.T) {
 	data, home, cwd := filepath.Join(root, "data"), filepath.Join(root, "claude"), "/home/a/app"
 	folder := copyStore(t, data, home, cwd)
 	d := startDaemon(t, bin, data)
-	db := openStore(t, data)
-	waitFor(t, "start run", func() bool { return len(runTriggers(t, db)) >= 1 })
+	db := storetest.OpenDir(t, data)
+	storetest.Eventually(t, "start run", func() bool { return len(runTriggers(t, db)) >= 1 })
 
 	session := "7d48cbd2-6615-4dd8-87f6-38f12b8167d6"
 	transcript := filepath.Join(folder, session+".jsonl")
@@ -134,7 +131,7 @@ func TestNotifyCopiesTranscript(t *testing.T) {
 	// The follower may copy the line first and, under the drain backlog
 	// policy, run a threshold moment of its own: wait for the compaction
 	// run itself, not for a count of runs.
-	waitFor(t, "compaction run", func() bool { return slices.Contains(runTriggers(t, db), "compaction") })
+	storetest.Eventually(t, "compaction run", func() bool { return slices.Contains(runTriggers(t, db), "compaction") })
 	if n := countContent(t, db, text); n != 1 {
 		t.Fatalf("transcript line stored %d times, want 1", n)
 	}
@@ -159,10 +156,10 @@ func TestFollowerFiresThreshold(t *testing.T) {
 	p.Config.Scheduler.ThresholdEvents = 3
 	p.Config.Scheduler.Backlog = "gated"
 	r := startScheduler(t, p, scheduler.Options{})
-	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	transcript := filepath.Join(folder, "s-threshold.jsonl")
 	appendTo(t, transcript, userLine("s-threshold", cwd, "t-1", "first: the staging database is called orchid"))
-	waitFor(t, "one line copied, not due", func() bool {
+	storetest.Eventually(t, "one line copied, not due", func() bool {
 		st := r.s.Status()
 		return st.Copied == 1 && st.Skipped >= 1 && !st.Pending && !st.Running
 	})
@@ -172,7 +169,7 @@ func TestFollowerFiresThreshold(t *testing.T) {
 	for i := 2; i <= 3; i++ {
 		appendTo(t, transcript, userLine("s-threshold", cwd, fmt.Sprintf("t-%d", i), fmt.Sprintf("line %d: we deploy on Thursdays from the release branch", i)))
 	}
-	waitFor(t, "a threshold run", func() bool { return r.s.Status().Runs["threshold"] == 1 })
+	storetest.Eventually(t, "a threshold run", func() bool { return r.s.Status().Runs["threshold"] == 1 })
 }
 
 // TestStandbyStepsBackForADaemon: an MCP server's scheduler waits while a
@@ -197,7 +194,7 @@ func TestStandbyStepsBackForADaemon(t *testing.T) {
 	}
 	release()
 	release() // releasing twice is safe
-	waitFor(t, "the MCP server's scheduler after the daemon stopped", func() bool {
+	storetest.Eventually(t, "the MCP server's scheduler after the daemon stopped", func() bool {
 		st, err := status(dir)
 		return err == nil && st.Kind == scheduler.KindMCP
 	})
@@ -219,7 +216,7 @@ func TestStandbyStepsBackForADaemon(t *testing.T) {
 		t.Fatalf("a second daemon: %v", err)
 	}
 	release()
-	waitFor(t, "the MCP server's scheduler after the daemon stopped again", func() bool {
+	storetest.Eventually(t, "the MCP server's scheduler after the daemon stopped again", func() bool {
 		st, err := status(dir)
 		return err == nil && st.Kind == scheduler.KindMCP
 	})
@@ -287,7 +284,7 @@ func TestStartRunLogsTheBacklogItCopied(t *testing.T) {
 	defer p.Close()
 	var logs lockedBuffer
 	r := startScheduler(t, p, scheduler.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
-	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	r.stop(t)
 	var line string
 	for _, l := range strings.Split(logs.String(), "\n") {

@@ -7,10 +7,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/fixtures/testdisk"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // A copy that failed on a full disk is tried again once space is back,
@@ -25,27 +25,18 @@ func TestDaemonRetriesCopyAfterFullDisk(t *testing.T) {
 	transcript := filepath.Join(folder, "s1.jsonl")
 	appendTo(t, transcript, userLine("s1", cwd, "u0", "written before the disk filled"))
 	d := startDaemon(t, bin, data)
-	db := openStore(t, data)
-	waitFor(t, "the first line", func() bool { return countContent(t, db, "written before the disk filled") == 1 })
+	db := storetest.OpenDir(t, data)
+	storetest.Eventually(t, "the first line", func() bool { return countContent(t, db, "written before the disk filled") == 1 })
 	filler := testdisk.Fill(t, disk)
 	big := strings.Repeat("a long line about the deploy window ", 4000)
 	appendTo(t, transcript, userLine("s1", cwd, "u1", "written on a full disk "+big))
-	waitFor(t, "a copy error", func() bool { st, err := status(data); return err == nil && st.CopyErrors > 0 })
+	storetest.Eventually(t, "a copy error", func() bool { st, err := status(data); return err == nil && st.CopyErrors > 0 })
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(90 * time.Second)
-	stored := func() (n int) {
-		if err := db.QueryRow(`SELECT count(*) FROM session_events WHERE content LIKE 'written on a full disk %'`).Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
+	stored := func() int {
+		return storetest.Count(t, db, `SELECT count(*) FROM session_events WHERE content LIKE 'written on a full disk %'`)
 	}
-	for stored() == 0 {
-		if time.Now().After(deadline) {
-			t.Fatalf("the line that failed on a full disk was not copied within 90s of freeing space\n%s", d.stderr)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the line that failed on a full disk to be copied once space is free", func() bool { return stored() > 0 })
 	d.stop(t)
 }

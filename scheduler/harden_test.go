@@ -14,6 +14,7 @@ import (
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/regfile"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // A FIFO named like a transcript in a followed folder is skipped (not
@@ -32,8 +33,8 @@ func TestDaemonSkipsFIFOAndStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := startDaemon(t, bin, data)
-	db := openStore(t, data)
-	waitFor(t, "the regular file beside the FIFO copied", func() bool { return countContent(t, db, "the file after the fifo") == 1 })
+	db := storetest.OpenDir(t, data)
+	storetest.Eventually(t, "the regular file beside the FIFO copied", func() bool { return countContent(t, db, "the file after the fifo") == 1 })
 	out, errOut, code := runCLI(t, bin, nil, "", nil, "stats", "--data", data)
 	if code != 0 || !strings.Contains(out, "not_regular_file 1") || !strings.Contains(out, fifo) || !strings.Contains(out, "named pipe") {
 		t.Fatalf("stats (exit %d) does not name the skipped FIFO:\n%s\n%s", code, out, errOut)
@@ -79,13 +80,13 @@ func TestDaemonStopsWritingWhenWALIsDeleted(t *testing.T) {
 	transcript := filepath.Join(folder, "s1.jsonl")
 	appendTo(t, transcript, userLine("s1", cwd, "u0", "copied before the WAL went"))
 	d := startDaemon(t, bin, data)
-	db := openStore(t, data)
-	waitFor(t, "the first line", func() bool { return countContent(t, db, "copied before the WAL went") == 1 })
+	db := storetest.OpenDir(t, data)
+	storetest.Eventually(t, "the first line", func() bool { return countContent(t, db, "copied before the WAL went") == 1 })
 	if err := os.Remove(filepath.Join(data, "memory.db-wal")); err != nil {
 		t.Fatal(err)
 	}
 	appendTo(t, transcript, userLine("s1", cwd, "u1", "appended after the WAL went"))
-	waitFor(t, "the daemon to report the changed files", func() bool {
+	storetest.Eventually(t, "the daemon to report the changed files", func() bool {
 		st, err := status(data)
 		return err == nil && strings.Contains(st.LastError, "memory.db-wal was deleted")
 	})

@@ -3,7 +3,6 @@ package scheduler_test
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"testing"
@@ -16,8 +15,6 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 func TestMain(m *testing.M) {
 	code := m.Run()
@@ -75,18 +72,6 @@ func (r *running) stop(tb testing.TB) error {
 		tb.Fatal("scheduler did not stop within 20s")
 	}
 	return nil
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(tb testing.TB, what string, cond func() bool) {
-	tb.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
 }
 
 // recordEvents stores n extractable user messages in session.

@@ -62,7 +62,9 @@ type Scheduler struct {
 	running bool
 	// settled is closed, and replaced, each time a run ends, so a wait
 	// request learns of it without polling.
-	settled   chan struct{}
+	settled chan struct{}
+	// waiting counts the wait requests held in waitSettled.
+	waiting   int
 	lastGated time.Time
 	status    hooks.Status
 	// backlog is the unexamined events the last extracting run left; a
@@ -228,7 +230,7 @@ func (s *Scheduler) Status() hooks.Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.status
-	st.Running, st.Pending = s.running, s.pending.count > 0
+	st.Running, st.Pending, st.Waiting = s.running, s.pending.count > 0, s.waiting
 	st.Runs = make(map[string]int, len(s.status.Runs))
 	for k, v := range s.status.Runs {
 		st.Runs[k] = v
@@ -277,19 +279,28 @@ func (s *Scheduler) waitSettled(ctx context.Context, limit time.Duration) hooks.
 		s.mu.Lock()
 		busy := s.running || s.pending.count > 0
 		settled := s.settled
+		if busy {
+			s.waiting++
+		}
 		s.mu.Unlock()
 		if !busy {
 			st := s.Status()
 			return hooks.Response{OK: true, Message: "no consolidation in flight", Status: &st}
 		}
+		var ended string
 		select {
 		case <-settled:
 		case <-timer.C:
-			st := s.Status()
-			return hooks.Response{OK: true, Message: fmt.Sprintf("a consolidation is still in flight after %s", limit), Status: &st}
+			ended = fmt.Sprintf("a consolidation is still in flight after %s", limit)
 		case <-ctx.Done():
+			ended = "stopped waiting: the daemon is shutting down"
+		}
+		s.mu.Lock()
+		s.waiting--
+		s.mu.Unlock()
+		if ended != "" {
 			st := s.Status()
-			return hooks.Response{OK: true, Message: "stopped waiting: the daemon is shutting down", Status: &st}
+			return hooks.Response{OK: true, Message: ended, Status: &st}
 		}
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestMomentsTable pins what each moment runs (issue 3's table).
@@ -40,12 +41,12 @@ func TestMomentsRunTheirSteps(t *testing.T) {
 	p.Config.Scheduler.Backlog = "gated"
 	recordEvents(t, p, "s1", 20)
 	r := startScheduler(t, p, scheduler.Options{})
-	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	recordEvents(t, p, "s2", 3)
 	if resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction}); !resp.OK {
 		t.Fatalf("notify compaction: %+v", resp)
 	}
-	waitFor(t, "compaction run", func() bool { return r.s.Status().Runs["compaction"] == 1 })
+	storetest.Eventually(t, "compaction run", func() bool { return r.s.Status().Runs["compaction"] == 1 })
 	if err := r.stop(t); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -108,7 +109,7 @@ func TestThresholdGate(t *testing.T) {
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	r := startScheduler(t, p, scheduler.Options{Now: clock})
-	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	threshold := func() { r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentThreshold}) }
 	settled := func(runs, skipped int) func() bool {
 		return func() bool {
@@ -134,7 +135,7 @@ func TestThresholdGate(t *testing.T) {
 		}
 		advance(st.advance)
 		threshold()
-		waitFor(t, st.name, settled(st.runs, st.skipped))
+		storetest.Eventually(t, st.name, settled(st.runs, st.skipped))
 	}
 }
 
@@ -145,13 +146,13 @@ func TestCoalescing(t *testing.T) {
 	r := startScheduler(t, p, scheduler.Options{})
 	// The start run counts itself before the worker marks it done: wait for
 	// both, or the first notify below can find it still in flight.
-	waitFor(t, "start run", func() bool { st := r.s.Status(); return st.Runs["daemon-start"] == 1 && !st.Running && !st.Pending })
+	storetest.Eventually(t, "start run", func() bool { st := r.s.Status(); return st.Runs["daemon-start"] == 1 && !st.Running && !st.Pending })
 	release := holdWriteLock(t, p.DB.Dir)
 	resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction})
 	if resp.Message != "compaction noted; run queued" {
 		t.Errorf("first notify answered %q", resp.Message)
 	}
-	waitFor(t, "a run in flight", func() bool { return r.s.Status().Running })
+	storetest.Eventually(t, "a run in flight", func() bool { return r.s.Status().Running })
 	var msgs []string
 	for _, m := range []hooks.Moment{hooks.MomentThreshold, hooks.MomentCompaction, hooks.MomentThreshold, hooks.MomentCompaction} {
 		msgs = append(msgs, r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: m}).Message)
@@ -169,7 +170,7 @@ func TestCoalescing(t *testing.T) {
 		t.Errorf("status while blocked: pending=%v coalesced=%d, want true 3", st.Pending, st.Coalesced)
 	}
 	release()
-	waitFor(t, "runs to settle", func() bool { st := r.s.Status(); return !st.Running && !st.Pending && st.Runs["compaction"] >= 2 })
+	storetest.Eventually(t, "runs to settle", func() bool { st := r.s.Status(); return !st.Running && !st.Pending && st.Runs["compaction"] >= 2 })
 	// The four notifications made one follow-up run, a compaction one (the
 	// strongest moment among them), ungated: nothing was skipped.
 	if got, want := runTriggers(t, p.DB), []string{"daemon-start", "compaction", "compaction"}; !reflect.DeepEqual(got, want) {
@@ -198,7 +199,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 		t.Fatal(err)
 	}
 	r := startScheduler(t, p, scheduler.Options{})
-	waitFor(t, "socket answers", func() bool { _, err := status(p.DB.Dir); return err == nil })
+	storetest.Eventually(t, "socket answers", func() bool { _, err := status(p.DB.Dir); return err == nil })
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +273,7 @@ func runOnce(t *testing.T, p *pipeline.Pipeline) error {
 func TestWaitSettled(t *testing.T) {
 	p := openPipeline(t)
 	r := startScheduler(t, p, scheduler.Options{})
-	waitFor(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
+	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	sock := hooks.SocketPath(p.DB.Dir)
 	ctx := context.Background()
 
@@ -283,7 +284,7 @@ func TestWaitSettled(t *testing.T) {
 
 	release := holdWriteLock(t, p.DB.Dir)
 	r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction})
-	waitFor(t, "a run in flight", func() bool { return r.s.Status().Running })
+	storetest.Eventually(t, "a run in flight", func() bool { return r.s.Status().Running })
 	resp, err = hooks.WaitIdle(ctx, sock, 50*time.Millisecond)
 	if err != nil || resp.Status == nil || !resp.Status.Running || resp.Message != "a consolidation is still in flight after 50ms" {
 		t.Fatalf("blocked run, short wait: %+v, %v", resp, err)
@@ -297,10 +298,14 @@ func TestWaitSettled(t *testing.T) {
 		}
 		got <- resp
 	}()
+	storetest.Eventually(t, "the wait request held", func() bool { return r.s.Status().Waiting == 1 })
 	release()
 	resp = <-got
 	if resp.Message != "no consolidation in flight" || resp.Status == nil || resp.Status.Running || resp.Status.Pending {
 		t.Fatalf("wait across the run's end: %+v", resp)
+	}
+	if n := r.s.Status().Waiting; n != 0 {
+		t.Fatalf("%d wait requests still counted after the last one was answered", n)
 	}
 	if n := r.s.Status().Runs["compaction"]; n != 1 {
 		t.Fatalf("compaction runs = %d after the wait, want 1", n)

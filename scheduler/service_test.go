@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestServiceFiles pins the unit and the plist (testdata/service.golden,
@@ -46,17 +47,7 @@ func TestServiceFiles(t *testing.T) {
 			}
 		}
 	}
-	golden := filepath.Join("testdata", "service.golden")
-	if *update {
-		os.WriteFile(golden, []byte(got.String()), 0o644)
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.String() != string(want) {
-		t.Errorf("got:\n%s\nwant:\n%s", got.String(), want)
-	}
+	storetest.Golden(t, "service.golden", got.String())
 }
 
 // TestLaunchdAgentReadsTheEnvFile runs the plist's program as launchd

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // Every kind of bad line is logged with file and line, skipped, counted,
@@ -29,7 +30,7 @@ func TestBadLinesAreSkippedCountedAndLogged(t *testing.T) {
 		{"JSON that is not an object", []byte(`[1,2,3]`), "malformed_json"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			db := openDB(t)
+			db := storetest.Open(t, "sqlite")
 			src, dir := claudeHome(t, "/w/app")
 			path := filepath.Join(dir, "s.jsonl")
 			var body []byte
@@ -46,7 +47,7 @@ func TestBadLinesAreSkippedCountedAndLogged(t *testing.T) {
 			if rep.BadLines != 1 || rep.Skipped[tc.reason] != 1 {
 				t.Errorf("report bad %d skipped %v; want 1 %s", rep.BadLines, rep.Skipped, tc.reason)
 			}
-			if got := skippedCounts(t, db, ClaudeCode)[tc.reason]; got != 1 {
+			if got := storetest.Skipped(t, db, ClaudeCode)[tc.reason]; got != 1 {
 				t.Errorf("skipped_records[%s] = %d, want 1", tc.reason, got)
 			}
 			l := logs.String()
@@ -59,7 +60,7 @@ func TestBadLinesAreSkippedCountedAndLogged(t *testing.T) {
 }
 
 func TestUnreadableFileDoesNotStopOthers(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	bad := filepath.Join(dir, "a-unreadable.jsonl")
 	if os.Geteuid() == 0 {
@@ -92,7 +93,7 @@ func TestUnreadableFileDoesNotStopOthers(t *testing.T) {
 }
 
 func TestSourceFolderThatDoesNotExistYet(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := filepath.Join(t.TempDir(), "not", "yet")
 	c, _ := newCopier(t, db, config.Source{Kind: ClaudeCode, Home: home}, config.Source{Kind: Cursor, Home: home})
 	rep := copyAll(t, c)

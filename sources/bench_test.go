@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // BenchmarkCopyVsRawInsert compares the copier (read, parse, map, redact,
@@ -71,7 +72,7 @@ func BenchmarkCopyVsRawInsert(b *testing.B) {
 
 func benchCopy(b *testing.B, data []byte) (time.Duration, int64) {
 	b.Helper()
-	db := openDB(b)
+	db := storetest.Open(b, "sqlite")
 	src, dir := claudeHome(b, "/w/app")
 	writeFile(b, filepath.Join(dir, "s.jsonl"), data)
 	c, _ := newCopier(b, db, src)
@@ -108,7 +109,7 @@ func benchRaw(b *testing.B, data []byte, cpu *time.Duration) time.Duration {
 		}
 		evs = append(evs, m.Events...)
 	}
-	db := openDB(b)
+	db := storetest.Open(b, "sqlite")
 	ctx := context.Background()
 	now := store.Now()
 	c0 := cpuTime(b)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 const (
@@ -53,7 +54,7 @@ func TestCodexSelectsRolloutsByRecordedCwd(t *testing.T) {
 			"rollout-2025-09-16T12-47-48-9cd28a74-da7e-4458-a91a-fffec2be9d7a.jsonl rollout-2025-09-16T14-12-31-613a9a68-8816-40b2-a2d4-041ade599da6.jsonl"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, _ := newCopier(t, openDB(t), tc.src)
+			c, _ := newCopier(t, storetest.Open(t, "sqlite"), tc.src)
 			if tc.env != nil {
 				c.Getenv = func(k string) string { return tc.env[k] }
 			}
@@ -77,7 +78,7 @@ func TestCodexSelectsRolloutsByRecordedCwd(t *testing.T) {
 // project, the dropped records counted per type, nothing doubled on a
 // second pass, and a half-written line left for later.
 func TestCodexCopy(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	path := filepath.Join(home, "sessions", "2025", "09", "16", filepath.Base(cpolarFirst))
 	data, err := os.ReadFile(filepath.Join(fixtureRoot, cpolarFirst))
@@ -113,7 +114,7 @@ func TestCodexCopy(t *testing.T) {
 	if len(got) != 117 || got[0] != "检查目前项目的设计" {
 		t.Errorf("stored %d events starting %q; want 117 starting with the typed prompt", len(got), got[0])
 	}
-	skipped := skippedCounts(t, db, Codex)
+	skipped := storetest.Skipped(t, db, Codex)
 	for k, want := range map[string]int64{"event_msg/token_count": 56, "turn_context": 57, "session_meta": 1, "response_item/reasoning": 31,
 		"event_msg/agent_message": 9, "response_item/message:user": 8, "event_msg/turn_aborted": 1} {
 		if skipped[k] != want {
@@ -126,7 +127,7 @@ func TestCodexCopy(t *testing.T) {
 // day; a rollout written into a folder that did not exist when the
 // watcher started is copied.
 func TestCodexWatcherFollowsANewDayFolder(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, "sessions", "2025", "09"), 0o755); err != nil {
 		t.Fatal(err)
@@ -136,7 +137,7 @@ func TestCodexWatcherFollowsANewDayFolder(t *testing.T) {
 	follow(t, c, src)
 	path := filepath.Join(home, "sessions", "2025", "09", "16", filepath.Base(cpolarFirst))
 	copyFixture(t, cpolarFirst, path)
-	waitFor(t, "the new day's rollout copied", func() bool { return eventCount(t, db, path) == 117 })
+	storetest.Eventually(t, "the new day's rollout copied", func() bool { return eventCount(t, db, path) == 117 })
 }
 
 // TestCodexDiagnose: stats counts the projects Codex sessions record, not
@@ -160,7 +161,7 @@ func TestCodexDiagnose(t *testing.T) {
 func TestCodexResumedSessionStoredOnce(t *testing.T) {
 	for _, order := range []string{"old first", "new first"} {
 		t.Run(order, func(t *testing.T) {
-			db := openDB(t)
+			db := storetest.Open(t, "sqlite")
 			home := t.TempDir()
 			dir := filepath.Join(home, "sessions", "2025", "09", "16")
 			first, resumed := filepath.Join(dir, filepath.Base(cpolarFirst)), filepath.Join(dir, filepath.Base(cpolarResume))
@@ -196,7 +197,7 @@ func TestCodexResumedSessionStoredOnce(t *testing.T) {
 // typed prompt, the tool call and its output, the answer — and not the
 // header, state lines, injected context or reasoning, which are counted.
 func TestCodexLegacyRollout(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	const name = "rollout-2025-05-20T10-11-12-5f2c9a1e-3b7d-4c8e-9a0f-1d2e3f4a5b6c.jsonl"
 	data, err := os.ReadFile(filepath.Join("testdata", "codex-legacy", name))
@@ -205,7 +206,7 @@ func TestCodexLegacyRollout(t *testing.T) {
 	}
 	path := filepath.Join(home, "sessions", "2025", "05", "20", name)
 	writeFile(t, path, data)
-	other, _ := newCopier(t, openDB(t), config.Source{Kind: Codex, Home: home, Cwd: "/home/dev/payroll"})
+	other, _ := newCopier(t, storetest.Open(t, "sqlite"), config.Source{Kind: Codex, Home: home, Cwd: "/home/dev/payroll"})
 	if files, err := other.Files(context.Background()); err != nil || len(files) != 0 {
 		t.Fatalf("another project's source selected %v (%v)", files, err)
 	}
@@ -229,7 +230,7 @@ func TestCodexLegacyRollout(t *testing.T) {
 	if id != "5f2c9a1e-3b7d-4c8e-9a0f-1d2e3f4a5b6c" || project != "/home/dev/inventory" {
 		t.Errorf("session %q project %q; want the rollout's id and the environment context's cwd", id, project)
 	}
-	skipped := skippedCounts(t, db, Codex)
+	skipped := storetest.Skipped(t, db, Codex)
 	for k, n := range map[string]int64{"legacy/header": 1, "legacy/record_type:state": 3, "legacy/message:user:injected": 2, "response_item/reasoning": 1} {
 		if skipped[k] != n {
 			t.Errorf("skipped %s = %d, want %d (all: %v)", k, skipped[k], n, skipped)

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // userLine is a Claude Code user record with plain text.
@@ -34,7 +35,7 @@ func claudeHome(t testing.TB, cwd string) (config.Source, string) {
 }
 
 func TestCopyFixturesOnceAndOnlyOnce(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	projects := filepath.Join(home, "projects")
 	for _, rel := range []string{
@@ -74,7 +75,7 @@ func TestCopyFixturesOnceAndOnlyOnce(t *testing.T) {
 	if rep.Lines != 54+1+15 || rep.Skipped["summary"] != 5 || rep.Skipped["progress"] != 3 {
 		t.Errorf("report lines %d skipped %v; want 70 lines, summary 5, progress 3", rep.Lines, rep.Skipped)
 	}
-	if got := skippedCounts(t, db, ClaudeCode); got["summary"] != 5 || got["system"] != 12 || got["thinking"] != 1 {
+	if got := storetest.Skipped(t, db, ClaudeCode); got["summary"] != 5 || got["system"] != 12 || got["thinking"] != 1 {
 		t.Errorf("skipped_records = %v; want summary 5, system 12, thinking 1", got)
 	}
 	again := copyAll(t, c)
@@ -98,7 +99,7 @@ func TestCopyFixturesOnceAndOnlyOnce(t *testing.T) {
 }
 
 func TestCwdFilterReadsRecordsNotFolderNames(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	// The folder name does not match the cwd inside (the authors sanitised
 	// it): selection must read the records.
@@ -133,7 +134,7 @@ func TestCwdFilterReadsRecordsNotFolderNames(t *testing.T) {
 }
 
 func TestCursorLayouts(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	slug := CursorSlug("/home/a/my app")
 	if slug != "home-a-my-app" {
@@ -168,7 +169,7 @@ func TestCursorLayouts(t *testing.T) {
 }
 
 func TestAppendedLinesAndHalfLine(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "s1.jsonl")
 	writeFile(t, path, append(userLine("s1", "/w/app", "one"), userLine("s1", "/w/app", "two")...))
@@ -196,7 +197,7 @@ func TestAppendedLinesAndHalfLine(t *testing.T) {
 }
 
 func TestTruncatedAndRewrittenFilesAreReadWithoutDoubles(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "s1.jsonl")
 	lines := [][]byte{userLine("s1", "/w/app", "one"), userLine("s1", "/w/app", "two"), userLine("s1", "/w/app", "three")}
@@ -237,7 +238,7 @@ func TestTruncatedAndRewrittenFilesAreReadWithoutDoubles(t *testing.T) {
 // A re-read cut short (here by a trigger that fails one insert, as a crash
 // would) resumes without doubling what the cut-short read already stored.
 func TestInterruptedRereadResumesWithoutDoubles(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "s1.jsonl")
 	var body []byte
@@ -278,7 +279,7 @@ func TestInterruptedRereadResumesWithoutDoubles(t *testing.T) {
 }
 
 func TestIdenticalLinesAreKeptAndNotDoubled(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	path := filepath.Join(home, "projects/app/agent-transcripts/c1.jsonl")
 	same := []byte(`{"role":"user","message":{"content":[{"type":"text","text":"<user_query>\ncontinue\n</user_query>"}]}}` + "\n")
@@ -301,7 +302,7 @@ func TestIdenticalLinesAreKeptAndNotDoubled(t *testing.T) {
 }
 
 func TestTwoSourcesInterleaveOnGlobalSeq(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	cursorHome := t.TempDir()
 	cpath := filepath.Join(cursorHome, "projects/w-app/agent-transcripts/k/k.jsonl")
@@ -341,7 +342,7 @@ func TestTwoSourcesInterleaveOnGlobalSeq(t *testing.T) {
 }
 
 func TestDeletedFileIsForgottenNotErased(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "gone.jsonl")
 	writeFile(t, path, userLine("g", "/w/app", "kept"))
@@ -364,7 +365,7 @@ func TestDeletedFileIsForgottenNotErased(t *testing.T) {
 }
 
 func TestCopyFileRefusesPathsOutsideSources(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	src.Cwd = "/w/app"
 	c, _ := newCopier(t, db, src)
@@ -388,7 +389,7 @@ func TestCopyFileRefusesPathsOutsideSources(t *testing.T) {
 }
 
 func TestConcurrentCopiersNeverDouble(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "s.jsonl")
 	var body []byte
@@ -437,7 +438,7 @@ func TestConcurrentCopiersNeverDouble(t *testing.T) {
 }
 
 func TestUnknownKindRefused(t *testing.T) {
-	c, _ := newCopier(t, openDB(t), config.Source{Kind: "vim"})
+	c, _ := newCopier(t, storetest.Open(t, "sqlite"), config.Source{Kind: "vim"})
 	_, err := c.CopyAll(context.Background())
 	if err == nil || !strings.Contains(err.Error(), "known kinds: claude-code, cursor, codex") {
 		t.Errorf("unknown kind: %v", err)
@@ -476,7 +477,7 @@ func TestSourceHomes(t *testing.T) {
 // A home that moves (CLAUDE_CONFIG_DIR changed, ~/.claude synced to a new
 // machine) is followed from its new place without copying its lines twice.
 func TestMovedHomeDoesNotDouble(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	srcA, dirA := claudeHome(t, "/w/app")
 	body := append(userLine("s", "/w/app", "one"), userLine("s", "/w/app", "two")...)
 	writeFile(t, filepath.Join(dirA, "s.jsonl"), body)

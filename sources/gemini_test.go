@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 const (
@@ -53,7 +54,7 @@ func geminiMsg(id, text string, calls ...string) map[string]any {
 // tool call that arrived on an earlier message), a half-written rewrite
 // is left for later, and a second read adds nothing.
 func TestGeminiRewrittenChatNoLossNoDuplicates(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	const cwd = "/w/app"
 	chats := filepath.Join(home, ".gemini", "tmp", GeminiProjectHash(cwd), "chats")
@@ -119,7 +120,7 @@ func TestGeminiRewrittenChatNoLossNoDuplicates(t *testing.T) {
 // re-appended with their tool calls are stored once) and the real legacy
 // chat, selected through the project folder's .project_root (v0.29+).
 func TestGeminiJSONLAndProjectRoot(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	proj := geminiProjectDir(t, home, "vibe-coding-tracker", "/home/wei/vibe-coding-tracker")
 	jsonl := filepath.Join(proj, "chats", "session-2026-04-23T12-52-0ab84937.jsonl")
@@ -159,7 +160,7 @@ func TestGeminiJSONLAndProjectRoot(t *testing.T) {
 // TestGeminiWatcherFollowsRewrites: the watcher reports a legacy .json
 // chat each time Gemini rewrites it, and the copy adds what is new.
 func TestGeminiWatcherFollowsRewrites(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := filepath.Join(t.TempDir(), ".gemini")
 	if err := os.MkdirAll(filepath.Join(home, "tmp"), 0o755); err != nil {
 		t.Fatal(err)
@@ -169,9 +170,9 @@ func TestGeminiWatcherFollowsRewrites(t *testing.T) {
 	follow(t, c, src)
 	path := filepath.Join(home, "tmp", GeminiProjectHash("/w/app"), "chats", "session-2026-04-23T12-52-0ab84937.json")
 	geminiDoc(t, path, "/w/app", userMsg("u1", "Deploy with Terraform."))
-	waitFor(t, "the new chat copied", func() bool { return eventCount(t, db, path) == 1 })
+	storetest.Eventually(t, "the new chat copied", func() bool { return eventCount(t, db, path) == 1 })
 	geminiDoc(t, path, "/w/app", userMsg("u1", "Deploy with Terraform."), geminiMsg("g1", "Noted."))
-	waitFor(t, "the rewritten chat's new message copied", func() bool { return eventCount(t, db, path) == 2 })
+	storetest.Eventually(t, "the rewritten chat's new message copied", func() bool { return eventCount(t, db, path) == 2 })
 }
 
 // TestGeminiCompressionSummary: after a compression Gemini writes the new
@@ -182,7 +183,7 @@ func TestGeminiWatcherFollowsRewrites(t *testing.T) {
 // updateMessagesFromHistory (an existing id keeps its record, a new turn
 // gets a record of its own); no real sample with a compression exists.
 func TestGeminiCompressionSummary(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := t.TempDir()
 	proj := geminiProjectDir(t, home, "inventory", "/home/dev/inventory")
 	chat := filepath.Join(proj, "chats", "session-2026-05-02T09-00-5f2c9a1e.jsonl")

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // copyWithin runs CopyAll, failing the test if it has not returned within
@@ -45,7 +47,7 @@ func numbered(session, cwd, prefix string, from, n int) []byte {
 }
 
 func TestRenamedTranscriptContinuesWhereItWas(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/p")
 	r := filepath.Join(dir, "r.jsonl")
 	writeFile(t, r, numbered("s1", "/w/p", "r", 0, 300))
@@ -70,7 +72,7 @@ func TestRenamedTranscriptContinuesWhereItWas(t *testing.T) {
 func TestRotatedTranscriptAndItsSuccessor(t *testing.T) {
 	for _, successorFirst := range []bool{false, true} {
 		t.Run(fmt.Sprintf("successor_first=%v", successorFirst), func(t *testing.T) {
-			db := openDB(t)
+			db := storetest.Open(t, "sqlite")
 			src, dir := claudeHome(t, "/w/p")
 			r := filepath.Join(dir, "r.jsonl")
 			writeFile(t, r, numbered("s1", "/w/p", "old", 0, 300))

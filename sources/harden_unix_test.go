@@ -14,10 +14,11 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func TestCopySkipsFIFONamedLikeATranscript(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/p")
 	writeFile(t, filepath.Join(dir, "a.jsonl"), numbered("s1", "/w/p", "a", 0, 3))
 	fifo := filepath.Join(dir, "b.jsonl")
@@ -117,7 +118,7 @@ func TestUnreadableFolderIsReported(t *testing.T) {
 	if !unprivileged(t) {
 		return
 	}
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/p")
 	writeFile(t, filepath.Join(dir, "a.jsonl"), numbered("s1", "/w/p", "a", 0, 2))
 	_, locked := claudeHome(t, "/w/q")
@@ -143,13 +144,7 @@ func TestUnreadableFolderIsReported(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go w.Run(ctx, func([]string) {})
-	deadline := time.Now().Add(time.Minute)
-	for len(w.Unreadable()) != 1 {
-		if time.Now().After(deadline) {
-			t.Fatalf("watcher reports unreadable folders %+v; want %s", w.Unreadable(), lockedDir)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the watcher to report "+lockedDir+" unreadable", func() bool { return len(w.Unreadable()) == 1 })
 	// Readable again: it is copied and drops out of the report.
 	if err := os.Chmod(lockedDir, 0o755); err != nil {
 		t.Fatal(err)

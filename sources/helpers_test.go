@@ -15,17 +15,6 @@ import (
 	"github.com/recollect/recollect/store/storetest"
 )
 
-// openDB opens a fresh store in a temporary directory.
-func openDB(t testing.TB) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatalf("open store: %v", err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
-
 // logBuffer collects log output for assertions; safe for concurrent use.
 type logBuffer struct {
 	mu  sync.Mutex
@@ -106,11 +95,7 @@ func eventCount(t testing.TB, db *store.DB, file string) int {
 	if file != "" {
 		q, args = q+` WHERE source_file = ?`, []any{file}
 	}
-	var n int
-	if err := db.QueryRow(q, args...).Scan(&n); err != nil {
-		t.Fatal(err)
-	}
-	return n
+	return storetest.Count(t, db, q, args...)
 }
 
 // contents lists stored event contents of a file in seq order, on either
@@ -118,26 +103,6 @@ func eventCount(t testing.TB, db *store.DB, file string) int {
 func contents(t testing.TB, db *store.DB, file string) []string {
 	t.Helper()
 	return storetest.Column[string](t, db, `SELECT content FROM session_events WHERE source_file = ? ORDER BY seq`, file)
-}
-
-// skippedCounts reads the skipped_records table for a source kind.
-func skippedCounts(t testing.TB, db *store.DB, kind string) map[string]int64 {
-	t.Helper()
-	rows, err := db.Query(`SELECT record_type, count FROM skipped_records WHERE source = ?`, kind)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var k string
-		var n int64
-		if err := rows.Scan(&k, &n); err != nil {
-			t.Fatal(err)
-		}
-		out[k] = n
-	}
-	return out
 }
 
 var _ io.Writer = (*logBuffer)(nil)

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"flag"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,9 +12,9 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+	"github.com/recollect/recollect/store/storetest"
+)
 
 // fixtureRoot holds byte-for-byte copies of the shared real transcripts.
 const fixtureRoot = "../fixtures/transcripts"
@@ -163,23 +162,7 @@ func TestMapGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			got = append(got, '\n')
-			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(strings.TrimSuffix(strings.TrimSuffix(rel, ".jsonl"), ".json"), "/", "__")+".json")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("read golden (run go test -tags sqlite_fts5 ./sources -run TestMapGolden -update): %v", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s maps differently from %s; if intended, rerun with -update and review the diff", rel, golden)
-			}
+			storetest.Golden(t, "golden/"+strings.ReplaceAll(strings.TrimSuffix(strings.TrimSuffix(rel, ".jsonl"), ".json"), "/", "__")+".json", got)
 		})
 	}
 }

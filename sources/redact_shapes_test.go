@@ -8,6 +8,7 @@ import (
 
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func builtinRedactor(t testing.TB) *Redactor {
@@ -138,7 +139,7 @@ func TestRedactEventEveryField(t *testing.T) {
 // The copy path redacts escaped tokens inside raw tool input, URLs in
 // content_ref and text that lands in metadata.
 func TestCopiedEscapedSecretsNeverLand(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "s.jsonl")
 	tool := `{"type":"assistant","sessionId":"s","cwd":"/w/app","uuid":"a1","message":{"id":"m1","role":"assistant","content":[` +

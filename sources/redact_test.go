@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func TestRedactCatchesEachKind(t *testing.T) {
@@ -103,7 +104,7 @@ func TestRedactionConfig(t *testing.T) {
 // Secrets never land: the stored content is redacted and the count is in
 // the redactions table; tool input JSON stays valid JSON.
 func TestCopiedSecretsNeverLand(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "s.jsonl")
 	tool := `{"type":"assistant","sessionId":"s","cwd":"/w/app","message":{"id":"m1","role":"assistant","content":[` +

@@ -13,6 +13,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // follow runs a Watcher that feeds every change to c.CopyFile, as the
@@ -53,23 +54,8 @@ func follow(t *testing.T, c *Copier, srcs ...config.Source) *Watcher {
 	return w
 }
 
-// waitFor polls cond until it holds or the deadline passes; it returns
-// how long that took.
-func waitFor(t *testing.T, what string, cond func() bool) time.Duration {
-	t.Helper()
-	start := time.Now()
-	deadline := start.Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	return time.Since(start)
-}
-
 func TestWatcherFollowsAppendsAndNewFolders(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	src, dir := claudeHome(t, "/w/app")
 	path := filepath.Join(dir, "s.jsonl")
 	writeFile(t, path, userLine("s", "/w/app", "first"))
@@ -82,7 +68,7 @@ func TestWatcherFollowsAppendsAndNewFolders(t *testing.T) {
 	}
 
 	appendFile(t, path, userLine("s", "/w/app", "appended"))
-	took := waitFor(t, "the appended line", func() bool { return eventCount(t, db, path) == 2 })
+	took := storetest.Eventually(t, "the appended line", func() bool { return eventCount(t, db, path) == 2 })
 	t.Logf("append → event in %v", took)
 
 	// A project folder created after the watcher started.
@@ -92,35 +78,35 @@ func TestWatcherFollowsAppendsAndNewFolders(t *testing.T) {
 	}
 	np := filepath.Join(newDir, "n.jsonl")
 	writeFile(t, np, userLine("n", "/w/new", "in a new folder"))
-	waitFor(t, "a file in a new project folder", func() bool { return eventCount(t, db, np) == 1 })
+	storetest.Eventually(t, "a file in a new project folder", func() bool { return eventCount(t, db, np) == 1 })
 
 	// Cursor: a projects folder and a conversation folder that appear later.
 	cp := filepath.Join(cursorHome, "projects/w-app/agent-transcripts/u1/u1.jsonl")
 	writeFile(t, cp, []byte(`{"role":"user","message":{"content":[{"type":"text","text":"<user_query>hi</user_query>"}]}}`+"\n"))
-	waitFor(t, "a cursor conversation in new folders", func() bool { return eventCount(t, db, cp) == 1 })
+	storetest.Eventually(t, "a cursor conversation in new folders", func() bool { return eventCount(t, db, cp) == 1 })
 
 	// A half line waits; its newline brings it in.
 	appendFile(t, cp, []byte(`{"role":"assistant","message":{"content":[{"type":"text","text":"hello"}]}}`))
 	appendFile(t, path, userLine("s", "/w/app", "marker"))
-	waitFor(t, "a later line elsewhere", func() bool { return eventCount(t, db, path) == 3 })
+	storetest.Eventually(t, "a later line elsewhere", func() bool { return eventCount(t, db, path) == 3 })
 	if n := eventCount(t, db, cp); n != 1 {
 		t.Fatalf("half line copied: %d events", n)
 	}
 	appendFile(t, cp, []byte("\n"))
-	waitFor(t, "the completed line", func() bool { return eventCount(t, db, cp) == 2 })
+	storetest.Eventually(t, "the completed line", func() bool { return eventCount(t, db, cp) == 2 })
 
 	// Deleted: forgotten by the watcher, kept in the store.
 	if err := os.Remove(path); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the deleted file to be forgotten", func() bool { return !slices.Contains(w.Files(), path) })
+	storetest.Eventually(t, "the deleted file to be forgotten", func() bool { return !slices.Contains(w.Files(), path) })
 	if n := eventCount(t, db, path); n != 3 {
 		t.Errorf("%d events of the deleted file, want its 3 kept", n)
 	}
 }
 
 func TestWatcherWaitsForAHomeThatDoesNotExistYet(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	home := filepath.Join(t.TempDir(), "later", ".claude")
 	src := config.Source{Kind: ClaudeCode, Home: home}
 	c, _ := newCopier(t, db, src)
@@ -197,7 +183,7 @@ func TestRescanFindsChangesWithoutEvents(t *testing.T) {
 //
 //	go test -tags sqlite_fts5 ./sources -run '^$' -bench AppendToEvent -benchtime 50x
 func BenchmarkAppendToEvent(b *testing.B) {
-	db := openDB(b)
+	db := storetest.Open(b, "sqlite")
 	src, dir := claudeHome(b, "/w/app")
 	path := filepath.Join(dir, "s.jsonl")
 	writeFile(b, path, userLine("s", "/w/app", "start"))

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	_ "github.com/mattn/go-sqlite3"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // run executes the CLI in-process with stdin and returns status, stdout and
@@ -27,7 +28,8 @@ func run(t *testing.T, stdin string, args ...string) (int, string, string) {
 	return code, out.String(), errb.String()
 }
 
-// count reads one number from the store in dir.
+// count reads one number from the SQLite store in dir, read-only, so
+// that reading it changes nothing the command under test left there.
 func count(t *testing.T, dir, query string) int {
 	t.Helper()
 	db, err := sql.Open("sqlite3", "file:"+filepath.Join(dir, "memory.db")+"?mode=ro")
@@ -35,11 +37,7 @@ func count(t *testing.T, dir, query string) int {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	var n int
-	if err := db.QueryRow(query).Scan(&n); err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	return n
+	return storetest.Count(t, db, query)
 }
 
 func TestRecordFromFlagsAndStdin(t *testing.T) {

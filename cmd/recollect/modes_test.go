@@ -8,10 +8,10 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/store/postgres/pgtest"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // umaskRun runs the real binary under umask 000, the loosest a user can
@@ -51,18 +51,17 @@ func TestStoreFilesArePrivateUnderLooseUmask(t *testing.T) {
 		t.Fatal(err)
 	}
 	sock := filepath.Join(dir, "recollect.sock")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if fi, err := os.Lstat(sock); err == nil && fi.Mode()&os.ModeSocket != 0 && fi.Mode().Perm() == 0o600 {
-			break
-		}
-		if time.Now().After(deadline) {
+	t.Cleanup(func() {
+		if t.Failed() {
 			daemon.Process.Kill()
 			daemon.Wait()
-			t.Fatalf("daemon made no 0600 socket within 60 s:\n%s", derr.String())
+			t.Logf("daemon stderr:\n%s", derr.String())
 		}
-		time.Sleep(20 * time.Millisecond) // polling for the socket, not waiting blind
-	}
+	})
+	storetest.Eventually(t, "the daemon's 0600 socket", func() bool {
+		fi, err := os.Lstat(sock)
+		return err == nil && fi.Mode()&os.ModeSocket != 0 && fi.Mode().Perm() == 0o600
+	})
 	umaskMust(t, home, "record", "--data", dir, "--content", "I deploy the Atlas service on Fridays.")
 	umaskMust(t, home, "inspect", "--data", dir)
 	modes := map[string]os.FileMode{}

@@ -8,16 +8,17 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // TestStatsSeesRunningDaemon runs the real scheduler on a data directory
@@ -43,16 +44,10 @@ func TestStatsSeesRunningDaemon(t *testing.T) {
 	defer release()
 	done := make(chan error, 1)
 	go func() { done <- scheduler.New(p, scheduler.Options{}).Run(ctx) }()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if _, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus}); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("daemon did not answer within 30 s")
-		}
-		time.Sleep(20 * time.Millisecond) // polling the socket, not waiting blind
-	}
+	storetest.Eventually(t, "the daemon to answer on its socket", func() bool {
+		_, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+		return err == nil
+	})
 	want := fmt.Sprintf("daemon       listening (pid %d) on %s; it copies and consolidates\n", os.Getpid(), hooks.SocketPath(dir))
 	if out := diskMust(t, dir, "stats"); !strings.Contains(out, want) {
 		t.Fatalf("stats lacks %q:\n%s", want, out)
@@ -95,7 +90,6 @@ func TestRecordWakesThresholdExtraction(t *testing.T) {
 	defer release()
 	done := make(chan error, 1)
 	go func() { done <- scheduler.New(p, scheduler.Options{}).Run(ctx) }()
-	deadline := time.Now().Add(30 * time.Second)
 	status := func() *hooks.Status {
 		resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
 		if err != nil {
@@ -103,25 +97,15 @@ func TestRecordWakesThresholdExtraction(t *testing.T) {
 		}
 		return resp.Status
 	}
-	for st := status(); st == nil || st.Runs["daemon-start"] == 0 || st.Running || st.Pending; st = status() {
-		if time.Now().After(deadline) {
-			t.Fatal("the daemon's start run did not finish within 30 s")
-		}
-		time.Sleep(20 * time.Millisecond) // polling the socket, not waiting blind
-	}
+	storetest.Eventually(t, "the daemon's start run to finish", func() bool {
+		st := status()
+		return st != nil && st.Runs["daemon-start"] > 0 && !st.Running && !st.Pending
+	})
 	diskMust(t, dir, "record", "--content", "My colleague Robin leads the Atlas migration.")
-	for st := status(); st == nil || st.Runs["threshold"] == 0; st = status() {
-		if time.Now().After(deadline) {
-			t.Fatalf("record did not wake threshold extraction: %+v", st)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	for count(t, dir, `SELECT count(*) FROM session_events e WHERE e.seq > coalesce((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)`) != 0 {
-		if time.Now().After(deadline) {
-			t.Fatal("the recorded event is still unexamined after the threshold run")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	storetest.Eventually(t, "record to wake threshold extraction", func() bool { st := status(); return st != nil && st.Runs["threshold"] > 0 })
+	storetest.Eventually(t, "the threshold run to examine the recorded event", func() bool {
+		return count(t, dir, `SELECT count(*) FROM session_events e WHERE e.seq > coalesce((SELECT last_seq FROM extract_watermarks w WHERE w.session_id = e.session_id), 0)`) == 0
+	})
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatalf("daemon: %v", err)
@@ -168,17 +152,16 @@ func TestEditorMCPAndDaemonSideBySide(t *testing.T) {
 	}
 	waitStats := func(what, want string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			out := stats()
-			if strings.Contains(out, want) {
-				return
+		var out string
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("%s: the last stats said:\n%s", what, out)
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: stats lacks %q:\n%s", what, want, out)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		})
+		storetest.Eventually(t, what+": stats to say "+strconv.Quote(want), func() bool {
+			out = stats()
+			return strings.Contains(out, want)
+		})
 	}
 	mcp, _ := start("mcp")
 	sock := hooks.SocketPath(dir)

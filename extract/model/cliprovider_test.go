@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/fixtures"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // fakeClaude puts testdata/fakeclaude first on PATH and scripts its replies:
@@ -70,7 +71,7 @@ func cliConfig(timeoutMS int) config.Intelligence {
 
 func TestCLIProviderRunsClaudeAsAGuardedChild(t *testing.T) {
 	logDir := fakeClaude(t, `{"answer":"hi"}`)
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	r := newRun(t, cliConfig(10000), db, nil)
 	req := testRequest("extract")
 	resp, err := r.Call(context.Background(), req)
@@ -119,7 +120,7 @@ func TestCLIProviderFailures(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			logDir := fakeClaude(t, tc.replies...)
-			db := openDB(t)
+			db := storetest.Open(t, "sqlite")
 			timeout := 10000
 			if tc.replies[0] == "hang" {
 				timeout = 400
@@ -138,7 +139,7 @@ func TestCLIProviderFailures(t *testing.T) {
 
 func TestCLIProviderMissingCommandIsNotBilled(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	r := newRun(t, cliConfig(1000), db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))
 	if !errors.Is(err, ErrHeld) || !strings.Contains(err.Error(), `intelligence.cli.command "claude" is not on PATH; install Claude Code or choose another provider`) {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/extract/model/modeltest"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 func TestOllamaProviderSendsTheSchemaAsFormat(t *testing.T) {
@@ -15,7 +16,7 @@ func TestOllamaProviderSendsTheSchemaAsFormat(t *testing.T) {
 		modeltest.Answer{Content: `{"answer":"again"}`, NoUsage: true})
 	cfg := h.Intelligence("")
 	cfg.Provider = "ollama"
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	r := newRun(t, cfg, db, nil)
 	for range 2 {
 		if _, err := r.Call(context.Background(), testRequest("reconcile")); err != nil {

@@ -13,17 +13,8 @@ import (
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
-
-func openDB(t testing.TB) *store.DB {
-	t.Helper()
-	db, err := store.Open(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
 
 // newRun begins one run over a new router.
 func newRun(t testing.TB, cfg config.Intelligence, db *store.DB, env map[string]string) *Run {
@@ -69,7 +60,7 @@ func spendRows(t testing.TB, db *store.DB) []spendRow {
 func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
 	h := modeltest.NewHost(t, "llama3.2:3b", "nomic-embed-text:latest")
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 40, OutputTokens: 3})
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	r := newRun(t, h.Intelligence(""), db, nil)
 	resp, err := r.Call(context.Background(), testRequest("extract"))
 	if err != nil {
@@ -111,7 +102,7 @@ func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {
 
 func TestRouterRefusesToGuessAmongSeveralModels(t *testing.T) {
 	h := modeltest.NewHost(t, "qwen2.5:7b", "llama3.2:3b", "nomic-embed-text:latest")
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	r := newRun(t, h.Intelligence(""), db, nil)
 	_, err := r.Call(context.Background(), testRequest("extract"))
 	if !errors.Is(err, ErrHeld) {
@@ -173,7 +164,7 @@ func TestRouterRetriesThenFallsBackThenHolds(t *testing.T) {
 			cfg := h.Intelligence("llama3.2:3b")
 			cfg.HTTP.TimeoutMS = 300
 			cfg.Stages = map[string]config.StageRoute{"extract": {OnFail: tc.onFail}}
-			db := openDB(t)
+			db := storetest.Open(t, "sqlite")
 			r := newRun(t, cfg, db, nil)
 			resp, err := r.Call(context.Background(), testRequest("extract"))
 			if tc.wantErr == nil && err != nil || tc.wantErr != nil && !errors.Is(err, tc.wantErr) {
@@ -217,7 +208,7 @@ func TestRouterStepsDownResponseFormatsAndRemembers(t *testing.T) {
 	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
 	h.RejectFormat("json_object", "response_format is not supported by this server")
 	h.Enqueue(modeltest.Answer{Content: "```json\n{\"answer\":\"hi\"}\n```"}, modeltest.Answer{Content: `{"answer":"again"}`})
-	r := newRun(t, h.Intelligence("llama3.2:3b"), openDB(t), nil)
+	r := newRun(t, h.Intelligence("llama3.2:3b"), storetest.Open(t, "sqlite"), nil)
 	for _, want := range []string{`{"answer":"hi"}`, `{"answer":"again"}`} {
 		resp, err := r.Call(context.Background(), testRequest("classify"))
 		if err != nil {
@@ -263,7 +254,7 @@ func sentFormats(t testing.TB, h *modeltest.Host) string {
 func TestRunsOfOneRouterLearnApart(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.RejectFormat("json_schema", "'response_format.type' must be 'json_object' or 'text'")
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	r := NewRouter(h.Intelligence("llama3.2:3b"), db, func(string) string { return "" }, slog.New(slog.DiscardHandler))
 	for id := int64(1); id <= 2; id++ {
 		run, err := r.BeginRun(context.Background())
@@ -313,7 +304,7 @@ func TestRunsOfOneRouterLearnApart(t *testing.T) {
 func TestRouterBooksUnreportedTokensAsNull(t *testing.T) {
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, NoUsage: true})
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	r := newRun(t, h.Intelligence("llama3.2:3b"), db, nil)
 	if _, err := r.Call(context.Background(), testRequest("summarise")); err != nil {
 		t.Fatal(err)
@@ -326,7 +317,7 @@ func TestRouterBooksUnreportedTokensAsNull(t *testing.T) {
 
 func TestRouterOverBudgetHoldsWithoutCalling(t *testing.T) {
 	h := modeltest.NewHost(t)
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	old := store.FormatTime(time.Now().Add(-2 * time.Hour))
 	if _, err := db.Exec(`INSERT INTO spend(stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
 		VALUES ('extract','http','m',1500,600,10,1,?)`, old); err != nil {
@@ -395,7 +386,7 @@ func TestRouterBadSettingsFailOnlyTheirProvider(t *testing.T) {
 	cfg := h.Intelligence("llama3.2:3b")
 	cfg.Ollama.Host = "::not a url"
 	cfg.Stages = map[string]config.StageRoute{"summarise": {Provider: "ollama"}}
-	r := newRun(t, cfg, openDB(t), nil)
+	r := newRun(t, cfg, storetest.Open(t, "sqlite"), nil)
 	if _, err := r.Call(context.Background(), testRequest("extract")); err != nil {
 		t.Fatalf("http stage failed for ollama's settings: %v", err)
 	}

@@ -10,13 +10,14 @@ import (
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // Token counts near 2^62 from a host are refused at the door (stored as
 // unknown, with a logged reason), so the spend sums cannot overflow and
 // budgets keep working.
 func TestAbsurdTokenCountsAreStoredAsUnknown(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	h := modeltest.NewHost(t)
 	h.Enqueue(modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 1 << 62},
 		modeltest.Answer{Content: `{"answer":"hi"}`, InputTokens: 1 << 62, OutputTokens: 10})
@@ -51,7 +52,7 @@ func TestAbsurdTokenCountsAreStoredAsUnknown(t *testing.T) {
 // Rows an older recollect stored with absurd counts never break reading
 // the rest: they count as unreported.
 func TestStoredAbsurdTokenCountsDoNotBreakBudgets(t *testing.T) {
-	db := openDB(t)
+	db := storetest.Open(t, "sqlite")
 	now := time.Now()
 	for _, n := range []int64{1 << 62, 1 << 62, -5, 100} {
 		if _, err := db.Exec(`INSERT INTO spend(stage, provider, input_tokens, output_tokens, elapsed_ms, ok, created_at) VALUES ('extract','http',?,?,1,1,?)`,

@@ -3,10 +3,7 @@ package hookctx_test
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -18,8 +15,6 @@ import (
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/storetest"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 // said is when the fixtures' statements were made, so golden files do not
 // depend on the day the test runs.
@@ -103,23 +98,6 @@ func (m *memory) reader(tb testing.TB) *graph.Reader {
 	r := graph.NewReader(db)
 	tb.Cleanup(func() { r.Close(); db.Close() })
 	return r
-}
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Fatalf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
 }
 
 // longFact is a user statement of at least n bytes, in fewer than the 80
@@ -219,7 +197,7 @@ func TestStableAndCurrent(t *testing.T) {
 				t.Errorf("session start carries %q:\n%s", gone, first)
 			}
 		}
-		golden(t, "session_compact.txt", first)
+		storetest.Golden(t, "session_compact.txt", first)
 
 		for _, prompt := range []string{"where do I live now?", "what is the staging server Hermes running?"} {
 			text, err := hookctx.Prompt(ctx, db, prompt, 400)
@@ -235,7 +213,7 @@ func TestStableAndCurrent(t *testing.T) {
 			}
 		}
 		live, _ := hookctx.Prompt(ctx, db, "where do I live now?", 400)
-		golden(t, "prompt_live.txt", live)
+		storetest.Golden(t, "prompt_live.txt", live)
 	})
 }
 

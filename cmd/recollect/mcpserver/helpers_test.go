@@ -15,8 +15,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var update = flag.Bool("update", false, "rewrite golden files under testdata/")
-
 // binary is the recollect command built once for every test.
 var binary string
 
@@ -126,26 +124,6 @@ func (c *client) read(uri string) (string, error) {
 		return "", fmt.Errorf("%d contents", len(res.Contents))
 	}
 	return res.Contents[0].Text, nil
-}
-
-func golden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -update to create it)", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file (go test -update rewrites it):\n--- got\n%s", name, got)
-	}
 }
 
 // list is a JSON array field of a structured answer.

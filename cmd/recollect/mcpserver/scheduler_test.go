@@ -15,6 +15,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // A user who only pasted the MCP snippet still gets consolidation: with no
@@ -28,18 +29,11 @@ func TestMCPConsolidatesWhenNoDaemonRuns(t *testing.T) {
 		t.Fatalf("record: %v\n%s", err, out)
 	}
 	c := startArgs(t, []string{"mcp", "--data", dir}, dir)
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	storetest.Eventually(t, "the in-process scheduler to consolidate the recorded event (one active fact, nothing unextracted)", func() bool {
 		_, st := c.ok("get_stats", map[string]any{})
 		facts, _ := st["facts"].(map[string]any)
-		if facts["active"] == 1.0 && st["unextracted_events"] == 0.0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the in-process scheduler did not consolidate the recorded event: facts %v, unextracted %v", facts, st["unextracted_events"])
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return facts["active"] == 1.0 && st["unextracted_events"] == 0.0
+	})
 	_, ans := c.ok("search_knowledge", map[string]any{"query": "Atlas"})
 	if len(list(ans, "results")) != 1 {
 		t.Fatalf("search after the scheduler's run: %v", ans)
@@ -57,26 +51,15 @@ func TestLogEventWakesThresholdExtraction(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := startArgs(t, []string{"mcp", "--data", dir}, dir, "RECOLLECT_PROVIDER=heuristic")
-	deadline := time.Now().Add(20 * time.Second)
-	for { // the start moment's run on an empty store
-		if _, st := c.ok("get_stats", map[string]any{}); st["unextracted_events"] == 0.0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no start run")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	storetest.Eventually(t, "the start moment's run on an empty store", func() bool {
+		_, st := c.ok("get_stats", map[string]any{})
+		return st["unextracted_events"] == 0.0
+	})
 	c.ok("log_event", map[string]any{"role": "user", "event_type": "message", "content": "My colleague Robin leads the Atlas migration."})
-	for {
-		if _, st := c.ok("get_stats", map[string]any{}); st["unextracted_events"] == 0.0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("log_event did not wake threshold extraction")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	storetest.Eventually(t, "log_event to wake threshold extraction", func() bool {
+		_, st := c.ok("get_stats", map[string]any{})
+		return st["unextracted_events"] == 0.0
+	})
 }
 
 // A broken config.json reaches the MCP client as a readable error on
@@ -137,11 +120,7 @@ func TestDaemonAndMCPServerShareOneCopier(t *testing.T) {
 		}
 	}()
 	// The follower's first pass copies the first line before any tool call.
-	for deadline := time.Now().Add(20 * time.Second); sched.Status().Copied < 1; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the follower's first pass copied nothing")
-		}
-	}
+	storetest.Eventually(t, "the follower's first pass to copy a line", func() bool { return sched.Status().Copied >= 1 })
 	c := inProcess(t, must(mcpserver.New(p, mcpserver.Options{SessionID: "s", CopyDebounce: time.Nanosecond, Log: slog.New(slog.DiscardHandler)})))
 
 	count := func() int {

@@ -38,7 +38,7 @@ func TestToolsAndResourcesGolden(t *testing.T) {
 		entries = append(entries, e)
 	}
 	b, _ := json.MarshalIndent(entries, "", "  ")
-	golden(t, "tools.json", append(b, '\n'))
+	storetest.Golden(t, "tools.json", append(b, '\n'))
 	var names []string
 	for _, e := range entries {
 		names = append(names, e.Name)
