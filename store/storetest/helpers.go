@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -57,6 +58,37 @@ func Map[K comparable, V any](tb testing.TB, q Querier, query string, args ...an
 			tb.Fatal(err)
 		}
 		out[k] = v
+	}
+	if err := rows.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return out
+}
+
+// Rows returns the rows query gives on q, each scanned into a T, a struct
+// whose fields take the columns in order.
+func Rows[T any](tb testing.TB, q Querier, query string, args ...any) []T {
+	tb.Helper()
+	rows, err := q.QueryContext(context.Background(), query, args...)
+	if err != nil {
+		tb.Fatalf("%s: %v", query, err)
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		rv := reflect.ValueOf(&v).Elem()
+		if rv.Kind() != reflect.Struct {
+			tb.Fatalf("Rows scans into a struct, not %s", rv.Type())
+		}
+		dest := make([]any, rv.NumField())
+		for i := range dest {
+			dest[i] = rv.Field(i).Addr().Interface()
+		}
+		if err := rows.Scan(dest...); err != nil {
+			tb.Fatalf("%s: %v", query, err)
+		}
+		out = append(out, v)
 	}
 	if err := rows.Err(); err != nil {
 		tb.Fatal(err)
