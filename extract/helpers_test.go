@@ -10,6 +10,7 @@ import (
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // httpIntelligence routes every stage to the http provider at url.
@@ -40,20 +41,7 @@ type spendRow struct {
 
 func spendRows(t testing.TB, db *store.DB) []spendRow {
 	t.Helper()
-	rows, err := db.Query(`SELECT stage, provider, model, input_tokens, output_tokens, ok FROM spend ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []spendRow
-	for rows.Next() {
-		var r spendRow
-		if err := rows.Scan(&r.Stage, &r.Provider, &r.Model, &r.In, &r.Out, &r.OK); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return storetest.Rows[spendRow](t, db, `SELECT stage, provider, model, input_tokens, output_tokens, ok FROM spend ORDER BY id`)
 }
 
 // onlyCall returns the system and user messages of the one chat completion

@@ -328,3 +328,30 @@ func TestEngineInsertID(t *testing.T) {
 		}
 	})
 }
+
+// TestVectorCodesFollowVectors checks the v9 triggers: deleting a vector
+// deletes its code, and every removed or rewritten code is counted.
+func TestVectorCodesFollowVectors(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		for _, q := range []struct {
+			sql  string
+			args []any
+		}{
+			{`INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('a', 'a', 'heuristic', 'now')`, nil},
+			{`INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (1, 'p', 'm', 2, ?, 'now')`, []any{[]byte{1, 2}}},
+			{`INSERT INTO vector_codes(fact_id, provider, model, dim, code) VALUES (1, 'p', 'm', 2, ?)`, []any{[]byte{1}}},
+			{`UPDATE vector_codes SET code = ?`, []any{[]byte{2}}},
+			{`DELETE FROM embeddings`, nil},
+		} {
+			if _, err := db.ExecContext(ctx, q.sql, q.args...); err != nil {
+				t.Fatalf("%s: %v", q.sql, err)
+			}
+		}
+		codes := storetest.Count(t, db, `SELECT count(*) FROM vector_codes`)
+		removed := storetest.Count(t, db, `SELECT removed FROM vector_code_changes`)
+		if codes != 0 || removed != 2 {
+			t.Fatalf("after rewriting and deleting: %d codes left (want 0), %d counted removed (want 2)", codes, removed)
+		}
+	})
+}

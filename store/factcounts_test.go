@@ -11,35 +11,12 @@ import (
 	"github.com/recollect/recollect/store/storetest"
 )
 
-// statusCounts reads a status → count map with query.
-func statusCounts(t *testing.T, q store.Querier, query string) map[string]int64 {
-	t.Helper()
-	rows, err := q.QueryContext(context.Background(), query)
-	if err != nil {
-		t.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var s string
-		var n int64
-		if err := rows.Scan(&s, &n); err != nil {
-			t.Fatal(err)
-		}
-		out[s] = n
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
 // checkFactCounts checks that fact_counts (v20) sums to the facts' count
 // by status.
 func checkFactCounts(t *testing.T, q store.Querier, step string) {
 	t.Helper()
-	kept := statusCounts(t, q, `SELECT status, CAST(sum(n) AS BIGINT) FROM fact_counts GROUP BY status HAVING sum(n) <> 0`)
-	counted := statusCounts(t, q, `SELECT status, count(*) FROM facts GROUP BY status`)
+	kept := storetest.Map[string, int64](t, q, `SELECT status, CAST(sum(n) AS BIGINT) FROM fact_counts GROUP BY status HAVING sum(n) <> 0`)
+	counted := storetest.Map[string, int64](t, q, `SELECT status, count(*) FROM facts GROUP BY status`)
 	if !maps.Equal(kept, counted) {
 		t.Errorf("after %s: fact_counts holds %v, the facts are %v", step, kept, counted)
 	}
@@ -53,8 +30,8 @@ func checkFactWords(t *testing.T, db *store.DB, step string, most int) {
 	if db.Engine().Name() != "postgres" {
 		return
 	}
-	kept := statusCounts(t, db, `SELECT word, CAST(sum(n) AS BIGINT) FROM fact_words GROUP BY word HAVING sum(n) <> 0`)
-	counted := statusCounts(t, db, `SELECT w, count(*) FROM facts, unnest(tsvector_to_array(content_tsv)) w GROUP BY w`)
+	kept := storetest.Map[string, int64](t, db, `SELECT word, CAST(sum(n) AS BIGINT) FROM fact_words GROUP BY word HAVING sum(n) <> 0`)
+	counted := storetest.Map[string, int64](t, db, `SELECT w, count(*) FROM facts, unnest(tsvector_to_array(content_tsv)) w GROUP BY w`)
 	if !maps.Equal(kept, counted) {
 		t.Errorf("after %s: fact_words holds %d words, the facts %d; they differ (%v against %v)", step, len(kept), len(counted), kept, counted)
 	}

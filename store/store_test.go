@@ -116,21 +116,6 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 }
 
-func TestFactContentIsImmutable(t *testing.T) {
-	db := openTemp(t)
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('I live in Lisbon', 'd', 'heuristic', ?)`, Now()); err != nil {
-		t.Fatal(err)
-	}
-	_, err := db.ExecContext(ctx, `UPDATE facts SET content = 'I live in Porto' WHERE id = 1`)
-	if err == nil || !strings.Contains(err.Error(), "immutable") {
-		t.Fatalf("editing a fact's content: err = %v, want the immutability refusal", err)
-	}
-	if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'superseded' WHERE id = 1`); err != nil {
-		t.Fatalf("status change must stay allowed: %v", err)
-	}
-}
-
 func TestInsertEventDedupeAndValidation(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()

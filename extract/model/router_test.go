@@ -41,20 +41,7 @@ type spendRow struct {
 
 func spendRows(t testing.TB, db *store.DB) []spendRow {
 	t.Helper()
-	rows, err := db.Query(`SELECT stage, provider, model, input_tokens, output_tokens, ok FROM spend ORDER BY id`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	var out []spendRow
-	for rows.Next() {
-		var r spendRow
-		if err := rows.Scan(&r.Stage, &r.Provider, &r.Model, &r.In, &r.Out, &r.OK); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return storetest.Rows[spendRow](t, db, `SELECT stage, provider, model, input_tokens, output_tokens, ok FROM spend ORDER BY id`)
 }
 
 func TestRouterUsesTheOnlyChatModelAndSaysToPinIt(t *testing.T) {

@@ -149,46 +149,6 @@ func TestConcurrentOpenMigratesOnce(t *testing.T) {
 	}
 }
 
-func TestFactContentIsImmutable(t *testing.T) {
-	db := open(t)
-	ctx := context.Background()
-	if _, err := db.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('I live in Lisbon', 'd', 'heuristic', $1)`, store.Now()); err != nil {
-		t.Fatal(err)
-	}
-	_, err := db.ExecContext(ctx, `UPDATE facts SET content = 'I live in Porto' WHERE id = 1`)
-	if err == nil || !strings.Contains(err.Error(), "immutable") {
-		t.Fatalf("editing a fact's content: err = %v, want the immutability refusal", err)
-	}
-	if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'superseded' WHERE id = 1`); err != nil {
-		t.Fatalf("status change must stay allowed: %v", err)
-	}
-}
-
-// TestVectorCodesFollowVectors checks the v9 triggers: deleting a vector
-// deletes its code, and every removed or rewritten code is counted.
-func TestVectorCodesFollowVectors(t *testing.T) {
-	db := open(t)
-	ctx := context.Background()
-	for _, q := range []string{
-		`INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('a', 'a', 'heuristic', 'now')`,
-		`INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (1, 'p', 'm', 2, '\x0102'::bytea, 'now')`,
-		`INSERT INTO vector_codes(fact_id, provider, model, dim, code) VALUES (1, 'p', 'm', 2, '\x01'::bytea)`,
-		`UPDATE vector_codes SET code = '\x02'::bytea`,
-		`DELETE FROM embeddings`,
-	} {
-		if _, err := db.ExecContext(ctx, q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	var codes, removed int
-	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM vector_codes), (SELECT removed FROM vector_code_changes)`).Scan(&codes, &removed); err != nil {
-		t.Fatal(err)
-	}
-	if codes != 0 || removed != 2 {
-		t.Fatalf("after rewriting and deleting: %d codes left (want 0), %d counted removed (want 2)", codes, removed)
-	}
-}
-
 // TestWidenedEventSources checks v16: codex and gemini events are refused
 // before it and accepted after it, and rows keep their seq.
 func TestWidenedEventSources(t *testing.T) {

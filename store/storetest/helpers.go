@@ -3,10 +3,12 @@ package storetest
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -44,23 +46,36 @@ func Count(tb testing.TB, q Querier, query string, args ...any) int {
 // the second.
 func Map[K comparable, V any](tb testing.TB, q Querier, query string, args ...any) map[K]V {
 	tb.Helper()
-	rows, err := q.QueryContext(context.Background(), query, args...)
-	if err != nil {
-		tb.Fatalf("%s: %v", query, err)
-	}
-	defer rows.Close()
 	out := map[K]V{}
-	for rows.Next() {
+	each(tb, q, query, args, func(rows *sql.Rows) error {
 		var k K
 		var v V
-		if err := rows.Scan(&k, &v); err != nil {
-			tb.Fatal(err)
-		}
+		err := rows.Scan(&k, &v)
 		out[k] = v
-	}
-	if err := rows.Err(); err != nil {
-		tb.Fatal(err)
-	}
+		return err
+	})
+	return out
+}
+
+// Rows returns the rows query gives on q, each scanned into a T, a struct
+// whose fields take the columns in order.
+func Rows[T any](tb testing.TB, q Querier, query string, args ...any) []T {
+	tb.Helper()
+	var out []T
+	each(tb, q, query, args, func(rows *sql.Rows) error {
+		var v T
+		rv := reflect.ValueOf(&v).Elem()
+		if rv.Kind() != reflect.Struct {
+			return fmt.Errorf("Rows scans into a struct, not %s", rv.Type())
+		}
+		dest := make([]any, rv.NumField())
+		for i := range dest {
+			dest[i] = rv.Field(i).Addr().Interface()
+		}
+		err := rows.Scan(dest...)
+		out = append(out, v)
+		return err
+	})
 	return out
 }
 

@@ -112,6 +112,13 @@ func TestReaders(t *testing.T) {
 		if got := fmt.Sprint(Skipped(t, db, "")); got != "map[codex/summary:5 cursor/image:1 cursor/summary:2]" {
 			t.Errorf("Skipped() = %s", got)
 		}
+		type skip struct {
+			Source, Type string
+			N            int64
+		}
+		if got := Rows[skip](t, db, `SELECT source, record_type, count FROM skipped_records ORDER BY count`); fmt.Sprint(got) != "[{cursor image 1} {cursor summary 2} {codex summary 5}]" {
+			t.Errorf("Rows = %v", got)
+		}
 		if r := run(t, func(tb testing.TB) { Count(tb, db, `SELECT count FROM skipped_records`) }); len(r.fatals) != 1 ||
 			!strings.Contains(r.fatals[0], "3 rows, want one") {
 			t.Errorf("Count of three rows: %q", r.fatals)
