@@ -39,6 +39,10 @@ const (
 	// OpWait waits (bounded by Request.WaitMS) until no consolidation run
 	// is in flight or queued, then answers with the status.
 	OpWait = notice.OpWait
+	// OpContext asks for a context hook's output, rendered by the daemon
+	// on its open store (Response.Stdout and Stderr); see
+	// notice.RunContext.
+	OpContext = notice.OpContext
 	// OpYield asks an MCP server's scheduler to step back so that a daemon
 	// can take the store over; a daemon refuses it.
 	OpYield = "yield"
@@ -54,6 +58,10 @@ type Response struct {
 	// request, or why it refused it.
 	Message string  `json:"message"`
 	Status  *Status `json:"status,omitempty"`
+	// Stdout and Stderr answer a context request: what the hook writes,
+	// exactly.
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // Status is what a running scheduler reports about itself. Counts cover

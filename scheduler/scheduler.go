@@ -43,6 +43,10 @@ type Options struct {
 	// StandbyPoll is how often Standby looks whether the store is free;
 	// DefaultStandbyPoll when zero.
 	StandbyPoll time.Duration
+	// Context answers context requests (hooks.OpContext): a context hook's
+	// output rendered on this process's open store. Nil refuses them, and
+	// the hook binary asks the recollect binary instead.
+	Context func(context.Context, hooks.Request) hooks.Response
 }
 
 // Scheduler follows one data directory's sources and runs its pipeline at
@@ -263,8 +267,13 @@ func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Respons
 			return hooks.Response{Message: err.Error()}
 		}
 		return hooks.Response{OK: true, Message: s.enqueue(m, req.TranscriptPath)}
+	case hooks.OpContext:
+		if s.opts.Context == nil {
+			return hooks.Response{Message: "this scheduler does not answer context hooks; run recollect hooks " + req.Hook + " instead"}
+		}
+		return s.opts.Context(ctx, req)
 	}
-	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait, hooks.OpYield)}
+	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s, %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait, hooks.OpYield, hooks.OpContext)}
 }
 
 // waitSettled answers once no run is in flight or queued, or when limit
