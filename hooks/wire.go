@@ -43,6 +43,9 @@ const (
 	// on its open store (Response.Stdout and Stderr); see
 	// notice.RunContext.
 	OpContext = notice.OpContext
+	// OpSearch asks for `recollect search`'s output, searched on the
+	// daemon's open store.
+	OpSearch = notice.OpSearch
 	// OpYield asks an MCP server's scheduler to step back so that a daemon
 	// can take the store over; a daemon refuses it.
 	OpYield = "yield"
@@ -83,6 +86,9 @@ type Status struct {
 	Skipped int            `json:"skipped"`
 	// Coalesced counts notifications that joined an already queued run.
 	Coalesced int `json:"coalesced"`
+	// Answered counts the context hook and search requests this process
+	// answered from its open store.
+	Answered int `json:"answered"`
 	// Copied counts transcript lines the follower stored; CopyErrors the
 	// files whose copy failed.
 	Copied     int `json:"copied"`

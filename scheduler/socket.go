@@ -92,6 +92,11 @@ func (s *server) answer(ctx context.Context, conn net.Conn) {
 				return
 			}
 		}
+		if req.Op == hooks.OpSearch {
+			if err := conn.SetDeadline(time.Now().Add(hooks.ReadTimeout)); err != nil {
+				return
+			}
+		}
 		if req.Op == hooks.OpContext && req.TimeoutMS > 0 {
 			// A context hook may wait for a consolidation first; the
 			// client says how long it still waits for the answer.

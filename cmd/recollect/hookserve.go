@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,48 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/datadir"
 )
+
+// readServer answers the scheduler's read requests over p: context hooks
+// (contextServer) and searches (searchServer).
+func readServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
+	hook, search := contextServer(p), searchServer(p)
+	return func(ctx context.Context, req hooks.Request) hooks.Response {
+		if req.Op == hooks.OpSearch {
+			return search(ctx, req)
+		}
+		return hook(ctx, req)
+	}
+}
+
+// searchServer answers search requests as `recollect search` prints its
+// answer, searched through p (its open reader, and its embedder when
+// embeddings are on). The client has resolved and checked the data
+// directory; one that is not p's is refused, as is a search that fails:
+// the client then searches itself, and says what went wrong.
+func searchServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
+	return func(ctx context.Context, req hooks.Request) hooks.Response {
+		if !sameDir(req.Data, p.DB.Dir) {
+			return hooks.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + req.Data}
+		}
+		var q graph.Query
+		if err := json.Unmarshal([]byte(req.Query), &q); err != nil {
+			return hooks.Response{Message: "decode query: " + err.Error()}
+		}
+		ans, err := p.Search(ctx, q)
+		if err != nil {
+			return hooks.Response{Message: "search: " + err.Error()}
+		}
+		var out bytes.Buffer
+		if req.Format == "json" {
+			if err := printJSON(&out, ans); err != nil {
+				return hooks.Response{Message: "encode answer: " + err.Error()}
+			}
+		} else {
+			graph.RenderAnswer(&out, ans)
+		}
+		return hooks.Response{OK: true, Message: "search", Stdout: out.String()}
+	}
+}
 
 // contextServer answers context requests (hooks.OpContext) for the
 // scheduler over p: the hook runs as `recollect hooks VERB` runs it

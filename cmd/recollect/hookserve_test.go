@@ -20,7 +20,9 @@ import (
 // hook can be answered — `recollect hooks VERB` in its own process,
 // `recollect-notify VERB` answered by a running `recollect daemon`, and
 // recollect-notify with no daemon, which runs recollect — and pins that
-// they print the same bytes, on SQLite and on PostgreSQL.
+// they print the same bytes, on SQLite and on PostgreSQL. `recollect
+// search` prints the same answered by the daemon (counted in its status)
+// as it does alone.
 func TestContextHooksFromDaemon(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
@@ -119,7 +121,26 @@ func TestContextHooksFromDaemon(t *testing.T) {
 				out, errs := hook("", []string{lean, verb, "--data", dir}, payloads[verb], "RECOLLECT_BIN="+filepath.Join(base, "absent"))
 				same("recollect-notify with a daemon", verb, out, errs, wantOut, wantErrs)
 			}
+			searches := [][]string{
+				{bin, "search", "--data", dir, "which database does Atlas use"},
+				{bin, "search", "--data", dir, "--json", "Atlas backup"},
+				{bin, "search", "--data", dir, "--as-of", "2099-01-01", "--limit", "1", "Atlas"},
+			}
+			var byDaemon []string
+			for _, args := range searches {
+				out, _ := hook("Atlas", args, "")
+				byDaemon = append(byDaemon, out)
+			}
+			resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+			if err != nil || resp.Status.Answered != 2+len(searches) {
+				t.Fatalf("status %+v, %v; want %d requests answered by the daemon", resp.Status, err, 2+len(searches))
+			}
 			stop()
+			for i, args := range searches {
+				if out, _ := hook("Atlas", args, ""); out != byDaemon[i] {
+					t.Errorf("%v answered by the daemon:\n%s\nalone:\n%s", args[1:], byDaemon[i], out)
+				}
+			}
 			for _, verb := range []string{"session-start", "user-prompt"} {
 				wantOut, wantErrs := hook("Postgres 16", []string{bin, "hooks", verb, "--data", dir}, payloads[verb])
 				out, errs := hook("", []string{lean, verb, "--data", dir}, payloads[verb])

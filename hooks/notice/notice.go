@@ -109,6 +109,11 @@ const (
 	// `hooks session-start` or `hooks user-prompt` renders it; see
 	// RunContext.
 	OpContext = "context"
+	// OpSearch asks for `recollect search`'s output for the query in
+	// Request.Query (graph.Query as JSON), searched on the daemon's open
+	// store of data directory Request.Data, as JSON when Request.Format
+	// is "json".
+	OpSearch = "search"
 )
 
 // MaxWaitMS bounds a wait request: the daemon never holds a connection
@@ -137,6 +142,9 @@ type Request struct {
 	Cwd       string   `json:"cwd,omitempty"`
 	Env       []string `json:"env,omitempty"`
 	TimeoutMS int      `json:"timeout_ms,omitempty"`
+	// Query and Format are a search request's.
+	Query  string `json:"query,omitempty"`
+	Format string `json:"format,omitempty"`
 }
 
 // AppendJSON appends r as one JSON object, the encoding encoding/json
@@ -152,6 +160,8 @@ func (r Request) AppendJSON(b []byte) []byte {
 		{"payload", r.Payload},
 		{"data", r.Data},
 		{"cwd", r.Cwd},
+		{"query", r.Query},
+		{"format", r.Format},
 	} {
 		if f.val != "" {
 			b = append(b, ',')
