@@ -1,6 +1,7 @@
 // Package notice carries one moment notice from a hook to the running
-// recollect daemon: it reads the hook's payload, writes one request line
-// to the control socket and reads the one-line answer.
+// recollect daemon — it reads the hook's payload, writes one request line
+// to the control socket and reads the one-line answer — and asks that
+// daemon for a context hook's output (RunContext).
 //
 // It is the whole code path of a hook's process, so it is built to start
 // fast: raw socket system calls instead of package net, a small JSON codec
