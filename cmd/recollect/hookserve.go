@@ -83,7 +83,12 @@ func contextServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) ho
 		}
 		var stdout, stderr bytes.Buffer
 		env := Env{Stdin: strings.NewReader(req.Payload), Stdout: &stdout, Stderr: &stderr, Getenv: getenv}
-		timeout := min(time.Duration(max(req.TimeoutMS, 0))*time.Millisecond, contextHookTimeout)
+		// The hook's own bound, what is left of it; the whole bound when
+		// the request names none.
+		timeout := contextHookTimeout
+		if req.TimeoutMS > 0 {
+			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, contextHookTimeout)
+		}
 		h := contextHook{env: env, event: event, flag: req.Data, cwd: req.Cwd, deadline: time.Now().Add(timeout),
 			warm: func(dir string) (*graph.Reader, error) {
 				if !sameDir(dir, p.DB.Dir) {

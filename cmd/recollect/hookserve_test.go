@@ -12,6 +12,7 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres/pgtest"
 )
@@ -147,5 +148,54 @@ func TestContextHooksFromDaemon(t *testing.T) {
 				same("recollect-notify without a daemon", verb, out, errs, wantOut, wantErrs)
 			}
 		})
+	}
+}
+
+// TestContextServer calls the daemon's context handler in process: a
+// request naming no bound still gets the whole one and the bytes
+// `recollect hooks` prints; the hook of another data directory, one named
+// relative to the hook's own directory and an unknown hook are refused,
+// so the hook binary runs recollect itself.
+func TestContextServer(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := run(t, "", "init", "--yes", dir); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	if code, _, errs := run(t, "We use Postgres 16 as the database for the Atlas project.", "record", "--data", dir, "--session-id", "s1"); code != 0 {
+		t.Fatalf("record: %s", errs)
+	}
+	if code, _, errs := run(t, "", "consolidate", "--data", dir); code != 0 {
+		t.Fatalf("consolidate: %s", errs)
+	}
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	serve := contextServer(p)
+	payload := `{"hook_event_name":"SessionStart","session_id":"s2","cwd":"/tmp","source":"startup"}`
+	_, wantOut, wantErrs := run(t, payload, "hooks", "session-start", "--data", dir)
+	env := []string{"HOME=" + t.TempDir()}
+	resp := serve(context.Background(), hooks.Request{Op: hooks.OpContext, Hook: "session-start", Payload: payload, Data: dir, Cwd: "/", Env: env})
+	if !resp.OK || resp.Stdout != wantOut || resp.Stderr != wantErrs || !strings.Contains(wantOut, "Postgres 16") {
+		t.Fatalf("no bound named: %+v; want stdout %q stderr %q", resp, wantOut, wantErrs)
+	}
+	other := t.TempDir()
+	for _, c := range []struct {
+		req  hooks.Request
+		says string
+	}{
+		{hooks.Request{Hook: "session-start", Data: other}, "this daemon serves " + dir + ", not the hook's data directory; run recollect hooks session-start instead"},
+		{hooks.Request{Hook: "user-prompt", Data: "rel/data"}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
+		{hooks.Request{Hook: "user-prompt", Env: []string{"RECOLLECT_DATA=rel/data"}}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
+		{hooks.Request{Hook: "compaction", Data: dir}, "unknown context hook compaction; use session-start or user-prompt"},
+	} {
+		c.req.Op, c.req.Payload, c.req.Cwd = hooks.OpContext, payload, "/"
+		if c.req.Env == nil {
+			c.req.Env = env
+		}
+		if resp := serve(context.Background(), c.req); resp.OK || resp.Message != c.says || resp.Stdout != "" {
+			t.Errorf("%+v: %+v; want refused with %q", c.req, resp, c.says)
+		}
 	}
 }
