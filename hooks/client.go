@@ -17,6 +17,9 @@ var ErrNoDaemon = notice.ErrNoDaemon
 // deadline: dial, write, and the one-line answer.
 const SendTimeout = 700 * time.Millisecond
 
+// ReadTimeout bounds a search request, which waits for the search itself.
+const ReadTimeout = 30 * time.Second
+
 // Send writes req as one JSON line to the control socket at socketPath and
 // decodes the whole one-line answer, status included. It goes through
 // notice.Exchange, the socket path every client request takes. A missing
@@ -25,6 +28,9 @@ const SendTimeout = 700 * time.Millisecond
 // message.
 func Send(ctx context.Context, socketPath string, req Request) (Response, error) {
 	deadline := time.Now().Add(SendTimeout)
+	if req.Op == OpSearch {
+		deadline = time.Now().Add(ReadTimeout)
+	}
 	if req.Op == OpWait && req.WaitMS > 0 {
 		deadline = deadline.Add(time.Duration(req.WaitMS) * time.Millisecond)
 	}

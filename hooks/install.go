@@ -99,9 +99,9 @@ func InstallEntries(path string, entries []SettingsEntry, now time.Time) (Instal
 // (UserPromptSubmit when it was not asked for), an entry that only
 // replaces an earlier recollect entry of that event and installs nothing
 // new: so one install leaves every recollect hook of the file running the
-// same binary against the same store. recollect is the recollect binary
-// the context hooks run.
-func Consistent(entries []SettingsEntry, recollect, dataDir string) []SettingsEntry {
+// same binary against the same store. binary is what the context hooks
+// run: recollect-notify or recollect (see ContextCommand).
+func Consistent(entries []SettingsEntry, binary, dataDir string) []SettingsEntry {
 	have := map[string]bool{}
 	for _, e := range entries {
 		have[e.Event] = true
@@ -112,7 +112,7 @@ func Consistent(entries []SettingsEntry, recollect, dataDir string) []SettingsEn
 			continue
 		}
 		verb := h.Verb
-		out = append(out, SettingsEntry{Event: h.Event, Matcher: h.Matcher, Timeout: h.Timeout, Command: ContextCommand(recollect, verb, dataDir),
+		out = append(out, SettingsEntry{Event: h.Event, Matcher: h.Matcher, Timeout: h.Timeout, Command: ContextCommand(binary, verb, dataDir),
 			ours: func(cmd string) bool { return isContextCommand(cmd, verb) }, ifPresent: true})
 	}
 	return out
@@ -171,6 +171,8 @@ type SettingsEntry struct {
 // binary at recollect and the hook binary at notify (recollect-notify, or
 // recollect itself): PreCompact notify, SessionStart context, and — only
 // with prompt — the UserPromptSubmit context hook, in the order of Hooks.
+// The context hooks run recollect-notify when it is the hook binary, else
+// recollect.
 func SettingsEntries(recollect, notify, dataDir string, prompt bool) []SettingsEntry {
 	var out []SettingsEntry
 	for _, h := range Hooks {
@@ -183,11 +185,21 @@ func SettingsEntries(recollect, notify, dataDir string, prompt bool) []SettingsE
 			continue
 		}
 		verb := h.Verb
-		e.Command = ContextCommand(recollect, verb, dataDir)
+		e.Command = ContextCommand(contextBinary(recollect, notify), verb, dataDir)
 		e.ours = func(cmd string) bool { return isContextCommand(cmd, verb) }
 		out = append(out, e)
 	}
 	return out
+}
+
+// contextBinary is what the context hooks run: recollect-notify when it is
+// the hook binary (it asks the running daemon, else runs recollect), else
+// recollect.
+func contextBinary(recollect, notify string) string {
+	if filepath.Base(notify) == NotifyBinaryName {
+		return notify
+	}
+	return recollect
 }
 
 // preCompactEntry is PreCompactEntry as a SettingsEntry.
@@ -286,11 +298,14 @@ func MergeEntry(settings []byte, e SettingsEntry) ([]byte, string, error) {
 }
 
 // isContextCommand reports whether cmd runs some recollect's `hooks verb`
-// (session-start or user-prompt), whatever the binary path or data
-// directory.
+// or recollect-notify's `verb` (session-start or user-prompt), whatever
+// the binary path or data directory.
 func isContextCommand(cmd, verb string) bool {
 	bin, rest := firstWord(strings.TrimSpace(cmd))
 	fields := strings.Fields(rest)
+	if filepath.Base(bin) == NotifyBinaryName {
+		return len(fields) >= 1 && fields[0] == verb
+	}
 	return strings.HasPrefix(filepath.Base(bin), "recollect") && len(fields) >= 2 && fields[0] == "hooks" && fields[1] == verb
 }
 

@@ -259,7 +259,8 @@ func contextOf(t *testing.T, out string) string {
 // payloads Claude Code writes, against the built binaries and a running
 // daemon: PreCompact starts the consolidation of the session, SessionStart
 // after the compaction waits for it and puts what it learned first, and
-// UserPromptSubmit adds a relevant fact once context.prompt is on.
+// UserPromptSubmit adds a relevant fact once context.prompt is on; the
+// daemon answers every context hook.
 func TestPluginHooksRun(t *testing.T) {
 	bin := testbin.Binary(t)
 	binDir := filepath.Dir(bin)
@@ -385,6 +386,11 @@ func TestPluginHooksRun(t *testing.T) {
 	out, errOut, code = runHook(t, pluginCommand(t, "UserPromptSubmit"), prompt, project, env)
 	if code != 0 || errOut != "" || !strings.Contains(contextOf(t, out), "nightly backup of Atlas") {
 		t.Fatalf("UserPromptSubmit: exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	// Every context hook went through recollect-notify to the daemon.
+	resp, err := hooks.Send(context.Background(), sock, hooks.Request{Op: hooks.OpStatus})
+	if err != nil || resp.Status.Answered != 4 {
+		t.Fatalf("status %+v, %v; want the daemon to have answered the 4 context hooks", resp.Status, err)
 	}
 }
 

@@ -179,7 +179,11 @@ type command struct {
 }
 
 // ContextCommand is the shell command of a context hook (verb
-// session-start or user-prompt) for the recollect binary at binary.
+// session-start or user-prompt) for binary: recollect-notify (`recollect-notify
+// VERB`, answered by the running daemon) or recollect (`recollect hooks VERB`).
 func ContextCommand(binary, verb, dataDir string) string {
+	if filepath.Base(binary) == NotifyBinaryName {
+		return fmt.Sprintf("%s %s --data %s", commandArg(binary), verb, commandArg(dataDir))
+	}
 	return fmt.Sprintf("%s hooks %s --data %s", commandArg(binary), verb, commandArg(dataDir))
 }

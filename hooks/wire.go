@@ -39,6 +39,13 @@ const (
 	// OpWait waits (bounded by Request.WaitMS) until no consolidation run
 	// is in flight or queued, then answers with the status.
 	OpWait = notice.OpWait
+	// OpContext asks for a context hook's output, rendered by the daemon
+	// on its open store (Response.Stdout and Stderr); see
+	// notice.RunContext.
+	OpContext = notice.OpContext
+	// OpSearch asks for `recollect search`'s output, searched on the
+	// daemon's open store.
+	OpSearch = notice.OpSearch
 	// OpYield asks an MCP server's scheduler to step back so that a daemon
 	// can take the store over; a daemon refuses it.
 	OpYield = "yield"
@@ -54,6 +61,10 @@ type Response struct {
 	// request, or why it refused it.
 	Message string  `json:"message"`
 	Status  *Status `json:"status,omitempty"`
+	// Stdout and Stderr answer a context request: what the hook writes,
+	// exactly.
+	Stdout string `json:"stdout,omitempty"`
+	Stderr string `json:"stderr,omitempty"`
 }
 
 // Status is what a running scheduler reports about itself. Counts cover
@@ -78,6 +89,9 @@ type Status struct {
 	Skipped int            `json:"skipped"`
 	// Coalesced counts notifications that joined an already queued run.
 	Coalesced int `json:"coalesced"`
+	// Answered counts the context hook and search requests this process
+	// answered from its open store.
+	Answered int `json:"answered"`
 	// Copied counts transcript lines the follower stored; CopyErrors the
 	// files whose copy failed.
 	Copied     int `json:"copied"`

@@ -43,6 +43,10 @@ type Options struct {
 	// StandbyPoll is how often Standby looks whether the store is free;
 	// DefaultStandbyPoll when zero.
 	StandbyPoll time.Duration
+	// Reads answers the read requests — context hooks (hooks.OpContext)
+	// and searches (hooks.OpSearch) — from this process's open store. Nil
+	// refuses them, and the client reads the store itself.
+	Reads func(context.Context, hooks.Request) hooks.Response
 }
 
 // Scheduler follows one data directory's sources and runs its pipeline at
@@ -265,8 +269,19 @@ func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Respons
 			return hooks.Response{Message: err.Error()}
 		}
 		return hooks.Response{OK: true, Message: s.enqueue(m, req.TranscriptPath)}
+	case hooks.OpContext, hooks.OpSearch:
+		if s.opts.Reads == nil {
+			return hooks.Response{Message: "this scheduler does not answer " + req.Op + " requests; read the store directly"}
+		}
+		resp := s.opts.Reads(ctx, req)
+		if resp.OK {
+			s.mu.Lock()
+			s.status.Answered++
+			s.mu.Unlock()
+		}
+		return resp
 	}
-	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait, hooks.OpYield)}
+	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s, %s, %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait, hooks.OpYield, hooks.OpContext, hooks.OpSearch)}
 }
 
 // waitSettled answers once no run is in flight or queued, or when limit

@@ -311,3 +311,41 @@ func TestWaitSettled(t *testing.T) {
 		t.Fatalf("compaction runs = %d after the wait, want 1", n)
 	}
 }
+
+// TestContextRequests: a context request reaches Options.Reads over the
+// socket with every field the hook binary sent, and the answer comes back
+// whole, stdout and stderr included; without a Context the request is
+// refused, so the hook binary runs the recollect binary instead. A
+// request answered is counted in the status.
+func TestContextRequests(t *testing.T) {
+	req := hooks.Request{Op: hooks.OpContext, Hook: "user-prompt", Payload: `{"hook_event_name":"UserPromptSubmit","prompt":"x"}`,
+		Data: "/d", Cwd: "/w", Env: []string{"HOME=/h"}, TimeoutMS: 2500}
+	t.Run("served", func(t *testing.T) {
+		p := openPipeline(t)
+		got := make(chan hooks.Request, 1)
+		startScheduler(t, p, scheduler.Options{Reads: func(_ context.Context, r hooks.Request) hooks.Response {
+			got <- r
+			return hooks.Response{OK: true, Message: "context", Stdout: "{\"hookSpecificOutput\":{}}\n", Stderr: "a line\n"}
+		}})
+		waitFor(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
+		resp, err := hooks.Send(context.Background(), hooks.SocketPath(p.DB.Dir), req)
+		if err != nil || resp.Stdout != "{\"hookSpecificOutput\":{}}\n" || resp.Stderr != "a line\n" {
+			t.Fatalf("%+v, %v", resp, err)
+		}
+		if r := <-got; !reflect.DeepEqual(r, req) {
+			t.Fatalf("handler got %+v, want %+v", r, req)
+		}
+		if st, err := status(p.DB.Dir); err != nil || st.Answered != 1 {
+			t.Fatalf("status %+v, %v; want one request answered", st, err)
+		}
+	})
+	t.Run("refused", func(t *testing.T) {
+		p := openPipeline(t)
+		startScheduler(t, p, scheduler.Options{})
+		waitFor(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
+		resp, err := hooks.Send(context.Background(), hooks.SocketPath(p.DB.Dir), req)
+		if err == nil || resp.Message != "this scheduler does not answer context requests; read the store directly" {
+			t.Fatalf("%+v, %v; want a refusal", resp, err)
+		}
+	})
+}

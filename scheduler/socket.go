@@ -19,8 +19,9 @@ import (
 // connTimeout bounds one client conversation on the socket.
 const connTimeout = 2 * time.Second
 
-// maxRequest bounds one request line.
-const maxRequest = 64 << 10
+// maxRequest bounds one request line: a context request carries a whole
+// hook payload.
+const maxRequest = notice.MaxLine
 
 // server answers control requests, one JSON line in, one out, per
 // connection.
@@ -87,6 +88,19 @@ func (s *server) answer(ctx context.Context, conn net.Conn) {
 			// A wait may hold the connection for as long as it asks, within
 			// the bound the handler applies.
 			wait := time.Duration(min(req.WaitMS, notice.MaxWaitMS)) * time.Millisecond
+			if err := conn.SetDeadline(time.Now().Add(wait + connTimeout)); err != nil {
+				return
+			}
+		}
+		if req.Op == hooks.OpSearch {
+			if err := conn.SetDeadline(time.Now().Add(hooks.ReadTimeout)); err != nil {
+				return
+			}
+		}
+		if req.Op == hooks.OpContext && req.TimeoutMS > 0 {
+			// A context hook may wait for a consolidation first; the
+			// client says how long it still waits for the answer.
+			wait := time.Duration(min(req.TimeoutMS, notice.MaxWaitMS)) * time.Millisecond
 			if err := conn.SetDeadline(time.Now().Add(wait + connTimeout)); err != nil {
 				return
 			}

@@ -47,7 +47,7 @@ func TestRun(t *testing.T) {
 			stdinInput: "hello", stderr: noDaemon},
 		{name: "child of recollect", args: []string{"compaction", "--data", dir}, env: map[string]string{notice.EnvChild: "1"}},
 		{name: "help", args: []string{"--help"}, stdoutHas: "usage: recollect-notify MOMENT [--data DIR]"},
-		{name: "no moment", args: nil, code: 1, stderr: "recollect-notify: say which moment: compaction or threshold" + see},
+		{name: "no moment", args: nil, code: 1, stderr: "recollect-notify: say which moment: compaction or threshold, or which context hook: session-start or user-prompt" + see},
 		{name: "unknown moment", args: []string{"shutdown"}, code: 1,
 			stderr: `recollect-notify: unknown moment "shutdown"; use one of compaction, threshold` + see},
 		{name: "two moments", args: []string{"compaction", "threshold"}, code: 1,
@@ -59,7 +59,11 @@ func TestRun(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var out, errb bytes.Buffer
-			code := run(c.args, strings.NewReader(c.stdinInput), &out, &errb, func(k string) string { return c.env[k] })
+			var environ []string
+			for k, v := range c.env {
+				environ = append(environ, k+"="+v)
+			}
+			code := run(c.args, strings.NewReader(c.stdinInput), &out, &errb, environ)
 			if code != c.code {
 				t.Errorf("exit %d, want %d", code, c.code)
 			}

@@ -182,15 +182,18 @@ func dataDir(c *cli.Context, env Env) (string, error) {
 
 // resolveDataDir is dataDir with the rule that chose the directory.
 func resolveDataDir(c *cli.Context, env Env) (string, datadir.Source, error) {
-	flag := ""
+	cwd, _ := os.Getwd()
+	return datadir.Resolve(dataFlag(c), cwd, env.Getenv)
+}
+
+// dataFlag is the --data flag given before or after c's name, "" when none.
+func dataFlag(c *cli.Context) string {
 	for _, cc := range c.Lineage() {
 		if cc.IsSet("data") {
-			flag = cc.String("data")
-			break
+			return cc.String("data")
 		}
 	}
-	cwd, _ := os.Getwd()
-	return datadir.Resolve(flag, cwd, env.Getenv)
+	return ""
 }
 
 // trustedDataDir is dataDir for commands that act on the store's config
@@ -201,7 +204,14 @@ func resolveDataDir(c *cli.Context, env Env) (string, datadir.Source, error) {
 // has not approved with recollect trust (see config.CheckProject). A store
 // elsewhere, and ~/.recollect, is the user's own.
 func trustedDataDir(c *cli.Context, env Env) (string, error) {
-	dir, from, err := resolveDataDir(c, env)
+	cwd, _ := os.Getwd()
+	return trustedDataDirAt(dataFlag(c), cwd, env)
+}
+
+// trustedDataDirAt is trustedDataDir for the --data flag flag (""
+// when not given) in working directory cwd.
+func trustedDataDirAt(flag, cwd string, env Env) (string, error) {
+	dir, from, err := datadir.Resolve(flag, cwd, env.Getenv)
 	if err != nil {
 		return "", err
 	}

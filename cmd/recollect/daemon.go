@@ -43,7 +43,7 @@ func daemonCommand(env Env) *cli.Command {
 				return err
 			}
 			p.LogSources()
-			runErr := scheduler.New(p, scheduler.Options{Log: log}).Run(c.Context)
+			runErr := scheduler.New(p, scheduler.Options{Log: log, Reads: readServer(p)}).Run(c.Context)
 			if runErr != nil {
 				log.Error("daemon stopped with an error", "err", runErr)
 			}

@@ -37,7 +37,7 @@ func contextHookCommands(env Env) []*cli.Command {
 			Usage:        "SessionStart hook: print the memory briefing as hook JSON within context.session_budget tokens (after a compaction, what this session taught first)",
 			OnUsageError: quiet,
 			Action: func(c *cli.Context) error {
-				runContextHook(c, env, hookctx.EventSessionStart)
+				runContextHook(c.Context, processHook(c, env, hookctx.EventSessionStart))
 				return nil
 			},
 		},
@@ -46,27 +46,61 @@ func contextHookCommands(env Env) []*cli.Command {
 			Usage:        "UserPromptSubmit hook (opt-in: context.prompt): print the facts relevant to the prompt as hook JSON, or nothing",
 			OnUsageError: quiet,
 			Action: func(c *cli.Context) error {
-				runContextHook(c, env, hookctx.EventUserPromptSubmit)
+				runContextHook(c.Context, processHook(c, env, hookctx.EventUserPromptSubmit))
 				return nil
 			},
 		},
 	}
 }
 
+// contextHook is one context hook's run: in this process, or in a daemon
+// answering a lean hook binary (contextServer) with that process's flag,
+// directory and environment.
+type contextHook struct {
+	env   Env
+	event string
+	// flag is the --data flag, "" when not given; cwd is the hook
+	// process's working directory.
+	flag string
+	cwd  string
+	// deadline bounds the whole run: reading the payload and the store.
+	deadline time.Time
+	// warm, when set, is the daemon's reader of data directory dir, or
+	// errNotServed when dir is not the daemon's; nil opens the store as
+	// a hook process does.
+	warm func(dir string) (*graph.Reader, error)
+}
+
+// errNotServed is a context request for a data directory that is not the
+// answering daemon's: the hook binary then asks the recollect binary.
+var errNotServed = errors.New("not this daemon's data directory")
+
+// processHook is the context hook run by this process for c.
+func processHook(c *cli.Context, env Env, event string) contextHook {
+	cwd, _ := os.Getwd()
+	return contextHook{env: env, event: event, flag: dataFlag(c), cwd: cwd, deadline: time.Now().Add(contextHookTimeout)}
+}
+
 // runContextHook is a context hook's whole run: whatever happens, stdout
-// gets the hook JSON or nothing, stderr at most one line.
-func runContextHook(c *cli.Context, env Env, event string) {
+// gets the hook JSON or nothing, stderr at most one line. It returns
+// errNotServed, having written nothing, when h.warm does not serve the
+// data directory; nil otherwise.
+func runContextHook(ctx context.Context, h contextHook) error {
+	env, event := h.env, h.event
 	if env.Getenv(notice.EnvChild) != "" {
-		return // a claude that recollect started: add nothing
+		return nil // a claude that recollect started: add nothing
 	}
-	text, note, err := contextFor(c, env, event)
+	text, note, err := contextFor(ctx, h)
+	if errors.Is(err, errNotServed) {
+		return err
+	}
 	if note != "" {
 		// The plugin's first run made the store: said once, to the user.
 		env.Stdout.Write(hookctx.OutputNotice(event, text, note))
 		if err != nil {
 			fmt.Fprintln(env.Stderr, "recollect: "+event+" hook: "+oneLine(err.Error()))
 		}
-		return
+		return nil
 	}
 	if err != nil {
 		fmt.Fprintln(env.Stderr, "recollect: "+event+" hook: "+oneLine(err.Error()))
@@ -77,18 +111,19 @@ func runContextHook(c *cli.Context, env Env, event string) {
 		if event == hookctx.EventSessionStart && (errors.As(err, &untrusted) || errors.As(err, &foreignWAL)) {
 			env.Stdout.Write(hookctx.Notice("recollect: memory withheld: " + oneLine(err.Error())))
 		}
-		return
+		return nil
 	}
 	env.Stdout.Write(hookctx.Output(event, text))
+	return nil
 }
 
-// contextFor reads the payload and renders the context for event. At
+// contextFor reads the payload and renders the context for h.event. At
 // session start it also returns the plugin's first-run notice (see
 // pluginFirstRun), once.
-func contextFor(c *cli.Context, env Env, event string) (text, note string, err error) {
+func contextFor(ctx context.Context, h contextHook) (text, note string, err error) {
+	env, event := h.env, h.event
 	// One bound for the whole hook: reading the payload and the store.
-	deadline := time.Now().Add(contextHookTimeout)
-	data, err := notice.ReadPiped(env.Stdin, contextHookTimeout)
+	data, err := notice.ReadPiped(env.Stdin, time.Until(h.deadline))
 	if err != nil {
 		return "", "", err
 	}
@@ -98,16 +133,24 @@ func contextFor(c *cli.Context, env Env, event string) (text, note string, err e
 			return "", "", err
 		}
 	}
-	dir, err := hookDataDir(c, env, pl.Cwd)
+	dir, err := hookDataDir(h, pl.Cwd)
 	if err != nil {
 		return "", "", err
+	}
+	var warm *graph.Reader
+	if h.warm != nil {
+		// Before anything that changes the directory: a hook the daemon
+		// does not serve runs whole in the recollect binary.
+		if warm, err = h.warm(dir); err != nil {
+			return "", "", err
+		}
 	}
 	if event == hookctx.EventSessionStart {
 		cwd := pl.Cwd
 		if !filepath.IsAbs(cwd) {
-			cwd, _ = os.Getwd()
+			cwd = h.cwd
 		}
-		if err := pluginFirstRun(c.Context, env, dir, cwd); err != nil {
+		if err := pluginFirstRun(ctx, env, dir, cwd); err != nil {
 			return "", "", err
 		}
 		note, _ = firstrun.TakeNotice(dir)
@@ -121,9 +164,9 @@ func contextFor(c *cli.Context, env Env, event string) (text, note string, err e
 	}
 	var cons hookctx.Consolidation
 	if event == hookctx.EventSessionStart && pl.Source == hookctx.SourceCompact {
-		cons = waitConsolidation(c.Context, dir, cfg.Context.CompactWait)
+		cons = waitConsolidation(ctx, dir, cfg.Context.CompactWait)
 	}
-	text, err = readContext(c.Context, env, dir, cfg, pl, event, cons, deadline)
+	text, err = readContext(ctx, env, dir, cfg, pl, event, cons, h.deadline, warm)
 	return text, note, err
 }
 
@@ -132,11 +175,12 @@ func contextFor(c *cli.Context, env Env, event string) (text, note string, err e
 // goes on, a slow payload writer or a PostgreSQL server that stopped
 // answering (a network that drops packets) would otherwise hold every
 // prompt, the latter for the operating system's connect timeout, minutes.
-const contextHookTimeout = 3 * time.Second
+const contextHookTimeout = notice.ContextTimeout
 
-// readContext opens the store as the hooks do and renders the context for
-// event, by the hook's deadline.
-func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl hooks.Payload, event string, cons hookctx.Consolidation, deadline time.Time) (_ string, err error) {
+// readContext renders the context for event by the hook's deadline, with
+// warm (the daemon's reader) or, when nil, the store opened as the hooks
+// open it.
+func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl hooks.Payload, event string, cons hookctx.Consolidation, deadline time.Time, warm *graph.Reader) (_ string, err error) {
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	defer func() {
@@ -146,27 +190,30 @@ func readContext(parent context.Context, env Env, dir string, cfg config.Config,
 			err = fmt.Errorf("the store did not answer within %s; nothing added this time (recollect stats --data %s says what is wrong)", contextHookTimeout, dir)
 		}
 	}()
-	var db *store.DB
-	if cfg.Storage.Provider == "postgres" {
-		// A schema on a server: nothing to find on disk first, and
-		// opening it migrates at most once, under the server's lock.
-		db, err = pipeline.OpenStore(ctx, dir, cfg.Storage, env.Getenv)
-	} else {
-		db, err = store.OpenReader(ctx, dir)
+	r := warm
+	if r == nil {
+		var db *store.DB
+		if cfg.Storage.Provider == "postgres" {
+			// A schema on a server: nothing to find on disk first, and
+			// opening it migrates at most once, under the server's lock.
+			db, err = pipeline.OpenStore(ctx, dir, cfg.Storage, env.Getenv)
+		} else {
+			db, err = store.OpenReader(ctx, dir)
+		}
+		if errors.Is(err, store.ErrOlderSchema) {
+			db, err = store.Open(ctx, dir) // the first run after an upgrade migrates, as any command would
+		}
+		if errors.Is(err, store.ErrNoStore) {
+			return "", nil // nothing remembered yet: add nothing, say nothing
+		}
+		if err != nil {
+			return "", err
+		}
+		defer db.Close()
+		r = graph.NewReader(db)
+		r.Retain(cfg.Retention.Window.Duration())
+		defer r.Close()
 	}
-	if errors.Is(err, store.ErrOlderSchema) {
-		db, err = store.Open(ctx, dir) // the first run after an upgrade migrates, as any command would
-	}
-	if errors.Is(err, store.ErrNoStore) {
-		return "", nil // nothing remembered yet: add nothing, say nothing
-	}
-	if err != nil {
-		return "", err
-	}
-	defer db.Close()
-	r := graph.NewReader(db)
-	r.Retain(cfg.Retention.Window.Duration())
-	defer r.Close()
 	if event == hookctx.EventUserPromptSubmit {
 		return hookctx.Prompt(ctx, r, pl.Prompt, cfg.Context.PromptBudget)
 	}
@@ -177,20 +224,13 @@ func readContext(parent context.Context, env Env, dir string, cfg config.Config,
 // hookDataDir resolves the data directory as every command does, from the
 // session's cwd when the payload names one (the project the agent works
 // in), else from this process's.
-func hookDataDir(c *cli.Context, env Env, payloadCwd string) (string, error) {
+func hookDataDir(h contextHook, payloadCwd string) (string, error) {
 	if payloadCwd == "" || !filepath.IsAbs(payloadCwd) {
-		return trustedDataDir(c, env)
+		return trustedDataDirAt(h.flag, h.cwd, h.env)
 	}
-	flag := ""
-	for _, cc := range c.Lineage() {
-		if cc.IsSet("data") {
-			flag = cc.String("data")
-			break
-		}
-	}
-	dir, from, err := datadir.Resolve(flag, payloadCwd, env.Getenv)
-	if err == nil && (from == datadir.FromProject || config.Subject(dir, env.Getenv)) {
-		err = config.CheckProject(dir, env.Getenv)
+	dir, from, err := datadir.Resolve(h.flag, payloadCwd, h.env.Getenv)
+	if err == nil && (from == datadir.FromProject || config.Subject(dir, h.env.Getenv)) {
+		err = config.CheckProject(dir, h.env.Getenv)
 	}
 	return dir, err
 }

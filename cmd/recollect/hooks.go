@@ -99,8 +99,7 @@ func installHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	recollect := hooks.RecollectBeside(bin)
-	entries := hooks.Consistent(hooks.SettingsEntries(recollect, bin, dir, wantPromptHook(c, env, dir)), recollect, dir)
+	entries := hooks.Consistent(hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir)), bin, dir)
 	res, err := hooks.InstallEntries(path, entries, time.Now())
 	if err != nil {
 		return err

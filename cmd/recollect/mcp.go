@@ -37,7 +37,7 @@ func mcpCommand(env Env) *cli.Command {
 				done <- nil
 			} else {
 				go func() {
-					done <- scheduler.Standby(ctx, p, scheduler.Options{})
+					done <- scheduler.Standby(ctx, p, scheduler.Options{Reads: readServer(p)})
 				}()
 			}
 			// A malformed line is answered and skipped, never the end of the

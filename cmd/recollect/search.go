@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,7 +11,9 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
 )
 
 func searchCommand(env Env) *cli.Command {
@@ -54,7 +57,15 @@ func searchCommand(env Env) *cli.Command {
 			if q.AsOf, err = parseAsOf(c.String("as-of")); err != nil {
 				return err
 			}
-			ans, err := search(c, env, q)
+			dir, cfg, err := searchStore(c, env)
+			if err != nil {
+				return err
+			}
+			if out, ok := searchByDaemon(c.Context, dir, q, c.Bool("json")); ok {
+				_, err := io.WriteString(env.Stdout, out)
+				return err
+			}
+			ans, err := search(c, env, dir, cfg, q)
 			if err != nil {
 				return err
 			}
@@ -67,25 +78,48 @@ func searchCommand(env Env) *cli.Command {
 	}
 }
 
-// search answers q from the store of c's data directory. Without
+// searchStore is the data directory search reads and its config, checked
+// as every command checks them.
+func searchStore(c *cli.Context, env Env) (string, config.Config, error) {
+	dir, err := trustedDataDir(c, env)
+	if err != nil {
+		return "", config.Config{}, err
+	}
+	if err := storeExists(dir); err != nil {
+		return "", config.Config{}, err
+	}
+	cfg, err := loadConfig(dir, env)
+	return dir, cfg, err
+}
+
+// searchByDaemon asks the daemon of dir, when one runs, to search and
+// print the answer as this command would (asJSON for --json): its reader
+// is open and warm. ok is false when no daemon answered; the command then
+// searches itself.
+func searchByDaemon(ctx context.Context, dir string, q graph.Query, asJSON bool) (out string, ok bool) {
+	query, err := json.Marshal(q)
+	if err != nil {
+		return "", false
+	}
+	req := hooks.Request{Op: hooks.OpSearch, Data: dir, Query: string(query)}
+	if asJSON {
+		req.Format = "json"
+	}
+	resp, err := hooks.Send(ctx, hooks.SocketPath(dir), req)
+	if err != nil {
+		return "", false
+	}
+	return resp.Stdout, true
+}
+
+// search answers q from the store of data directory dir. Without
 // embeddings a search is the read side's alone, so an SQLite store is
 // opened as the prompt hook opens it (store.OpenReader): read-only, one
 // connection, no connection pinned to watch the files, no model router —
 // the opening that was a third of a search process on a small store. A
 // store that needs a migration, one on PostgreSQL, or a search that embeds
 // its query opens the whole pipeline.
-func search(c *cli.Context, env Env, q graph.Query) (graph.Answer, error) {
-	dir, err := trustedDataDir(c, env)
-	if err != nil {
-		return graph.Answer{}, err
-	}
-	if err := storeExists(dir); err != nil {
-		return graph.Answer{}, err
-	}
-	cfg, err := loadConfig(dir, env)
-	if err != nil {
-		return graph.Answer{}, err
-	}
+func search(c *cli.Context, env Env, dir string, cfg config.Config, q graph.Query) (graph.Answer, error) {
 	if cfg.Storage.Provider != "postgres" && cfg.Embedding.Provider == "" {
 		db, err := store.OpenReader(c.Context, dir)
 		if err == nil {

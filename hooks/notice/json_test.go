@@ -3,6 +3,7 @@ package notice
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -138,8 +139,13 @@ func FuzzRequestJSON(f *testing.F) {
 	f.Add("notify", "threshold", "q\"\\\n\x01\u2028<&>", "\xff\xfe/é", 0)
 	f.Add("wait", "", "", "", 3000)
 	f.Add("wait", "", "", "", -1)
+	f.Add("context", "", "{\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"x\\ny\"}", "/w/app", 2900)
 	f.Fuzz(func(t *testing.T, op, moment, session, path string, wait int) {
 		req := Request{Op: op, Moment: Moment(moment), SessionID: session, TranscriptPath: path, WaitMS: wait}
+		if op == OpContext {
+			// A context request: the same strings in its own fields.
+			req = Request{Op: op, Hook: moment, Payload: session, Data: path, Cwd: path, Env: []string{session, "HOME=" + path}, TimeoutMS: wait}
+		}
 		line := req.AppendJSON(nil)
 		var got Request
 		if err := json.Unmarshal(line, &got); err != nil {
@@ -148,7 +154,7 @@ func FuzzRequestJSON(f *testing.F) {
 		ref, _ := json.Marshal(req)
 		var want Request
 		json.Unmarshal(ref, &want)
-		if got != want {
+		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q decodes to %+v, want %+v", line, got, want)
 		}
 		if bytes.ContainsAny(line, "\n\r") {

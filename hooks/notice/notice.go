@@ -1,6 +1,7 @@
 // Package notice carries one moment notice from a hook to the running
-// recollect daemon: it reads the hook's payload, writes one request line
-// to the control socket and reads the one-line answer.
+// recollect daemon — it reads the hook's payload, writes one request line
+// to the control socket and reads the one-line answer — and asks that
+// daemon for a context hook's output (RunContext).
 //
 // It is the whole code path of a hook's process, so it is built to start
 // fast: raw socket system calls instead of package net, a small JSON codec
@@ -104,6 +105,16 @@ const (
 	// flight or queued, or after WaitMS milliseconds, whichever comes
 	// first; the answer's status says which.
 	OpWait = "wait"
+	// OpContext asks for a context hook's output (Request.Hook), rendered
+	// by the daemon on its open store exactly as the recollect binary's
+	// `hooks session-start` or `hooks user-prompt` renders it; see
+	// RunContext.
+	OpContext = "context"
+	// OpSearch asks for `recollect search`'s output for the query in
+	// Request.Query (graph.Query as JSON), searched on the daemon's open
+	// store of data directory Request.Data, as JSON when Request.Format
+	// is "json".
+	OpSearch = "search"
 )
 
 // MaxWaitMS bounds a wait request: the daemon never holds a connection
@@ -121,6 +132,20 @@ type Request struct {
 	TranscriptPath string `json:"transcript_path,omitempty"`
 	// WaitMS is how long a wait request may wait, in milliseconds.
 	WaitMS int `json:"wait_ms,omitempty"`
+
+	// The fields of a context request: the hook's verb (session-start or
+	// user-prompt), its payload exactly as read from stdin, the --data
+	// flag ("" when not given), the hook process's working directory and
+	// environment, and how long it still waits for the answer.
+	Hook      string   `json:"hook,omitempty"`
+	Payload   string   `json:"payload,omitempty"`
+	Data      string   `json:"data,omitempty"`
+	Cwd       string   `json:"cwd,omitempty"`
+	Env       []string `json:"env,omitempty"`
+	TimeoutMS int      `json:"timeout_ms,omitempty"`
+	// Query and Format are a search request's.
+	Query  string `json:"query,omitempty"`
+	Format string `json:"format,omitempty"`
 }
 
 // AppendJSON appends r as one JSON object, the encoding encoding/json
@@ -132,6 +157,12 @@ func (r Request) AppendJSON(b []byte) []byte {
 		{"moment", string(r.Moment)},
 		{"session_id", r.SessionID},
 		{"transcript_path", r.TranscriptPath},
+		{"hook", r.Hook},
+		{"payload", r.Payload},
+		{"data", r.Data},
+		{"cwd", r.Cwd},
+		{"query", r.Query},
+		{"format", r.Format},
 	} {
 		if f.val != "" {
 			b = append(b, ',')
@@ -143,6 +174,20 @@ func (r Request) AppendJSON(b []byte) []byte {
 	if r.WaitMS != 0 {
 		b = append(b, `,"wait_ms":`...)
 		b = strconv.AppendInt(b, int64(r.WaitMS), 10)
+	}
+	if len(r.Env) > 0 {
+		b = append(b, `,"env":[`...)
+		for i, kv := range r.Env {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = AppendString(b, kv)
+		}
+		b = append(b, ']')
+	}
+	if r.TimeoutMS != 0 {
+		b = append(b, `,"timeout_ms":`...)
+		b = strconv.AppendInt(b, int64(r.TimeoutMS), 10)
 	}
 	return append(b, '}')
 }

@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +82,7 @@ func TestNotifyRequest(t *testing.T) {
 			if err != nil {
 				warn = err.Error()
 			}
-			if got != c.want || warn != c.warn {
+			if !reflect.DeepEqual(got, c.want) || warn != c.warn {
 				t.Errorf("got %+v, %q; want %+v, %q", got, warn, c.want, c.warn)
 			}
 		})
@@ -144,7 +145,7 @@ func TestSend(t *testing.T) {
 		if err != nil || ans != (notice.Answer{OK: true, Message: "compaction noted; run queued"}) {
 			t.Fatalf("%+v, %v", ans, err)
 		}
-		if r := <-got; r != req {
+		if r := <-got; !reflect.DeepEqual(r, req) {
 			t.Errorf("daemon got %+v", r)
 		}
 	})
@@ -172,7 +173,7 @@ func TestSend(t *testing.T) {
 	t.Run("answer too long", func(t *testing.T) {
 		path, _ := serveOnce(t, strings.Repeat("x", notice.MaxLine+10))
 		_, err := notice.Send(path, notice.Request{Op: notice.OpStatus}, soon())
-		if err == nil || err.Error() != "read answer to status: answer longer than 65536 bytes" {
+		if err == nil || err.Error() != "read answer to status: answer longer than 8388608 bytes" {
 			t.Fatalf("err %v", err)
 		}
 	})
@@ -232,7 +233,7 @@ func TestRun(t *testing.T) {
 		if out := run(filepath.Dir(path), `{"hook_event_name":"PreCompact","session_id":"s1","transcript_path":"/t/s1.jsonl"}`, noEnv); out != "" {
 			t.Errorf("stderr %q, want nothing", out)
 		}
-		if r := <-got; r != (notice.Request{Op: "notify", Moment: "compaction", SessionID: "s1", TranscriptPath: "/t/s1.jsonl"}) {
+		if r := <-got; !reflect.DeepEqual(r, notice.Request{Op: "notify", Moment: "compaction", SessionID: "s1", TranscriptPath: "/t/s1.jsonl"}) {
 			t.Errorf("daemon got %+v", r)
 		}
 	})

@@ -10,8 +10,9 @@ import (
 // in-process scheduler) runs for that data directory.
 var ErrNoDaemon = errors.New("no recollect daemon is running")
 
-// MaxLine bounds one request or answer line.
-const MaxLine = 64 << 10
+// MaxLine bounds one request or answer line: room for a context request
+// carrying a whole hook payload (at most 1 MiB, escaped) and its answer.
+const MaxLine = 8 << 20
 
 // Send writes req as one JSON line to the control socket at socketPath and
 // reads the one-line answer, all before deadline. A missing or stale

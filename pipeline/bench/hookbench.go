@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,12 +35,36 @@ type HookResult struct {
 	Node         Latency `json:"node"`
 	NodeMissing  string  `json:"node_missing,omitempty"`
 	True         Latency `json:"true"`
+	// Search is `recollect search` on the same store with no daemon, a
+	// sentence of the fixtures as the query.
+	Search Latency `json:"search"`
+
+	// The daemon rounds, timed after the rounds above with a `recollect
+	// daemon` serving the store: recollect-notify session-start and
+	// user-prompt (DaemonSessionStart, DaemonPrompt), answered by it,
+	// `recollect search` answered by it (DaemonSearch), and node -e 0 and
+	// true again (DaemonNode, DaemonTrue). DaemonRSSKB is the daemon's
+	// resident memory after them, DaemonPeakKB its peak. Fallback is
+	// recollect-notify user-prompt with no daemon, timed in the first
+	// rounds: it runs recollect hooks user-prompt. DaemonMissing says why
+	// these were not measured.
+	DaemonSessionStart Latency `json:"daemon_session_start"`
+	DaemonPrompt       Latency `json:"daemon_user_prompt"`
+	DaemonSearch       Latency `json:"daemon_search"`
+	DaemonNode         Latency `json:"daemon_node"`
+	DaemonTrue         Latency `json:"daemon_true"`
+	DaemonRSSKB        int64   `json:"daemon_rss_kb"`
+	DaemonPeakKB       int64   `json:"daemon_peak_kb"`
+	Fallback           Latency `json:"fallback_user_prompt"`
+	DaemonMissing      string  `json:"daemon_missing,omitempty"`
 }
 
 // BenchHooks builds a store of n facts (as the search benchmark does),
 // turns the prompt hook on in its config, and times runs rounds of the
-// two hook commands of bin, node -e 0 and true, interleaved so load falls
-// on all alike.
+// two hook commands of bin, recollect search, recollect-notify user-prompt
+// with no daemon, node -e 0 and true, interleaved so load falls on all
+// alike; then starts bin's daemon on the store and times runs rounds of
+// the hooks through recollect-notify, search, node -e 0 and true.
 func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int) (HookResult, error) {
 	res := HookResult{Facts: n, Runs: runs}
 	dir := filepath.Join(work, fmt.Sprintf("hooks-%d", n))
@@ -60,9 +86,15 @@ func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int) (H
 	if err != nil {
 		return res, fmt.Errorf("find true: %w", err)
 	}
+	lean := filepath.Join(filepath.Dir(bin), "recollect-notify")
+	if _, err := os.Stat(lean); err != nil {
+		res.DaemonMissing = "no recollect-notify beside " + bin + "; the daemon rows are not measured"
+		lean = ""
+	}
 	start := `{"hook_event_name":"SessionStart","session_id":"bench","transcript_path":"/tmp/bench.jsonl","cwd":"/tmp","source":"startup"}`
 	rng := rand.New(rand.NewPCG(11, 12))
-	var ss, pr, nd, tr []time.Duration
+	var ss, pr, nd, tr, se, fb []time.Duration
+	var startOut []byte
 	for range runs {
 		d, out, err := timeProcess(ctx, []string{bin, "hooks", "session-start", "--data", dir}, start)
 		if err != nil {
@@ -71,7 +103,7 @@ func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int) (H
 		if len(out) == 0 {
 			return res, fmt.Errorf("session-start hook printed nothing on a store of %d facts", n)
 		}
-		res.SessionBytes = len(out)
+		res.SessionBytes, startOut = len(out), out
 		ss = append(ss, d)
 		payload, _ := json.Marshal(map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "bench",
 			"cwd": "/tmp", "prompt": sentences[rng.IntN(len(sentences))]})
@@ -83,6 +115,16 @@ func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int) (H
 			res.PromptAdded++
 		}
 		pr = append(pr, d)
+		if d, _, err = timeProcess(ctx, []string{bin, "search", "--data", dir, "--", sentences[rng.IntN(len(sentences))]}, ""); err != nil {
+			return res, fmt.Errorf("search: %w", err)
+		}
+		se = append(se, d)
+		if lean != "" {
+			if d, _, err = timeProcess(ctx, []string{lean, "user-prompt", "--data", dir}, string(payload)); err != nil {
+				return res, fmt.Errorf("recollect-notify user-prompt with no daemon: %w", err)
+			}
+			fb = append(fb, d)
+		}
 		if nodeErr == nil {
 			if d, _, err = timeProcess(ctx, []string{node, "-e", "0"}, ""); err != nil {
 				return res, fmt.Errorf("node -e 0: %w", err)
@@ -95,7 +137,89 @@ func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int) (H
 		tr = append(tr, d)
 	}
 	res.SessionStart, res.Prompt, res.Node, res.True = Percentiles(ss), Percentiles(pr), Percentiles(nd), Percentiles(tr)
-	return res, nil
+	res.Search, res.Fallback = Percentiles(se), Percentiles(fb)
+	if lean == "" {
+		return res, nil
+	}
+	err = benchDaemonHooks(ctx, &res, bin, lean, dir, start, startOut, sentences, node, truePath, runs)
+	return res, err
+}
+
+// benchDaemonHooks starts bin's daemon on dir and times runs rounds of
+// the context hooks through lean, recollect search, node -e 0 (when node
+// is not "") and true; the session-start context must be startOut, what
+// recollect hooks printed on the same store.
+func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, start string, startOut []byte, sentences []string, node, truePath string, runs int) error {
+	d, err := startDaemon(ctx, bin, dir)
+	if err != nil {
+		return err
+	}
+	defer d.kill()
+	if err := waitIdle(ctx, dir, time.Minute); err != nil {
+		return fmt.Errorf("the daemon did not settle: %w", err)
+	}
+	rng := rand.New(rand.NewPCG(13, 14))
+	var ss, pr, se, nd, tr []time.Duration
+	for range runs {
+		dur, out, err := timeProcess(ctx, []string{lean, "session-start", "--data", dir}, start)
+		if err != nil {
+			return fmt.Errorf("recollect-notify session-start: %w", err)
+		}
+		if !bytes.Equal(out, startOut) {
+			return fmt.Errorf("recollect-notify session-start printed %d bytes, recollect hooks session-start %d: not the same context", len(out), len(startOut))
+		}
+		ss = append(ss, dur)
+		payload, _ := json.Marshal(map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "bench",
+			"cwd": "/tmp", "prompt": sentences[rng.IntN(len(sentences))]})
+		if dur, _, err = timeProcess(ctx, []string{lean, "user-prompt", "--data", dir}, string(payload)); err != nil {
+			return fmt.Errorf("recollect-notify user-prompt: %w", err)
+		}
+		pr = append(pr, dur)
+		if dur, _, err = timeProcess(ctx, []string{bin, "search", "--data", dir, "--", sentences[rng.IntN(len(sentences))]}, ""); err != nil {
+			return fmt.Errorf("search with the daemon: %w", err)
+		}
+		se = append(se, dur)
+		if node != "" {
+			if dur, _, err = timeProcess(ctx, []string{node, "-e", "0"}, ""); err != nil {
+				return fmt.Errorf("node -e 0: %w", err)
+			}
+			nd = append(nd, dur)
+		}
+		if dur, _, err = timeProcess(ctx, []string{truePath}, ""); err != nil {
+			return fmt.Errorf("true: %w", err)
+		}
+		tr = append(tr, dur)
+	}
+	st, err := daemonStatus(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("daemon status: %w", err)
+	}
+	if want := 3 * runs; st.Answered != want {
+		return fmt.Errorf("the daemon answered %d of the %d hook and search requests; the rest were read without it", st.Answered, want)
+	}
+	if res.DaemonRSSKB, res.DaemonPeakKB, err = procMemory(d.pid()); err != nil {
+		return err
+	}
+	res.DaemonSessionStart, res.DaemonPrompt, res.DaemonSearch = Percentiles(ss), Percentiles(pr), Percentiles(se)
+	res.DaemonNode, res.DaemonTrue = Percentiles(nd), Percentiles(tr)
+	return d.stop()
+}
+
+// procMemory reads a process's resident memory and its peak, in KiB.
+func procMemory(pid int) (rssKB, peakKB int64, err error) {
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("read process status: %w", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok && len(strings.Fields(v)) > 0 {
+			rssKB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok && len(strings.Fields(v)) > 0 {
+			peakKB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+	}
+	return rssKB, peakKB, nil
 }
 
 // timeProcess runs argv to completion with stdin and returns its wall time

@@ -187,7 +187,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 	}
 	if want("hooks") {
 		for _, n := range opts.SearchSizes {
-			say(fmt.Sprintf("hooks: %d facts, %d rounds of session-start, user-prompt, node -e 0, true", n, opts.NotifyRuns))
+			say(fmt.Sprintf("hooks: %d facts, %d rounds of session-start, user-prompt, search, node -e 0, true; then as many with a daemon serving them", n, opts.NotifyRuns))
 			if opts.Binary == "" {
 				rep.Failed["hooks"] = "no recollect binary to time; run the bench through recollect bench"
 				break

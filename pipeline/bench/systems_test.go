@@ -281,7 +281,9 @@ func TestPrintSystems(t *testing.T) {
 
 // TestBenchHooksSmall runs the context-hook rows against the built binary
 // on a small store: every round timed, the session-start context printed,
-// and the prompts (sentences of the store) adding facts.
+// and the prompts (sentences of the store) adding facts; then the daemon
+// rounds, every hook and search answered by the daemon (BenchHooks fails
+// otherwise), and its memory read.
 func TestBenchHooksSmall(t *testing.T) {
 	r, err := BenchHooks(context.Background(), testbin.Binary(t), t.TempDir(), fixturesPath(t), 2000, 4)
 	if err != nil {
@@ -293,9 +295,15 @@ func TestBenchHooksSmall(t *testing.T) {
 	if r.Node.N == 0 && r.NodeMissing == "" {
 		t.Fatalf("node neither timed nor said missing: %+v", r)
 	}
+	if r.DaemonMissing != "" || r.Search.N != 4 || r.Fallback.N != 4 || r.DaemonSessionStart.N != 4 || r.DaemonPrompt.N != 4 ||
+		r.DaemonSearch.N != 4 || r.DaemonTrue.N != 4 || r.DaemonRSSKB <= 0 || r.DaemonPeakKB < r.DaemonRSSKB {
+		t.Fatalf("daemon rows %+v", r)
+	}
 	var out bytes.Buffer
 	PrintSystems(&out, SystemsReport{Hooks: []HookResult{r}})
-	if !strings.Contains(out.String(), "start 2k") || !strings.Contains(out.String(), "prompt 2k") {
-		t.Fatalf("table:\n%s", out.String())
+	for _, name := range []string{"start 2k", "prompt 2k", "search 2k", "fallback 2k", "d-start 2k", "d-prompt 2k", "d-search 2k", "d-rss 2k"} {
+		if !strings.Contains(out.String(), name) {
+			t.Fatalf("table lacks %s:\n%s", name, out.String())
+		}
 	}
 }

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/hookctx"
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store/datadir"
+)
+
+// readServer answers the scheduler's read requests over p: context hooks
+// (contextServer) and searches (searchServer).
+func readServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
+	hook, search := contextServer(p), searchServer(p)
+	return func(ctx context.Context, req hooks.Request) hooks.Response {
+		if req.Op == hooks.OpSearch {
+			return search(ctx, req)
+		}
+		return hook(ctx, req)
+	}
+}
+
+// searchServer answers search requests as `recollect search` prints its
+// answer, searched through p (its open reader, and its embedder when
+// embeddings are on). The client has resolved and checked the data
+// directory; one that is not p's is refused, as is a search that fails:
+// the client then searches itself, and says what went wrong.
+func searchServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
+	return func(ctx context.Context, req hooks.Request) hooks.Response {
+		if !sameDir(req.Data, p.DB.Dir) {
+			return hooks.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + req.Data}
+		}
+		var q graph.Query
+		if err := json.Unmarshal([]byte(req.Query), &q); err != nil {
+			return hooks.Response{Message: "decode query: " + err.Error()}
+		}
+		ans, err := p.Search(ctx, q)
+		if err != nil {
+			return hooks.Response{Message: "search: " + err.Error()}
+		}
+		var out bytes.Buffer
+		if req.Format == "json" {
+			if err := printJSON(&out, ans); err != nil {
+				return hooks.Response{Message: "encode answer: " + err.Error()}
+			}
+		} else {
+			graph.RenderAnswer(&out, ans)
+		}
+		return hooks.Response{OK: true, Message: "search", Stdout: out.String()}
+	}
+}
+
+// contextServer answers context requests (hooks.OpContext) for the
+// scheduler over p: the hook runs as `recollect hooks VERB` runs it
+// (runContextHook), with the hook process's payload, --data flag,
+// directory and environment, but reads through p's open reader, which
+// stays warm from one hook to the next. A request for another data
+// directory is refused, and the hook binary runs the recollect binary.
+func contextServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
+	return func(ctx context.Context, req hooks.Request) hooks.Response {
+		var event string
+		switch req.Hook {
+		case notice.VerbSessionStart:
+			event = hookctx.EventSessionStart
+		case notice.VerbUserPrompt:
+			event = hookctx.EventUserPromptSubmit
+		default:
+			return hooks.Response{Message: "unknown context hook " + req.Hook + "; use " + strings.Join(notice.ContextVerbs, " or ")}
+		}
+		getenv := environLookup(req.Env)
+		if relative(req.Data) || relative(getenv(datadir.EnvData)) {
+			// Resolved against this process's directory, not the hook's.
+			return hooks.Response{Message: "a relative data directory is resolved by the hook's own process; run recollect hooks " + req.Hook + " instead"}
+		}
+		var stdout, stderr bytes.Buffer
+		env := Env{Stdin: strings.NewReader(req.Payload), Stdout: &stdout, Stderr: &stderr, Getenv: getenv}
+		// The hook's own bound, what is left of it; the whole bound when
+		// the request names none.
+		timeout := contextHookTimeout
+		if req.TimeoutMS > 0 {
+			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, contextHookTimeout)
+		}
+		h := contextHook{env: env, event: event, flag: req.Data, cwd: req.Cwd, deadline: time.Now().Add(timeout),
+			warm: func(dir string) (*graph.Reader, error) {
+				if !sameDir(dir, p.DB.Dir) {
+					return nil, errNotServed
+				}
+				return p.Reader, nil
+			}}
+		if err := runContextHook(ctx, h); err != nil {
+			return hooks.Response{Message: "this daemon serves " + p.DB.Dir + ", not the hook's data directory; run recollect hooks " + req.Hook + " instead"}
+		}
+		return hooks.Response{OK: true, Message: "context", Stdout: stdout.String(), Stderr: stderr.String()}
+	}
+}
+
+// environLookup is os.Getenv over environ (KEY=value lines, the last of a
+// key winning as in a process's environment).
+func environLookup(environ []string) func(string) string {
+	vars := make(map[string]string, len(environ))
+	for _, kv := range environ {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return func(key string) string { return vars[key] }
+}
+
+// relative reports whether path, a --data value, names a directory
+// relative to the working directory.
+func relative(path string) bool {
+	return path != "" && !filepath.IsAbs(path) && path != "~" && !strings.HasPrefix(path, "~/")
+}
+
+// sameDir reports whether a and b name one directory.
+func sameDir(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, errA := os.Stat(a)
+	fb, errB := os.Stat(b)
+	return errA == nil && errB == nil && os.SameFile(fa, fb)
+}

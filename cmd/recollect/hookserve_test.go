@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres/pgtest"
+)
+
+// TestContextHooksFromDaemon runs both context hooks the three ways a
+// hook can be answered — `recollect hooks VERB` in its own process,
+// `recollect-notify VERB` answered by a running `recollect daemon`, and
+// recollect-notify with no daemon, which runs recollect — and pins that
+// they print the same bytes, on SQLite and on PostgreSQL. `recollect
+// search` prints the same answered by the daemon (counted in its status)
+// as it does alone.
+func TestContextHooksFromDaemon(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			bin, lean := testbin.Binary(t), testbin.NotifyBinary(t)
+			base, err := os.MkdirTemp("", "rch") // short: Unix socket paths are limited
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(base) })
+			dir, home := filepath.Join(base, "d"), filepath.Join(base, "h")
+			env := map[string]string{"HOME": home}
+			if engine == "postgres" {
+				url, schema := pgtest.Schema(t)
+				env["TEAM_MEMORY_URL"] = url
+				if err := os.MkdirAll(dir, 0o700); err != nil {
+					t.Fatal(err)
+				}
+				cfg := config.Default()
+				cfg.Storage = config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{URLEnv: "TEAM_MEMORY_URL", Schema: schema}}
+				if err := config.Write(dir, cfg); err != nil {
+					t.Fatal(err)
+				}
+			} else if _, errs, code := runApp(t, env, "init", "--yes", dir); code != 0 {
+				t.Fatalf("init: %s", errs)
+			}
+			for _, s := range []string{"We use Postgres 16 as the database for the Atlas project.", "The nightly backup of Atlas runs at three in the morning."} {
+				if _, errs, code := runApp(t, env, "record", "--data", dir, "--role", "user", "--content", s); code != 0 {
+					t.Fatalf("record: %s", errs)
+				}
+			}
+			if _, errs, code := runApp(t, env, "consolidate", "--data", dir); code != 0 {
+				t.Fatalf("consolidate: %s", errs)
+			}
+			setConfig(t, dir, `"context": {"prompt": true}`)
+			environ := []string{"PATH=" + os.Getenv("PATH")}
+			for k, v := range env {
+				environ = append(environ, k+"="+v)
+			}
+			hook := func(want string, args []string, payload string, extra ...string) (string, string) {
+				t.Helper()
+				cmd := exec.Command(args[0], args[1:]...)
+				cmd.Env = append(append([]string(nil), environ...), extra...)
+				cmd.Stdin = strings.NewReader(payload)
+				var out, errb bytes.Buffer
+				cmd.Stdout, cmd.Stderr = &out, &errb
+				if err := cmd.Run(); err != nil {
+					t.Fatalf("%v: %v\n%s", args, err, errb.String())
+				}
+				if !strings.Contains(out.String(), want) {
+					t.Fatalf("%v: stdout %q lacks %q; stderr %q", args, out.String(), want, errb.String())
+				}
+				return out.String(), errb.String()
+			}
+			payloads := map[string]string{
+				"session-start": `{"hook_event_name":"SessionStart","session_id":"s9","transcript_path":"/t/s9.jsonl","cwd":"/tmp","source":"startup"}`,
+				"user-prompt":   `{"hook_event_name":"UserPromptSubmit","session_id":"s9","cwd":"/tmp","prompt":"which database does Atlas use?"}`,
+			}
+			same := func(how, verb, out, errs, wantOut, wantErrs string) {
+				t.Helper()
+				if out != wantOut || errs != wantErrs {
+					t.Errorf("%s %s:\nstdout %q\nstderr %q\nrecollect hooks %s:\nstdout %q\nstderr %q", how, verb, out, errs, verb, wantOut, wantErrs)
+				}
+			}
+
+			daemon := exec.Command(bin, "daemon", "--data", dir)
+			daemon.Env = environ
+			var dlog bytes.Buffer
+			daemon.Stderr = &dlog
+			if err := daemon.Start(); err != nil {
+				t.Fatal(err)
+			}
+			stopped := false
+			stop := func() {
+				if !stopped {
+					stopped = true
+					daemon.Process.Signal(os.Interrupt)
+					daemon.Wait()
+				}
+			}
+			t.Cleanup(stop)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			for {
+				resp, err := hooks.WaitIdle(ctx, hooks.SocketPath(dir), 10*time.Second)
+				if err == nil && resp.Status != nil && resp.Status.Runs["daemon-start"] > 0 && !resp.Status.Running && !resp.Status.Pending {
+					break
+				}
+				if ctx.Err() != nil {
+					t.Fatalf("daemon did not settle: %v\n%s", err, dlog.String())
+				}
+				time.Sleep(20 * time.Millisecond) // polling the socket, not waiting blind
+			}
+			for _, verb := range []string{"session-start", "user-prompt"} {
+				wantOut, wantErrs := hook("Postgres 16", []string{bin, "hooks", verb, "--data", dir}, payloads[verb])
+				// No recollect to fall back on: only the daemon can answer.
+				out, errs := hook("", []string{lean, verb, "--data", dir}, payloads[verb], "RECOLLECT_BIN="+filepath.Join(base, "absent"))
+				same("recollect-notify with a daemon", verb, out, errs, wantOut, wantErrs)
+			}
+			searches := [][]string{
+				{bin, "search", "--data", dir, "which database does Atlas use"},
+				{bin, "search", "--data", dir, "--json", "Atlas backup"},
+				{bin, "search", "--data", dir, "--as-of", "2099-01-01", "--limit", "1", "Atlas"},
+			}
+			var byDaemon []string
+			for _, args := range searches {
+				out, _ := hook("Atlas", args, "")
+				byDaemon = append(byDaemon, out)
+			}
+			resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+			if err != nil || resp.Status.Answered != 2+len(searches) {
+				t.Fatalf("status %+v, %v; want %d requests answered by the daemon", resp.Status, err, 2+len(searches))
+			}
+			stop()
+			for i, args := range searches {
+				if out, _ := hook("Atlas", args, ""); out != byDaemon[i] {
+					t.Errorf("%v answered by the daemon:\n%s\nalone:\n%s", args[1:], byDaemon[i], out)
+				}
+			}
+			for _, verb := range []string{"session-start", "user-prompt"} {
+				wantOut, wantErrs := hook("Postgres 16", []string{bin, "hooks", verb, "--data", dir}, payloads[verb])
+				out, errs := hook("", []string{lean, verb, "--data", dir}, payloads[verb])
+				same("recollect-notify without a daemon", verb, out, errs, wantOut, wantErrs)
+			}
+		})
+	}
+}
+
+// TestContextServer calls the daemon's context handler in process: a
+// request naming no bound still gets the whole one and the bytes
+// `recollect hooks` prints; the hook of another data directory, one named
+// relative to the hook's own directory and an unknown hook are refused,
+// so the hook binary runs recollect itself.
+func TestContextServer(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := run(t, "", "init", "--yes", dir); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	if code, _, errs := run(t, "We use Postgres 16 as the database for the Atlas project.", "record", "--data", dir, "--session-id", "s1"); code != 0 {
+		t.Fatalf("record: %s", errs)
+	}
+	if code, _, errs := run(t, "", "consolidate", "--data", dir); code != 0 {
+		t.Fatalf("consolidate: %s", errs)
+	}
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	serve := contextServer(p)
+	payload := `{"hook_event_name":"SessionStart","session_id":"s2","cwd":"/tmp","source":"startup"}`
+	_, wantOut, wantErrs := run(t, payload, "hooks", "session-start", "--data", dir)
+	env := []string{"HOME=" + t.TempDir()}
+	resp := serve(context.Background(), hooks.Request{Op: hooks.OpContext, Hook: "session-start", Payload: payload, Data: dir, Cwd: "/", Env: env})
+	if !resp.OK || resp.Stdout != wantOut || resp.Stderr != wantErrs || !strings.Contains(wantOut, "Postgres 16") {
+		t.Fatalf("no bound named: %+v; want stdout %q stderr %q", resp, wantOut, wantErrs)
+	}
+	other := t.TempDir()
+	for _, c := range []struct {
+		req  hooks.Request
+		says string
+	}{
+		{hooks.Request{Hook: "session-start", Data: other}, "this daemon serves " + dir + ", not the hook's data directory; run recollect hooks session-start instead"},
+		{hooks.Request{Hook: "user-prompt", Data: "rel/data"}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
+		{hooks.Request{Hook: "user-prompt", Env: []string{"RECOLLECT_DATA=rel/data"}}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
+		{hooks.Request{Hook: "compaction", Data: dir}, "unknown context hook compaction; use session-start or user-prompt"},
+	} {
+		c.req.Op, c.req.Payload, c.req.Cwd = hooks.OpContext, payload, "/"
+		if c.req.Env == nil {
+			c.req.Env = env
+		}
+		if resp := serve(context.Background(), c.req); resp.OK || resp.Message != c.says || resp.Stdout != "" {
+			t.Errorf("%+v: %+v; want refused with %q", c.req, resp, c.says)
+		}
+	}
+}
