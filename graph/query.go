@@ -162,9 +162,29 @@ func Terms(text string) []string {
 }
 
 // tokens splits text the way FTS5's unicode61 tokenizer does: runs of
-// letters and numbers, lowercased.
+// letters and numbers, lowercased; a run of Chinese or Japanese
+// characters in one is cut into the pieces the index holds for it
+// (store.QueryWords).
 func tokens(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+	if !strings.ContainsFunc(text, store.IsCJK) {
+		return words
+	}
+	out := make([]string, 0, 2*len(words))
+	for _, w := range words {
+		out = append(out, store.QueryWords(w)...)
+	}
+	return out
+}
+
+// Words is text's words as its full-text index holds them: lowercase runs
+// of letters and digits, and each run of Chinese or Japanese characters
+// as its pairs and single characters (store.IndexText). A query term is in
+// text when its stem is the stem of one of them.
+func Words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(store.IndexText(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
 }
