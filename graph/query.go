@@ -35,6 +35,10 @@ type Analysis struct {
 	// person said of themselves ranks above text that only shares the
 	// topic. Only the keyword arm reads them.
 	Self []string
+	// AsksYou is true when the text addresses someone ("what did you
+	// recommend to me?"): it asks what they said, not only what the asker
+	// said of themselves.
+	AsksYou bool
 	// Dropped counts content words past MaxTerms that were not searched.
 	Dropped int
 	// AsksWhen is true for a question about time ("when did…", "what
@@ -77,6 +81,9 @@ func Analyze(text string) Analysis {
 	for _, w := range words {
 		if firstPerson[w] && !slices.Contains(a.Self, w) {
 			a.Self = append(a.Self, w)
+		}
+		if secondPerson[w] {
+			a.AsksYou = true
 		}
 	}
 	for _, w := range words {
@@ -136,6 +143,9 @@ func (a Analysis) KeywordQuery() store.TextQuery {
 
 // firstPerson is the words by which a person speaks of themselves.
 var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "myself": true}
+
+// secondPerson is the words by which a person addresses another.
+var secondPerson = map[string]bool{"you": true, "your": true, "yours": true, "yourself": true}
 
 // Variant is the second word a query term is searched by, or "". Porter
 // turns a final "y" into "i" before it strips "-ment", "-er" or "-able",
