@@ -245,6 +245,11 @@ func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string
 			}
 		}
 	}
+	if len(a.Self) > 0 && !a.AsksYou {
+		if err := weighFirstPerson(ctx, r, order[:min(len(order), neighborSeeds)]); err != nil {
+			return kr, err
+		}
+	}
 	cands := map[int64]*candidate{}
 	for _, c := range order {
 		if speakers[c.speaker] {

@@ -431,3 +431,54 @@ func withoutSpeakers(terms []string, speakers map[string]bool) []string {
 	}
 	return out
 }
+
+// SelfShare is what a keyword hit in the first person gains when the
+// query is in the first person: a question about the asker ("what book am
+// I reading?") asks what they said of themselves ("I'm currently
+// devouring …"), not a reply that discusses the topic. BM25 weighs "I",
+// "me" and "my" at almost nothing where most facts hold them, so the
+// keyword query's first-person words alone do not tip the balance. A hit
+// gains up to SelfShare of its score, f/(f+1) of it for f first-person
+// words, so one "I" counts half and many count no more than all.
+const SelfShare = 0.2
+
+// weighFirstPerson applies SelfShare to the scores of cands (the best of
+// the keyword pool), reading their texts. It is not applied to a question
+// that addresses someone (Analysis.AsksYou: "what did you tell me
+// about …"), which asks what they said.
+func weighFirstPerson(ctx context.Context, r *Reader, cands []*candidate) error {
+	if len(cands) == 0 {
+		return nil
+	}
+	ids := make([]int64, len(cands))
+	for i, c := range cands {
+		ids[i] = c.id
+	}
+	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT id, content FROM facts WHERE `+idIn(r.db.Engine(), "id"), jsonIDs(ids))
+	if err != nil {
+		return fmt.Errorf("keyword search: first person: %w", err)
+	}
+	defer rows.Close()
+	count := make(map[int64]int, len(cands))
+	for rows.Next() {
+		var id int64
+		var text string
+		if err := rows.Scan(&id, &text); err != nil {
+			return fmt.Errorf("keyword search: first person: %w", err)
+		}
+		for _, w := range tokens(text) {
+			if firstPerson[w] {
+				count[id]++
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("keyword search: first person: %w", err)
+	}
+	for _, c := range cands {
+		if f := float64(count[c.id]); f > 0 {
+			c.own *= 1 + SelfShare*f/(f+1)
+		}
+	}
+	return nil
+}

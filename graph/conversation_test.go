@@ -392,3 +392,39 @@ func TestEchoingReplyInheritsOnlyWhatItLacks(t *testing.T) {
 		}
 	})
 }
+
+// TestRankKeywordFirstPersonQuestion: a question about the asker ranks
+// what someone said of themselves above a reply that holds more of the
+// question's words, on every engine; a question that addresses someone
+// ("what did you …") asks what they said (AsksYou), and gets no such lift.
+func TestRankKeywordFirstPersonQuestion(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"Ana", "I am currently reading a book about old Hollywood."},
+			{"Bot", "Reading before bed helps; is the book you are currently reading good?"},
+			{"Ana", "Lunch was good."},
+			{"Bot", "The weather turned."},
+		})
+		// "I" is on most facts, as in any conversation, so BM25 weighs it
+		// at almost nothing.
+		for _, filler := range []string{"I wrote the staging notes.", "I think the deploy runs at noon.", "I saw the tests pass.",
+			"I made coffee.", "I fixed the parser.", "I moved the meeting.", "I like the new desk.", "I renamed the branch."} {
+			addConversation(t, db, "s2", []turn{{"Ana", filler}})
+		}
+		if got := rank(t, db, "What book am I currently reading?"); position(got, ids[0]) != 1 {
+			t.Errorf("first-person question: ranking %v; want what Ana said of herself (%d) first", got, ids[0])
+		}
+	})
+	for _, tc := range []struct {
+		q    string
+		asks bool
+	}{
+		{"What book am I currently reading?", false},
+		{"What book did you recommend to me?", true},
+		{"Can you remind me of your advice?", true},
+	} {
+		if got := Analyze(tc.q).AsksYou; got != tc.asks {
+			t.Errorf("Analyze(%q).AsksYou = %v, want %v", tc.q, got, tc.asks)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/recollect/recollect/store"
 )
 
 // PassageChars bounds the passage an episode shows of the event a search
@@ -34,8 +36,41 @@ type wordSpan struct {
 	stem       string
 }
 
+// wordSpans are s's words in order, cut as a query's are (tokens): a run
+// of Chinese or Japanese characters is its overlapping pairs, or the one
+// character.
 func wordSpans(s string) []wordSpan {
 	var out []wordSpan
+	add := func(start, end int) {
+		if !strings.ContainsFunc(s[start:end], store.IsCJK) {
+			out = append(out, wordSpan{start, end, Stem(strings.ToLower(s[start:end]))})
+			return
+		}
+		// offs are the byte offsets of the word's runes, and its end.
+		var offs []int
+		for i := range s[start:end] {
+			offs = append(offs, start+i)
+		}
+		offs = append(offs, end)
+		for k := 0; k+1 < len(offs); {
+			j := k
+			cjk := store.IsCJK(rune0(s[offs[k]:]))
+			for j+1 < len(offs) && store.IsCJK(rune0(s[offs[j]:])) == cjk {
+				j++
+			}
+			switch {
+			case !cjk:
+				out = append(out, wordSpan{offs[k], offs[j], Stem(strings.ToLower(s[offs[k]:offs[j]]))})
+			case j-k == 1:
+				out = append(out, wordSpan{offs[k], offs[j], s[offs[k]:offs[j]]})
+			default:
+				for m := k; m+1 < j; m++ {
+					out = append(out, wordSpan{offs[m], offs[m+2], s[offs[m]:offs[m+2]]})
+				}
+			}
+			k = j
+		}
+	}
 	start := -1
 	for i, r := range s {
 		word := unicode.IsLetter(r) || unicode.IsNumber(r)
@@ -43,14 +78,20 @@ func wordSpans(s string) []wordSpan {
 			start = i
 		}
 		if !word && start >= 0 {
-			out = append(out, wordSpan{start, i, Stem(strings.ToLower(s[start:i]))})
+			add(start, i)
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = append(out, wordSpan{start, len(s), Stem(strings.ToLower(s[start:]))})
+		add(start, len(s))
 	}
 	return out
+}
+
+// rune0 is the first rune of s.
+func rune0(s string) rune {
+	r, _ := utf8.DecodeRuneInString(s)
+	return r
 }
 
 // Passage returns the part of text, at most max bytes, that holds the most

@@ -35,6 +35,10 @@ type Analysis struct {
 	// person said of themselves ranks above text that only shares the
 	// topic. Only the keyword arm reads them.
 	Self []string
+	// AsksYou is true when the text addresses someone ("what did you
+	// recommend to me?"): it asks what they said, not only what the asker
+	// said of themselves.
+	AsksYou bool
 	// Dropped counts content words past MaxTerms that were not searched.
 	Dropped int
 	// AsksWhen is true for a question about time ("when did…", "what
@@ -77,6 +81,9 @@ func Analyze(text string) Analysis {
 	for _, w := range words {
 		if firstPerson[w] && !slices.Contains(a.Self, w) {
 			a.Self = append(a.Self, w)
+		}
+		if secondPerson[w] {
+			a.AsksYou = true
 		}
 	}
 	for _, w := range words {
@@ -137,6 +144,9 @@ func (a Analysis) KeywordQuery() store.TextQuery {
 // firstPerson is the words by which a person speaks of themselves.
 var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "myself": true}
 
+// secondPerson is the words by which a person addresses another.
+var secondPerson = map[string]bool{"you": true, "your": true, "yours": true, "yourself": true}
+
 // Variant is the second word a query term is searched by, or "". Porter
 // turns a final "y" into "i" before it strips "-ment", "-er" or "-able",
 // so "deployment" stems to "deploy" while "deploy", "deploys" and
@@ -162,9 +172,29 @@ func Terms(text string) []string {
 }
 
 // tokens splits text the way FTS5's unicode61 tokenizer does: runs of
-// letters and numbers, lowercased.
+// letters and numbers, lowercased; a run of Chinese or Japanese
+// characters in one is cut into the pieces the index holds for it
+// (store.QueryWords).
 func tokens(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	})
+	if !strings.ContainsFunc(text, store.IsCJK) {
+		return words
+	}
+	out := make([]string, 0, 2*len(words))
+	for _, w := range words {
+		out = append(out, store.QueryWords(w)...)
+	}
+	return out
+}
+
+// Words is text's words as its full-text index holds them: lowercase runs
+// of letters and digits, and each run of Chinese or Japanese characters
+// as its pairs and single characters (store.IndexText). A query term is in
+// text when its stem is the stem of one of them.
+func Words(text string) []string {
+	return strings.FieldsFunc(strings.ToLower(store.IndexText(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
 }

@@ -327,7 +327,7 @@ func TestContextRequests(t *testing.T) {
 			got <- r
 			return hooks.Response{OK: true, Message: "context", Stdout: "{\"hookSpecificOutput\":{}}\n", Stderr: "a line\n"}
 		}})
-		waitFor(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
+		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
 		resp, err := hooks.Send(context.Background(), hooks.SocketPath(p.DB.Dir), req)
 		if err != nil || resp.Stdout != "{\"hookSpecificOutput\":{}}\n" || resp.Stderr != "a line\n" {
 			t.Fatalf("%+v, %v", resp, err)
@@ -342,7 +342,7 @@ func TestContextRequests(t *testing.T) {
 	t.Run("refused", func(t *testing.T) {
 		p := openPipeline(t)
 		startScheduler(t, p, scheduler.Options{})
-		waitFor(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
+		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
 		resp, err := hooks.Send(context.Background(), hooks.SocketPath(p.DB.Dir), req)
 		if err == nil || resp.Message != "this scheduler does not answer context requests; read the store directly" {
 			t.Fatalf("%+v, %v; want a refusal", resp, err)

@@ -355,3 +355,83 @@ func TestVectorCodesFollowVectors(t *testing.T) {
 		}
 	})
 }
+
+// TestEngineTextMatchesCJK: a Chinese or Japanese word is found inside the
+// unspaced sentence that holds it, a one-character word too, on every
+// index; English words match as they did.
+func TestEngineTextMatchesCJK(t *testing.T) {
+	ctx := context.Background()
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addFacts(t, db,
+			"我昨天在北京买了一本书。",
+			"東京で新しいカメラを買いました",
+			"I bought a new camera in Tokyo",
+			"北海道の冬はとても寒い")
+		if _, err := db.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', ?)`, store.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at)
+			VALUES ('s1', 'record', 'user', 'message', 'text', '我昨天在北京买了一本书。', ?)`, store.Now()); err != nil {
+			t.Fatal(err)
+		}
+		eng := db.Engine()
+		match := func(ix store.TextIndex, words ...string) []int64 {
+			t.Helper()
+			var q store.TextQuery
+			for _, w := range words {
+				q = append(q, store.QueryWords(w)...)
+			}
+			var got []int64
+			rows, err := db.QueryContext(ctx, `SELECT k.id FROM `+eng.TextMatches(ix)+` k ORDER BY k.score DESC, k.id`, eng.TextQuery(q))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer rows.Close()
+			for rows.Next() {
+				var id int64
+				if err := rows.Scan(&id); err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, id)
+			}
+			return got
+		}
+		for _, tc := range []struct {
+			words []string
+			want  []int64
+		}{
+			{[]string{"北京"}, []int64{ids[0]}},
+			{[]string{"书"}, []int64{ids[0]}},
+			{[]string{"カメラ"}, []int64{ids[1]}},
+			{[]string{"東京"}, []int64{ids[1]}},
+			{[]string{"camera"}, []int64{ids[2]}},
+			{[]string{"tokyo"}, []int64{ids[2]}},
+			// 北海道 holds 北 but not 北京's pair: only the sentence with
+			// the word itself matches.
+			{[]string{"北京大学"}, []int64{ids[0]}},
+		} {
+			if got := match(store.FactText, tc.words...); !slices.Equal(got, tc.want) {
+				t.Errorf("facts %q: got %v, want %v", tc.words, got, tc.want)
+			}
+		}
+		if got := match(store.EventText, "北京"); len(got) != 1 {
+			t.Errorf("events 北京: got %v, want the one event", got)
+		}
+		if err := eng.IndexPlainFacts(ctx, db); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := match(store.PlainFactText, "カメラ"), []int64{ids[1]}; !slices.Equal(got, want) {
+			t.Errorf("plain カメラ: got %v, want %v", got, want)
+		}
+		// The engine's own function cuts text as store.IndexText does.
+		for _, s := range []string{"我昨天在北京买了一本书。", "iPhone15を買った", "서울에 살아요", "plain English", "猫"} {
+			var got string
+			if err := db.QueryRowContext(ctx, `SELECT `+store.IndexTextFunc+`(?)`, s).Scan(&got); err != nil {
+				t.Fatal(err)
+			}
+			if want := store.IndexText(s); got != want {
+				t.Errorf("%s(%q) = %q, want %q", store.IndexTextFunc, s, got, want)
+			}
+		}
+	})
+}

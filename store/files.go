@@ -167,8 +167,11 @@ func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	}
 }
 
-// Driver is the sqlite3 driver.
-func (watchedConnector) Driver() driver.Driver { return &sqlite3.SQLiteDriver{} }
+// Driver is the sqlite3 driver, with the functions the schema calls
+// registered on each connection it opens (registerFuncs).
+func (watchedConnector) Driver() driver.Driver {
+	return &sqlite3.SQLiteDriver{ConnectHook: registerFuncs}
+}
 
 // identityOf is path's device and inode; ok is false when it does not
 // exist or the platform has none.

@@ -641,6 +641,62 @@ CREATE TABLE store_identity (
 	written_at TEXT NOT NULL
 );
 `,
+	// v29 — Chinese, Japanese and Korean text is indexed by its
+	// characters' overlapping pairs and single characters (IndexText,
+	// called as recollect_index_text), since the tokenizer takes a whole
+	// unspaced run as one word. The triggers index that text, and the rows
+	// that hold such characters are indexed again; every other row's
+	// indexed text is its content, as it was.
+	`
+DROP TRIGGER facts_ai;
+DROP TRIGGER facts_ad;
+CREATE TRIGGER facts_ai AFTER INSERT ON facts BEGIN
+	INSERT INTO facts_fts(rowid, content) VALUES (new.id, recollect_index_text(new.content));
+END;
+CREATE TRIGGER facts_ad AFTER DELETE ON facts BEGIN
+	INSERT INTO facts_fts(facts_fts, rowid, content) VALUES ('delete', old.id, recollect_index_text(old.content));
+END;
+INSERT INTO facts_fts(facts_fts, rowid, content) SELECT 'delete', id, content FROM facts
+	WHERE recollect_index_text(content) <> content;
+INSERT INTO facts_fts(rowid, content) SELECT id, recollect_index_text(content) FROM facts
+	WHERE recollect_index_text(content) <> content;
+
+DROP TRIGGER session_facts_ai;
+DROP TRIGGER session_facts_ad;
+DROP TRIGGER session_facts_au;
+CREATE TRIGGER session_facts_ai AFTER INSERT ON session_facts BEGIN
+	INSERT INTO session_facts_fts(rowid, content) VALUES (new.id, recollect_index_text(new.content));
+END;
+CREATE TRIGGER session_facts_ad AFTER DELETE ON session_facts BEGIN
+	INSERT INTO session_facts_fts(session_facts_fts, rowid, content) VALUES ('delete', old.id, recollect_index_text(old.content));
+END;
+CREATE TRIGGER session_facts_au AFTER UPDATE OF content ON session_facts BEGIN
+	INSERT INTO session_facts_fts(session_facts_fts, rowid, content) VALUES ('delete', old.id, recollect_index_text(old.content));
+	INSERT INTO session_facts_fts(rowid, content) VALUES (new.id, recollect_index_text(new.content));
+END;
+INSERT INTO session_facts_fts(session_facts_fts, rowid, content) SELECT 'delete', id, content FROM session_facts
+	WHERE recollect_index_text(content) <> content;
+INSERT INTO session_facts_fts(rowid, content) SELECT id, recollect_index_text(content) FROM session_facts
+	WHERE recollect_index_text(content) <> content;
+
+DROP TRIGGER session_events_ai;
+DROP TRIGGER session_events_ad;
+DROP TRIGGER session_events_au;
+CREATE TRIGGER session_events_ai AFTER INSERT ON session_events BEGIN
+	INSERT INTO events_fts(rowid, content) VALUES (new.seq, recollect_index_text(new.content));
+END;
+CREATE TRIGGER session_events_ad AFTER DELETE ON session_events BEGIN
+	INSERT INTO events_fts(events_fts, rowid, content) VALUES ('delete', old.seq, recollect_index_text(old.content));
+END;
+CREATE TRIGGER session_events_au AFTER UPDATE OF content ON session_events BEGIN
+	INSERT INTO events_fts(events_fts, rowid, content) VALUES ('delete', old.seq, recollect_index_text(old.content));
+	INSERT INTO events_fts(rowid, content) VALUES (new.seq, recollect_index_text(new.content));
+END;
+INSERT INTO events_fts(events_fts, rowid, content) SELECT 'delete', seq, content FROM session_events
+	WHERE recollect_index_text(content) <> content;
+INSERT INTO events_fts(rowid, content) SELECT seq, recollect_index_text(content) FROM session_events
+	WHERE recollect_index_text(content) <> content;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"github.com/mattn/go-sqlite3"
 )
 
 // sqliteEngine is the SQLite engine (mattn/go-sqlite3 with FTS5): the one
@@ -67,6 +69,19 @@ func (sqliteEngine) Args(args []any) []any { return args }
 
 // Rebind leaves the statement as written: ? and ?N are SQLite's own.
 func (sqliteEngine) Rebind(query string) string { return query }
+
+// registerFuncs gives a connection the SQL functions recollect's schema
+// calls: recollect_index_text (IndexText), which the full-text triggers
+// apply to the text they index. A connection without it (the sqlite3
+// shell) reads a store as usual; only its writes to indexed rows are
+// refused ("no such function"), where they would otherwise leave the
+// index disagreeing with the rows.
+func registerFuncs(c *sqlite3.SQLiteConn) error {
+	if err := c.RegisterFunc(IndexTextFunc, IndexText, true); err != nil {
+		return fmt.Errorf("register %s: %w", IndexTextFunc, err)
+	}
+	return nil
+}
 
 // ftsTables names each index's FTS5 table (external content, porter
 // unicode61) and the column its rowid mirrors.
@@ -259,7 +274,7 @@ func (sqliteEngine) RawTextTop(ctx context.Context, db *DB, ix TextIndex, q Text
 // are the active facts' ids.
 func (sqliteEngine) IndexPlainFacts(ctx context.Context, db *DB) error {
 	_, err := db.ExecContext(ctx, `CREATE VIRTUAL TABLE `+ftsTables[PlainFactText]+` USING fts5(content, tokenize='unicode61');
-		INSERT INTO `+ftsTables[PlainFactText]+`(rowid, content) SELECT id, content FROM facts WHERE status = 'active'`)
+		INSERT INTO `+ftsTables[PlainFactText]+`(rowid, content) SELECT id, `+IndexTextFunc+`(content) FROM facts WHERE status = 'active'`)
 	if err != nil {
 		return fmt.Errorf("build plain full-text index: %w", err)
 	}

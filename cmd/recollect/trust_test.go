@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -15,9 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/mattn/go-sqlite3"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -594,6 +597,18 @@ func TestForeignWALIsNotReplayed(t *testing.T) {
 
 // plantWAL writes, as someone else's clone would, a WAL beside db that
 // adds note as an event: built on a copy of db, so its frames apply.
+// plantConnector opens the connections of a foreign writer that knows the
+// function recollect's full-text triggers call (store.IndexTextFunc).
+type plantConnector struct{ dsn string }
+
+func (c plantConnector) Connect(context.Context) (driver.Conn, error) { return c.Driver().Open(c.dsn) }
+
+func (plantConnector) Driver() driver.Driver {
+	return &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
+		return c.RegisterFunc(store.IndexTextFunc, store.IndexText, true)
+	}}
+}
+
 func plantWAL(t *testing.T, db, note string) {
 	t.Helper()
 	data, err := os.ReadFile(db)
@@ -604,10 +619,7 @@ func plantWAL(t *testing.T, db, note string) {
 	if err := os.WriteFile(clone, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	conn, err := sql.Open("sqlite3", "file:"+clone+"?_journal_mode=WAL")
-	if err != nil {
-		t.Fatal(err)
-	}
+	conn := sql.OpenDB(plantConnector{"file:" + clone + "?_journal_mode=WAL"})
 	defer conn.Close()
 	conn.SetMaxOpenConns(1)
 	for _, q := range []string{

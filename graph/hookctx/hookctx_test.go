@@ -381,3 +381,23 @@ func TestPromptShowsTheConversationWhereKnowledgeIsSilent(t *testing.T) {
 		}
 	})
 }
+
+// TestPromptCJK: a Chinese or Japanese prompt clears the relevance floor
+// with the fact that holds its words inside an unspaced sentence, and not
+// with one that holds none of them.
+func TestPromptCJK(t *testing.T) {
+	eachEngine(t, func(t *testing.T, engine string) {
+		m := newMemory(t, engine)
+		m.say(t, "s1", "我们的项目用PostgreSQL做数据库，备份每天凌晨三点运行。", "東京のオフィスでは毎週金曜日にデプロイします。")
+		db := m.reader(t)
+		for _, tc := range []struct{ prompt, want, not string }{
+			{"备份什么时候运行？", "凌晨三点", "東京"},
+			{"デプロイは何曜日ですか", "金曜日", "备份"},
+		} {
+			text, err := hookctx.Prompt(context.Background(), db, tc.prompt, 400)
+			if err != nil || !strings.Contains(text, tc.want) || strings.Contains(text, tc.not) {
+				t.Errorf("prompt %q added %q, %v; want the fact with %q only", tc.prompt, text, err, tc.want)
+			}
+		}
+	})
+}

@@ -535,7 +535,11 @@ func containsAll(text string, words []string) bool {
 }
 
 // bm25 is plain Okapi BM25 (k1 1.2, b 0.75) over documents split into
-// lowercase letter-and-digit words; queries are split the same way.
+// lowercase letter-and-digit words, a run of Chinese or Japanese
+// characters into its character pairs and single characters as
+// recollect's index splits it (store.IndexText); queries are split the
+// same way (store.QueryWords), so the baseline reads CJK questions as
+// recollect does.
 type bm25 struct {
 	docs  []string
 	terms []map[string]int
@@ -545,7 +549,15 @@ type bm25 struct {
 }
 
 func bm25Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.FieldsFunc(strings.ToLower(store.IndexText(s)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+func bm25QueryWords(s string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		out = append(out, store.QueryWords(w)...)
+	}
+	return out
 }
 
 func newBM25(docs []string) *bm25 {
@@ -581,7 +593,7 @@ func (b *bm25) top(query string, k int) []string {
 	var ranked []scored
 	seen := map[string]bool{}
 	var qs []string
-	for _, w := range bm25Words(query) {
+	for _, w := range bm25QueryWords(query) {
 		if !seen[w] {
 			seen[w] = true
 			qs = append(qs, w)

@@ -20,6 +20,10 @@ func TestBM25RanksTheMessageThatHoldsTheQuery(t *testing.T) {
 	if len(b.top("nothing here matches", 5)) != 0 {
 		t.Fatal("a query sharing no word ranked documents")
 	}
+	zh := newBM25([]string{"我们用Go写了一个命令行工具", "配置文件放在用户目录下", "测试都通过了"})
+	if got := zh.top("配置文件在哪里？", 1); len(got) != 1 || got[0] != "配置文件放在用户目录下" {
+		t.Fatalf("chinese top = %q", got)
+	}
 }
 
 // TestReadCodingSet checks the project's question set and that a question

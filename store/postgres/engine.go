@@ -275,7 +275,7 @@ func (Engine) RawTextTop(ctx context.Context, db *store.DB, ix store.TextIndex, 
 func (Engine) IndexPlainFacts(ctx context.Context, db *store.DB) error {
 	for _, q := range []string{
 		`CREATE TABLE bench_plain (id bigint PRIMARY KEY, content_tsv tsvector NOT NULL)`,
-		`INSERT INTO bench_plain(id, content_tsv) SELECT id, to_tsvector('simple', content) FROM facts WHERE status = 'active'`,
+		`INSERT INTO bench_plain(id, content_tsv) SELECT id, to_tsvector('simple', recollect_index_text(content)) FROM facts WHERE status = 'active'`,
 		`CREATE INDEX bench_plain_tsv ON bench_plain USING gin (content_tsv)`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {

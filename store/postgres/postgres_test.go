@@ -450,3 +450,41 @@ func TestURLFromTheEnvFile(t *testing.T) {
 		t.Fatalf("a file others may read: %v; want a refusal with the fix", err)
 	}
 }
+
+// TestMigrateIndexesCJK: rows written before v29 hold Chinese and Japanese
+// sentences as whole words; after the migration a word inside one is
+// found in facts, pending facts and events, its count is in fact_words,
+// and an English fact is found as before.
+func TestMigrateIndexesCJK(t *testing.T) {
+	ctx := context.Background()
+	db, url, schema := openAt(t, 28)
+	for _, q := range []string{
+		`INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at) VALUES ('s1', 'record', 'user', 'message', 'text', '我昨天在北京买了一本书。', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO session_facts(session_id, content, digest, producer, created_at) VALUES ('s1', '東京で新しいカメラを買いました', 'd1', 'capture', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('我昨天在北京买了一本书。', 'd2', 'cli', '2026-01-01T00:00:00Z')`,
+		`INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('Caroline moved to Berlin', 'd3', 'cli', '2026-01-01T00:00:00Z')`,
+	} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	db.Close()
+	re, err := postgres.Open(ctx, url, schema)
+	if err != nil {
+		t.Fatalf("reopen and migrate: %v", err)
+	}
+	defer re.Close()
+	for _, tc := range []struct{ table, word string }{
+		{"facts", "北京"}, {"facts", "berlin"}, {"session_facts", "カメ & メラ"}, {"session_events", "北京"},
+	} {
+		var n int
+		if err := re.QueryRowContext(ctx, `SELECT count(*) FROM `+tc.table+` WHERE content_tsv @@ to_tsquery('recollect', $1)`, tc.word).Scan(&n); err != nil || n != 1 {
+			t.Errorf("%s %q: %d matches after migration (%v), want 1", tc.table, tc.word, n, err)
+		}
+	}
+	var n int
+	if err := re.QueryRowContext(ctx, `SELECT COALESCE(sum(n), 0) FROM fact_words WHERE word = '北京'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("fact_words 北京 = %d (%v), want 1", n, err)
+	}
+}

@@ -735,6 +735,58 @@ CREATE TABLE store_identity (
 	written_at TEXT NOT NULL
 );
 `,
+	// v29 — Chinese, Japanese and Korean text is indexed by its
+	// characters' overlapping pairs and single characters, since the parser
+	// takes a whole unspaced run as one word: recollect_index_text does
+	// what store.IndexText does (the same characters, the same pieces), and
+	// each content_tsv is computed from it. PostgreSQL 15 cannot change a
+	// generated column's expression, so each is dropped with its index and
+	// added again (which indexes every row anew), and fact_words is counted
+	// again from the new columns.
+	`
+CREATE FUNCTION recollect_index_text(t text) RETURNS text LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
+DECLARE
+	m text[];
+	run text;
+	out text := '';
+BEGIN
+	IF t !~ '[\u3005-\u3007\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7A3\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003134F]' THEN
+		RETURN t;
+	END IF;
+	FOR m IN SELECT regexp_matches(t, '([^\u3005-\u3007\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7A3\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003134F]*)([\u3005-\u3007\u3041-\u3096\u309D-\u309F\u30A1-\u30FA\u30FC-\u30FF\u31F0-\u31FF\u3400-\u4DBF\u4E00-\u9FFF\uAC00-\uD7A3\uF900-\uFAFF\uFF66-\uFF9F\U00020000-\U0003134F]*)', 'g') LOOP
+		out := out || m[1];
+		run := m[2];
+		IF run <> '' THEN
+			out := out || ' ';
+			FOR i IN 1 .. length(run) - 1 LOOP
+				out := out || substr(run, i, 2) || ' ';
+			END LOOP;
+			FOR i IN 1 .. length(run) LOOP
+				out := out || substr(run, i, 1) || ' ';
+			END LOOP;
+		END IF;
+	END LOOP;
+	RETURN out;
+END $$;
+
+ALTER TABLE session_events DROP COLUMN content_tsv;
+ALTER TABLE session_events ADD COLUMN content_tsv tsvector
+	GENERATED ALWAYS AS (to_tsvector('recollect', recollect_index_text(content))) STORED;
+CREATE INDEX session_events_fts ON session_events USING gin (content_tsv);
+
+ALTER TABLE session_facts DROP COLUMN content_tsv;
+ALTER TABLE session_facts ADD COLUMN content_tsv tsvector
+	GENERATED ALWAYS AS (to_tsvector('recollect', recollect_index_text(content))) STORED;
+CREATE INDEX session_facts_fts ON session_facts USING gin (content_tsv);
+
+ALTER TABLE facts DROP COLUMN content_tsv;
+ALTER TABLE facts ADD COLUMN content_tsv tsvector
+	GENERATED ALWAYS AS (to_tsvector('recollect', recollect_index_text(content))) STORED;
+CREATE INDEX facts_fts ON facts USING gin (content_tsv);
+
+DELETE FROM fact_words;
+INSERT INTO fact_words(word, n, folded) SELECT w, count(*), true FROM facts, unnest(tsvector_to_array(content_tsv)) w GROUP BY w;
+`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.
