@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/payload"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 )
@@ -72,7 +72,7 @@ func (p *Pipeline) Redactor() (*sources.Redactor, error) {
 // the assistant's last message, a notification, or a tool call and its
 // result. Each gets a dedupe key derived from the payload bytes, so the same
 // payload recorded twice is stored once.
-func HookEvents(pl hooks.Payload, source string) []store.Event {
+func HookEvents(pl payload.Payload, source string) []store.Event {
 	sum := sha256.Sum256(pl.Raw)
 	key := "hook:" + hex.EncodeToString(sum[:16])
 	session := pl.SessionID

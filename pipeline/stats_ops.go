@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
@@ -257,16 +258,16 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 // probeDaemon asks the control socket for the daemon's status, read-only,
 // with a short timeout: listening and pid come from the daemon's own answer.
 func probeDaemon(ctx context.Context, dir string) DaemonStatus {
-	ds := DaemonStatus{Socket: hooks.SocketPath(dir)}
+	ds := DaemonStatus{Socket: notice.SocketPath(dir)}
 	if _, err := os.Stat(ds.Socket); errors.Is(err, os.ErrNotExist) {
 		ds.Note = "no daemon: the control socket does not exist; start one with recollect daemon"
 		return ds
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	resp, err := hooks.Send(ctx, ds.Socket, hooks.Request{Op: hooks.OpStatus})
+	resp, err := control.Send(ctx, ds.Socket, notice.Request{Op: notice.OpStatus})
 	switch {
-	case errors.Is(err, hooks.ErrNoDaemon):
+	case errors.Is(err, notice.ErrNoDaemon):
 		ds.Note = "no daemon listening: the control socket is stale; start one with recollect daemon"
 		return ds
 	case err != nil:

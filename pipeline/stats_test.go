@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -136,7 +136,7 @@ func TestStatsDaemonProbeWithoutDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(short) })
-	ln, err := net.Listen("unix", hooks.SocketPath(short))
+	ln, err := net.Listen("unix", notice.SocketPath(short))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // WakeThreshold tells a daemon (or an MCP server's scheduler) running on
@@ -13,11 +14,11 @@ import (
 // enough. It reports whether a scheduler took the notice; none running is
 // not an error (the next run picks the events up).
 func (p *Pipeline) WakeThreshold(ctx context.Context) (bool, error) {
-	_, err := hooks.Send(ctx, hooks.SocketPath(p.DB.Dir), hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentThreshold})
+	_, err := control.Send(ctx, notice.SocketPath(p.DB.Dir), notice.Request{Op: notice.OpNotify, Moment: notice.MomentThreshold})
 	switch {
 	case err == nil:
 		return true, nil
-	case errors.Is(err, hooks.ErrNoDaemon):
+	case errors.Is(err, notice.ErrNoDaemon):
 		return false, nil
 	}
 	return false, err

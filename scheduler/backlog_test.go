@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
@@ -121,7 +121,7 @@ func TestGatedRunIntegrates(t *testing.T) {
 	r := startScheduler(t, p, scheduler.Options{})
 	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 && !r.s.Status().Running })
 	recordStatements(t, p, "s-gated", 3)
-	if resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentThreshold}); !resp.OK {
+	if resp := r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: notice.MomentThreshold}); !resp.OK {
 		t.Fatalf("notify: %+v", resp)
 	}
 	storetest.Eventually(t, "a threshold run", func() bool { st := r.s.Status(); return st.Runs["threshold"] == 1 && !st.Running })

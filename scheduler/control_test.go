@@ -11,7 +11,8 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/fixtures/testdir"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // TestControlChannel runs the platform's control endpoint (a Unix socket,
@@ -21,13 +22,13 @@ import (
 func TestControlChannel(t *testing.T) {
 	dir := testdir.New(t)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	path := hooks.SocketPath(dir)
+	path := notice.SocketPath(dir)
 	ln, err := listen(path, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := &server{ln: ln, log: log, handle: func(_ context.Context, req hooks.Request) hooks.Response {
-		return hooks.Response{OK: true, Message: "got " + req.Op}
+	srv := &server{ln: ln, log: log, handle: func(_ context.Context, req notice.Request) control.Response {
+		return control.Response{OK: true, Message: "got " + req.Op}
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -35,7 +36,7 @@ func TestControlChannel(t *testing.T) {
 	go func() { done <- srv.serve(ctx) }()
 
 	for i := range 3 {
-		resp, err := hooks.Send(ctx, path, hooks.Request{Op: hooks.OpStatus})
+		resp, err := control.Send(ctx, path, notice.Request{Op: notice.OpStatus})
 		if err != nil || resp.Message != "got status" {
 			t.Fatalf("request %d: %+v, %v; want the server's answer", i, resp, err)
 		}
@@ -50,7 +51,7 @@ func TestControlChannel(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hooks.Send(context.Background(), path, hooks.Request{Op: hooks.OpStatus}); !errors.Is(err, hooks.ErrNoDaemon) {
+	if _, err := control.Send(context.Background(), path, notice.Request{Op: notice.OpStatus}); !errors.Is(err, notice.ErrNoDaemon) {
 		t.Fatalf("request after close: %v; want ErrNoDaemon", err)
 	}
 }

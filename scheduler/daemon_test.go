@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
@@ -162,7 +161,7 @@ func TestDaemonProcess(t *testing.T) {
 	if got, want := runTriggers(t, db), []string{"daemon-start", "compaction", "shutdown"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("runs %q, want %q", got, want)
 	}
-	if _, err := os.Lstat(hooks.SocketPath(dir)); !errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Lstat(notice.SocketPath(dir)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("socket still there after a clean stop: %v", err)
 	}
 	log, err := os.ReadFile(filepath.Join(dir, "daemon.log"))
@@ -186,7 +185,7 @@ func TestDaemonRestartsOverKilled(t *testing.T) {
 	dir := t.TempDir()
 	d := startDaemon(t, bin, dir)
 	d.kill()
-	if _, err := os.Lstat(hooks.SocketPath(dir)); err != nil {
+	if _, err := os.Lstat(notice.SocketPath(dir)); err != nil {
 		t.Fatalf("a killed daemon should leave its socket: %v", err)
 	}
 	d2 := startDaemon(t, bin, dir)
@@ -204,7 +203,7 @@ func TestDaemonRestartsOverKilled(t *testing.T) {
 func TestNotifyWithoutDaemon(t *testing.T) {
 	bin := testbin.Binary(t)
 	staleDir := t.TempDir()
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: hooks.SocketPath(staleDir), Net: "unix"})
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: notice.SocketPath(staleDir), Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +230,7 @@ func TestNotifyWithoutDaemon(t *testing.T) {
 		{"stdin never closed", "", nil, openPipe, "compaction", func(dir string) string {
 			return "recollect: read stdin: stdin stayed open after 200ms without EOF\n" + notice.NoDaemonMessage(dir) + "\n"
 		}},
-		{"child of recollect", "", []string{hooks.EnvChild + "=1"}, nil, "compaction", func(string) string { return "" }},
+		{"child of recollect", "", []string{notice.EnvChild + "=1"}, nil, "compaction", func(string) string { return "" }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store/config"
@@ -58,7 +58,7 @@ func (s *Scheduler) follow(ctx context.Context, f *follower, first chan<- struct
 		if stored > 0 {
 			// New lines are the threshold moment: the gate decides whether
 			// enough are waiting, so no hook is needed for it.
-			s.enqueue(hooks.MomentThreshold, "")
+			s.enqueue(notice.MomentThreshold, "")
 		}
 	})
 }

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
@@ -90,7 +90,7 @@ func TestDaemonFollowsAppends(t *testing.T) {
 	storetest.Eventually(t, "the completed half line", func() bool { return countContent(t, db, "the half line about the deploy window") == 1 })
 	// The follower counts a copy just after its transaction commits, so
 	// the line can be readable a moment before status counts it.
-	var after hooks.Status
+	var after control.Status
 	storetest.Eventually(t, "status to count the completed line", func() bool {
 		after, err = status(data)
 		return err == nil && after.Copied > copied

@@ -9,7 +9,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
@@ -94,13 +95,13 @@ func runTriggers(tb testing.TB, db *store.DB) []string {
 }
 
 // status asks the daemon of dir over the socket.
-func status(dir string) (hooks.Status, error) {
-	resp, err := hooks.Send(context.Background(), hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+func status(dir string) (control.Status, error) {
+	resp, err := control.Send(context.Background(), notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
 	if err != nil {
-		return hooks.Status{}, err
+		return control.Status{}, err
 	}
 	if resp.Status == nil {
-		return hooks.Status{}, errors.New("status answer without status")
+		return control.Status{}, errors.New("status answer without status")
 	}
 	return *resp.Status, nil
 }

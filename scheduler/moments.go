@@ -1,7 +1,7 @@
 package scheduler
 
 import (
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -18,29 +18,29 @@ type Plan struct {
 // scheduler.threshold_events and scheduler.threshold_interval, and apply
 // only while the backlog policy gates (pipeline.BacklogPolicy). What a
 // gated run extracts it also integrates, so it is searchable at once.
-var Moments = map[hooks.Moment]Plan{
-	hooks.MomentStart:      {Copy: true, Extract: true, Integrate: true},
-	hooks.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
-	hooks.MomentThreshold:  {Extract: true, Integrate: true, Gated: true},
-	hooks.MomentShutdown:   {Integrate: true},
+var Moments = map[notice.Moment]Plan{
+	notice.MomentStart:      {Copy: true, Extract: true, Integrate: true},
+	notice.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
+	notice.MomentThreshold:  {Extract: true, Integrate: true, Gated: true},
+	notice.MomentShutdown:   {Integrate: true},
 }
 
 // MomentBacklog names the runs of a draining backlog: one batch of at most
 // scheduler.extract_cap events, extracted and integrated, after a pause.
-const MomentBacklog hooks.Moment = "backlog"
+const MomentBacklog notice.Moment = "backlog"
 
 // drainPlan is what one backlog batch runs.
 var drainPlan = Plan{Extract: true, Integrate: true}
 
 // precedence orders moments when notifications coalesce into one run: the
 // run is named after the strongest moment in it.
-var precedence = []hooks.Moment{hooks.MomentStart, hooks.MomentCompaction, hooks.MomentThreshold, hooks.MomentShutdown}
+var precedence = []notice.Moment{notice.MomentStart, notice.MomentCompaction, notice.MomentThreshold, notice.MomentShutdown}
 
 // merge is the plan of a run that serves every moment in ms: the union of
 // their steps. A gated extract that joins an ungated one is no longer gated.
-func merge(ms map[hooks.Moment]bool) (Plan, hooks.Moment) {
+func merge(ms map[notice.Moment]bool) (Plan, notice.Moment) {
 	var p Plan
-	var name hooks.Moment
+	var name notice.Moment
 	ungatedExtract := false
 	for _, m := range precedence {
 		if !ms[m] {

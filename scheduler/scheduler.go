@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 )
@@ -43,10 +43,10 @@ type Options struct {
 	// StandbyPoll is how often Standby looks whether the store is free;
 	// DefaultStandbyPoll when zero.
 	StandbyPoll time.Duration
-	// Reads answers the read requests — context hooks (hooks.OpContext)
-	// and searches (hooks.OpSearch) — from this process's open store. Nil
+	// Reads answers the read requests — context hooks (notice.OpContext)
+	// and searches (notice.OpSearch) — from this process's open store. Nil
 	// refuses them, and the client reads the store itself.
-	Reads func(context.Context, hooks.Request) hooks.Response
+	Reads func(context.Context, notice.Request) control.Response
 }
 
 // Scheduler follows one data directory's sources and runs its pipeline at
@@ -70,7 +70,7 @@ type Scheduler struct {
 	// waiting counts the wait requests held in waitSettled.
 	waiting   int
 	lastGated time.Time
-	status    hooks.Status
+	status    control.Status
 	// backlog is the unexamined events the last extracting run left; a
 	// draining policy runs batches while it is above zero.
 	backlog int
@@ -88,14 +88,14 @@ type Scheduler struct {
 
 // batch is the notifications waiting for the next run.
 type batch struct {
-	moments map[hooks.Moment]bool
+	moments map[notice.Moment]bool
 	paths   []string
 	count   int
 }
 
-func (b *batch) add(m hooks.Moment, path string) {
+func (b *batch) add(m notice.Moment, path string) {
 	if b.moments == nil {
-		b.moments = map[hooks.Moment]bool{}
+		b.moments = map[notice.Moment]bool{}
 	}
 	b.moments[m] = true
 	b.count++
@@ -129,7 +129,7 @@ func New(p *pipeline.Pipeline, opts Options) *Scheduler {
 		p: p, opts: opts, log: opts.Log,
 		wake:    make(chan struct{}, 1),
 		settled: make(chan struct{}),
-		status:  hooks.Status{PID: os.Getpid(), Kind: opts.Kind, DataDir: p.DB.Dir, Runs: map[string]int{}},
+		status:  control.Status{PID: os.Getpid(), Kind: opts.Kind, DataDir: p.DB.Dir, Runs: map[string]int{}},
 	}
 }
 
@@ -156,7 +156,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	ln, err := listen(hooks.SocketPath(dir), s.log)
+	ln, err := listen(notice.SocketPath(dir), s.log)
 	if err != nil {
 		return err
 	}
@@ -183,11 +183,11 @@ func (s *Scheduler) Run(ctx context.Context) error {
 			}
 		}()
 	}
-	s.enqueue(hooks.MomentStart, "")
+	s.enqueue(notice.MomentStart, "")
 	wg.Add(2)
 	go func() { defer wg.Done(); s.work(inner, followed, fol) }()
 	go func() { defer wg.Done(); srv.serve(inner) }()
-	s.log.Info("daemon started", "as", Describe(s.opts.Kind), "data", dir, "pid", os.Getpid(), "socket", hooks.SocketPath(dir), "mode", s.p.Config.Mode,
+	s.log.Info("daemon started", "as", Describe(s.opts.Kind), "data", dir, "pid", os.Getpid(), "socket", notice.SocketPath(dir), "mode", s.p.Config.Mode,
 		"backlog", s.policy.Name(), "why", s.policy.Why)
 
 	var followErr error
@@ -209,7 +209,7 @@ func (s *Scheduler) Run(ctx context.Context) error {
 func (s *Scheduler) shutdown(ctx context.Context) error {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.opts.ShutdownTimeout)
 	defer cancel()
-	if _, err := s.runPlan(sctx, Moments[hooks.MomentShutdown], hooks.MomentShutdown, 0); err != nil {
+	if _, err := s.runPlan(sctx, Moments[notice.MomentShutdown], notice.MomentShutdown, 0); err != nil {
 		return fmt.Errorf("integrate at shutdown: %w", err)
 	}
 	s.log.Info("daemon stopped")
@@ -225,12 +225,12 @@ func (s *Scheduler) Yielded() bool {
 
 // Notify queues the run a moment calls for and says what became of it, as
 // the control socket would. Runs happen on Run's goroutine.
-func (s *Scheduler) Notify(req hooks.Request) hooks.Response {
+func (s *Scheduler) Notify(req notice.Request) control.Response {
 	return s.handle(context.Background(), req)
 }
 
 // Status reports what the scheduler is doing.
-func (s *Scheduler) Status() hooks.Status {
+func (s *Scheduler) Status() control.Status {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	st := s.status
@@ -243,14 +243,14 @@ func (s *Scheduler) Status() hooks.Status {
 }
 
 // handle answers one control request.
-func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Response {
+func (s *Scheduler) handle(ctx context.Context, req notice.Request) control.Response {
 	switch req.Op {
-	case hooks.OpStatus:
+	case notice.OpStatus:
 		st := s.Status()
-		return hooks.Response{OK: true, Message: "running", Status: &st}
-	case hooks.OpWait:
+		return control.Response{OK: true, Message: "running", Status: &st}
+	case notice.OpWait:
 		return s.waitSettled(ctx, time.Duration(min(max(req.WaitMS, 0), notice.MaxWaitMS))*time.Millisecond)
-	case hooks.OpYield:
+	case notice.OpYield:
 		s.mu.Lock()
 		yield := s.yield
 		if yield != nil {
@@ -258,20 +258,20 @@ func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Respons
 		}
 		s.mu.Unlock()
 		if yield == nil {
-			return hooks.Response{Message: "a daemon does not step back; stop it first"}
+			return control.Response{Message: "a daemon does not step back; stop it first"}
 		}
 		s.log.Info("a daemon takes this data directory over; this MCP server's scheduler steps back")
 		yield()
-		return hooks.Response{OK: true, Message: "stepping back: the MCP server stops copying and consolidating once its last run ends"}
-	case hooks.OpNotify:
-		m, err := hooks.ParseMoment(string(req.Moment))
+		return control.Response{OK: true, Message: "stepping back: the MCP server stops copying and consolidating once its last run ends"}
+	case notice.OpNotify:
+		m, err := notice.ParseMoment(string(req.Moment))
 		if err != nil {
-			return hooks.Response{Message: err.Error()}
+			return control.Response{Message: err.Error()}
 		}
-		return hooks.Response{OK: true, Message: s.enqueue(m, req.TranscriptPath)}
-	case hooks.OpContext, hooks.OpSearch:
+		return control.Response{OK: true, Message: s.enqueue(m, req.TranscriptPath)}
+	case notice.OpContext, notice.OpSearch:
 		if s.opts.Reads == nil {
-			return hooks.Response{Message: "this scheduler does not answer " + req.Op + " requests; read the store directly"}
+			return control.Response{Message: "this scheduler does not answer " + req.Op + " requests; read the store directly"}
 		}
 		resp := s.opts.Reads(ctx, req)
 		if resp.OK {
@@ -281,13 +281,13 @@ func (s *Scheduler) handle(ctx context.Context, req hooks.Request) hooks.Respons
 		}
 		return resp
 	}
-	return hooks.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s, %s, %s, %s or %s", req.Op, hooks.OpNotify, hooks.OpStatus, hooks.OpWait, hooks.OpYield, hooks.OpContext, hooks.OpSearch)}
+	return control.Response{Message: fmt.Sprintf("unknown op %q; use %s, %s, %s, %s, %s or %s", req.Op, notice.OpNotify, notice.OpStatus, notice.OpWait, notice.OpYield, notice.OpContext, notice.OpSearch)}
 }
 
 // waitSettled answers once no run is in flight or queued, or when limit
 // (or ctx) runs out, with the status at that moment: Running or Pending
 // still set means the wait ran out first.
-func (s *Scheduler) waitSettled(ctx context.Context, limit time.Duration) hooks.Response {
+func (s *Scheduler) waitSettled(ctx context.Context, limit time.Duration) control.Response {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	for {
@@ -300,7 +300,7 @@ func (s *Scheduler) waitSettled(ctx context.Context, limit time.Duration) hooks.
 		s.mu.Unlock()
 		if !busy {
 			st := s.Status()
-			return hooks.Response{OK: true, Message: "no consolidation in flight", Status: &st}
+			return control.Response{OK: true, Message: "no consolidation in flight", Status: &st}
 		}
 		var ended string
 		select {
@@ -315,14 +315,14 @@ func (s *Scheduler) waitSettled(ctx context.Context, limit time.Duration) hooks.
 		s.mu.Unlock()
 		if ended != "" {
 			st := s.Status()
-			return hooks.Response{OK: true, Message: ended, Status: &st}
+			return control.Response{OK: true, Message: ended, Status: &st}
 		}
 	}
 }
 
 // enqueue adds a moment to the next run and wakes the worker. Whatever
 // arrives while a run is in flight joins one follow-up run.
-func (s *Scheduler) enqueue(m hooks.Moment, path string) string {
+func (s *Scheduler) enqueue(m notice.Moment, path string) string {
 	s.mu.Lock()
 	joined := s.pending.count > 0
 	s.pending.add(m, path)
@@ -499,7 +499,7 @@ func (s *Scheduler) runBatch(ctx context.Context, b batch, fol *follower) {
 
 // runPlan runs plan's steps through the pipeline, named after moment,
 // extracting at most limit events (scheduler.extract_cap when 0).
-func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment hooks.Moment, limit int) (pipeline.Summary, error) {
+func (s *Scheduler) runPlan(ctx context.Context, plan Plan, moment notice.Moment, limit int) (pipeline.Summary, error) {
 	if limit <= 0 {
 		limit = s.p.Config.Scheduler.ExtractCap
 	}

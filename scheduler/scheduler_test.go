@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/config"
@@ -22,11 +23,11 @@ import (
 
 // TestMomentsTable pins what each moment runs (issue 3's table).
 func TestMomentsTable(t *testing.T) {
-	want := map[hooks.Moment]scheduler.Plan{
-		hooks.MomentStart:      {Copy: true, Extract: true, Integrate: true},
-		hooks.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
-		hooks.MomentThreshold:  {Extract: true, Integrate: true, Gated: true},
-		hooks.MomentShutdown:   {Integrate: true},
+	want := map[notice.Moment]scheduler.Plan{
+		notice.MomentStart:      {Copy: true, Extract: true, Integrate: true},
+		notice.MomentCompaction: {Copy: true, Extract: true, Integrate: true},
+		notice.MomentThreshold:  {Extract: true, Integrate: true, Gated: true},
+		notice.MomentShutdown:   {Integrate: true},
 	}
 	if !reflect.DeepEqual(scheduler.Moments, want) {
 		t.Fatalf("Moments = %+v\nwant %+v", scheduler.Moments, want)
@@ -43,7 +44,7 @@ func TestMomentsRunTheirSteps(t *testing.T) {
 	r := startScheduler(t, p, scheduler.Options{})
 	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	recordEvents(t, p, "s2", 3)
-	if resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction}); !resp.OK {
+	if resp := r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction}); !resp.OK {
 		t.Fatalf("notify compaction: %+v", resp)
 	}
 	storetest.Eventually(t, "compaction run", func() bool { return r.s.Status().Runs["compaction"] == 1 })
@@ -110,7 +111,7 @@ func TestThresholdGate(t *testing.T) {
 	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
 	r := startScheduler(t, p, scheduler.Options{Now: clock})
 	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
-	threshold := func() { r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentThreshold}) }
+	threshold := func() { r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: notice.MomentThreshold}) }
 	settled := func(runs, skipped int) func() bool {
 		return func() bool {
 			st := r.s.Status()
@@ -148,14 +149,14 @@ func TestCoalescing(t *testing.T) {
 	// both, or the first notify below can find it still in flight.
 	storetest.Eventually(t, "start run", func() bool { st := r.s.Status(); return st.Runs["daemon-start"] == 1 && !st.Running && !st.Pending })
 	release := holdWriteLock(t, p.DB.Dir)
-	resp := r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction})
+	resp := r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction})
 	if resp.Message != "compaction noted; run queued" {
 		t.Errorf("first notify answered %q", resp.Message)
 	}
 	storetest.Eventually(t, "a run in flight", func() bool { return r.s.Status().Running })
 	var msgs []string
-	for _, m := range []hooks.Moment{hooks.MomentThreshold, hooks.MomentCompaction, hooks.MomentThreshold, hooks.MomentCompaction} {
-		msgs = append(msgs, r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: m}).Message)
+	for _, m := range []notice.Moment{notice.MomentThreshold, notice.MomentCompaction, notice.MomentThreshold, notice.MomentCompaction} {
+		msgs = append(msgs, r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: m}).Message)
 	}
 	wantMsgs := []string{
 		"threshold noted; runs after the one in progress",
@@ -185,14 +186,14 @@ func TestCoalescing(t *testing.T) {
 // removed and replaced; a live one and a non-socket file are left alone.
 func TestStaleSocketReplaced(t *testing.T) {
 	p := openPipeline(t)
-	path := hooks.SocketPath(p.DB.Dir)
+	path := notice.SocketPath(p.DB.Dir)
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	stale.SetUnlinkOnClose(false)
 	stale.Close()
-	if _, err := hooks.Send(context.Background(), path, hooks.Request{Op: hooks.OpStatus}); !errors.Is(err, hooks.ErrNoDaemon) {
+	if _, err := control.Send(context.Background(), path, notice.Request{Op: notice.OpStatus}); !errors.Is(err, notice.ErrNoDaemon) {
 		t.Fatalf("send to stale socket: %v, want ErrNoDaemon", err)
 	}
 	if err := os.Chmod(p.DB.Dir, 0o755); err != nil {
@@ -221,7 +222,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 func TestSocketRefusals(t *testing.T) {
 	t.Run("a file that is not a socket", func(t *testing.T) {
 		p := openPipeline(t)
-		path := hooks.SocketPath(p.DB.Dir)
+		path := notice.SocketPath(p.DB.Dir)
 		if err := os.WriteFile(path, []byte("mine"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -235,7 +236,7 @@ func TestSocketRefusals(t *testing.T) {
 	})
 	t.Run("a live socket", func(t *testing.T) {
 		p := openPipeline(t)
-		ln, err := net.Listen("unix", hooks.SocketPath(p.DB.Dir))
+		ln, err := net.Listen("unix", notice.SocketPath(p.DB.Dir))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -274,25 +275,25 @@ func TestWaitSettled(t *testing.T) {
 	p := openPipeline(t)
 	r := startScheduler(t, p, scheduler.Options{})
 	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
-	sock := hooks.SocketPath(p.DB.Dir)
+	sock := notice.SocketPath(p.DB.Dir)
 	ctx := context.Background()
 
-	resp, err := hooks.WaitIdle(ctx, sock, 5*time.Second)
+	resp, err := control.WaitIdle(ctx, sock, 5*time.Second)
 	if err != nil || resp.Status == nil || resp.Status.Running || resp.Message != "no consolidation in flight" {
 		t.Fatalf("idle daemon: %+v, %v", resp, err)
 	}
 
 	release := holdWriteLock(t, p.DB.Dir)
-	r.s.Notify(hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction})
+	r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction})
 	storetest.Eventually(t, "a run in flight", func() bool { return r.s.Status().Running })
-	resp, err = hooks.WaitIdle(ctx, sock, 50*time.Millisecond)
+	resp, err = control.WaitIdle(ctx, sock, 50*time.Millisecond)
 	if err != nil || resp.Status == nil || !resp.Status.Running || resp.Message != "a consolidation is still in flight after 50ms" {
 		t.Fatalf("blocked run, short wait: %+v, %v", resp, err)
 	}
 
-	got := make(chan hooks.Response, 1)
+	got := make(chan control.Response, 1)
 	go func() {
-		resp, err := hooks.WaitIdle(ctx, sock, 25*time.Second)
+		resp, err := control.WaitIdle(ctx, sock, 25*time.Second)
 		if err != nil {
 			resp.Message = err.Error()
 		}
@@ -318,17 +319,17 @@ func TestWaitSettled(t *testing.T) {
 // refused, so the hook binary runs the recollect binary instead. A
 // request answered is counted in the status.
 func TestContextRequests(t *testing.T) {
-	req := hooks.Request{Op: hooks.OpContext, Hook: "user-prompt", Payload: `{"hook_event_name":"UserPromptSubmit","prompt":"x"}`,
+	req := notice.Request{Op: notice.OpContext, Hook: "user-prompt", Payload: `{"hook_event_name":"UserPromptSubmit","prompt":"x"}`,
 		Data: "/d", Cwd: "/w", Env: []string{"HOME=/h"}, TimeoutMS: 2500}
 	t.Run("served", func(t *testing.T) {
 		p := openPipeline(t)
-		got := make(chan hooks.Request, 1)
-		startScheduler(t, p, scheduler.Options{Reads: func(_ context.Context, r hooks.Request) hooks.Response {
+		got := make(chan notice.Request, 1)
+		startScheduler(t, p, scheduler.Options{Reads: func(_ context.Context, r notice.Request) control.Response {
 			got <- r
-			return hooks.Response{OK: true, Message: "context", Stdout: "{\"hookSpecificOutput\":{}}\n", Stderr: "a line\n"}
+			return control.Response{OK: true, Message: "context", Stdout: "{\"hookSpecificOutput\":{}}\n", Stderr: "a line\n"}
 		}})
 		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
-		resp, err := hooks.Send(context.Background(), hooks.SocketPath(p.DB.Dir), req)
+		resp, err := control.Send(context.Background(), notice.SocketPath(p.DB.Dir), req)
 		if err != nil || resp.Stdout != "{\"hookSpecificOutput\":{}}\n" || resp.Stderr != "a line\n" {
 			t.Fatalf("%+v, %v", resp, err)
 		}
@@ -343,7 +344,7 @@ func TestContextRequests(t *testing.T) {
 		p := openPipeline(t)
 		startScheduler(t, p, scheduler.Options{})
 		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
-		resp, err := hooks.Send(context.Background(), hooks.SocketPath(p.DB.Dir), req)
+		resp, err := control.Send(context.Background(), notice.SocketPath(p.DB.Dir), req)
 		if err == nil || resp.Message != "this scheduler does not answer context requests; read the store directly" {
 			t.Fatalf("%+v, %v; want a refusal", resp, err)
 		}

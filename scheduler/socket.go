@@ -12,7 +12,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
 )
 
@@ -27,7 +27,7 @@ const maxRequest = notice.MaxLine
 // connection.
 type server struct {
 	ln     net.Listener
-	handle func(context.Context, hooks.Request) hooks.Response
+	handle func(context.Context, notice.Request) control.Response
 	log    *slog.Logger
 	wg     sync.WaitGroup
 }
@@ -76,15 +76,15 @@ func (s *server) answer(ctx context.Context, conn net.Conn) {
 		return
 	}
 	line, err := bufio.NewReader(io.LimitReader(conn, maxRequest)).ReadBytes('\n')
-	var resp hooks.Response
-	var req hooks.Request
+	var resp control.Response
+	var req notice.Request
 	switch {
 	case err != nil:
-		resp = hooks.Response{Message: fmt.Sprintf("read request: %v; send one JSON line", err)}
+		resp = control.Response{Message: fmt.Sprintf("read request: %v; send one JSON line", err)}
 	case json.Unmarshal(line, &req) != nil:
-		resp = hooks.Response{Message: "request is not a JSON object; send one JSON line such as {\"op\":\"status\"}"}
+		resp = control.Response{Message: "request is not a JSON object; send one JSON line such as {\"op\":\"status\"}"}
 	default:
-		if req.Op == hooks.OpWait && req.WaitMS > 0 {
+		if req.Op == notice.OpWait && req.WaitMS > 0 {
 			// A wait may hold the connection for as long as it asks, within
 			// the bound the handler applies.
 			wait := time.Duration(min(req.WaitMS, notice.MaxWaitMS)) * time.Millisecond
@@ -92,12 +92,12 @@ func (s *server) answer(ctx context.Context, conn net.Conn) {
 				return
 			}
 		}
-		if req.Op == hooks.OpSearch {
-			if err := conn.SetDeadline(time.Now().Add(hooks.ReadTimeout)); err != nil {
+		if req.Op == notice.OpSearch {
+			if err := conn.SetDeadline(time.Now().Add(control.ReadTimeout)); err != nil {
 				return
 			}
 		}
-		if req.Op == hooks.OpContext && req.TimeoutMS > 0 {
+		if req.Op == notice.OpContext && req.TimeoutMS > 0 {
 			// A context hook may wait for a consolidation first; the
 			// client says how long it still waits for the answer.
 			wait := time.Duration(min(req.TimeoutMS, notice.MaxWaitMS)) * time.Millisecond

@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -89,7 +90,7 @@ func TakeOver(ctx context.Context, dir string, wait time.Duration) (release func
 	if err == nil || !errors.As(err, &held) || held.Kind != KindMCP {
 		return release, nil, err
 	}
-	resp, serr := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpYield})
+	resp, serr := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpYield})
 	if serr == nil && !resp.OK {
 		serr = errors.New(resp.Message)
 	}

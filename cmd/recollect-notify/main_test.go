@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
 )
 
@@ -103,8 +103,8 @@ func TestHookAgainstRealDaemon(t *testing.T) {
 	defer daemon.Process.Kill()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	status := func() *hooks.Status {
-		resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+	status := func() *control.Status {
+		resp, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
 		if err != nil {
 			return nil
 		}

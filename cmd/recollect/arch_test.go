@@ -57,9 +57,10 @@ var rooms = []room{
 	// the intelligence settings that route to them.
 	{root: "extract/model/modeltest", may: []string{"fixtures", "store/config"}},
 	{root: "graph", may: []string{"store"}},
-	// hooks is what a hook runs: standard library, its own packages and the
-	// two store packages that carry no SQLite. Every room above graph may
-	// import it: it holds the control socket's protocol and client.
+	// hooks is what a hook runs and what wires hooks in: standard library,
+	// its own packages (notice: the control socket's protocol; control: its
+	// client; payload; install) and the two store packages that carry no
+	// SQLite. Every room above graph may import it.
 	{root: "hooks", may: []string{"store/jsonedit", "store/datadir"}},
 	{root: "fixtures", may: nil},
 	// store imports nothing of ours outside store/.
@@ -189,6 +190,9 @@ func TestImportDirectionRules(t *testing.T) {
 		{"store/config", "store/jsonedit", false},
 		{"hooks", "store", true},
 		{"hooks", "store/jsonedit", false},
+		{"hooks/install", "store/jsonedit", false},
+		{"hooks/control", "hooks/notice", false},
+		{"hooks/payload", "store", true},
 		{"pipeline", "scheduler", true},
 		{"pipeline/bench", "scheduler/notifybench", false},
 		{"cmd/recollect/mcpserver", "pipeline", false},

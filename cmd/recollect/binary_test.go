@@ -146,7 +146,7 @@ func TestReadingCommandsCreateNoStore(t *testing.T) {
 // not escaped, unicode and key order kept).
 func TestHooksInstallKeepsOtherEntries(t *testing.T) {
 	proj, dir := t.TempDir(), filepath.Join(t.TempDir(), "store")
-	orig, err := os.ReadFile(filepath.Join("..", "..", "hooks", "testdata", "settings", "escapes.json"))
+	orig, err := os.ReadFile(filepath.Join("..", "..", "hooks", "install", "testdata", "settings", "escapes.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

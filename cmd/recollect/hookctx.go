@@ -14,8 +14,10 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/hookctx"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/hooks/payload"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/firstrun"
 	"github.com/recollect/recollect/store"
@@ -127,9 +129,9 @@ func contextFor(ctx context.Context, h contextHook) (text, note string, err erro
 	if err != nil {
 		return "", "", err
 	}
-	var pl hooks.Payload
+	var pl payload.Payload
 	if len(bytes.TrimSpace(data)) > 0 {
-		if pl, err = hooks.ParsePayload(data); err != nil {
+		if pl, err = payload.Parse(data); err != nil {
 			return "", "", err
 		}
 	}
@@ -180,7 +182,7 @@ const contextHookTimeout = notice.ContextTimeout
 // readContext renders the context for event by the hook's deadline, with
 // warm (the daemon's reader) or, when nil, the store opened as the hooks
 // open it.
-func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl hooks.Payload, event string, cons hookctx.Consolidation, deadline time.Time, warm *graph.Reader) (_ string, err error) {
+func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl payload.Payload, event string, cons hookctx.Consolidation, deadline time.Time, warm *graph.Reader) (_ string, err error) {
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	defer func() {
@@ -243,10 +245,10 @@ func waitConsolidation(ctx context.Context, dir string, wait config.Duration) ho
 	}
 	limit := wait.Duration()
 	start := time.Now()
-	resp, err := hooks.WaitIdle(ctx, hooks.SocketPath(dir), limit)
+	resp, err := control.WaitIdle(ctx, notice.SocketPath(dir), limit)
 	waited := time.Since(start)
 	switch {
-	case errors.Is(err, hooks.ErrNoDaemon):
+	case errors.Is(err, notice.ErrNoDaemon):
 		return hookctx.Consolidation{State: hookctx.NoDaemon, Waited: waited}
 	case err != nil:
 		return hookctx.Consolidation{State: hookctx.Unknown, Waited: waited, Reason: err.Error()}
@@ -279,13 +281,13 @@ func printSettingsHooks(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stdout, hooks.SettingsSnippet(hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir))))
+	fmt.Fprintln(env.Stdout, install.SettingsSnippet(install.SettingsEntries(install.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir))))
 	return nil
 }
 
 // entryActions says what became of each entry: "PreCompact installed,
 // SessionStart unchanged".
-func entryActions(entries []hooks.SettingsEntry, actions []string) string {
+func entryActions(entries []install.SettingsEntry, actions []string) string {
 	var parts []string
 	for i, e := range entries {
 		if actions[i] != "absent" { // an opt-in hook neither asked for nor there

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/cmd/recollect/mcpserver"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -156,10 +156,10 @@ func TestHooksInstallContext(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := got.Hooks["SessionStart"][0]
-	if start.Matcher != "startup|resume|clear|compact" || start.Hooks[0].Command != hooks.ContextCommand(thisBinary(t), "session-start", data) || start.Hooks[0].Timeout != 15 {
+	if start.Matcher != "startup|resume|clear|compact" || start.Hooks[0].Command != install.ContextCommand(thisBinary(t), "session-start", data) || start.Hooks[0].Timeout != 15 {
 		t.Errorf("SessionStart entry %+v", start)
 	}
-	if p := got.Hooks["UserPromptSubmit"][0].Hooks[0]; p.Command != hooks.ContextCommand(thisBinary(t), "user-prompt", data) {
+	if p := got.Hooks["UserPromptSubmit"][0].Hooks[0]; p.Command != install.ContextCommand(thisBinary(t), "user-prompt", data) {
 		t.Errorf("UserPromptSubmit entry %+v", p)
 	}
 	out, _, _ = runApp(t, nil, "hooks", "install", "--local", "--project", proj, "--data", data, "--prompt")
@@ -206,12 +206,12 @@ func TestHooksInstallCursor(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Version != 1 || got.Hooks["afterFileEdit"][0].Command != "./fmt.sh" ||
-		got.Hooks["stop"][0].Command != hooks.ThresholdCommand(thisBinary(t), data) {
+		got.Hooks["stop"][0].Command != install.ThresholdCommand(thisBinary(t), data) {
 		t.Fatalf("merged hooks.json: %s", b)
 	}
 	out, _, code = runApp(t, nil, "hooks", "print", "--cursor", "--data", data)
 	if code != 0 || !strings.Contains(out, "{\n  \"version\": 1,\n  \"hooks\": {\n    \"stop\": [") ||
-		!strings.Contains(out, hooks.ThresholdCommand(thisBinary(t), data)) || !strings.Contains(out, `"mcpServers"`) {
+		!strings.Contains(out, install.ThresholdCommand(thisBinary(t), data)) || !strings.Contains(out, `"mcpServers"`) {
 		t.Errorf("print --cursor: exit %d\n%s", code, out)
 	}
 	if _, errOut, code := runApp(t, nil, "hooks", "install", "--cursor", "--data", data); code != 2 || !strings.Contains(errOut, "say where") {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 )
 
 func hooksCommand(env Env) *cli.Command {
@@ -79,14 +79,14 @@ func installHook(c *cli.Context, env Env) error {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return usagef("hooks install: --project %s is not a directory; give the project's root", dir)
 		}
-		path = hooks.ProjectSettings(dir)
-		which = "the project's shared settings, which a team commits: it now holds this machine's paths; --local writes " + hooks.LocalSettingsFile + " instead"
+		path = install.ProjectSettings(dir)
+		which = "the project's shared settings, which a team commits: it now holds this machine's paths; --local writes " + install.LocalSettingsFile + " instead"
 		if c.Bool("local") {
-			path = hooks.ProjectLocalSettings(dir)
+			path = install.ProjectLocalSettings(dir)
 			which = "this machine's settings for the project, which Claude Code keeps out of git"
 		}
 	case c.Bool("user"):
-		p, err := hooks.UserSettings(env.Getenv)
+		p, err := install.UserSettings(env.Getenv)
 		if err != nil {
 			return err
 		}
@@ -99,8 +99,8 @@ func installHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	entries := hooks.Consistent(hooks.SettingsEntries(hooks.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir)), bin, dir)
-	res, err := hooks.InstallEntries(path, entries, time.Now())
+	entries := install.Consistent(install.SettingsEntries(install.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir)), bin, dir)
+	res, err := install.InstallEntries(path, entries, time.Now())
 	if err != nil {
 		return err
 	}
@@ -123,9 +123,9 @@ func hookBinaryAndData(c *cli.Context, env Env) (string, string, error) {
 	if err != nil {
 		return "", "", err
 	}
-	hookBin, ok := hooks.HookBinary(bin)
+	hookBin, ok := install.HookBinary(bin)
 	if !ok && !strings.Contains(bin, "go-build") {
-		fmt.Fprintf(env.Stderr, "recollect: note: no %s beside %s, so the hook runs `recollect notify`, which starts about three times slower; install both: go install -tags sqlite_fts5 ./cmd/...\n", hooks.NotifyBinaryName, bin)
+		fmt.Fprintf(env.Stderr, "recollect: note: no %s beside %s, so the hook runs `recollect notify`, which starts about three times slower; install both: go install -tags sqlite_fts5 ./cmd/...\n", install.NotifyBinaryName, bin)
 	}
 	return hookBin, dir, nil
 }

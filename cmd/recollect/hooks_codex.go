@@ -7,7 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 )
 
 // installCodexHook sets Codex's notify (in $CODEX_HOME/config.toml or
@@ -17,7 +17,7 @@ func installCodexHook(c *cli.Context, env Env) error {
 	if c.IsSet("project") || c.Bool("user") {
 		return usagef("hooks install --codex: Codex reads notify from its own config.toml ($CODEX_HOME or ~/.codex); drop --project and --user")
 	}
-	path, err := hooks.CodexConfig(env.Getenv)
+	path, err := install.CodexConfig(env.Getenv)
 	if err != nil {
 		return err
 	}
@@ -25,8 +25,8 @@ func installCodexHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := hooks.InstallCodex(path, bin, dir, c.Bool("force"), time.Now())
-	if errors.Is(err, hooks.ErrOtherNotify) {
+	res, err := install.InstallCodex(path, bin, dir, c.Bool("force"), time.Now())
+	if errors.Is(err, install.ErrOtherNotify) {
 		return usagef("hooks install --codex: %v", err)
 	}
 	if err != nil {
@@ -50,7 +50,7 @@ func printCodexHooks(c *cli.Context, env Env) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "Codex's ~/.codex/config.toml, at the top level (before any [table]):")
-	fmt.Fprintln(env.Stdout, hooks.CodexNotifyLine(hooks.CodexNotifyArgv(bin, dir)))
+	fmt.Fprintln(env.Stdout, install.CodexNotifyLine(install.CodexNotifyArgv(bin, dir)))
 	return printCodexMCP(c, env)
 }
 
@@ -61,6 +61,6 @@ func printCodexMCP(c *cli.Context, env Env) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "add the MCP server to ~/.codex/config.toml:")
-	fmt.Fprintln(env.Stdout, hooks.CodexMCPTable(bin, dir))
+	fmt.Fprintln(env.Stdout, install.CodexMCPTable(bin, dir))
 	return nil
 }

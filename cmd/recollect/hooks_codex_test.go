@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 )
 
 // TestHooksInstallCodex: --codex sets notify in $CODEX_HOME/config.toml,
@@ -34,7 +34,7 @@ func TestHooksInstallCodex(t *testing.T) {
 		!strings.Contains(out, "[mcp_servers.recollect]") {
 		t.Fatalf("install --force: exit %d, %q, %q", code, out, errOut)
 	}
-	line := hooks.CodexNotifyLine(hooks.CodexNotifyArgv(thisBinary(t), data))
+	line := install.CodexNotifyLine(install.CodexNotifyArgv(thisBinary(t), data))
 	if b, _ := os.ReadFile(path); string(b) != "model = \"o3\"\n"+line+"\n\n[tui]\nnotifications = true\n" {
 		t.Fatalf("config.toml after install:\n%s", b)
 	}

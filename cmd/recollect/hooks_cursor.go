@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/cmd/recollect/mcpserver"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 )
 
 // cursorHooksPath is Cursor's hooks file that --project DIR or --user
@@ -26,9 +26,9 @@ func cursorHooksPath(c *cli.Context, env Env) (string, error) {
 		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 			return "", usagef("hooks install --cursor: --project %s is not a directory; give the project's root", dir)
 		}
-		return hooks.CursorProjectHooks(dir), nil
+		return install.CursorProjectHooks(dir), nil
 	case c.Bool("user"):
-		return hooks.CursorUserHooks(env.Getenv)
+		return install.CursorUserHooks(env.Getenv)
 	}
 	return "", usagef("hooks install --cursor: say where: --project DIR (that project's .cursor/hooks.json) or --user (~/.cursor/hooks.json)")
 }
@@ -44,7 +44,7 @@ func installCursorHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := hooks.InstallCursor(path, bin, dir, time.Now())
+	res, err := install.InstallCursor(path, bin, dir, time.Now())
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func installCursorHook(c *cli.Context, env Env) error {
 	default:
 		fmt.Fprintf(env.Stdout, "installed the Cursor stop hook (notify threshold) in %s (new file)\n", res.Path)
 	}
-	return installCursorMCP(c, env, filepath.Join(filepath.Dir(path), hooks.CursorMCPFile))
+	return installCursorMCP(c, env, filepath.Join(filepath.Dir(path), install.CursorMCPFile))
 }
 
 // installCursorMCP merges the store's MCP server into Cursor's mcp.json
@@ -69,7 +69,7 @@ func installCursorMCP(c *cli.Context, env Env, path string) error {
 		return err
 	}
 	name := mcpserver.ServerName(dir, env.Getenv("HOME"))
-	res, err := hooks.InstallCursorMCP(path, name, bin, dir, time.Now())
+	res, err := install.InstallCursorMCP(path, name, bin, dir, time.Now())
 	if err != nil {
 		return err
 	}
@@ -91,7 +91,7 @@ func printCursorMCP(c *cli.Context, env Env) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "add the MCP server to .cursor/mcp.json (this project) or ~/.cursor/mcp.json (every project):")
-	fmt.Fprintln(env.Stdout, hooks.MCPSnippet(bin, dir))
+	fmt.Fprintln(env.Stdout, install.MCPSnippet(bin, dir))
 	return nil
 }
 
@@ -102,6 +102,6 @@ func printCursorHooks(c *cli.Context, env Env) error {
 		return err
 	}
 	fmt.Fprintln(env.Stdout, "Cursor's .cursor/hooks.json (this project) or ~/.cursor/hooks.json (every project):")
-	fmt.Fprintln(env.Stdout, hooks.CursorSnippet(bin, dir))
+	fmt.Fprintln(env.Stdout, install.CursorSnippet(bin, dir))
 	return printCursorMCP(c, env)
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -57,7 +57,7 @@ func TestHooksPrint(t *testing.T) {
 		t.Fatalf("not JSON: %v\n%s", err, out)
 	}
 	h := got.Hooks.PreCompact[0].Hooks[0]
-	if want := hooks.NotifyCommand(thisBinary(t), data); h.Command != want || h.Timeout != 5 || h.Type != "command" {
+	if want := install.NotifyCommand(thisBinary(t), data); h.Command != want || h.Timeout != 5 || h.Type != "command" {
 		t.Errorf("entry %+v, want command %q, timeout 5", h, want)
 	}
 	if !filepath.IsAbs(strings.Fields(h.Command)[0]) {
@@ -154,7 +154,7 @@ func TestHooksInstallLocal(t *testing.T) {
 		t.Errorf("--local touched the shared settings.json: %v", err)
 	}
 	raw, err := os.ReadFile(local)
-	if err != nil || !strings.Contains(string(raw), hooks.NotifyCommand(thisBinary(t), data)) {
+	if err != nil || !strings.Contains(string(raw), install.NotifyCommand(thisBinary(t), data)) {
 		t.Fatalf("settings.local.json: %v\n%s", err, raw)
 	}
 }

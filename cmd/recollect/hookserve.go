@@ -11,7 +11,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/hookctx"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/datadir"
@@ -19,10 +19,10 @@ import (
 
 // readServer answers the scheduler's read requests over p: context hooks
 // (contextServer) and searches (searchServer).
-func readServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
+func readServer(p *pipeline.Pipeline) func(context.Context, notice.Request) control.Response {
 	hook, search := contextServer(p), searchServer(p)
-	return func(ctx context.Context, req hooks.Request) hooks.Response {
-		if req.Op == hooks.OpSearch {
+	return func(ctx context.Context, req notice.Request) control.Response {
+		if req.Op == notice.OpSearch {
 			return search(ctx, req)
 		}
 		return hook(ctx, req)
@@ -34,39 +34,39 @@ func readServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks
 // embeddings are on). The client has resolved and checked the data
 // directory; one that is not p's is refused, as is a search that fails:
 // the client then searches itself, and says what went wrong.
-func searchServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
-	return func(ctx context.Context, req hooks.Request) hooks.Response {
+func searchServer(p *pipeline.Pipeline) func(context.Context, notice.Request) control.Response {
+	return func(ctx context.Context, req notice.Request) control.Response {
 		if !sameDir(req.Data, p.DB.Dir) {
-			return hooks.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + req.Data}
+			return control.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + req.Data}
 		}
 		var q graph.Query
 		if err := json.Unmarshal([]byte(req.Query), &q); err != nil {
-			return hooks.Response{Message: "decode query: " + err.Error()}
+			return control.Response{Message: "decode query: " + err.Error()}
 		}
 		ans, err := p.Search(ctx, q)
 		if err != nil {
-			return hooks.Response{Message: "search: " + err.Error()}
+			return control.Response{Message: "search: " + err.Error()}
 		}
 		var out bytes.Buffer
 		if req.Format == "json" {
 			if err := printJSON(&out, ans); err != nil {
-				return hooks.Response{Message: "encode answer: " + err.Error()}
+				return control.Response{Message: "encode answer: " + err.Error()}
 			}
 		} else {
 			graph.RenderAnswer(&out, ans)
 		}
-		return hooks.Response{OK: true, Message: "search", Stdout: out.String()}
+		return control.Response{OK: true, Message: "search", Stdout: out.String()}
 	}
 }
 
-// contextServer answers context requests (hooks.OpContext) for the
+// contextServer answers context requests (notice.OpContext) for the
 // scheduler over p: the hook runs as `recollect hooks VERB` runs it
 // (runContextHook), with the hook process's payload, --data flag,
 // directory and environment, but reads through p's open reader, which
 // stays warm from one hook to the next. A request for another data
 // directory is refused, and the hook binary runs the recollect binary.
-func contextServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
-	return func(ctx context.Context, req hooks.Request) hooks.Response {
+func contextServer(p *pipeline.Pipeline) func(context.Context, notice.Request) control.Response {
+	return func(ctx context.Context, req notice.Request) control.Response {
 		var event string
 		switch req.Hook {
 		case notice.VerbSessionStart:
@@ -74,12 +74,12 @@ func contextServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) ho
 		case notice.VerbUserPrompt:
 			event = hookctx.EventUserPromptSubmit
 		default:
-			return hooks.Response{Message: "unknown context hook " + req.Hook + "; use " + strings.Join(notice.ContextVerbs, " or ")}
+			return control.Response{Message: "unknown context hook " + req.Hook + "; use " + strings.Join(notice.ContextVerbs, " or ")}
 		}
 		getenv := environLookup(req.Env)
 		if relative(req.Data) || relative(getenv(datadir.EnvData)) {
 			// Resolved against this process's directory, not the hook's.
-			return hooks.Response{Message: "a relative data directory is resolved by the hook's own process; run recollect hooks " + req.Hook + " instead"}
+			return control.Response{Message: "a relative data directory is resolved by the hook's own process; run recollect hooks " + req.Hook + " instead"}
 		}
 		var stdout, stderr bytes.Buffer
 		env := Env{Stdin: strings.NewReader(req.Payload), Stdout: &stdout, Stderr: &stderr, Getenv: getenv}
@@ -97,9 +97,9 @@ func contextServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) ho
 				return p.Reader, nil
 			}}
 		if err := runContextHook(ctx, h); err != nil {
-			return hooks.Response{Message: "this daemon serves " + p.DB.Dir + ", not the hook's data directory; run recollect hooks " + req.Hook + " instead"}
+			return control.Response{Message: "this daemon serves " + p.DB.Dir + ", not the hook's data directory; run recollect hooks " + req.Hook + " instead"}
 		}
-		return hooks.Response{OK: true, Message: "context", Stdout: stdout.String(), Stderr: stderr.String()}
+		return control.Response{OK: true, Message: "context", Stdout: stdout.String(), Stderr: stderr.String()}
 	}
 }
 

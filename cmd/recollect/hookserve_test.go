@@ -11,7 +11,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres/pgtest"
@@ -107,7 +108,7 @@ func TestContextHooksFromDaemon(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			for {
-				resp, err := hooks.WaitIdle(ctx, hooks.SocketPath(dir), 10*time.Second)
+				resp, err := control.WaitIdle(ctx, notice.SocketPath(dir), 10*time.Second)
 				if err == nil && resp.Status != nil && resp.Status.Runs["daemon-start"] > 0 && !resp.Status.Running && !resp.Status.Pending {
 					break
 				}
@@ -132,7 +133,7 @@ func TestContextHooksFromDaemon(t *testing.T) {
 				out, _ := hook("Atlas", args, "")
 				byDaemon = append(byDaemon, out)
 			}
-			resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+			resp, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
 			if err != nil || resp.Status.Answered != 2+len(searches) {
 				t.Fatalf("status %+v, %v; want %d requests answered by the daemon", resp.Status, err, 2+len(searches))
 			}
@@ -176,21 +177,21 @@ func TestContextServer(t *testing.T) {
 	payload := `{"hook_event_name":"SessionStart","session_id":"s2","cwd":"/tmp","source":"startup"}`
 	_, wantOut, wantErrs := run(t, payload, "hooks", "session-start", "--data", dir)
 	env := []string{"HOME=" + t.TempDir()}
-	resp := serve(context.Background(), hooks.Request{Op: hooks.OpContext, Hook: "session-start", Payload: payload, Data: dir, Cwd: "/", Env: env})
+	resp := serve(context.Background(), notice.Request{Op: notice.OpContext, Hook: "session-start", Payload: payload, Data: dir, Cwd: "/", Env: env})
 	if !resp.OK || resp.Stdout != wantOut || resp.Stderr != wantErrs || !strings.Contains(wantOut, "Postgres 16") {
 		t.Fatalf("no bound named: %+v; want stdout %q stderr %q", resp, wantOut, wantErrs)
 	}
 	other := t.TempDir()
 	for _, c := range []struct {
-		req  hooks.Request
+		req  notice.Request
 		says string
 	}{
-		{hooks.Request{Hook: "session-start", Data: other}, "this daemon serves " + dir + ", not the hook's data directory; run recollect hooks session-start instead"},
-		{hooks.Request{Hook: "user-prompt", Data: "rel/data"}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
-		{hooks.Request{Hook: "user-prompt", Env: []string{"RECOLLECT_DATA=rel/data"}}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
-		{hooks.Request{Hook: "compaction", Data: dir}, "unknown context hook compaction; use session-start or user-prompt"},
+		{notice.Request{Hook: "session-start", Data: other}, "this daemon serves " + dir + ", not the hook's data directory; run recollect hooks session-start instead"},
+		{notice.Request{Hook: "user-prompt", Data: "rel/data"}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
+		{notice.Request{Hook: "user-prompt", Env: []string{"RECOLLECT_DATA=rel/data"}}, "a relative data directory is resolved by the hook's own process; run recollect hooks user-prompt instead"},
+		{notice.Request{Hook: "compaction", Data: dir}, "unknown context hook compaction; use session-start or user-prompt"},
 	} {
-		c.req.Op, c.req.Payload, c.req.Cwd = hooks.OpContext, payload, "/"
+		c.req.Op, c.req.Payload, c.req.Cwd = notice.OpContext, payload, "/"
 		if c.req.Env == nil {
 			c.req.Env = env
 		}

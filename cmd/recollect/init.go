@@ -15,7 +15,7 @@ import (
 
 	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/extract/model"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres"
@@ -256,14 +256,14 @@ func printSnippets(w io.Writer, dir string, getenv func(string) string) error {
 	// Each store has its own server name, so two stores added to one
 	// client do not replace each other.
 	name := mcpserver.ServerName(dir, getenv("HOME"))
-	fmt.Fprintf(w, "\nMCP server (add to your client's MCP configuration):\n%s\n", hooks.MCPSnippetNamed(name, bin, dir))
-	hookBin, _ := hooks.HookBinary(bin)
+	fmt.Fprintf(w, "\nMCP server (add to your client's MCP configuration):\n%s\n", install.MCPSnippetNamed(name, bin, dir))
+	hookBin, _ := install.HookBinary(bin)
 	prompt := false
 	if cfg, err := config.Load(dir); err == nil {
 		prompt = cfg.Context.Prompt
 	}
-	entries := hooks.SettingsEntries(hooks.RecollectBeside(hookBin), hookBin, dir, prompt)
-	fmt.Fprintf(w, "\nHooks (merge into .claude/settings.local.json, or run recollect hooks install --local):\n%s\n", hooks.SettingsSnippet(entries))
+	entries := install.SettingsEntries(install.RecollectBeside(hookBin), hookBin, dir, prompt)
+	fmt.Fprintf(w, "\nHooks (merge into .claude/settings.local.json, or run recollect hooks install --local):\n%s\n", install.SettingsSnippet(entries))
 	if strings.Contains(bin, "go-build") {
 		fmt.Fprintln(w, "\nnote: this binary is a temporary `go run` build; install it (go install -tags sqlite_fts5 ./cmd/...) and run init again for lasting paths")
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/hooks/notice"
 )
 
@@ -15,14 +14,14 @@ func notifyCommand(env Env) *cli.Command {
 		Name:  "notify",
 		Usage: "tell the running daemon that a moment happened (for hooks; returns at once, prints nothing on stdout, exits 0)",
 	}
-	for _, m := range hooks.NotifyMoments {
+	for _, m := range notice.Moments {
 		cmd.Subcommands = append(cmd.Subcommands, notifyMomentCommand(env, m))
 	}
 	// A hook's exit status 2 blocks compaction: a mistyped command must
 	// fail with 1, never 2.
 	cmd.Action = func(c *cli.Context) error {
-		names := make([]string, len(hooks.NotifyMoments))
-		for i, m := range hooks.NotifyMoments {
+		names := make([]string, len(notice.Moments))
+		for i, m := range notice.Moments {
 			names[i] = string(m)
 		}
 		if c.NArg() > 0 {
@@ -33,7 +32,7 @@ func notifyCommand(env Env) *cli.Command {
 	return cmd
 }
 
-func notifyMomentCommand(env Env, m hooks.Moment) *cli.Command {
+func notifyMomentCommand(env Env, m notice.Moment) *cli.Command {
 	return &cli.Command{
 		Name:  string(m),
 		Usage: notice.Describe(m),

@@ -12,7 +12,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/payload"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
@@ -86,7 +86,7 @@ func recordEvents(c *cli.Context, env Env) ([]store.Event, error) {
 		if len(data) > maxStdin {
 			return nil, usagef("content: stdin is larger than %d MiB; store large output as a file and pass a content_ref", maxStdin>>20)
 		}
-		pl, err := hooks.ParsePayload(data)
+		pl, err := payload.Parse(data)
 		switch {
 		case err == nil:
 			evs := pipeline.HookEvents(pl, "record")
@@ -94,7 +94,7 @@ func recordEvents(c *cli.Context, env Env) ([]store.Event, error) {
 				return nil, usagef("hook payload: %s carries no prompt, message or tool call to record", pl.HookEventName)
 			}
 			return evs, nil
-		case !errors.Is(err, hooks.ErrNotPayload):
+		case !errors.Is(err, payload.ErrNotPayload):
 			return nil, usagef("%v", err)
 		}
 		content = string(data)

@@ -11,7 +11,8 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -101,11 +102,11 @@ func searchByDaemon(ctx context.Context, dir string, q graph.Query, asJSON bool)
 	if err != nil {
 		return "", false
 	}
-	req := hooks.Request{Op: hooks.OpSearch, Data: dir, Query: string(query)}
+	req := notice.Request{Op: notice.OpSearch, Data: dir, Query: string(query)}
 	if asJSON {
 		req.Format = "json"
 	}
-	resp, err := hooks.Send(ctx, hooks.SocketPath(dir), req)
+	resp, err := control.Send(ctx, notice.SocketPath(dir), req)
 	if err != nil {
 		return "", false
 	}

@@ -14,7 +14,8 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store/config"
@@ -45,10 +46,10 @@ func TestStatsSeesRunningDaemon(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- scheduler.New(p, scheduler.Options{}).Run(ctx) }()
 	storetest.Eventually(t, "the daemon to answer on its socket", func() bool {
-		_, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+		_, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
 		return err == nil
 	})
-	want := fmt.Sprintf("daemon       listening (pid %d) on %s; it copies and consolidates\n", os.Getpid(), hooks.SocketPath(dir))
+	want := fmt.Sprintf("daemon       listening (pid %d) on %s; it copies and consolidates\n", os.Getpid(), notice.SocketPath(dir))
 	if out := diskMust(t, dir, "stats"); !strings.Contains(out, want) {
 		t.Fatalf("stats lacks %q:\n%s", want, out)
 	}
@@ -90,8 +91,8 @@ func TestRecordWakesThresholdExtraction(t *testing.T) {
 	defer release()
 	done := make(chan error, 1)
 	go func() { done <- scheduler.New(p, scheduler.Options{}).Run(ctx) }()
-	status := func() *hooks.Status {
-		resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+	status := func() *control.Status {
+		resp, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
 		if err != nil {
 			return nil
 		}
@@ -164,7 +165,7 @@ func TestEditorMCPAndDaemonSideBySide(t *testing.T) {
 		})
 	}
 	mcp, _ := start("mcp")
-	sock := hooks.SocketPath(dir)
+	sock := notice.SocketPath(dir)
 	waitStats("the editor's MCP server alone", fmt.Sprintf("daemon       none; recollect mcp (pid %d, an editor's or agent's MCP server) copies and consolidates until one starts, listening on %s\n", mcp.Process.Pid, sock))
 
 	daemon, daemonErr := start("daemon")

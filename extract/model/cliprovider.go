@@ -10,12 +10,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store/config"
 )
 
 // cliProvider runs the Claude Code CLI in print mode, one process per call,
-// in a fresh temporary directory and with hooks.EnvChild set so that the
+// in a fresh temporary directory and with notice.EnvChild set so that the
 // child session's own hooks never call back into recollect.
 type cliProvider struct {
 	cfg config.CLIProvider
@@ -66,7 +66,7 @@ func (p *cliProvider) Complete(ctx context.Context, req Request) (Response, erro
 	}
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), hooks.EnvChild+"=1")
+	cmd.Env = append(os.Environ(), notice.EnvChild+"=1")
 	cmd.Stdin = strings.NewReader(systemWithSchema(req) + "\n\n" + req.Prompt)
 	cmd.WaitDelay = 2 * time.Second
 	var stdout boundedBuffer

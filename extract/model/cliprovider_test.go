@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/fixtures"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -84,8 +84,8 @@ func TestCLIProviderRunsClaudeAsAGuardedChild(t *testing.T) {
 	if got := readLog(t, logDir, 1, "args"); got != "-p\n--output-format\njson\n--model\nhaiku\n" {
 		t.Fatalf("args = %q", got)
 	}
-	if env := readLog(t, logDir, 1, "env"); !strings.Contains("\n"+env, "\n"+hooks.EnvChild+"=1\n") {
-		t.Fatalf("the child's environment lacks %s=1:\n%s", hooks.EnvChild, env)
+	if env := readLog(t, logDir, 1, "env"); !strings.Contains("\n"+env, "\n"+notice.EnvChild+"=1\n") {
+		t.Fatalf("the child's environment lacks %s=1:\n%s", notice.EnvChild, env)
 	}
 	cwd := strings.TrimSpace(readLog(t, logDir, 1, "cwd"))
 	here, _ := os.Getwd()

@@ -115,6 +115,9 @@ const (
 	// store of data directory Request.Data, as JSON when Request.Format
 	// is "json".
 	OpSearch = "search"
+	// OpYield asks an MCP server's scheduler to step back so that a daemon
+	// can take the store over; a daemon refuses it.
+	OpYield = "yield"
 )
 
 // MaxWaitMS bounds a wait request: the daemon never holds a connection

@@ -13,7 +13,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // daemonProc is a real `recollect daemon` process started by the bench.
@@ -99,13 +100,13 @@ func (d *daemonProc) kill() {
 	}
 }
 
-func daemonStatus(ctx context.Context, dir string) (hooks.Status, error) {
-	resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
+func daemonStatus(ctx context.Context, dir string) (control.Status, error) {
+	resp, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
 	if err != nil {
-		return hooks.Status{}, err
+		return control.Status{}, err
 	}
 	if resp.Status == nil {
-		return hooks.Status{}, errors.New("status answer without status")
+		return control.Status{}, errors.New("status answer without status")
 	}
 	return *resp.Status, nil
 }

@@ -15,7 +15,8 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/fixtures/testdisk"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 func runBin(t *testing.T, bin string, args ...string) (string, int) {
@@ -89,7 +90,7 @@ func TestFullDisk(t *testing.T) {
 	if strings.Count(strings.TrimSpace(out), "\n") > 0 {
 		t.Errorf("record on a full disk printed more than one line: %q", out)
 	}
-	if _, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction}); err != nil {
+	if _, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction}); err != nil {
 		t.Fatalf("daemon does not answer on a full disk: %v", err)
 	}
 	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {
@@ -109,7 +110,7 @@ func TestFullDisk(t *testing.T) {
 	if out, code := runBin(t, bin, "record", "--data", dir, "--session-id", "s", "--content", "Space is back and the store takes writes again."); code != 0 {
 		t.Fatalf("record after space returned: exit %d: %s", code, out)
 	}
-	if _, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpNotify, Moment: hooks.MomentCompaction}); err != nil {
+	if _, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction}); err != nil {
 		t.Fatal(err)
 	}
 	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {

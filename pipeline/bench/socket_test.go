@@ -16,7 +16,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // TestSocketRefusesAnotherUser runs a real daemon as root and the real
@@ -60,7 +61,7 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.kill()
-	sock := hooks.SocketPath(dir)
+	sock := notice.SocketPath(dir)
 	fi, err := os.Stat(sock)
 	if err != nil {
 		t.Fatal(err)
@@ -70,7 +71,7 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	}
 	// The daemon answers before its start run ends; a start run still in
 	// flight at the end would read as a refused client's run.
-	var before hooks.Status
+	var before control.Status
 	if err := poll(ctx, 60*time.Second, func() (bool, error) {
 		before, err = daemonStatus(ctx, dir)
 		return err == nil && before.Runs["daemon-start"] == 1 && !before.Running && !before.Pending, err

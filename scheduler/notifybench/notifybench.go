@@ -22,7 +22,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/install"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // MinRuns is the fewest runs per column a reported figure rests on, and
@@ -89,7 +91,7 @@ func Measure(ctx context.Context, opts Options) (Result, error) {
 func measure(ctx context.Context, opts Options, data string) (Result, error) {
 	payload := fmt.Sprintf(`{"hook_event_name":"PreCompact","session_id":"bench","transcript_path":%q,"cwd":"/tmp","trigger":"auto","custom_instructions":""}`,
 		filepath.Join(data, "bench.jsonl"))
-	hookBin, hasHook := hooks.HookBinary(opts.Binary)
+	hookBin, hasHook := install.HookBinary(opts.Binary)
 	cols := []Column{
 		{Name: HookColumn, Command: []string{hookBin, "compaction", "--data", data}},
 		{Name: StartColumn, Command: []string{hookBin, "--help"}},
@@ -98,7 +100,7 @@ func measure(ctx context.Context, opts Options, data string) (Result, error) {
 		{Name: "true", Command: []string{"true"}},
 	}
 	if !hasHook {
-		cols[0].Skipped = hooks.NotifyBinaryName + " is not beside " + opts.Binary + "; build both (go build -tags sqlite_fts5 -o DIR/ ./cmd/...) to time the hook's command"
+		cols[0].Skipped = install.NotifyBinaryName + " is not beside " + opts.Binary + "; build both (go build -tags sqlite_fts5 -o DIR/ ./cmd/...) to time the hook's command"
 		cols[1].Skipped = cols[0].Skipped
 	}
 	times := make([][]time.Duration, len(cols))
@@ -193,7 +195,7 @@ func startDaemon(ctx context.Context, bin, data string) (stop func() error, err 
 	}
 	deadline := time.Now().Add(15 * time.Second)
 	for {
-		resp, err := hooks.Send(ctx, hooks.SocketPath(data), hooks.Request{Op: hooks.OpStatus})
+		resp, err := control.Send(ctx, notice.SocketPath(data), notice.Request{Op: notice.OpStatus})
 		if err == nil && resp.Status != nil && resp.Status.PID == cmd.Process.Pid {
 			return stop, nil
 		}

@@ -1,20 +1,13 @@
-// Package hooks owns what coding-agent hooks hand to recollect: parsing a
-// Claude Code hook payload, the notify client that reaches a running daemon
-// over the control socket, and the settings snippets users paste or install.
-//
-// It stays on the standard library: no SQLite, MCP or model code. The hook's
-// own code path, lean enough for a process that must start and exit in a
-// few milliseconds, is its subpackage notice. A test pins the imports of
-// both.
-package hooks
+// Package payload parses what a Claude Code hook writes to its stdin: the
+// JSON object that names the hook's event, session, transcript and the
+// event's own fields (Parse, Payload). It stays on the standard library.
+package payload
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-
-	"github.com/recollect/recollect/hooks/notice"
 )
 
 // Payload is the JSON object Claude Code writes to a hook's stdin. Only the
@@ -48,15 +41,10 @@ type Payload struct {
 // or JSON without hook_event_name).
 var ErrNotPayload = errors.New("not a hook payload")
 
-// EnvChild is set in the environment of a claude process that recollect
-// itself starts (the cli provider), so hooks fired by that child session do
-// nothing and recollect never triggers itself recursively.
-const EnvChild = notice.EnvChild
-
-// ParsePayload reads a hook payload. Input that does not look like one
+// Parse reads a hook payload. Input that does not look like one
 // returns ErrNotPayload; input that names hook_event_name but is not valid
 // JSON, or whose fields have the wrong types, returns a descriptive error.
-func ParsePayload(data []byte) (Payload, error) {
+func Parse(data []byte) (Payload, error) {
 	trimmed := bytes.TrimSpace(data)
 	if len(trimmed) == 0 || trimmed[0] != '{' || !bytes.Contains(trimmed, []byte(`"hook_event_name"`)) {
 		return Payload{}, ErrNotPayload

@@ -1,11 +1,11 @@
-package hooks_test
+package install_test
 
 import (
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -13,7 +13,7 @@ import (
 // settings that hold other hooks and an older recollect SessionStart
 // entry, which is replaced in place; a second merge changes nothing.
 func TestMergeContextEntries(t *testing.T) {
-	entries := hooks.SettingsEntries(bin, "/opt/bin/recollect-notify", data, true)
+	entries := install.SettingsEntries(bin, "/opt/bin/recollect-notify", data, true)
 	for _, c := range []struct {
 		name string
 		want []string
@@ -27,7 +27,7 @@ func TestMergeContextEntries(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, actions, err := hooks.MergeEntries(in, entries)
+			out, actions, err := install.MergeEntries(in, entries)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +40,7 @@ func TestMergeContextEntries(t *testing.T) {
 				}
 			}
 			storetest.Golden(t, "settings/"+c.name+".context.golden", out)
-			again, actions, err := hooks.MergeEntries(out, entries)
+			again, actions, err := install.MergeEntries(out, entries)
 			if err != nil || string(again) != string(out) || actions[0] != "unchanged" || actions[1] != "unchanged" || actions[2] != "unchanged" {
 				t.Errorf("second merge: %q, %v", actions, err)
 			}

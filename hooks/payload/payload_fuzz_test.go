@@ -1,4 +1,4 @@
-package hooks
+package payload
 
 import (
 	"bytes"
@@ -7,10 +7,10 @@ import (
 	"testing"
 )
 
-// FuzzParsePayload: any bytes on a hook's stdin give a payload with an
+// FuzzParse: any bytes on a hook's stdin give a payload with an
 // event name, ErrNotPayload, or one line that says what to do; never a
 // panic.
-func FuzzParsePayload(f *testing.F) {
+func FuzzParse(f *testing.F) {
 	for _, s := range []string{
 		`{"hook_event_name":"PreCompact","session_id":"s","transcript_path":"/t.jsonl","cwd":"/w","trigger":"auto","custom_instructions":""}`,
 		`{"hook_event_name":"UserPromptSubmit","session_id":"s","prompt":"I live in Lisbon"}`,
@@ -22,7 +22,7 @@ func FuzzParsePayload(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		p, err := ParsePayload(data)
+		p, err := Parse(data)
 		switch {
 		case err == nil:
 			if p.HookEventName == "" {

@@ -1,4 +1,4 @@
-package hooks_test
+package install_test
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -38,7 +38,7 @@ func TestMergeSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, action, mergeErr := hooks.MergeSettings(in, bin, data)
+			out, action, mergeErr := install.MergeSettings(in, bin, data)
 			got := string(out)
 			if mergeErr != nil {
 				got = "error: " + mergeErr.Error() + "\n"
@@ -59,7 +59,7 @@ func TestMergeSettings(t *testing.T) {
 				}
 			}
 			if mergeErr == nil {
-				again, action, err := hooks.MergeSettings(out, bin, data)
+				again, action, err := install.MergeSettings(out, bin, data)
 				if err != nil || action != "unchanged" || string(again) != got {
 					t.Errorf("second merge: action %q, err %v; want unchanged and the same bytes", action, err)
 				}
@@ -88,7 +88,7 @@ func commonSuffix(a, b []byte) int {
 // second install changes nothing and writes no second backup.
 func TestInstall(t *testing.T) {
 	dir := t.TempDir()
-	path := hooks.ProjectSettings(dir)
+	path := install.ProjectSettings(dir)
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	res, err := hooks.Install(path, bin, data, now)
+	res, err := install.Install(path, bin, data, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestInstall(t *testing.T) {
 			t.Errorf("merged file lacks %s:\n%s", want, merged)
 		}
 	}
-	res, err = hooks.Install(path, bin, data, now.Add(time.Hour))
+	res, err = install.Install(path, bin, data, now.Add(time.Hour))
 	if err != nil || res.Action != "unchanged" || res.Backup != "" {
 		t.Fatalf("second install: %+v, %v", res, err)
 	}
@@ -129,8 +129,8 @@ func TestInstall(t *testing.T) {
 		t.Errorf("backups %q, want one", baks)
 	}
 	t.Run("new file", func(t *testing.T) {
-		path := hooks.ProjectSettings(t.TempDir())
-		res, err := hooks.Install(path, bin, data, now)
+		path := install.ProjectSettings(t.TempDir())
+		res, err := install.Install(path, bin, data, now)
 		if err != nil || res.Action != "installed" || res.Backup != "" {
 			t.Fatalf("%+v, %v", res, err)
 		}
@@ -138,7 +138,7 @@ func TestInstall(t *testing.T) {
 	t.Run("invalid file is left alone", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "settings.json")
 		os.WriteFile(path, []byte("{nope"), 0o644)
-		_, err := hooks.Install(path, bin, data, now)
+		_, err := install.Install(path, bin, data, now)
 		if err == nil || !strings.Contains(err.Error(), "paste the entry from `recollect hooks print` by hand") {
 			t.Fatalf("err %v", err)
 		}
@@ -150,12 +150,12 @@ func TestInstall(t *testing.T) {
 
 func TestUserSettings(t *testing.T) {
 	env := map[string]string{"HOME": "/home/a"}
-	got, err := hooks.UserSettings(func(k string) string { return env[k] })
+	got, err := install.UserSettings(func(k string) string { return env[k] })
 	if err != nil || got != "/home/a/.claude/settings.json" {
 		t.Errorf("%q, %v", got, err)
 	}
 	env["CLAUDE_CONFIG_DIR"] = "/cfg"
-	if got, _ := hooks.UserSettings(func(k string) string { return env[k] }); got != "/cfg/settings.json" {
+	if got, _ := install.UserSettings(func(k string) string { return env[k] }); got != "/cfg/settings.json" {
 		t.Errorf("with CLAUDE_CONFIG_DIR: %q", got)
 	}
 }
@@ -166,39 +166,39 @@ func TestUserSettings(t *testing.T) {
 func TestHookBinaryForms(t *testing.T) {
 	dir := t.TempDir()
 	main := filepath.Join(dir, "recollect")
-	if got, ok := hooks.HookBinary(main); ok || got != main {
+	if got, ok := install.HookBinary(main); ok || got != main {
 		t.Fatalf("no sibling: %s, %v; want %s, false", got, ok, main)
 	}
-	sibling := filepath.Join(dir, hooks.NotifyBinaryName)
+	sibling := filepath.Join(dir, install.NotifyBinaryName)
 	if err := os.WriteFile(sibling, []byte("not executable"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := hooks.HookBinary(main); ok {
+	if _, ok := install.HookBinary(main); ok {
 		t.Fatal("a sibling without the execute bit must not be used")
 	}
 	os.Chmod(sibling, 0o755)
-	if got, ok := hooks.HookBinary(main); !ok || got != sibling {
+	if got, ok := install.HookBinary(main); !ok || got != sibling {
 		t.Fatalf("sibling: %s, %v; want %s, true", got, ok, sibling)
 	}
-	if got, want := hooks.NotifyCommand(sibling, "/d"), sibling+" compaction --data /d"; got != want {
+	if got, want := install.NotifyCommand(sibling, "/d"), sibling+" compaction --data /d"; got != want {
 		t.Errorf("NotifyCommand = %q, want %q", got, want)
 	}
-	if got, want := hooks.NotifyCommand(main, "/d"), main+" notify compaction --data /d"; got != want {
+	if got, want := install.NotifyCommand(main, "/d"), main+" notify compaction --data /d"; got != want {
 		t.Errorf("NotifyCommand = %q, want %q", got, want)
 	}
 
-	full, _, err := hooks.MergeSettings(nil, "/opt/bin/recollect", data)
+	full, _, err := install.MergeSettings(nil, "/opt/bin/recollect", data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lean, action, err := hooks.MergeSettings(full, "/opt/bin/recollect-notify", data)
+	lean, action, err := install.MergeSettings(full, "/opt/bin/recollect-notify", data)
 	if err != nil || action != "updated" {
 		t.Fatalf("full → lean: %q, %v; want updated", action, err)
 	}
 	if n := strings.Count(string(lean), "compaction --data"); n != 1 || !strings.Contains(string(lean), `"/opt/bin/recollect-notify compaction --data /home/a/.recollect"`) {
 		t.Fatalf("full → lean gave %d entries:\n%s", n, lean)
 	}
-	back, action, err := hooks.MergeSettings(lean, "/opt/bin/recollect", data)
+	back, action, err := install.MergeSettings(lean, "/opt/bin/recollect", data)
 	if err != nil || action != "updated" || string(back) != string(full) {
 		t.Fatalf("lean → full: %q, %v:\n%s", action, err, back)
 	}
@@ -222,7 +222,7 @@ func TestBackupsNeverOverwrite(t *testing.T) {
 	}
 	var backups []string
 	for i, data := range []string{"/d/one", "/d/two", "/d/three"} {
-		res, err := hooks.InstallEntries(settings, hooks.SettingsEntries("/bin/recollect", "/bin/recollect-notify", data, false), now)
+		res, err := install.InstallEntries(settings, install.SettingsEntries("/bin/recollect", "/bin/recollect-notify", data, false), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestBackupsNeverOverwrite(t *testing.T) {
 			t.Fatalf("install %d: backup %q, want %q", i+1, res.Backup, want)
 		}
 		backups = append(backups, res.Backup)
-		cres, err := hooks.InstallCodex(codex, "/bin/recollect-notify", data, false, now)
+		cres, err := install.InstallCodex(codex, "/bin/recollect-notify", data, false, now)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package hooks_test
+package install_test
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -30,7 +30,7 @@ func TestMergeCursorHooks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			out, action, mergeErr := hooks.MergeCursorHooks(in, notify, data)
+			out, action, mergeErr := install.MergeCursorHooks(in, notify, data)
 			got := string(out)
 			if mergeErr != nil {
 				got = "error: " + mergeErr.Error() + "\n"
@@ -43,7 +43,7 @@ func TestMergeCursorHooks(t *testing.T) {
 				t.Error("an unchanged file must come back byte for byte")
 			}
 			if mergeErr == nil {
-				again, action, err := hooks.MergeCursorHooks(out, notify, data)
+				again, action, err := install.MergeCursorHooks(out, notify, data)
 				if err != nil || action != "unchanged" || string(again) != got {
 					t.Errorf("second merge: action %q, err %v; want unchanged and the same bytes", action, err)
 				}
@@ -56,18 +56,18 @@ func TestMergeCursorHooks(t *testing.T) {
 // nothing, and a file that cannot be merged is left as it was.
 func TestInstallCursor(t *testing.T) {
 	dir := t.TempDir()
-	path := hooks.CursorProjectHooks(dir)
+	path := install.CursorProjectHooks(dir)
 	now := time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)
-	res, err := hooks.InstallCursor(path, "/opt/bin/recollect", data, now)
+	res, err := install.InstallCursor(path, "/opt/bin/recollect", data, now)
 	if err != nil || res.Action != "installed" || res.Backup != "" {
 		t.Fatalf("new file: %+v, %v", res, err)
 	}
 	first, _ := os.ReadFile(path)
-	res, err = hooks.InstallCursor(path, "/opt/bin/recollect", data, now)
+	res, err = install.InstallCursor(path, "/opt/bin/recollect", data, now)
 	if err != nil || res.Action != "unchanged" || res.Backup != "" {
 		t.Fatalf("second install: %+v, %v", res, err)
 	}
-	res, err = hooks.InstallCursor(path, "/opt/bin/recollect-notify", data, now)
+	res, err = install.InstallCursor(path, "/opt/bin/recollect-notify", data, now)
 	if err != nil || res.Action != "updated" || res.Backup == "" {
 		t.Fatalf("switch to recollect-notify: %+v, %v", res, err)
 	}
@@ -76,7 +76,7 @@ func TestInstallCursor(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"version": 2}`), 0o600)
-	if _, err := hooks.InstallCursor(bad, "/opt/bin/recollect", data, now); err == nil {
+	if _, err := install.InstallCursor(bad, "/opt/bin/recollect", data, now); err == nil {
 		t.Fatal("version 2 accepted")
 	}
 	if b, _ := os.ReadFile(bad); string(b) != `{"version": 2}` {

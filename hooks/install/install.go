@@ -1,4 +1,10 @@
-package hooks
+// Package install wires recollect into coding agents' settings: it merges
+// the hook and MCP entries into Claude Code's settings.json, Codex's
+// config.toml and Cursor's hooks.json and mcp.json (keeping a backup of
+// every file it changes and every entry of the user's), renders the
+// snippets users paste instead, and writes the Claude Code plugin's
+// hooks.json. It stays on the standard library and store/jsonedit.
+package install
 
 import (
 	"bytes"

@@ -1,4 +1,11 @@
-package hooks
+// Package control is the recollect binary's client of the control socket a
+// running daemon (or an MCP server's scheduler) listens on: it sends a
+// request and decodes the whole answer, status included (Send, WaitIdle,
+// Response, Status). The protocol's names — the socket path, the
+// operations, the moments and the request line — are hooks/notice's, which
+// the hook binary shares; this package adds the decoding that needs
+// encoding/json, which the hook's lean path leaves out.
+package control
 
 import (
 	"context"
@@ -8,10 +15,6 @@ import (
 
 	"github.com/recollect/recollect/hooks/notice"
 )
-
-// ErrNoDaemon means nothing listens on the control socket: no daemon (or
-// in-process scheduler) runs for that data directory.
-var ErrNoDaemon = notice.ErrNoDaemon
 
 // SendTimeout bounds one request when the caller's ctx has no earlier
 // deadline: dial, write, and the one-line answer.
@@ -23,15 +26,15 @@ const ReadTimeout = 30 * time.Second
 // Send writes req as one JSON line to the control socket at socketPath and
 // decodes the whole one-line answer, status included. It goes through
 // notice.Exchange, the socket path every client request takes. A missing
-// or stale socket returns an error wrapping ErrNoDaemon; a daemon that
+// or stale socket returns an error wrapping notice.ErrNoDaemon; a daemon that
 // answers with ok=false returns the response and an error carrying its
 // message.
-func Send(ctx context.Context, socketPath string, req Request) (Response, error) {
+func Send(ctx context.Context, socketPath string, req notice.Request) (Response, error) {
 	deadline := time.Now().Add(SendTimeout)
-	if req.Op == OpSearch {
+	if req.Op == notice.OpSearch {
 		deadline = time.Now().Add(ReadTimeout)
 	}
-	if req.Op == OpWait && req.WaitMS > 0 {
+	if req.Op == notice.OpWait && req.WaitMS > 0 {
 		deadline = deadline.Add(time.Duration(req.WaitMS) * time.Millisecond)
 	}
 	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
@@ -63,5 +66,5 @@ func Send(ctx context.Context, socketPath string, req Request) (Response, error)
 // was still going when the wait ran out (Running or Pending). It returns
 // within limit plus SendTimeout, or ctx's deadline if earlier.
 func WaitIdle(ctx context.Context, socketPath string, limit time.Duration) (Response, error) {
-	return Send(ctx, socketPath, Request{Op: OpWait, WaitMS: max(0, int(limit/time.Millisecond))})
+	return Send(ctx, socketPath, notice.Request{Op: notice.OpWait, WaitMS: max(0, int(limit/time.Millisecond))})
 }

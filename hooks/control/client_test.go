@@ -1,4 +1,4 @@
-package hooks_test
+package control_test
 
 import (
 	"bufio"
@@ -9,13 +9,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/notice"
 )
 
 // TestSendStatus sends a status request over a real socket and decodes
 // the whole answer, status included.
 func TestSendStatus(t *testing.T) {
-	path := filepath.Join(t.TempDir(), hooks.SocketName)
+	path := filepath.Join(t.TempDir(), notice.SocketName)
 	ln, err := net.Listen("unix", path)
 	if err != nil {
 		t.Fatal(err)
@@ -32,7 +33,7 @@ func TestSendStatus(t *testing.T) {
 		got <- line
 		conn.Write([]byte(`{"ok":true,"message":"idle","status":{"pid":42,"data_dir":"/d","running":true,"runs":{"compaction":2}}}` + "\n"))
 	}()
-	resp, err := hooks.Send(context.Background(), path, hooks.Request{Op: hooks.OpStatus})
+	resp, err := control.Send(context.Background(), path, notice.Request{Op: notice.OpStatus})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +47,10 @@ func TestSendStatus(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
 	defer cancel()
 	<-ctx.Done()
-	if _, err := hooks.Send(ctx, path, hooks.Request{Op: hooks.OpStatus}); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := control.Send(ctx, path, notice.Request{Op: notice.OpStatus}); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("expired ctx: %v", err)
 	}
-	if _, err := hooks.Send(context.Background(), filepath.Join(t.TempDir(), hooks.SocketName), hooks.Request{Op: hooks.OpStatus}); !errors.Is(err, hooks.ErrNoDaemon) {
+	if _, err := control.Send(context.Background(), filepath.Join(t.TempDir(), notice.SocketName), notice.Request{Op: notice.OpStatus}); !errors.Is(err, notice.ErrNoDaemon) {
 		t.Errorf("no socket: %v, want ErrNoDaemon", err)
 	}
 }

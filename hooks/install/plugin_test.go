@@ -1,4 +1,4 @@
-package hooks_test
+package install_test
 
 import (
 	"bytes"
@@ -15,15 +15,17 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/control"
+	"github.com/recollect/recollect/hooks/install"
+	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
 
 // The repository's marketplace and the plugin it lists.
 const (
-	repoRoot   = ".."
-	pluginRoot = "../hooks/plugin/recollect"
+	repoRoot   = "../.."
+	pluginRoot = "../../hooks/plugin/recollect"
 )
 
 // kebab is the name rule of the plugin and marketplace references: lowercase
@@ -96,7 +98,7 @@ func TestMarketplaceManifest(t *testing.T) {
 // TestPluginManifests checks the plugin against the manifest reference:
 // plugin.json's required name (kebab-case), a semantic version, an author
 // object with a name; only plugin.json inside .claude-plugin/; hooks.json
-// with known events and command hooks, exactly what hooks.Hooks describes;
+// with known events and command hooks, exactly what install.Hooks describes;
 // and .mcp.json naming the wrapper, which exists and is executable.
 func TestPluginManifests(t *testing.T) {
 	var pj struct {
@@ -132,8 +134,8 @@ func TestPluginManifests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(data, hooks.PluginHooksJSON()) {
-		t.Fatalf("%s differs from hooks.PluginHooksJSON(); rewrite it from that function:\n%s", hooksPath, hooks.PluginHooksJSON())
+	if !bytes.Equal(data, install.PluginHooksJSON()) {
+		t.Fatalf("%s differs from install.PluginHooksJSON(); rewrite it from that function:\n%s", hooksPath, install.PluginHooksJSON())
 	}
 	var hj struct {
 		Hooks map[string][]struct {
@@ -183,12 +185,12 @@ func TestPluginManifests(t *testing.T) {
 	}
 	readJSON(t, filepath.Join(pluginRoot, ".mcp.json"), &mcp)
 	srv, ok := mcp.MCPServers["recollect"]
-	if !ok || srv.Command != "${CLAUDE_PLUGIN_ROOT}/"+hooks.PluginWrapper || len(srv.Args) != 1 || srv.Args[0] != "mcp" {
+	if !ok || srv.Command != "${CLAUDE_PLUGIN_ROOT}/"+install.PluginWrapper || len(srv.Args) != 1 || srv.Args[0] != "mcp" {
 		t.Fatalf(".mcp.json: %+v, want recollect running the wrapper with mcp", mcp)
 	}
-	fi, err := os.Stat(filepath.Join(pluginRoot, hooks.PluginWrapper))
+	fi, err := os.Stat(filepath.Join(pluginRoot, install.PluginWrapper))
 	if err != nil || fi.Mode().Perm()&0o111 == 0 {
-		t.Fatalf("the wrapper %s must exist and be executable: %v", hooks.PluginWrapper, err)
+		t.Fatalf("the wrapper %s must exist and be executable: %v", install.PluginWrapper, err)
 	}
 }
 
@@ -290,14 +292,14 @@ func TestPluginHooksRun(t *testing.T) {
 		daemon.Process.Signal(syscall.SIGTERM)
 		daemon.Wait()
 	})
-	sock := hooks.SocketPath(data)
+	sock := notice.SocketPath(data)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("daemon stderr:\n%s", daemonErr.String())
 		}
 	})
 	storetest.Eventually(t, "the daemon's start run", func() bool {
-		resp, err := hooks.Send(context.Background(), sock, hooks.Request{Op: hooks.OpStatus})
+		resp, err := control.Send(context.Background(), sock, notice.Request{Op: notice.OpStatus})
 		return err == nil && resp.Status != nil && resp.Status.Runs["daemon-start"] == 1 && !resp.Status.Running && !resp.Status.Pending
 	})
 
@@ -362,7 +364,7 @@ func TestPluginHooksRun(t *testing.T) {
 		done <- result{out, errOut, code, err}
 	}()
 	storetest.Eventually(t, "the SessionStart hook's wait held by the daemon", func() bool {
-		resp, err := hooks.Send(context.Background(), sock, hooks.Request{Op: hooks.OpStatus})
+		resp, err := control.Send(context.Background(), sock, notice.Request{Op: notice.OpStatus})
 		return err == nil && resp.Status != nil && resp.Status.Waiting == 1
 	})
 	lock.Rollback()
@@ -388,7 +390,7 @@ func TestPluginHooksRun(t *testing.T) {
 		t.Fatalf("UserPromptSubmit: exit %d, stderr %q, stdout %q", code, errOut, out)
 	}
 	// Every context hook went through recollect-notify to the daemon.
-	resp, err := hooks.Send(context.Background(), sock, hooks.Request{Op: hooks.OpStatus})
+	resp, err := control.Send(context.Background(), sock, notice.Request{Op: notice.OpStatus})
 	if err != nil || resp.Status.Answered != 4 {
 		t.Fatalf("status %+v, %v; want the daemon to have answered the 4 context hooks", resp.Status, err)
 	}
@@ -419,7 +421,7 @@ func TestPluginWithoutBinaries(t *testing.T) {
 		}
 	}
 	root, _ := filepath.Abs(pluginRoot)
-	_, errOut, code := runHook(t, `"`+filepath.Join(root, hooks.PluginWrapper)+`" mcp`, "", empty, env)
+	_, errOut, code := runHook(t, `"`+filepath.Join(root, install.PluginWrapper)+`" mcp`, "", empty, env)
 	if code != 1 || !strings.Contains(errOut, "recollect is not installed") {
 		t.Errorf("mcp without binaries: exit %d, stderr %q", code, errOut)
 	}
@@ -430,7 +432,7 @@ func TestPluginWithoutBinaries(t *testing.T) {
 // as recorded in project, with one decision said by the user appended.
 func claudeTranscript(t *testing.T, home, project string) {
 	t.Helper()
-	raw, err := os.ReadFile("../fixtures/transcripts/claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl")
+	raw, err := os.ReadFile("../../fixtures/transcripts/claude-code/claude-code-log/-Users-dain-workspace-claude-code-log-sample/326189cf-5676-4237-8cde-1ce80aae4a9f.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -505,7 +507,7 @@ func TestPluginFirstRunGivesMemory(t *testing.T) {
 
 	// The plugin's MCP server, as Claude Code starts it in the project.
 	root, _ := filepath.Abs(pluginRoot)
-	mcp := exec.Command(filepath.Join(root, hooks.PluginWrapper), "mcp")
+	mcp := exec.Command(filepath.Join(root, install.PluginWrapper), "mcp")
 	mcp.Dir = project
 	mcp.Env = env
 	stdin, err := mcp.StdinPipe()
@@ -558,7 +560,7 @@ func TestInstallHintNamesThisModule(t *testing.T) {
 	if module == nil || goVersion == nil {
 		t.Fatal("go.mod has no module or go line")
 	}
-	wrapper, err := os.ReadFile(filepath.Join(pluginRoot, hooks.PluginWrapper))
+	wrapper, err := os.ReadFile(filepath.Join(pluginRoot, install.PluginWrapper))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package hooks_test
+package install_test
 
 import (
 	"errors"
@@ -8,15 +8,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/hooks"
+	"github.com/recollect/recollect/hooks/install"
 )
 
 // TestMergeCodexNotify pins the config.toml edit: only the top-level
 // notify line is added or replaced, every other byte stays.
 func TestMergeCodexNotify(t *testing.T) {
-	argv := hooks.CodexNotifyArgv("/opt/bin/recollect-notify", "/home/a/.recollect")
+	argv := install.CodexNotifyArgv("/opt/bin/recollect-notify", "/home/a/.recollect")
 	line := `notify = ["/opt/bin/recollect-notify", "threshold", "--data", "/home/a/.recollect"]`
-	if got := hooks.CodexNotifyLine(argv); got != line {
+	if got := install.CodexNotifyLine(argv); got != line {
 		t.Fatalf("notify line %s, want %s", got, line)
 	}
 	for _, tc := range []struct {
@@ -41,7 +41,7 @@ func TestMergeCodexNotify(t *testing.T) {
 		{name: "older recollect notify replaced in place",
 			old:  "notify = [\n  \"/usr/local/bin/recollect\",  # old install\n  \"notify\", \"threshold\",\n]\nmodel = \"o3\"\n",
 			want: line + "\nmodel = \"o3\"\n", action: "updated"},
-		{name: "another program refused", old: "notify = [\"python3\", \"/home/a/notify.py\"]\n", err: hooks.ErrOtherNotify, errHas: "--force"},
+		{name: "another program refused", old: "notify = [\"python3\", \"/home/a/notify.py\"]\n", err: install.ErrOtherNotify, errHas: "--force"},
 		{name: "another program replaced with force", old: "model = \"o3\"\nnotify = ['python3', '/home/a/notify.py']\n[tui]\n",
 			want: "model = \"o3\"\n" + line + "\n[tui]\n", action: "updated", force: true},
 		{name: "unclosed array", old: "notify = [\"a\",\n", errHas: "never closed"},
@@ -49,7 +49,7 @@ func TestMergeCodexNotify(t *testing.T) {
 		{name: "notify twice", old: "notify = [\"a\"]\nnotify = [\"b\"]\n", errHas: "set twice"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, action, err := hooks.MergeCodexNotify([]byte(tc.old), argv, tc.force)
+			got, action, err := install.MergeCodexNotify([]byte(tc.old), argv, tc.force)
 			if tc.errHas != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.errHas) || (tc.err != nil && !errors.Is(err, tc.err)) {
 					t.Fatalf("err = %v, want one saying %q", err, tc.errHas)
@@ -76,7 +76,7 @@ func TestInstallCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 12, 3, 5, 0, 0, 0, time.UTC)
-	res, err := hooks.InstallCodex(path, "/opt/bin/recollect", "/d", false, now)
+	res, err := install.InstallCodex(path, "/opt/bin/recollect", "/d", false, now)
 	if err != nil || res.Action != "installed" || res.Backup != path+".bak-20261203T050000Z" {
 		t.Fatalf("install: %+v, %v", res, err)
 	}
@@ -91,7 +91,7 @@ func TestInstallCodex(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want the original 0600", fi.Mode().Perm())
 	}
-	if res, err := hooks.InstallCodex(path, "/opt/bin/recollect", "/d", false, now); err != nil || res.Action != "unchanged" || res.Backup != "" {
+	if res, err := install.InstallCodex(path, "/opt/bin/recollect", "/d", false, now); err != nil || res.Action != "unchanged" || res.Backup != "" {
 		t.Errorf("second install: %+v, %v", res, err)
 	}
 }

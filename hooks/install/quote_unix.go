@@ -1,6 +1,6 @@
 //go:build !windows
 
-package hooks
+package install
 
 // commandArg quotes a path for a hook command: a POSIX shell runs it.
 func commandArg(s string) string { return shellQuote(s) }

@@ -1,58 +1,6 @@
-package hooks
+package control
 
-import (
-	"time"
-
-	"github.com/recollect/recollect/hooks/notice"
-)
-
-// SocketName is the control socket's file name inside a data directory.
-const SocketName = notice.SocketName
-
-// SocketPath is the control socket of data directory dataDir.
-func SocketPath(dataDir string) string { return notice.SocketPath(dataDir) }
-
-// Moment names a point in an agent's life that may start a consolidation
-// run; it is notice.Moment, which the hook binary shares.
-type Moment = notice.Moment
-
-// The moments. Only compaction and threshold travel over the socket; start
-// and shutdown happen inside the process that runs the scheduler.
-const (
-	MomentStart      = notice.MomentStart
-	MomentCompaction = notice.MomentCompaction
-	MomentThreshold  = notice.MomentThreshold
-	MomentShutdown   = notice.MomentShutdown
-)
-
-// NotifyMoments are the moments a client may send, in the order the CLI
-// lists them.
-var NotifyMoments = notice.Moments
-
-// The operations a Request may carry.
-const (
-	// OpNotify reports a moment; the daemon queues the run it calls for and
-	// acknowledges at once, before the run.
-	OpNotify = notice.OpNotify
-	// OpStatus asks what the scheduler is doing.
-	OpStatus = notice.OpStatus
-	// OpWait waits (bounded by Request.WaitMS) until no consolidation run
-	// is in flight or queued, then answers with the status.
-	OpWait = notice.OpWait
-	// OpContext asks for a context hook's output, rendered by the daemon
-	// on its open store (Response.Stdout and Stderr); see
-	// notice.RunContext.
-	OpContext = notice.OpContext
-	// OpSearch asks for `recollect search`'s output, searched on the
-	// daemon's open store.
-	OpSearch = notice.OpSearch
-	// OpYield asks an MCP server's scheduler to step back so that a daemon
-	// can take the store over; a daemon refuses it.
-	OpYield = "yield"
-)
-
-// Request is one line of JSON a client writes to the control socket.
-type Request = notice.Request
+import "time"
 
 // Response is the one line of JSON the daemon answers with.
 type Response struct {
