@@ -132,3 +132,10 @@ func provenanceResolves(tb testing.TB, p *Pipeline) {
 		tb.Fatalf("%d session fact citations point at missing events", n)
 	}
 }
+
+// factCounts counts the active facts and all facts, superseded history
+// included: the numbers stats reports as facts.
+func factCounts(tb testing.TB, p *Pipeline) (active, total int) {
+	tb.Helper()
+	return storetest.Count(tb, p.DB, `SELECT count(*) FROM facts WHERE status = 'active'`), storetest.Count(tb, p.DB, `SELECT count(*) FROM facts`)
+}

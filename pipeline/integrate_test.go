@@ -36,12 +36,8 @@ func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
 	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM spend WHERE stage = 'supersede' AND provider = 'ollama' AND ok = 1 AND run_id = ?`, sum.RunID); n != 1 {
 		t.Errorf("%d supersede calls booked under run %d, want 1", n, sum.RunID)
 	}
-	st, err := p.Stats(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Facts.Total != 2 || st.Facts.Active != 1 {
-		t.Errorf("stats facts = %+v, want 2 total, 1 active", st.Facts)
+	if active, total := factCounts(t, p); total != 2 || active != 1 {
+		t.Errorf("facts: %d total, %d active; want 2 total, 1 active", total, active)
 	}
 	emb, err := p.Embedder()
 	if err != nil {
@@ -96,11 +92,7 @@ func TestWhereDoILiveAcrossTime(t *testing.T) {
 	if got := first(graph.Query{Text: "where do I live", AsOf: day(3)}); got != "I live in Paris" {
 		t.Errorf("as of day 3: first hit %q, want Paris", got)
 	}
-	st, err := p.Stats(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st.Facts.Total != 2 || st.Facts.Active != 1 {
-		t.Errorf("stats facts = %+v, want 2 total, 1 active", st.Facts)
+	if active, total := factCounts(t, p); total != 2 || active != 1 {
+		t.Errorf("facts: %d total, %d active; want 2 total, 1 active", total, active)
 	}
 }

@@ -7,8 +7,10 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"time"
 
 	"github.com/recollect/recollect/extract"
@@ -233,4 +235,40 @@ func (p *Pipeline) integrator(run *model.Run) (*integrate.Integrator, error) {
 func (p *Pipeline) Embedder() (model.Embedder, error) {
 	p.embedOnce.Do(func() { p.embedder, p.embedErr = model.NewEmbedder(p.Config.Embedding, p.Getenv) })
 	return p.embedder, p.embedErr
+}
+
+// ProviderName is the provider the extract stage will use, after the
+// kill-switch.
+func (p *Pipeline) ProviderName() string {
+	if p.Getenv(EnvProvider) == "heuristic" {
+		return "heuristic"
+	}
+	return p.Config.Intelligence.Provider
+}
+
+func jsonString(v any) (string, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("encode: %w", err)
+	}
+	return string(b), nil
+}
+
+func jsonUnmarshal(s string, v any) error {
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		return fmt.Errorf("decode: %w", err)
+	}
+	return nil
+}
+
+// BinaryVersion is the version to report: the one the front end set, else
+// the module version from the build info.
+func (p *Pipeline) BinaryVersion() string {
+	if p.version != "" {
+		return p.version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }

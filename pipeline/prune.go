@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -163,6 +165,32 @@ func (p *Pipeline) workingMemory() int {
 	return 0
 }
 
+// Reclaimable is what prune would delete now, without deleting: the
+// reclaimable events' count, bytes, types and seq ranges, and the
+// working-memory window that keeps the rest.
+func (p *Pipeline) Reclaimable(ctx context.Context) (PruneReport, error) {
+	rep := PruneReport{WorkingMemory: p.workingMemory()}
+	err := reclaimable(ctx, p.DB, rep.WorkingMemory, &rep)
+	return rep, err
+}
+
+// LastPrune is when prune last deleted events and how many it deleted
+// (nil when its log entry does not say); at is "" when prune never ran.
+func (p *Pipeline) LastPrune(ctx context.Context) (at string, events *int, err error) {
+	var detail string
+	err = p.DB.QueryRowContext(ctx, `SELECT created_at, COALESCE(detail, '') FROM mutation_log WHERE op = 'prune' ORDER BY id DESC LIMIT 1`).Scan(&at, &detail)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return "", nil, nil
+	case err != nil:
+		return "", nil, fmt.Errorf("read last prune: %w", err)
+	}
+	if pd, err := decodePruneDetail(detail); err == nil {
+		events = &pd.Events
+	}
+	return at, events, nil
+}
+
 // reclaimable fills the count, bytes, types and seq ranges of reclaimable
 // events.
 func reclaimable(ctx context.Context, q store.Conn, window int, rep *PruneReport) error {
@@ -256,7 +284,7 @@ func CacheBytes(dir string) int64 {
 	return n
 }
 
-// pruneDetail decodes a prune mutation-log entry, for tests and stats.
+// pruneDetail decodes a prune mutation-log entry, for LastPrune and tests.
 type pruneDetail struct {
 	Events int        `json:"events"`
 	Bytes  int64      `json:"bytes"`

@@ -13,8 +13,7 @@ import (
 // cannot be measured is unknown with the reason, never a zero.
 func (p *Pipeline) BriefingInput(ctx context.Context) graph.BriefingInput {
 	var in graph.BriefingInput
-	var rep PruneReport
-	if err := reclaimable(ctx, p.DB, p.workingMemory(), &rep); err != nil {
+	if rep, err := p.Reclaimable(ctx); err != nil {
 		in.Reclaimable = graph.Unknown(err.Error())
 	} else {
 		in.Reclaimable = graph.Known(rep.Events)

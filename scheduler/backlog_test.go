@@ -9,6 +9,7 @@ import (
 
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
@@ -44,13 +45,13 @@ func TestBacklogDrains(t *testing.T) {
 		if !idle() {
 			return false
 		}
-		st, err := p.Stats(context.Background())
+		st, err := stats.Read(context.Background(), p)
 		return err == nil && st.Unextracted == 0 && st.Pending == 0
 	})
 	if err := r.stop(t); err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.Stats(context.Background())
+	st, err := stats.Read(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func TestGatedRunIntegrates(t *testing.T) {
 		t.Fatalf("notify: %+v", resp)
 	}
 	storetest.Eventually(t, "a threshold run", func() bool { st := r.s.Status(); return st.Runs["threshold"] == 1 && !st.Running })
-	st, err := p.Stats(context.Background())
+	st, err := stats.Read(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -194,6 +194,8 @@ func TestImportDirectionRules(t *testing.T) {
 		{"hooks/control", "hooks/notice", false},
 		{"hooks/payload", "store", true},
 		{"pipeline", "scheduler", true},
+		{"pipeline/stats", "pipeline", false},
+		{"pipeline/stats", "scheduler", true},
 		{"pipeline/bench", "scheduler/notifybench", false},
 		{"cmd/recollect/mcpserver", "pipeline", false},
 		{"pipeline", "cmd/recollect/mcpserver", true},

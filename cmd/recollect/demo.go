@@ -12,6 +12,7 @@ import (
 	"github.com/recollect/recollect/fixtures"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -67,7 +68,7 @@ func demoCommand(env Env) *cli.Command {
 			}
 			graph.RenderAnswer(env.Stdout, ans)
 			fmt.Fprintln(env.Stdout, "\n== stats")
-			st, err := p.Stats(c.Context)
+			st, err := stats.Read(c.Context, p)
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/inspect"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
 )
 
@@ -67,7 +68,7 @@ func inspectCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := p.Stats(c.Context)
+			st, err := stats.Read(c.Context, p)
 			if err != nil {
 				return err
 			}
@@ -99,7 +100,7 @@ func inspectLayers(given string) ([]string, error) {
 	return nil, usagef("--layer %q: use health, d, i, k, entities, graph or all", given)
 }
 
-func printLayers(w io.Writer, layers []string, d inspect.Data, st pipeline.Stats, asJSON bool) error {
+func printLayers(w io.Writer, layers []string, d inspect.Data, st stats.Stats, asJSON bool) error {
 	if asJSON {
 		out := map[string]any{}
 		for _, l := range layers {
@@ -124,7 +125,7 @@ func printLayers(w io.Writer, layers []string, d inspect.Data, st pipeline.Stats
 	return nil
 }
 
-func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.Data, st pipeline.Stats) error {
+func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.Data, st stats.Stats) error {
 	d.Spend = spendView(st)
 	path := c.String("output")
 	if path == "" {
@@ -146,11 +147,11 @@ func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.D
 }
 
 // spendView maps stats' spend onto the page's Spend tab.
-func spendView(st pipeline.Stats) *inspect.Spend {
-	row := func(key string, t pipeline.SpendTotal) inspect.SpendRow {
+func spendView(st stats.Stats) *inspect.Spend {
+	row := func(key string, t stats.SpendTotal) inspect.SpendRow {
 		return inspect.SpendRow{Key: key, Calls: t.Calls, Failed: t.Failed, InputTokens: t.InputTokens, OutputTokens: t.OutputTokens, UnreportedCalls: t.UnreportedCalls}
 	}
-	rows := func(m map[string]pipeline.SpendTotal) []inspect.SpendRow {
+	rows := func(m map[string]stats.SpendTotal) []inspect.SpendRow {
 		out := []inspect.SpendRow{}
 		for _, k := range sortedKeys(m) {
 			out = append(out, row(k, m[k]))

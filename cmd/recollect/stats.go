@@ -11,6 +11,7 @@ import (
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
 )
 
@@ -25,7 +26,7 @@ func statsCommand(env Env) *cli.Command {
 				return err
 			}
 			defer p.Close()
-			st, err := p.Stats(c.Context)
+			st, err := stats.Read(c.Context, p)
 			if err != nil {
 				return err
 			}
@@ -40,7 +41,7 @@ func statsCommand(env Env) *cli.Command {
 
 // machineLine names this machine (its id's first 8 characters) and, on a
 // store several machines can share, how many copy into it.
-func machineLine(st pipeline.Stats) string {
+func machineLine(st stats.Stats) string {
 	id := st.Storage.Machine
 	if reason, ok := st.Unknown["storage.machine"]; ok {
 		id = "unknown: " + reason
@@ -60,7 +61,7 @@ func machineLine(st pipeline.Stats) string {
 	return line
 }
 
-func printStats(w io.Writer, st pipeline.Stats) {
+func printStats(w io.Writer, st stats.Stats) {
 	fmt.Fprintf(w, "store        %s (schema %d, recollect %s)\n", st.DataDir, st.SchemaVersion, st.BinaryVersion)
 	if st.Storage.Server {
 		fmt.Fprintf(w, "storage      %s: %s\n", st.Storage.Engine, st.Storage.Where)
@@ -122,7 +123,7 @@ func printStats(w io.Writer, st pipeline.Stats) {
 // printSources gives each configured source one line: home found or
 // not, project folders, transcripts matched and skipped and why, and the
 // last copy.
-func printSources(w io.Writer, srcs []pipeline.SourceStats) {
+func printSources(w io.Writer, srcs []stats.SourceStats) {
 	for _, s := range srcs {
 		last := "never copied"
 		if s.LastCopy != "" {
@@ -134,7 +135,7 @@ func printSources(w io.Writer, srcs []pipeline.SourceStats) {
 
 // printClaims says which pending facts an integrate run holds, who and
 // since when.
-func printClaims(w io.Writer, claims []pipeline.ClaimStats) {
+func printClaims(w io.Writer, claims []stats.ClaimStats) {
 	for _, c := range claims {
 		note := "integrating"
 		if c.Gone {
@@ -146,7 +147,7 @@ func printClaims(w io.Writer, claims []pipeline.ClaimStats) {
 
 // printNotRead lists what the copier could not read, so a FIFO, a full
 // disk or a folder without permission is not a silent gap.
-func printNotRead(w io.Writer, nr pipeline.NotReadStats) {
+func printNotRead(w io.Writer, nr stats.NotReadStats) {
 	printCounts(w, "not read", nr.ByProblem)
 	for _, r := range nr.Paths {
 		fmt.Fprintf(w, "  %-24s %s: %s (%s since %s)\n", r.Problem, r.Path, r.Detail, plural(r.Failures, "failure", "failures"), r.Since)
@@ -155,7 +156,7 @@ func printNotRead(w io.Writer, nr pipeline.NotReadStats) {
 
 // printBacklog says how the backlog is worked through and when it will
 // be done; without a projection the unknown line below says why.
-func printBacklog(w io.Writer, b pipeline.BacklogStats) {
+func printBacklog(w io.Writer, b stats.BacklogStats) {
 	eta := "done in an unknown time (see backlog.eta below)"
 	if b.ETASeconds != nil {
 		eta = "done in about " + (time.Duration(*b.ETASeconds * float64(time.Second))).Round(time.Second).String() + ": " + b.Basis
@@ -170,7 +171,7 @@ func printBacklog(w io.Writer, b pipeline.BacklogStats) {
 	fmt.Fprintf(w, "backlog      %s, %s (%s); %s\n", b.Policy, size, b.Why, eta)
 }
 
-func printEmbeddings(w io.Writer, es pipeline.EmbeddingStats) {
+func printEmbeddings(w io.Writer, es stats.EmbeddingStats) {
 	switch sem := es.Semantic; {
 	case sem == nil:
 		fmt.Fprintln(w, "semantic     off: no embedding provider configured (embedding.provider)")
@@ -188,7 +189,7 @@ func printEmbeddings(w io.Writer, es pipeline.EmbeddingStats) {
 	}
 }
 
-func spendLine(t pipeline.SpendTotal) string {
+func spendLine(t stats.SpendTotal) string {
 	if t.Calls == 0 {
 		return "no model calls"
 	}
@@ -203,11 +204,11 @@ func spendLine(t pipeline.SpendTotal) string {
 	return s
 }
 
-func printSpend(w io.Writer, sp pipeline.SpendStats) {
+func printSpend(w io.Writer, sp stats.SpendStats) {
 	fmt.Fprintf(w, "spend        last 24 h: %s; all time: %s\n", spendLine(sp.Last24h), spendLine(sp.AllTime))
 	for _, g := range []struct {
 		label string
-		m     map[string]pipeline.SpendTotal
+		m     map[string]stats.SpendTotal
 	}{{"  by stage", sp.ByStage}, {"  by provider", sp.ByProvider}, {"  by model", sp.ByModel}} {
 		for _, k := range sortedKeys(g.m) {
 			fmt.Fprintf(w, "%-14s %s: %s\n", g.label, k, spendLine(g.m[k]))
@@ -224,7 +225,7 @@ func printSpend(w io.Writer, sp pipeline.SpendStats) {
 	}
 }
 
-func printDisk(w io.Writer, d pipeline.DiskStats) {
+func printDisk(w io.Writer, d stats.DiskStats) {
 	if d.Measured == "schema" {
 		fmt.Fprintf(w, "schema       %s on the server, %s in use (live rows, as the server counts them)\n", humanBytes(d.FileBytes), humanBytes(d.UsedBytes))
 	} else {
@@ -270,7 +271,7 @@ func printWindow(w io.Writer, label string, r *pipeline.WindowReport) {
 	fmt.Fprintf(w, "%-12s window %s: %s; no read returns them, and the next consolidation or recollect prune --apply deletes them\n", label, r.Window, past)
 }
 
-func printDaemon(w io.Writer, d pipeline.DaemonStatus) {
+func printDaemon(w io.Writer, d stats.DaemonStatus) {
 	switch {
 	case d.Listening && d.PID > 0 && d.Kind == "mcp":
 		fmt.Fprintf(w, "daemon       none; recollect mcp (pid %d, an editor's or agent's MCP server) copies and consolidates until one starts, listening on %s\n", d.PID, d.Socket)

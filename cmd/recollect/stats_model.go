@@ -5,13 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store/config"
 )
 
 // printModel prints where the model stages run, what the router noted at
 // config load, each stage's health and the held conversations.
-func printModel(w io.Writer, ms pipeline.ModelStats) {
+func printModel(w io.Writer, ms stats.ModelStats) {
 	var routes []string
 	for _, s := range config.Stages {
 		if p, ok := ms.Routes[s]; ok {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/integrate"
-	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -107,7 +107,7 @@ func TestDiskBudgetRefusalInStats(t *testing.T) {
 func TestPrintEmbeddingsUncoded(t *testing.T) {
 	dim := 768
 	var b strings.Builder
-	printEmbeddings(&b, pipeline.EmbeddingStats{Semantic: &pipeline.SemanticCoverage{Provider: "ollama", Model: "nomic-embed-text", Dim: &dim, Embedded: 10, Missing: 2, Uncoded: 3}})
+	printEmbeddings(&b, stats.EmbeddingStats{Semantic: &stats.SemanticCoverage{Provider: "ollama", Model: "nomic-embed-text", Dim: &dim, Embedded: 10, Missing: 2, Uncoded: 3}})
 	want := "semantic     ollama/nomic-embed-text/768: 10 of 12 active facts embedded (2 missing)\n" +
 		"             3 vectors have no sign code yet, so search scans every vector; recollect consolidate writes them\n"
 	if b.String() != want {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/pipeline/stats"
 )
 
 // MaxLimit caps the limit argument of every tool.
@@ -116,7 +117,7 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_events", Description: descGetEvents, Annotations: ro, OutputSchema: outputSchema[getEventsOut]()}, s.getEvents)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "consolidate", Description: descConsolidate, OutputSchema: outputSchema[consolidateOut]()}, s.consolidate)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_schemas", Description: descSchemas, Annotations: ro, OutputSchema: outputSchema[schemasOut]()}, s.schemas)
-	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_stats", Description: descStats, Annotations: ro, OutputSchema: outputSchema[pipeline.Stats]()}, s.stats)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "get_stats", Description: descStats, Annotations: ro, OutputSchema: outputSchema[stats.Stats]()}, s.stats)
 	s.addForget()
 }
 
@@ -217,7 +218,7 @@ func (s *Server) schemas(ctx context.Context, _ *mcp.CallToolRequest, _ emptyIn)
 
 func (s *Server) stats(ctx context.Context, _ *mcp.CallToolRequest, _ emptyIn) (*mcp.CallToolResult, any, error) {
 	s.freshen(ctx)
-	st, err := s.p.Stats(ctx)
+	st, err := stats.Read(ctx, s.p)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,9 +1,10 @@
-package pipeline
+package stats
 
 import (
 	"context"
 	"fmt"
 
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -40,9 +41,9 @@ type HeldExtraction struct {
 	LastErrorAt         string `json:"last_error_at"`
 }
 
-func (p *Pipeline) modelStats(ctx context.Context, st *Stats) error {
+func modelStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	ms := ModelStats{Routes: map[string]string{}, Health: []StageHealth{}, Held: []HeldExtraction{}}
-	run, err := p.router.BeginRun(ctx)
+	run, err := p.Router().BeginRun(ctx)
 	if err != nil {
 		return err
 	}

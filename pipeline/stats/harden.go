@@ -1,10 +1,11 @@
-package pipeline
+package stats
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
 
@@ -32,7 +33,7 @@ type NotReadPath struct {
 // maxNotRead bounds the paths stats lists; ByProblem counts them all.
 const maxNotRead = 20
 
-func (p *Pipeline) notReadStats(ctx context.Context, st *Stats) error {
+func notReadStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	st.NotRead = NotReadStats{ByProblem: map[string]int{}, Paths: []NotReadPath{}}
 	if err := eachRow(ctx, p.DB, `SELECT problem, count(*) FROM source_problems GROUP BY problem`, func(scan scanFunc) error {
 		var k string
@@ -69,7 +70,7 @@ type ClaimStats struct {
 	Gone bool `json:"gone"`
 }
 
-func (p *Pipeline) claimStats(ctx context.Context, st *Stats) error {
+func claimStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	st.Claims = []ClaimStats{}
 	return eachRow(ctx, p.DB, `SELECT claim_token, count(*) FROM session_facts WHERE status = 'claimed' AND claim_token IS NOT NULL
 		GROUP BY claim_token ORDER BY claim_token`, func(scan scanFunc) error {
@@ -90,7 +91,7 @@ func (p *Pipeline) claimStats(ctx context.Context, st *Stats) error {
 
 // signStats reads which stored facts the next integrate run signs again
 // (integrate.SignStored): the marker a migration leaves, gone once done.
-func (p *Pipeline) signStats(ctx context.Context, st *Stats) error {
+func signStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	return eachRow(ctx, p.DB, `SELECT upto FROM fact_signature_backfill`, func(scan scanFunc) error {
 		var upto int64
 		if err := scan(&upto); err != nil {

@@ -1,4 +1,4 @@
-package pipeline
+package stats
 
 import (
 	"context"
@@ -11,12 +11,13 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
 
 // spendRow writes one spend row as the extract router books a call.
-func spendRow(tb testing.TB, p *Pipeline, run int64, stage, provider, model string, in, out *int64, ok bool, at time.Time) {
+func spendRow(tb testing.TB, p *pipeline.Pipeline, run int64, stage, provider, model string, in, out *int64, ok bool, at time.Time) {
 	tb.Helper()
 	var runArg any
 	if run > 0 {
@@ -38,7 +39,7 @@ func TestStatsSpend(t *testing.T) {
 	spendRow(t, p, sum.RunID, "extract", "http", "m1", ptr(1000), ptr(200), true, now.Add(-time.Hour))
 	spendRow(t, p, sum.RunID, "extract", "http", "m1", nil, nil, false, now.Add(-time.Hour))
 	spendRow(t, p, 0, "classify", "ollama", "m2", ptr(50), ptr(5), true, now.Add(-48*time.Hour))
-	st, err := p.Stats(ctx)
+	st, err := Read(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +83,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := p.Stats(ctx)
+	st, err := Read(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 		t.Fatalf("leftover = %+v", st.Embeddings.Leftover)
 	}
 	p.Config.Embedding.Provider, p.Config.Embedding.Model = "ollama", "nomic"
-	if st, err = p.Stats(ctx); err != nil {
+	if st, err = Read(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	if sem := st.Embeddings.Semantic; sem == nil || sem.Dim != nil || sem.Embedded != 0 || sem.Missing != 2 {
@@ -103,7 +104,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	if err := store.SetMeta(ctx, p.DB, "embedding_dim:ollama/nomic", "4"); err != nil {
 		t.Fatal(err)
 	}
-	if st, err = p.Stats(ctx); err != nil {
+	if st, err = Read(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	sem := st.Embeddings.Semantic
@@ -113,7 +114,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	if n, err := integrate.BackfillCodes(ctx, p.DB, graph.Space{Provider: "ollama", Model: "nomic", Dim: 4}, 10); err != nil || n != 1 {
 		t.Fatalf("backfill: %d, %v", n, err)
 	}
-	if st, err = p.Stats(ctx); err != nil || st.Embeddings.Semantic.Uncoded != 0 {
+	if st, err = Read(ctx, p); err != nil || st.Embeddings.Semantic.Uncoded != 0 {
 		t.Fatalf("after backfill: %+v, %v", st.Embeddings.Semantic, err)
 	}
 	if len(st.Embeddings.Leftover) != 1 || st.Embeddings.Leftover[0].Model != "old" {
@@ -155,21 +156,21 @@ func TestStatsDisk(t *testing.T) {
 	toolOutput(t, p, "s", 3, 100)
 	say(t, p, "s", "Could you run it again?")
 	consolidate(t, p)
-	st, err := p.Stats(ctx)
+	st, err := Read(ctx, p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if st.Disk.ReclaimableEvents != 3 || st.Disk.ReclaimableBytes == 0 || st.Disk.BudgetBytes != nil || st.Disk.LastPruneAt != "" {
 		t.Fatalf("disk = %+v", st.Disk)
 	}
-	if st.Disk.FileBytes != FileBytes(p.DB.Path) || st.Disk.UsedBytes <= 0 {
+	if st.Disk.FileBytes != pipeline.FileBytes(p.DB.Path) || st.Disk.UsedBytes <= 0 {
 		t.Fatalf("sizes = %+v", st.Disk)
 	}
-	if _, err := p.Prune(ctx, PruneOptions{Apply: true}); err != nil {
+	if _, err := p.Prune(ctx, pipeline.PruneOptions{Apply: true}); err != nil {
 		t.Fatal(err)
 	}
 	p.Config.Retention.DiskBudget = config.NewBytes("2GB")
-	if st, err = p.Stats(ctx); err != nil {
+	if st, err = Read(ctx, p); err != nil {
 		t.Fatal(err)
 	}
 	if st.Disk.ReclaimableEvents != 0 || st.Disk.LastPruneEvents == nil || *st.Disk.LastPruneEvents != 3 || st.Disk.BudgetBytes == nil || *st.Disk.BudgetBytes != 2<<30 {
@@ -187,7 +188,7 @@ func TestStatsUnreadableCountIsUnknown(t *testing.T) {
 	if _, err := p.DB.ExecContext(ctx, `DROP TABLE redactions`); err != nil {
 		t.Fatal(err)
 	}
-	st, err := p.Stats(ctx)
+	st, err := Read(ctx, p)
 	if err != nil {
 		t.Fatalf("one unreadable count failed the whole report: %v", err)
 	}

@@ -1,19 +1,18 @@
-package pipeline
+package stats
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
 
@@ -62,24 +61,24 @@ type DiskStats struct {
 	// UsedBytes is what the pages hold; the budget is checked against it.
 	UsedBytes int64 `json:"used_bytes"`
 	// CacheBytes is the vector caches beside the store in its data
-	// directory (sign codes and vectors, see CacheBytes), outside the
+	// directory (sign codes and vectors, see pipeline.CacheBytes), outside the
 	// budget.
 	CacheBytes int64 `json:"cache_bytes"`
 	// Privacy says who can read the data directory and its files (modes
 	// on Unix, the access list on Windows); "unknown: …" when they could
 	// not be read.
-	Privacy           string   `json:"privacy"`
-	Budget            string   `json:"budget,omitempty"`
-	BudgetBytes       *int64   `json:"budget_bytes,omitempty"`
-	ReclaimableEvents int      `json:"reclaimable_events"`
-	ReclaimableBytes  int64    `json:"reclaimable_bytes"`
-	WorkingMemory     int      `json:"working_memory"`
-	LastRefusal       *Refusal `json:"last_refusal,omitempty"`
-	LastPruneAt       string   `json:"last_prune_at,omitempty"`
-	LastPruneEvents   *int     `json:"last_prune_events,omitempty"`
+	Privacy           string            `json:"privacy"`
+	Budget            string            `json:"budget,omitempty"`
+	BudgetBytes       *int64            `json:"budget_bytes,omitempty"`
+	ReclaimableEvents int               `json:"reclaimable_events"`
+	ReclaimableBytes  int64             `json:"reclaimable_bytes"`
+	WorkingMemory     int               `json:"working_memory"`
+	LastRefusal       *pipeline.Refusal `json:"last_refusal,omitempty"`
+	LastPruneAt       string            `json:"last_prune_at,omitempty"`
+	LastPruneEvents   *int              `json:"last_prune_events,omitempty"`
 	// Window is what is past retention.window now; nil when no window is
 	// set.
-	Window *WindowReport `json:"window,omitempty"`
+	Window *pipeline.WindowReport `json:"window,omitempty"`
 }
 
 // DaemonStatus says whether a daemon answers on the data directory's
@@ -128,7 +127,7 @@ type EmbeddingStats struct {
 	Leftover []SpaceVectors    `json:"leftover_spaces"`
 }
 
-func (p *Pipeline) spendStats(ctx context.Context, st *Stats) error {
+func spendStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	sp := SpendStats{ByStage: map[string]SpendTotal{}, ByProvider: map[string]SpendTotal{}, ByModel: map[string]SpendTotal{}, LastRuns: []RunSpend{}}
 	since := store.FormatTime(time.Now().Add(-24 * time.Hour))
 	for _, g := range []struct {
@@ -208,8 +207,8 @@ func spendTotals(ctx context.Context, q store.Querier, key, where string, args .
 	return out, rows.Err()
 }
 
-func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
-	d := DiskStats{Engine: p.DB.Engine().Name(), Budget: p.Config.Retention.DiskBudget.String(), WorkingMemory: p.workingMemory()}
+func diskStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
+	d := DiskStats{Engine: p.DB.Engine().Name(), Budget: p.Config.Retention.DiskBudget.String()}
 	var err error
 	if d.FileBytes, d.Measured, err = p.DB.Engine().Footprint(ctx, p.DB); err != nil {
 		return err
@@ -217,7 +216,7 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 	if d.UsedBytes, err = p.DB.UsedBytes(ctx); err != nil {
 		return err
 	}
-	d.CacheBytes = CacheBytes(p.DB.Dir)
+	d.CacheBytes = pipeline.CacheBytes(p.DB.Dir)
 	if d.Privacy, err = store.Privacy(p.DB.Dir); err != nil {
 		d.Privacy = "unknown: " + err.Error()
 	}
@@ -226,11 +225,11 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 	} else if ok {
 		d.BudgetBytes = &b
 	}
-	var rep PruneReport
-	if err := reclaimable(ctx, p.DB, d.WorkingMemory, &rep); err != nil {
+	rep, err := p.Reclaimable(ctx)
+	if err != nil {
 		return err
 	}
-	d.ReclaimableEvents, d.ReclaimableBytes = rep.Events, rep.Bytes
+	d.ReclaimableEvents, d.ReclaimableBytes, d.WorkingMemory = rep.Events, rep.Bytes, rep.WorkingMemory
 	if d.Window, err = p.PastWindow(ctx); err != nil {
 		return err
 	}
@@ -239,16 +238,8 @@ func (p *Pipeline) diskStats(ctx context.Context, st *Stats) error {
 	} else if ok {
 		d.LastRefusal = &r
 	}
-	var at, detail string
-	err = p.DB.QueryRowContext(ctx, `SELECT created_at, COALESCE(detail, '') FROM mutation_log WHERE op = 'prune' ORDER BY id DESC LIMIT 1`).Scan(&at, &detail)
-	switch {
-	case err == nil:
-		d.LastPruneAt = at
-		if pd, err := decodePruneDetail(detail); err == nil {
-			d.LastPruneEvents = &pd.Events
-		}
-	case !errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("stats: read last prune: %w", err)
+	if d.LastPruneAt, d.LastPruneEvents, err = p.LastPrune(ctx); err != nil {
+		return err
 	}
 	st.Disk = d
 	st.FileBytes = d.FileBytes
@@ -287,7 +278,7 @@ func probeDaemon(ctx context.Context, dir string) DaemonStatus {
 // embeddingStats reads coverage through integrate, which owns the working
 // space (the configured provider and model, in the dimension learnt from
 // its first answer).
-func (p *Pipeline) embeddingStats(ctx context.Context, st *Stats) error {
+func embeddingStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	es := EmbeddingStats{Leftover: []SpaceVectors{}}
 	cfg := p.Config.Embedding
 	sp, known, err := integrate.WorkingSpace(ctx, p.DB, cfg)
@@ -319,18 +310,6 @@ func (p *Pipeline) embeddingStats(ctx context.Context, st *Stats) error {
 	}
 	st.Embeddings = es
 	return nil
-}
-
-// BinaryVersion is the version to report: the one the front end set, else
-// the module version from the build info.
-func (p *Pipeline) BinaryVersion() string {
-	if p.version != "" {
-		return p.version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }
 
 // runError is the error a run's report records, or "" when it records none

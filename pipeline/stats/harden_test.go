@@ -1,4 +1,4 @@
-package pipeline
+package stats
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
 
@@ -21,7 +22,7 @@ func TestFailedRunIsFinishedWithItsError(t *testing.T) {
 	say(t, p, "s1", "I moved to Lisbon in March and work at Initech.")
 	// The integrate stage cannot be built: the run fails after extract.
 	p.Config.Embedding.Provider = "nonexistent"
-	sum, err := p.Run(context.Background(), RunOptions{Steps: Steps{Extract: true, Integrate: true}, Extract: extract.Options{All: true}})
+	sum, err := p.Run(context.Background(), pipeline.RunOptions{Steps: pipeline.Steps{Extract: true, Integrate: true}, Extract: extract.Options{All: true}})
 	if err == nil || !strings.Contains(err.Error(), "unknown provider") {
 		t.Fatalf("run with a broken integrate stage: %v; want its error", err)
 	}
@@ -29,11 +30,11 @@ func TestFailedRunIsFinishedWithItsError(t *testing.T) {
 	if err := p.DB.QueryRow(`SELECT COALESCE(finished_at, ''), COALESCE(summary, '') FROM runs WHERE id = ?`, sum.RunID).Scan(&finished, &summary); err != nil {
 		t.Fatal(err)
 	}
-	var got Summary
+	var got pipeline.Summary
 	if finished == "" || json.Unmarshal([]byte(summary), &got) != nil || !strings.Contains(got.Error, "unknown provider") || got.Extract == nil || got.Elapsed == "" {
 		t.Fatalf("failed run %d: finished_at %q, summary %s; want it finished with the error, the extract report and the time taken", sum.RunID, finished, summary)
 	}
-	st, err := p.Stats(context.Background())
+	st, err := Read(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +47,7 @@ func TestFailedRunIsFinishedWithItsError(t *testing.T) {
 func TestStatsNamesClaimers(t *testing.T) {
 	p := openTest(t)
 	say(t, p, "s1", "I moved to Lisbon in March and work at Initech.", "My sister Ana is a nurse in Porto.")
-	if _, err := p.Run(context.Background(), RunOptions{Steps: Steps{Extract: true}, Extract: extract.Options{All: true}}); err != nil {
+	if _, err := p.Run(context.Background(), pipeline.RunOptions{Steps: pipeline.Steps{Extract: true}, Extract: extract.Options{All: true}}); err != nil {
 		t.Fatal(err)
 	}
 	dead := osexec.Command("true")
@@ -78,7 +79,7 @@ func TestStatsNamesClaimers(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := p.Stats(context.Background())
+	st, err := Read(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +115,7 @@ func TestStatsSurviveAbsurdTokenCounts(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	st, err := p.Stats(context.Background())
+	st, err := Read(context.Background(), p)
 	if err != nil {
 		t.Fatalf("stats over absurd spend rows: %v", err)
 	}

@@ -1,4 +1,11 @@
-package pipeline
+// Package stats reads a store's self-report — what `recollect stats`, the
+// inspect page and the MCP get_stats tool show: counts of events and
+// facts, storage and disk, the backlog's projection, model spend and
+// health, embedding coverage, sources, claims, what the copier could not
+// read and whether a daemon answers. It reads through the Pipeline a
+// process opened; pipeline itself never imports it. Every number is read
+// from the store or is reported unknown with the reason.
+package stats
 
 import (
 	"context"
@@ -9,6 +16,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/extract/model"
+	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
 
@@ -83,8 +91,8 @@ type CountAndBytes struct {
 	Bytes int64 `json:"bytes"`
 }
 
-// Stats reads the store's self-report.
-func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
+// Read reads the self-report of the store p has open.
+func Read(ctx context.Context, p *pipeline.Pipeline) (Stats, error) {
 	st := Stats{DataDir: p.DB.Dir, FactsBy: map[string]int{}, Domains: map[string]int{}, PendingBy: map[string]int{},
 		Skipped: map[string]int{}, Redactions: map[string]int{}, Events: EventCounts{ByKind: map[string]CountAndBytes{}},
 		Produced: map[string]int{}, Unknown: map[string]string{}, BinaryVersion: p.BinaryVersion()}
@@ -103,8 +111,8 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 		st.SchemaVersion = 0
 	}
 	st.Provider = p.ProviderName()
-	p.storageStats(ctx, &st, unknown)
-	p.countStats(ctx, &st, unknown)
+	storageStats(ctx, p, &st, unknown)
+	countStats(ctx, p, &st, unknown)
 	stage, err := p.ExtractStage(ctx)
 	if !unknown("unextracted_events", err) {
 		st.Unextracted, err = stage.Remaining(ctx)
@@ -112,9 +120,9 @@ func (p *Pipeline) Stats(ctx context.Context) (Stats, error) {
 	}
 	for _, step := range []struct {
 		key string
-		fn  func(context.Context, *Stats) error
-	}{{"backlog", p.backlogStats}, {"spend", p.spendStats}, {"disk", p.diskStats}, {"embeddings", p.embeddingStats}, {"model", p.modelStats}, {"not_read", p.notReadStats}, {"sources", p.sourceStats}, {"claims", p.claimStats}, {"sign_again_up_to_fact", p.signStats}} {
-		unknown(step.key, step.fn(ctx, &st))
+		fn  func(context.Context, *pipeline.Pipeline, *Stats) error
+	}{{"backlog", backlogStats}, {"spend", spendStats}, {"disk", diskStats}, {"embeddings", embeddingStats}, {"model", modelStats}, {"not_read", notReadStats}, {"sources", sourceStats}, {"claims", claimStats}, {"sign_again_up_to_fact", signStats}} {
+		unknown(step.key, step.fn(ctx, p, &st))
 	}
 	if err := ctx.Err(); err != nil {
 		return st, fmt.Errorf("stats: %w", err)
@@ -135,7 +143,7 @@ type scanFunc = func(...any) error
 
 // countStats runs the store-wide counts, one query each; a count that
 // fails is handed to unknown under its key and the others still run.
-func (p *Pipeline) countStats(ctx context.Context, st *Stats, unknown func(string, error) bool) {
+func countStats(ctx context.Context, p *pipeline.Pipeline, st *Stats, unknown func(string, error) bool) {
 	into := func(m map[string]int) func(scanFunc) error {
 		return func(scan scanFunc) error {
 			var k string
@@ -219,30 +227,6 @@ func eachRow(ctx context.Context, q store.Querier, query string, fn func(scanFun
 	return nil
 }
 
-// ProviderName is the provider the extract stage will use, after the
-// kill-switch.
-func (p *Pipeline) ProviderName() string {
-	if p.Getenv(EnvProvider) == "heuristic" {
-		return "heuristic"
-	}
-	return p.Config.Intelligence.Provider
-}
-
-func jsonString(v any) (string, error) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", fmt.Errorf("encode: %w", err)
-	}
-	return string(b), nil
-}
-
-func jsonUnmarshal(s string, v any) error {
-	if err := json.Unmarshal([]byte(s), v); err != nil {
-		return fmt.Errorf("decode: %w", err)
-	}
-	return nil
-}
-
 // StorageStats names the engine a store lives in: sqlite (Where is the
 // file) or postgres (Where is the schema and server), and how vectors are
 // kept there.
@@ -268,9 +252,9 @@ type StorageStats struct {
 	LeftBehindBytes int64  `json:"left_behind_bytes,omitempty"`
 }
 
-func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(string, error) bool) {
+func storageStats(ctx context.Context, p *pipeline.Pipeline, st *Stats, unknown func(string, error) bool) {
 	st.Storage = StorageStats{Engine: p.DB.Engine().Name(), Server: p.DB.Engine().Remote(), Where: p.DB.Path}
-	machine, err := store.MachineID(p.getenv)
+	machine, err := store.MachineID(p.Getenv)
 	if !unknown("storage.machine", err) {
 		st.Storage.Machine = machine
 	}
@@ -281,7 +265,7 @@ func (p *Pipeline) storageStats(ctx context.Context, st *Stats, unknown func(str
 	// file, when there is one, unread.
 	if path := filepath.Join(p.DB.Dir, store.DBFile); p.DB.Dir != "" && filepath.Clean(p.DB.Path) != path {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
-			st.Storage.LeftBehind, st.Storage.LeftBehindBytes = path, FileBytes(path)
+			st.Storage.LeftBehind, st.Storage.LeftBehindBytes = path, pipeline.FileBytes(path)
 		}
 	}
 	v, err := p.DB.Engine().VectorStorage(ctx, p.DB)
