@@ -3,7 +3,9 @@
 // into an existing one, or a successor that supersedes an older fact — and
 // links entities, builds the entity graph, keeps embeddings and writes the
 // rolling summary the briefing reads. Knowledge is never edited in place;
-// every decision goes to the mutation log with its actor and reason.
+// every decision goes to the mutation log with its actor and reason. It
+// also deletes what it wrote when a person forgets a fact (ForgetFact):
+// the fact and its knowledge rows, with a tombstone for its wording.
 //
 // It does not extract facts from events (extract) or rank them (graph).
 package integrate

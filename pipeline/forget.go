@@ -98,7 +98,9 @@ const ForgottenText = "[forgotten]"
 // text holds one of its wordings, are deleted, or emptied to ForgottenText
 // when another fact still cites them (the events index follows, with FTS5
 // secure-delete). An unknown id forgets nothing; the rest go in
-// transactions of ForgetChunk facts. Afterwards the write-ahead log is checkpointed and truncated,
+// transactions of ForgetChunk facts; integrate.ForgetFact deletes each
+// fact's knowledge rows and writes its tombstone, beside the code that
+// writes them. Afterwards the write-ahead log is checkpointed and truncated,
 // so the old pages leave the disk too (the store zeroes deleted content:
 // secure_delete is on for every connection).
 func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) (ForgetReport, error) {
@@ -342,6 +344,11 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 	return nil
 }
 
+// forgetOne forgets fact id: the raw events it came from join events,
+// run reports written since it arrived lose their integrate summary, its
+// extracted facts (and those sharing its digest) are deleted, and
+// integrate.ForgetFact deletes the fact with its knowledge rows and
+// tombstones its digests. Other facts with the same wording follow.
 func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, events map[int64]bool, rep *ForgetReport) error {
 	var digest string
 	err := tx.QueryRowContext(ctx, `SELECT digest FROM facts WHERE id = ?`, id).Scan(&digest)
@@ -358,56 +365,28 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 	if err := sourceEvents(ctx, tx, id, events); err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
-	entities, err := column[int64](ctx, tx, `SELECT DISTINCT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id`, id)
-	if err != nil {
-		return fmt.Errorf("forget fact %d: %w", id, err)
-	}
-	if err := weakenEdges(ctx, tx, entities, rep); err != nil {
-		return fmt.Errorf("forget fact %d: %w", id, err)
-	}
-	n, err := exec(ctx, tx, `UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?`, id)
-	if err != nil {
-		return fmt.Errorf("forget fact %d: %w", id, err)
-	}
-	rep.Unlinked += n
-	steps := []struct{ table, query string }{
-		// A summary written since the fact arrived may quote or paraphrase
-		// it, in the summaries table and in the run's report; the next
-		// consolidation writes a fresh one.
-		{"summaries", `DELETE FROM summaries WHERE created_at >= (SELECT recorded_at FROM facts WHERE id = ?1)`},
-		{"embeddings", `DELETE FROM embeddings WHERE fact_id = ?1`},
-		{"fact_entities", `DELETE FROM fact_entities WHERE fact_id = ?1`},
-		{"fact_provenance", `DELETE FROM fact_provenance WHERE fact_id = ?1`},
-		{"conflicts", `DELETE FROM conflicts WHERE fact_id = ?1 OR other_id = ?1 OR target_id = ?1`},
-		{"session_facts", `DELETE FROM session_facts WHERE fact_id = ?1 OR digest IN (SELECT digest FROM facts WHERE id = ?1)
-			OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`},
-		{"facts", `DELETE FROM facts WHERE id = ?1`},
-	}
-	n, err = scrubRunSummaries(ctx, tx, id)
+	n, err := scrubRunSummaries(ctx, tx, id)
 	if err != nil {
 		return fmt.Errorf("forget fact %d: runs.summary: %w", id, err)
 	}
 	rep.ScrubbedRuns += n
-	for _, s := range steps {
-		n, err := exec(ctx, tx, s.query, id)
-		if err != nil {
-			return fmt.Errorf("forget fact %d: %s: %w", id, s.table, err)
-		}
-		rep.RowsBy[s.table] += n
-		switch {
-		case !ftsTables(tx):
-		case s.table == "facts":
-			rep.RowsBy["facts_fts"] += n
-		case s.table == "session_facts":
-			rep.RowsBy["session_facts_fts"] += n
-		}
+	// The extracted facts behind it, and any sharing its digest, so a
+	// pending copy cannot bring it back.
+	n, err = exec(ctx, tx, `DELETE FROM session_facts WHERE fact_id = ?1 OR digest IN (SELECT digest FROM facts WHERE id = ?1)
+		OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`, id)
+	if err != nil {
+		return fmt.Errorf("forget fact %d: session_facts: %w", id, err)
 	}
-	if err := dropOrphans(ctx, tx, entities, rep); err != nil {
-		return fmt.Errorf("forget fact %d: %w", id, err)
+	rep.RowsBy["session_facts"] += n
+	if ftsTables(tx) {
+		rep.RowsBy["session_facts_fts"] += n
 	}
-	if err := tombstone(ctx, tx, id, digests, len(entities), opts, rep); err != nil {
+	gone, err := integrate.ForgetFact(ctx, tx, id, digests, integrate.Forgetter{Actor: opts.Actor, Reason: opts.Reason}, rep.RowsBy)
+	if err != nil {
 		return err
 	}
+	rep.Unlinked += gone.Unlinked
+	rep.Tombstones += gone.Tombstones
 	// Other facts with the same wording (superseded history, say) go too:
 	// the sentence is forgotten, not one row of it. This one is deleted
 	// already, so the chain ends.
@@ -420,25 +399,6 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 	}
 	rep.Facts = append(rep.Facts, twin)
 	return forgetOne(ctx, tx, twin, opts, events, rep)
-}
-
-// tombstone keeps the content-free record of a forgotten fact: its
-// digests (which stop re-extraction), who and why, in the tombstones table
-// and the mutation log.
-func tombstone(ctx context.Context, tx *store.Tx, id int64, digests []string, entities int, opts ForgetOptions, rep *ForgetReport) error {
-	for _, d := range digests {
-		n, err := exec(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
-			ON CONFLICT(digest) DO NOTHING`, d, id, opts.Actor, nullIfEmpty(opts.Reason), store.Now())
-		if err != nil {
-			return fmt.Errorf("forget fact %d: tombstone: %w", id, err)
-		}
-		rep.Tombstones += n
-	}
-	detail, err := jsonString(map[string]any{"tombstones": len(digests), "entities_unlinked": entities})
-	if err != nil {
-		return err
-	}
-	return store.LogMutation(ctx, tx, "forget", fmt.Sprintf("fact:%d", id), opts.Actor, opts.Reason, detail)
 }
 
 // scrubRunSummaries takes the integrate step's summary out of the report
@@ -502,53 +462,6 @@ func withoutIntegrateSummary(summary string) (string, bool) {
 	return string(b), true
 }
 
-// weakenEdges takes back the co-mention strength the fact added between
-// each pair of its entities, deleting edges that fall to nothing.
-func weakenEdges(ctx context.Context, tx *store.Tx, entities []int64, rep *ForgetReport) error {
-	for i := range entities {
-		for j := i + 1; j < len(entities); j++ {
-			a, b := min(entities[i], entities[j]), max(entities[i], entities[j])
-			if _, err := exec(ctx, tx, `UPDATE entity_edges SET strength = strength - 1, updated_at = ?
-				WHERE a_id = ? AND b_id = ? AND relation = 'co_mention'`, store.Now(), a, b); err != nil {
-				return fmt.Errorf("weaken edge %d-%d: %w", a, b, err)
-			}
-			n, err := exec(ctx, tx, `DELETE FROM entity_edges WHERE a_id = ? AND b_id = ? AND relation = 'co_mention' AND strength <= 0`, a, b)
-			if err != nil {
-				return fmt.Errorf("drop edge %d-%d: %w", a, b, err)
-			}
-			rep.RowsBy["entity_edges"] += n
-		}
-	}
-	return nil
-}
-
-// dropOrphans deletes the entities (with their aliases and edges) that no
-// fact mentions any more; the self entity stays.
-func dropOrphans(ctx context.Context, tx *store.Tx, entities []int64, rep *ForgetReport) error {
-	for _, e := range entities {
-		var orphan int
-		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM entities WHERE id = ? AND is_self = 0
-			AND NOT EXISTS (SELECT 1 FROM fact_entities WHERE entity_id = ?)`, e, e).Scan(&orphan); err != nil {
-			return fmt.Errorf("check entity %d: %w", e, err)
-		}
-		if orphan == 0 {
-			continue
-		}
-		for _, s := range []struct{ table, query string }{
-			{"entity_aliases", `DELETE FROM entity_aliases WHERE entity_id = ?1`},
-			{"entity_edges", `DELETE FROM entity_edges WHERE a_id = ?1 OR b_id = ?1`},
-			{"entities", `DELETE FROM entities WHERE id = ?1`},
-		} {
-			n, err := exec(ctx, tx, s.query, e)
-			if err != nil {
-				return fmt.Errorf("drop entity %d: %s: %w", e, s.table, err)
-			}
-			rep.RowsBy[s.table] += n
-		}
-	}
-	return nil
-}
-
 // Candidate is a fact that forget --matching would remove.
 type Candidate struct {
 	ID      int64  `json:"id"`
@@ -597,13 +510,6 @@ func column[T any](ctx context.Context, tx store.Querier, query string, args ...
 		out = append(out, v)
 	}
 	return out, rows.Err()
-}
-
-func nullIfEmpty(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
 }
 
 // ftsTables reports whether the store keeps its full-text indexes in

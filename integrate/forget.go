@@ -1,0 +1,179 @@
+package integrate
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/recollect/recollect/store"
+)
+
+// Forgetter says who forgets a fact and why; both go to the tombstone and
+// the mutation log, never the fact's content.
+type Forgetter struct {
+	Actor  string
+	Reason string
+}
+
+// Forgotten is what ForgetFact did beyond the rows it counts per table.
+type Forgotten struct {
+	// Entities counts the entities the fact named.
+	Entities int
+	// Unlinked counts older facts whose superseded_by pointed at the fact;
+	// they stay superseded, pointing at nothing.
+	Unlinked int
+	// Tombstones counts the digests newly tombstoned.
+	Tombstones int
+}
+
+// ForgetFact hard-deletes fact id and the knowledge rows that hang on it,
+// inside tx: the fact and its full-text row, embeddings, entity links (and
+// the entities left with no fact, with their aliases and edges), the
+// co-mention strength it added, provenance, conflicts, and the summaries
+// written since it arrived. Older facts it superseded are unlinked. A
+// content-free tombstone for each of digests (the fact's and its extracted
+// facts') stops the sentence from being integrated again, and the mutation
+// log records who forgot it and why. rowsBy counts the deleted rows per
+// table. The caller reads what it needs from the fact's provenance and
+// recorded time (the raw events it came from, run reports written since)
+// and deletes its extracted facts before calling: ForgetFact deletes the
+// fact row.
+func ForgetFact(ctx context.Context, tx *store.Tx, id int64, digests []string, by Forgetter, rowsBy map[string]int) (Forgotten, error) {
+	var out Forgotten
+	entities, err := column[int64](ctx, tx, `SELECT DISTINCT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id`, id)
+	if err != nil {
+		return out, fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	out.Entities = len(entities)
+	if err := weakenEdges(ctx, tx, entities, rowsBy); err != nil {
+		return out, fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	if out.Unlinked, err = execCount(ctx, tx, `UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?`, id); err != nil {
+		return out, fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	for _, s := range []struct{ table, query string }{
+		// A summary written since the fact arrived may quote or paraphrase
+		// it; the next consolidation writes a fresh one.
+		{"summaries", `DELETE FROM summaries WHERE created_at >= (SELECT recorded_at FROM facts WHERE id = ?1)`},
+		{"embeddings", `DELETE FROM embeddings WHERE fact_id = ?1`},
+		{"fact_entities", `DELETE FROM fact_entities WHERE fact_id = ?1`},
+		{"fact_provenance", `DELETE FROM fact_provenance WHERE fact_id = ?1`},
+		{"conflicts", `DELETE FROM conflicts WHERE fact_id = ?1 OR other_id = ?1 OR target_id = ?1`},
+		{"facts", `DELETE FROM facts WHERE id = ?1`},
+	} {
+		n, err := execCount(ctx, tx, s.query, id)
+		if err != nil {
+			return out, fmt.Errorf("forget fact %d: %s: %w", id, s.table, err)
+		}
+		rowsBy[s.table] += n
+		if s.table == "facts" && tx.Engine().TextIndexRows() {
+			rowsBy["facts_fts"] += n
+		}
+	}
+	if err := dropOrphans(ctx, tx, entities, rowsBy); err != nil {
+		return out, fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	if out.Tombstones, err = tombstone(ctx, tx, id, digests, len(entities), by); err != nil {
+		return out, err
+	}
+	return out, nil
+}
+
+// tombstone keeps the content-free record of a forgotten fact: its
+// digests (which stop re-extraction), who and why, in the tombstones table
+// and the mutation log. It returns how many digests were newly tombstoned.
+func tombstone(ctx context.Context, tx *store.Tx, id int64, digests []string, entities int, by Forgetter) (int, error) {
+	var reason any
+	if by.Reason != "" {
+		reason = by.Reason
+	}
+	added := 0
+	for _, d := range digests {
+		n, err := execCount(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
+			ON CONFLICT(digest) DO NOTHING`, d, id, by.Actor, reason, store.Now())
+		if err != nil {
+			return added, fmt.Errorf("forget fact %d: tombstone: %w", id, err)
+		}
+		added += n
+	}
+	detail, err := json.Marshal(map[string]any{"tombstones": len(digests), "entities_unlinked": entities})
+	if err != nil {
+		return added, fmt.Errorf("forget fact %d: encode mutation detail: %w", id, err)
+	}
+	return added, store.LogMutation(ctx, tx, "forget", fmt.Sprintf("fact:%d", id), by.Actor, by.Reason, string(detail))
+}
+
+// weakenEdges takes back the co-mention strength a fact added between
+// each pair of its entities, deleting edges that fall to nothing.
+func weakenEdges(ctx context.Context, tx *store.Tx, entities []int64, rowsBy map[string]int) error {
+	for i := range entities {
+		for j := i + 1; j < len(entities); j++ {
+			a, b := min(entities[i], entities[j]), max(entities[i], entities[j])
+			if _, err := execCount(ctx, tx, `UPDATE entity_edges SET strength = strength - 1, updated_at = ?
+				WHERE a_id = ? AND b_id = ? AND relation = 'co_mention'`, store.Now(), a, b); err != nil {
+				return fmt.Errorf("weaken edge %d-%d: %w", a, b, err)
+			}
+			n, err := execCount(ctx, tx, `DELETE FROM entity_edges WHERE a_id = ? AND b_id = ? AND relation = 'co_mention' AND strength <= 0`, a, b)
+			if err != nil {
+				return fmt.Errorf("drop edge %d-%d: %w", a, b, err)
+			}
+			rowsBy["entity_edges"] += n
+		}
+	}
+	return nil
+}
+
+// dropOrphans deletes the entities (with their aliases and edges) that no
+// fact mentions any more; the self entity stays.
+func dropOrphans(ctx context.Context, tx *store.Tx, entities []int64, rowsBy map[string]int) error {
+	for _, e := range entities {
+		var orphan int
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM entities WHERE id = ? AND is_self = 0
+			AND NOT EXISTS (SELECT 1 FROM fact_entities WHERE entity_id = ?)`, e, e).Scan(&orphan); err != nil {
+			return fmt.Errorf("check entity %d: %w", e, err)
+		}
+		if orphan == 0 {
+			continue
+		}
+		for _, s := range []struct{ table, query string }{
+			{"entity_aliases", `DELETE FROM entity_aliases WHERE entity_id = ?1`},
+			{"entity_edges", `DELETE FROM entity_edges WHERE a_id = ?1 OR b_id = ?1`},
+			{"entities", `DELETE FROM entities WHERE id = ?1`},
+		} {
+			n, err := execCount(ctx, tx, s.query, e)
+			if err != nil {
+				return fmt.Errorf("drop entity %d: %s: %w", e, s.table, err)
+			}
+			rowsBy[s.table] += n
+		}
+	}
+	return nil
+}
+
+// execCount runs a statement and returns how many rows it changed.
+func execCount(ctx context.Context, tx *store.Tx, query string, args ...any) (int, error) {
+	res, err := tx.ExecContext(ctx, query, args...)
+	if err != nil {
+		return 0, err
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+// column runs a one-column query and returns its values.
+func column[T any](ctx context.Context, q store.Querier, query string, args ...any) ([]T, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
