@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -123,12 +124,12 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit
 	}
-	terms := Terms(q.Text)
+	terms := text.Terms(q.Text)
 	if len(terms) > MaxQueryTerms {
 		ans.Notes = append(ans.Notes, fmt.Sprintf("the query has %d words; only the first %d were searched", len(terms), MaxQueryTerms))
 		terms = terms[:MaxQueryTerms]
 	}
-	text := Sanitize(strings.Join(terms, " "))
+	text := text.Sanitize(strings.Join(terms, " "))
 	if len(text) == 0 && len(q.Vector) == 0 {
 		ans.Notes = append(ans.Notes, "the query holds no searchable word (letters or digits)")
 		return ans, nil

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
@@ -330,7 +331,7 @@ func TestSearchEdgeCases(t *testing.T) {
 			if got := len(ans.Results) > 0; got != tc.wantHits {
 				t.Errorf("hits = %v, want %v (%+v)", got, tc.wantHits, ans)
 			}
-			if len(ans.Results) == 0 && len(ans.Notes) == 0 && len(ans.Episodes) == 0 && len(graph.Sanitize(tc.q)) == 0 {
+			if len(ans.Results) == 0 && len(ans.Notes) == 0 && len(ans.Episodes) == 0 && len(text.Sanitize(tc.q)) == 0 {
 				t.Errorf("no hits and no note saying why")
 			}
 		})
