@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -35,7 +36,7 @@ type ContextQuery struct {
 	Limit  int
 	AsOf   time.Time
 	Vector []float32
-	Space  Space
+	Space  vector.Space
 }
 
 // ContextFact is a fact with the path that reached it.

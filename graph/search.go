@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -64,7 +65,7 @@ type Query struct {
 	// Vector and Space are the query's embedding, computed by the caller;
 	// nil means the semantic arm does not run.
 	Vector []float32
-	Space  Space
+	Space  vector.Space
 	// Kinds, when set, keeps only facts of these kinds (store.Kinds).
 	Kinds []string
 	// KnowledgeOnly skips the event log: no episodes, for callers that read

@@ -10,7 +10,7 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/hooks"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
@@ -294,7 +294,7 @@ func (p *Pipeline) embeddingStats(ctx context.Context, st *Stats) error {
 		return fmt.Errorf("stats: %w", err)
 	}
 	if cfg.Provider == "" {
-		sp = graph.Space{} // no working space: every stored space is leftover
+		sp = vector.Space{} // no working space: every stored space is leftover
 	}
 	cov, err := integrate.EmbeddingCoverage(ctx, p.DB, sp)
 	if err != nil {
