@@ -12,6 +12,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -83,7 +84,7 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 	}
 	var keyword, entity armList
 	if match != "" {
-		a := Analyze(q.Text)
+		a := text.Analyze(q.Text)
 		g.Go(func() error {
 			speakers, err := knownSpeakers(gctx, db, a.Names)
 			if err != nil {
@@ -171,7 +172,7 @@ func (a *armGroup) Wait() error {
 
 // keywordArm is the keyword arm's list: rankKeyword over the facts an arm
 // may find, with the facts found only as conversation context marked.
-func keywordArm(ctx context.Context, r *Reader, a Analysis, speakers map[string]bool, sc scope, depth int) (armList, error) {
+func keywordArm(ctx context.Context, r *Reader, a text.Analysis, speakers map[string]bool, sc scope, depth int) (armList, error) {
 	cond, args := sc.candidate()
 	kr, err := rankKeyword(ctx, r, a, speakers, cond, args, depth)
 	if err != nil {
@@ -195,7 +196,7 @@ type KeywordRanking struct {
 // the analysed query, re-scored by speaker and conversation context (see
 // SpeakerBoost, NeighborShare, SessionShare). f restricts the facts the arm
 // may return. It returns at most depth ids, best first, ties by id.
-func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth int) (KeywordRanking, error) {
+func (r *Reader) RankKeyword(ctx context.Context, a text.Analysis, f Filter, depth int) (KeywordRanking, error) {
 	speakers, err := knownSpeakers(ctx, r.db, a.Names)
 	if err != nil {
 		return KeywordRanking{Context: map[int64]bool{}}, err
@@ -205,10 +206,10 @@ func (r *Reader) RankKeyword(ctx context.Context, a Analysis, f Filter, depth in
 }
 
 // rankKeyword is RankKeyword with the query's speakers already known.
-func rankKeyword(ctx context.Context, r *Reader, a Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
+func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[string]bool, cond string, args []any, depth int) (KeywordRanking, error) {
 	db := r.db
 	kr := KeywordRanking{Context: map[int64]bool{}, Speakers: speakers}
-	text := a.withoutNames(speakers).KeywordQuery()
+	text := a.WithoutNames(speakers).KeywordQuery()
 	match := db.Engine().TextQuery(text)
 	if match == "" {
 		return kr, nil

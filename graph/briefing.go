@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/recollect/recollect/graph/text"
 )
 
 // Briefing sizes: about a screenful in all.
@@ -223,10 +225,10 @@ func runLine(raw string) string {
 	}
 	var parts []string
 	if e := s.Extract; e != nil {
-		parts = append(parts, Plural(e.Extracted, "fact")+" extracted")
+		parts = append(parts, text.Plural(e.Extracted, "fact")+" extracted")
 	}
 	if i := s.Integrate; i != nil {
-		parts = append(parts, fmt.Sprintf("%d new %s, %d merged, %d superseded", i.Integrated, PluralNoun(i.Integrated, "fact"), i.Merged, i.Superseded))
+		parts = append(parts, fmt.Sprintf("%d new %s, %d merged, %d superseded", i.Integrated, text.PluralNoun(i.Integrated, "fact"), i.Merged, i.Superseded))
 	}
 	if len(parts) == 0 {
 		return "no extract or integrate step ran"

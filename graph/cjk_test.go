@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 )
 
 // TestAnalyzeCJK: a Chinese or Japanese question is searched by the
@@ -20,7 +21,7 @@ func TestAnalyzeCJK(t *testing.T) {
 		{"Which camera did I buy?", []string{"camera", "buy"}},
 		{"我的iPhone在哪", []string{"我的", "iphone", "在哪"}},
 	} {
-		if got := graph.Analyze(tc.text).Terms; !slices.Equal(got, tc.want) {
+		if got := text.Analyze(tc.text).Terms; !slices.Equal(got, tc.want) {
 			t.Errorf("Analyze(%q).Terms = %q, want %q", tc.text, got, tc.want)
 		}
 	}

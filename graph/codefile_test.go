@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
@@ -21,7 +22,7 @@ import (
 func TestCodeFileServesANewProcess(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 64}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 64}
 	rng := rand.New(rand.NewPCG(7, 8))
 	data := clustered(rng, 1300, 40, sp.Dim, 0.5)
 	ids := make([]int64, len(data))
@@ -35,14 +36,14 @@ func TestCodeFileServesANewProcess(t *testing.T) {
 	if top := semanticTop(t, first, sp, q, 5); top[0] != ids[1200] {
 		t.Fatalf("first reader: top %v, want fact %d", top, ids[1200])
 	}
-	files, _ := filepath.Glob(filepath.Join(db.Dir, graph.CodeFilePattern))
+	files, _ := filepath.Glob(filepath.Join(db.Dir, vector.CodeFilePattern))
 	if len(files) != 0 {
 		t.Fatalf("code files after a reader's first load: %v, want none: the read side only reads", files)
 	}
-	if wrote, err := integrate.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
+	if wrote, err := vector.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
 		t.Fatalf("WriteCodeFile over %d codes: wrote %v, %v", len(data), wrote, err)
 	}
-	files, _ = filepath.Glob(filepath.Join(db.Dir, graph.CodeFilePattern))
+	files, _ = filepath.Glob(filepath.Join(db.Dir, vector.CodeFilePattern))
 	if len(files) != 1 {
 		t.Fatalf("code files after WriteCodeFile: %v, want one", files)
 	}
@@ -89,7 +90,7 @@ func TestCodeFileServesANewProcess(t *testing.T) {
 func TestCodeFileCountsVectorsWithoutCodes(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 64}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 64}
 	rng := rand.New(rand.NewPCG(9, 10))
 	for i, v := range clustered(rng, 1300, 40, sp.Dim, 0.5) {
 		addCodedVector(t, db, addFact(t, db, fact{content: fmt.Sprintf("fact %d", i)}), sp, v)
@@ -100,10 +101,10 @@ func TestCodeFileCountsVectorsWithoutCodes(t *testing.T) {
 	}
 	uncoded := addFact(t, db, fact{content: "stored before codes"})
 	addVector(t, db, uncoded, sp, q)
-	if wrote, err := integrate.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
+	if wrote, err := vector.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
 		t.Fatalf("WriteCodeFile: wrote %v, %v", wrote, err)
 	}
-	if f, ok := graph.ReadCodeFile(db.Dir, sp); !ok || f.Missing != 1 || len(f.IDs) != 1300 {
+	if f, ok := vector.ReadCodeFile(db.Dir, sp); !ok || f.Missing != 1 || len(f.IDs) != 1300 {
 		t.Fatalf("code file: ok %v, %d codes, %d missing; want 1300 codes and 1 missing", ok, len(f.IDs), f.Missing)
 	}
 	h, err := store.Open(ctx, db.Dir)
@@ -119,31 +120,13 @@ func TestCodeFileCountsVectorsWithoutCodes(t *testing.T) {
 	if _, err := integrate.BackfillCodes(ctx, db, sp, 100); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Remove(graph.CodeFilePath(db.Dir, sp)); err != nil {
+	if err := os.Remove(vector.CodeFilePath(db.Dir, sp)); err != nil {
 		t.Fatal(err)
 	}
-	if wrote, err := integrate.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
+	if wrote, err := vector.WriteCodeFile(ctx, db, sp); err != nil || !wrote {
 		t.Fatalf("WriteCodeFile after the backfill: wrote %v, %v", wrote, err)
 	}
-	if f, ok := graph.ReadCodeFile(db.Dir, sp); !ok || f.Missing != 0 || len(f.IDs) != 1301 {
+	if f, ok := vector.ReadCodeFile(db.Dir, sp); !ok || f.Missing != 0 || len(f.IDs) != 1301 {
 		t.Fatalf("code file after the backfill: ok %v, %d codes, %d missing; want 1301 codes and none missing", ok, len(f.IDs), f.Missing)
-	}
-}
-
-// TestCodeFileDue: the code file is written again once the codes outside
-// it reach CodeFileTail or an eighth of the space, never for none.
-func TestCodeFileDue(t *testing.T) {
-	for _, c := range []struct {
-		fromTable, codes int
-		due              bool
-	}{
-		{0, 0, false}, {0, 5000, false},
-		{10, 10, true}, {1000, 1000, true},
-		{124, 1000, false}, {125, 1000, true},
-		{1023, 100_000, false}, {graph.CodeFileTail, 100_000, true},
-	} {
-		if got := graph.CodeFileDue(c.fromTable, c.codes); got != c.due {
-			t.Errorf("CodeFileDue(%d, %d) = %v, want %v", c.fromTable, c.codes, got, c.due)
-		}
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -34,7 +36,7 @@ type ContextQuery struct {
 	Limit  int
 	AsOf   time.Time
 	Vector []float32
-	Space  Space
+	Space  vector.Space
 }
 
 // ContextFact is a fact with the path that reached it.
@@ -129,7 +131,7 @@ func partName(ef EntityFact) string {
 func contextSeeds(ctx context.Context, db *store.DB, sc scope, topic string, hits []Hit) ([]ReachedEntity, error) {
 	var seeds []ReachedEntity
 	have := map[int64]bool{}
-	grams := termGrams(Terms(topic))
+	grams := termGrams(text.Terms(topic))
 	if len(grams) > 0 {
 		in, args := store.InList(grams)
 		rows, err := db.QueryContext(ctx, `SELECT id, name, type FROM entities WHERE is_self = 0 AND fold IN (`+in+`)
@@ -225,7 +227,7 @@ func RenderContext(w io.Writer, a ContextAnswer) {
 		arms[i] = string(arm)
 	}
 	fmt.Fprintf(w, "Context for %q: %s (search arms: %s; then up to %d hops over the entity graph, %s reached)\n",
-		oneLine(a.Topic), Plural(len(a.Facts), "fact"), strings.Join(arms, ", "), MaxHops, Plural(len(a.Entities), "entity"))
+		oneLine(a.Topic), text.Plural(len(a.Facts), "fact"), strings.Join(arms, ", "), MaxHops, text.Plural(len(a.Entities), "entity"))
 	for i, f := range a.Facts {
 		fmt.Fprintf(w, "%d. [fact %d] %s\n", i+1, f.ID, quoted(f.Content))
 		fmt.Fprintf(w, "   reached by: %s\n", strings.Join(f.Path, " → "))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -374,34 +375,6 @@ func knownSpeakers(ctx context.Context, db *store.DB, names []string) (map[strin
 	return out, nil
 }
 
-// withoutNames drops the words of the given names from the terms: the
-// speaker boost already stands for them, and as words they would match
-// every turn that greets that person. If nothing would remain, the
-// analysis is returned unchanged.
-func (a Analysis) withoutNames(names map[string]bool) Analysis {
-	if len(names) == 0 {
-		return a
-	}
-	drop := map[string]bool{}
-	for n := range names {
-		for _, w := range tokens(n) {
-			drop[Stem(w)] = true
-		}
-	}
-	var out Analysis = a
-	out.Terms, out.Stems = nil, nil
-	for i, t := range a.Terms {
-		if !drop[a.Stems[i]] {
-			out.Terms = append(out.Terms, t)
-			out.Stems = append(out.Stems, a.Stems[i])
-		}
-	}
-	if len(out.Terms) == 0 && len(out.Phrases) == 0 {
-		return a
-	}
-	return out
-}
-
 // WithoutSpeakers drops the words of the ranking's speaker names from
 // terms, unless nothing would remain: a person who speaks in the store is
 // found by the speaker boost, and as an entity she is named mostly by the
@@ -416,7 +389,7 @@ func withoutSpeakers(terms []string, speakers map[string]bool) []string {
 	}
 	drop := map[string]bool{}
 	for n := range speakers {
-		for _, w := range tokens(n) {
+		for _, w := range text.Tokens(n) {
 			drop[w] = true
 		}
 	}
@@ -444,7 +417,7 @@ const SelfShare = 0.2
 
 // weighFirstPerson applies SelfShare to the scores of cands (the best of
 // the keyword pool), reading their texts. It is not applied to a question
-// that addresses someone (Analysis.AsksYou: "what did you tell me
+// that addresses someone (text.Analysis.AsksYou: "what did you tell me
 // about …"), which asks what they said.
 func weighFirstPerson(ctx context.Context, r *Reader, cands []*candidate) error {
 	if len(cands) == 0 {
@@ -462,12 +435,12 @@ func weighFirstPerson(ctx context.Context, r *Reader, cands []*candidate) error 
 	count := make(map[int64]int, len(cands))
 	for rows.Next() {
 		var id int64
-		var text string
-		if err := rows.Scan(&id, &text); err != nil {
+		var content string
+		if err := rows.Scan(&id, &content); err != nil {
 			return fmt.Errorf("keyword search: first person: %w", err)
 		}
-		for _, w := range tokens(text) {
-			if firstPerson[w] {
+		for _, w := range text.Tokens(content) {
+			if text.IsFirstPerson(w) {
 				count[id]++
 			}
 		}

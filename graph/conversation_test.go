@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -47,7 +48,7 @@ func addConversation(tb testing.TB, db *store.DB, session string, turns []turn) 
 
 func rank(tb testing.TB, db *store.DB, q string) []int64 {
 	tb.Helper()
-	kr, err := NewReader(db).RankKeyword(context.Background(), Analyze(q), Filter{Believed: true}, 10)
+	kr, err := NewReader(db).RankKeyword(context.Background(), text.Analyze(q), Filter{Believed: true}, 10)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestRankKeywordFindsTheAnswerNextToTheQuestion(t *testing.T) {
 		if p := position(ids, s1[1]); p == 0 || p > 3 {
 			t.Fatalf("Jon's answer (fact %d) is at position %d of %v; want it in the top 3: it answers the question asked just before it", s1[1], p, ids)
 		}
-		kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("Where did Jon travel last week?"), Filter{}, 10)
+		kr, err := NewReader(db).RankKeyword(context.Background(), text.Analyze("Where did Jon travel last week?"), Filter{}, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +166,7 @@ func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
 		if _, err := db.ExecContext(context.Background(), `UPDATE facts SET status = 'rejected' WHERE id <= ?`, keywordPool/2); err != nil {
 			t.Fatal(err)
 		}
-		kr, err := NewReader(db).RankKeyword(context.Background(), Analyze("zebra"), Filter{}, 2*keywordPool)
+		kr, err := NewReader(db).RankKeyword(context.Background(), text.Analyze("zebra"), Filter{}, 2*keywordPool)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -179,7 +180,7 @@ func TestRankKeywordLooksDeeperPastFilteredMatches(t *testing.T) {
 // with a seek on the capture-order index, never by sorting its session's
 // facts, so a session of thousands of captures costs a search no more.
 func TestNeighborQueryReadsByIndex(t *testing.T) {
-	db := openTestStore(t)
+	db := storetest.Open(t, "sqlite")
 	text := storetest.QueryPlan(t, db, neighborQuery(db.Engine(), "f.status != 'rejected'"), "[1,2]")
 	t.Logf("plan:\n%s", text)
 	if strings.Count(text, "fact_provenance_session_capture") < 2 || strings.Contains(text, "TEMP B-TREE") {
@@ -284,12 +285,12 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 		{"staging hosts deploy", Filter{AsOf: later, Believed: true}}} {
 		q := fq.q
 		cond, args := (&Reader{}).where(fq.f)
-		a := Analyze(q)
+		a := text.Analyze(q)
 		speakers, err := knownSpeakers(ctx, db, a.Names)
 		if err != nil {
 			t.Fatal(err)
 		}
-		text := a.withoutNames(speakers).Query()
+		text := a.WithoutNames(speakers).Query()
 		lent := func(remote bool, carrier store.FactTopCarrier) map[int64]candidate {
 			var order []*candidate
 			var near []neighbor
@@ -363,7 +364,7 @@ func TestKeywordQueryAddsFirstPersonWords(t *testing.T) {
 		{"who am I", []string{"who", "am", "i"}},
 		{"What lens do they use?", []string{"lens", "use"}},
 	} {
-		if got := Analyze(c.q).KeywordQuery(); !slices.Equal([]string(got), c.want) {
+		if got := text.Analyze(c.q).KeywordQuery(); !slices.Equal([]string(got), c.want) {
 			t.Errorf("KeywordQuery(%q) = %q, want %q", c.q, got, c.want)
 		}
 	}
@@ -423,8 +424,8 @@ func TestRankKeywordFirstPersonQuestion(t *testing.T) {
 		{"What book did you recommend to me?", true},
 		{"Can you remind me of your advice?", true},
 	} {
-		if got := Analyze(tc.q).AsksYou; got != tc.asks {
-			t.Errorf("Analyze(%q).AsksYou = %v, want %v", tc.q, got, tc.asks)
+		if got := text.Analyze(tc.q).AsksYou; got != tc.asks {
+			t.Errorf("text.Analyze(%q).AsksYou = %v, want %v", tc.q, got, tc.asks)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -265,7 +266,7 @@ func linkedFacts(ctx context.Context, db *store.DB, sc scope, ids []int64, limit
 
 // wordingFacts finds believed facts whose text holds the name's words.
 func wordingFacts(ctx context.Context, db *store.DB, sc scope, name string, limit int) ([]EntityFact, error) {
-	text := Sanitize(name)
+	text := text.Sanitize(name)
 	if len(text) == 0 {
 		return []EntityFact{}, nil
 	}
@@ -364,7 +365,7 @@ func RenderEntity(w io.Writer, a EntityAnswer) {
 		case 1:
 			fmt.Fprintln(w, ". 1 fact mentions the wording (none is linked to it as an entity):")
 		default:
-			fmt.Fprintf(w, ". %s mention the wording (none is linked to it as an entity):\n", Plural(len(a.Facts), "fact"))
+			fmt.Fprintf(w, ". %s mention the wording (none is linked to it as an entity):\n", text.Plural(len(a.Facts), "fact"))
 		}
 	} else {
 		for _, c := range a.Entities {
@@ -377,7 +378,7 @@ func RenderEntity(w io.Writer, a EntityAnswer) {
 			}
 			fmt.Fprintln(w)
 		}
-		fmt.Fprintf(w, "%s, facts about it first:\n", Plural(len(a.Facts), "fact"))
+		fmt.Fprintf(w, "%s, facts about it first:\n", text.Plural(len(a.Facts), "fact"))
 	}
 	for i, f := range a.Facts {
 		part := "mentioned"

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -131,7 +132,7 @@ func TestEntityArmReadsTheSameInOneStatement(t *testing.T) {
 	defer r.Close()
 	for _, q := range []string{"Orion", "the hunter", "Vega Lyra and Deneb", "Common", "Busy Orion", "orion vega deneb", "nothing named here"} {
 		for _, sc := range []scope{newScope(time.Time{}), newScope(asOf)} {
-			grams := termGrams(Terms(q))
+			grams := termGrams(text.Terms(q))
 			apart, err := entityArmApart(ctx, db, sc, grams, 60)
 			if err != nil {
 				t.Fatal(err)
@@ -198,7 +199,7 @@ func TestEntityArmOrdersFactsOfTheSameEntitiesNewestFirst(t *testing.T) {
 				t.Fatalf("entity %d names %d facts (%v), want %d", c.entity, n, err, c.want)
 			}
 		}
-		got, err := entityArm(ctx, db, newScope(time.Time{}), Terms("Altair Rigel Mintaka"), 60)
+		got, err := entityArm(ctx, db, newScope(time.Time{}), text.Terms("Altair Rigel Mintaka"), 60)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -13,7 +14,7 @@ import (
 // several connections answers.
 func TestFirstSearchOnOneServerConnection(t *testing.T) {
 	db := storetest.Open(t, "postgres")
-	sp := graph.Space{Provider: "test", Model: "m", Dim: 3}
+	sp := vector.Space{Provider: "test", Model: "m", Dim: 3}
 	for i, f := range []fact{
 		{content: "The staging cluster deploys from the release branch", entities: []ent{{name: "staging", typ: "environment"}}},
 		{content: "Staging runs blue green on port 8443", entities: []ent{{name: "staging", typ: "environment"}}},

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
@@ -145,9 +146,9 @@ func addPending(tb testing.TB, db *store.DB, session, content string) {
 	}
 }
 
-func addVector(tb testing.TB, db *store.DB, id int64, sp graph.Space, v []float32) {
+func addVector(tb testing.TB, db *store.DB, id int64, sp vector.Space, v []float32) {
 	tb.Helper()
-	b, err := graph.EncodeVector(v)
+	b, err := vector.Encode(v)
 	if err != nil {
 		tb.Fatal(err)
 	}

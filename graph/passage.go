@@ -5,7 +5,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/graph/text"
 )
 
 // PassageChars bounds the passage an episode shows of the event a search
@@ -15,16 +15,16 @@ const PassageChars = 700
 
 // queryStems are the stems a passage is matched on: the query's content
 // words' stems, and their variants'.
-func queryStems(text string) map[string]bool {
-	a := Analyze(text)
+func queryStems(query string) map[string]bool {
+	a := text.Analyze(query)
 	out := map[string]bool{}
 	for i, s := range a.Stems {
-		if IsStopword(a.Terms[i]) {
+		if text.IsStopword(a.Terms[i]) {
 			continue
 		}
 		out[s] = true
-		if v := Variant(a.Terms[i]); v != "" {
-			out[Stem(v)] = true
+		if v := text.Variant(a.Terms[i]); v != "" {
+			out[text.Stem(v)] = true
 		}
 	}
 	return out
@@ -36,14 +36,14 @@ type wordSpan struct {
 	stem       string
 }
 
-// wordSpans are s's words in order, cut as a query's are (tokens): a run
+// wordSpans are s's words in order, cut as a query's are (text.Tokens): a run
 // of Chinese or Japanese characters is its overlapping pairs, or the one
 // character.
 func wordSpans(s string) []wordSpan {
 	var out []wordSpan
 	add := func(start, end int) {
-		if !strings.ContainsFunc(s[start:end], store.IsCJK) {
-			out = append(out, wordSpan{start, end, Stem(strings.ToLower(s[start:end]))})
+		if !strings.ContainsFunc(s[start:end], text.IsCJK) {
+			out = append(out, wordSpan{start, end, text.Stem(strings.ToLower(s[start:end]))})
 			return
 		}
 		// offs are the byte offsets of the word's runes, and its end.
@@ -54,13 +54,13 @@ func wordSpans(s string) []wordSpan {
 		offs = append(offs, end)
 		for k := 0; k+1 < len(offs); {
 			j := k
-			cjk := store.IsCJK(rune0(s[offs[k]:]))
-			for j+1 < len(offs) && store.IsCJK(rune0(s[offs[j]:])) == cjk {
+			cjk := text.IsCJK(rune0(s[offs[k]:]))
+			for j+1 < len(offs) && text.IsCJK(rune0(s[offs[j]:])) == cjk {
 				j++
 			}
 			switch {
 			case !cjk:
-				out = append(out, wordSpan{offs[k], offs[j], Stem(strings.ToLower(s[offs[k]:offs[j]]))})
+				out = append(out, wordSpan{offs[k], offs[j], text.Stem(strings.ToLower(s[offs[k]:offs[j]]))})
 			case j-k == 1:
 				out = append(out, wordSpan{offs[k], offs[j], s[offs[k]:offs[j]]})
 			default:

@@ -9,21 +9,22 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
 // Reader is the read side of one store: every read of knowledge goes
 // through one. It owns the handle it reads through, the in-memory index of
-// vector sign codes (see vectorIndex) and the prepared statements that
+// vector sign codes (see vector.Index) and the prepared statements that
 // keep that index fresh, so the index lives exactly as long as the reader:
 // a long-running server builds one and keeps it warm, a one-shot command
 // builds one for its one answer.
 //
 // A Reader never writes: sign codes and their code files are written by
-// integrate, beside the vectors they summarise.
+// integrate through graph/vector, beside the vectors they summarise.
 type Reader struct {
 	db      *store.DB
-	vectors *vectorIndex
+	vectors *vector.Index
 	stmts   statements
 	// searched is set once a search has answered: see parallel.
 	searched atomic.Bool
@@ -80,7 +81,7 @@ func (r *Reader) prepared(ctx context.Context, query string) (*sql.Stmt, error) 
 // NewReader returns the reader of db. The handle stays its owner's to
 // close; Close releases only what the reader prepared.
 func NewReader(db *store.DB) *Reader {
-	return &Reader{db: db, vectors: &vectorIndex{spaces: map[Space]*codeSet{}}}
+	return &Reader{db: db, vectors: vector.NewIndex()}
 }
 
 // Retain sets the store's retention window (config's retention.window):
@@ -138,15 +139,7 @@ func (r *Reader) Close() error {
 	}
 	r.stmts.m = nil
 	r.stmts.mu.Unlock()
-	x := r.vectors
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for _, st := range []**sql.Stmt{&x.state, &x.vectorCount, &x.candidates} {
-		if *st != nil {
-			errs = append(errs, (*st).Close())
-			*st = nil
-		}
-	}
+	errs = append(errs, r.vectors.Close())
 	return errors.Join(errs...)
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/recollect/recollect/graph/text"
 )
 
 // Block renders hits as the exact text a prompt embeds: one line per fact,
@@ -131,7 +133,7 @@ func RenderAnswer(w io.Writer, a Answer) {
 	case len(a.Results) == 0:
 		fmt.Fprintf(w, "No knowledge matches %q.\n", oneLine(a.Query))
 	case a.Order == string(OrderChronological):
-		fmt.Fprintf(w, "Knowledge, %s in time order (arms: %s; digest %s):\n%s", Plural(len(a.Results), "fact"), strings.Join(arms, ", "), a.Digest, a.Block)
+		fmt.Fprintf(w, "Knowledge, %s in time order (arms: %s; digest %s):\n%s", text.Plural(len(a.Results), "fact"), strings.Join(arms, ", "), a.Digest, a.Block)
 	default:
 		noun := "results"
 		if len(a.Results) == 1 {
@@ -143,9 +145,9 @@ func RenderAnswer(w io.Writer, a Answer) {
 		}
 	}
 	if b := a.Budget; b != nil && b.Skipped == 0 {
-		fmt.Fprintf(w, "budget: %s, about %d used; every result fit\n", Plural(b.Budget, "token"), b.Used)
+		fmt.Fprintf(w, "budget: %s, about %d used; every result fit\n", text.Plural(b.Budget, "token"), b.Used)
 	} else if b != nil {
-		fmt.Fprintf(w, "budget: %s, about %d used; %d more %s not fit and %s skipped\n", Plural(b.Budget, "token"), b.Used, b.Skipped, map[bool]string{true: "result did", false: "results did"}[b.Skipped == 1], map[bool]string{true: "was", false: "were"}[b.Skipped == 1])
+		fmt.Fprintf(w, "budget: %s, about %d used; %d more %s not fit and %s skipped\n", text.Plural(b.Budget, "token"), b.Used, b.Skipped, map[bool]string{true: "result did", false: "results did"}[b.Skipped == 1], map[bool]string{true: "was", false: "were"}[b.Skipped == 1])
 	}
 	if len(a.Pending) > 0 {
 		fmt.Fprintln(w, "Pending (captured, not yet integrated; unverified, keyword match only):")

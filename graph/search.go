@@ -20,6 +20,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -63,7 +65,7 @@ type Query struct {
 	// Vector and Space are the query's embedding, computed by the caller;
 	// nil means the semantic arm does not run.
 	Vector []float32
-	Space  Space
+	Space  vector.Space
 	// Kinds, when set, keeps only facts of these kinds (store.Kinds).
 	Kinds []string
 	// KnowledgeOnly skips the event log: no episodes, for callers that read
@@ -123,12 +125,12 @@ func (r *Reader) Search(ctx context.Context, q Query) (Answer, error) {
 	if q.Limit <= 0 {
 		q.Limit = DefaultLimit
 	}
-	terms := Terms(q.Text)
+	terms := text.Terms(q.Text)
 	if len(terms) > MaxQueryTerms {
 		ans.Notes = append(ans.Notes, fmt.Sprintf("the query has %d words; only the first %d were searched", len(terms), MaxQueryTerms))
 		terms = terms[:MaxQueryTerms]
 	}
-	text := Sanitize(strings.Join(terms, " "))
+	text := text.Sanitize(strings.Join(terms, " "))
 	if len(text) == 0 && len(q.Vector) == 0 {
 		ans.Notes = append(ans.Notes, "the query holds no searchable word (letters or digits)")
 		return ans, nil

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 )
 
 // armFrames are the functions that run inside a search's goroutines.
@@ -44,7 +45,7 @@ func TestSearchGoroutinesEndWithIt(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, before) })
 	db := newDB(t)
 	ctx := context.Background()
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 256}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 256}
 	// Enough vectors that the similarity arm is still scanning when the
 	// keyword arm fails.
 	const n = 8000
@@ -57,7 +58,7 @@ func TestSearchGoroutinesEndWithIt(t *testing.T) {
 	for i := range vec {
 		vec[i] = float32(i%7) + 1
 	}
-	b, err := graph.EncodeVector(vec)
+	b, err := vector.Encode(vec)
 	if err != nil {
 		t.Fatal(err)
 	}

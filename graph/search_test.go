@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
@@ -70,7 +72,7 @@ func TestSearchArmLabels(t *testing.T) {
 
 func TestSemanticArm(t *testing.T) {
 	db := newDB(t)
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 3}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 3}
 	near := addFact(t, db, fact{content: "I drive a small red car"})
 	mid := addFact(t, db, fact{content: "Bicycles are my daily transport"})
 	far := addFact(t, db, fact{content: "The sky was clear on Tuesday"})
@@ -78,7 +80,7 @@ func TestSemanticArm(t *testing.T) {
 	addVector(t, db, near, sp, []float32{1, 0, 0})
 	addVector(t, db, mid, sp, []float32{0.9, 0.3, 0}) // cos ≈ 0.949: above both floors
 	addVector(t, db, far, sp, []float32{0.2, 1, 0})   // cos ≈ 0.196: below the absolute floor
-	addVector(t, db, other, graph.Space{Provider: "ollama", Model: "other", Dim: 3}, []float32{1, 0, 0})
+	addVector(t, db, other, vector.Space{Provider: "ollama", Model: "other", Dim: 3}, []float32{1, 0, 0})
 
 	ans := search(t, db, graph.Query{Text: "automobile", Vector: []float32{1, 0, 0}, Space: sp})
 	if !slices.Contains(ans.Arms, graph.ArmSemantic) {
@@ -330,7 +332,7 @@ func TestSearchEdgeCases(t *testing.T) {
 			if got := len(ans.Results) > 0; got != tc.wantHits {
 				t.Errorf("hits = %v, want %v (%+v)", got, tc.wantHits, ans)
 			}
-			if len(ans.Results) == 0 && len(ans.Notes) == 0 && len(ans.Episodes) == 0 && len(graph.Sanitize(tc.q)) == 0 {
+			if len(ans.Results) == 0 && len(ans.Notes) == 0 && len(ans.Episodes) == 0 && len(text.Sanitize(tc.q)) == 0 {
 				t.Errorf("no hits and no note saying why")
 			}
 		})

@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"strconv"
 
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -28,24 +28,24 @@ type scored struct {
 }
 
 // semanticArm ranks the facts of the query's space by exact cosine, kept
-// above both floors, best first. In a space of more than ExactUpTo
+// above both floors, best first. In a space of more than vector.ExactUpTo
 // vectors it scores only the candidates the sign codes pick (see
-// vectorIndex) and checks the scope of the best of them only; while some
+// vector.Index) and checks the scope of the best of them only; while some
 // vectors have no code yet it scores them all. A note explains when the
 // arm cannot run.
-func semanticArm(ctx context.Context, r *Reader, sc scope, vec []float32, space Space, depth int) (armList, string, error) {
+func semanticArm(ctx context.Context, r *Reader, sc scope, vec []float32, space vector.Space, depth int) (armList, string, error) {
 	db, index := r.db, r.vectors
 	if len(vec) != space.Dim {
 		return armList{}, fmt.Sprintf("the query vector has %d components but its space %s says %d; similarity arm skipped", len(vec), space, space.Dim), nil
 	}
-	cs, err := index.codes(ctx, db, space)
+	cs, err := index.Codes(ctx, db, space)
 	if err != nil {
 		return armList{}, "", fmt.Errorf("similarity search: %w", err)
 	}
 	var all []scored
 	checked := false // whether all holds only facts in scope
-	if n := max(ExactUpTo, Oversample*depth); cs.missing == 0 && cs.rows() > n {
-		all, err = scoreCodeRows(ctx, db, index, space, vec, cs, cs.nearestRows(vec, n))
+	if n := max(vector.ExactUpTo, vector.Oversample*depth); cs.AllCoded() && cs.Rows() > n {
+		all, err = scoreCodeRows(ctx, db, index, space, vec, cs, cs.NearestRows(vec, n))
 	} else {
 		all, err = scoreInScope(ctx, preparedQuerier{r}, sc, space, vec)
 		checked = true
@@ -92,7 +92,7 @@ func cmpID(a, b int64) int {
 
 // scoreInScope scores every vector of space whose fact is in scope: the
 // arm's path for a small space, or one with vectors still lacking a code.
-func scoreInScope(ctx context.Context, db querier, sc scope, space Space, vec []float32) ([]scored, error) {
+func scoreInScope(ctx context.Context, db querier, sc scope, space vector.Space, vec []float32) ([]scored, error) {
 	cond, args := sc.candidate()
 	rows, err := db.QueryContext(ctx, `SELECT e.fact_id, e.vector FROM embeddings e JOIN facts f ON f.id = e.fact_id
 		WHERE e.provider = ? AND e.model = ? AND e.dim = ? AND `+cond, append([]any{space.Provider, space.Model, space.Dim}, args...)...)
@@ -107,7 +107,7 @@ func scoreInScope(ctx context.Context, db querier, sc scope, space Space, vec []
 // the rest (added since it was written, or all when there is none) read
 // from the table by scoreCandidates. Both score the same stored bytes the
 // same way.
-func scoreCodeRows(ctx context.Context, db *store.DB, index *vectorIndex, space Space, vec []float32, cs codeSet, rows []int) ([]scored, error) {
+func scoreCodeRows(ctx context.Context, db *store.DB, index *vector.Index, space vector.Space, vec []float32, cs vector.CodeSet, rows []int) ([]scored, error) {
 	qn := queryNorm(vec)
 	out := make([]scored, 0, len(rows))
 	var rest []int64
@@ -117,12 +117,12 @@ func scoreCodeRows(ctx context.Context, db *store.DB, index *vectorIndex, space 
 	var ids [4]int64
 	k := 0
 	for _, r := range rows {
-		b := cs.vecs.row(r)
+		b := cs.Vector(r)
 		if b == nil {
-			rest = append(rest, cs.id(r))
+			rest = append(rest, cs.ID(r))
 			continue
 		}
-		four[k], ids[k] = b, cs.id(r)
+		four[k], ids[k] = b, cs.ID(r)
 		if k++; k == 4 {
 			c := cosineBytes4(vec, qn, &four)
 			for j := range four {
@@ -134,12 +134,11 @@ func scoreCodeRows(ctx context.Context, db *store.DB, index *vectorIndex, space 
 	for j := range k {
 		out = append(out, scored{ids[j], cosineBytes(vec, qn, four[j])})
 	}
-	runtime.KeepAlive(cs.vecs) // the mappings stay until their rows are read
-	runtime.KeepAlive(cs.m)
+	cs.KeepAlive() // the mappings stay until their rows are read
 	if len(rest) == 0 {
 		return out, nil
 	}
-	stmt, err := index.candidatesStmt(ctx, db)
+	stmt, err := index.CandidatesStmt(ctx, db)
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +152,7 @@ func scoreCodeRows(ctx context.Context, db *store.DB, index *vectorIndex, space 
 // id order, which is about the order of their rows: neighbouring lookups
 // share pages, and reading 256 vectors takes half as long as in the
 // codes' order.
-func scoreCandidates(ctx context.Context, db *store.DB, stmt *sql.Stmt, space Space, vec []float32, cands []int64) ([]scored, error) {
+func scoreCandidates(ctx context.Context, db *store.DB, stmt *sql.Stmt, space vector.Space, vec []float32, cands []int64) ([]scored, error) {
 	cands = slices.Clone(cands)
 	slices.Sort(cands)
 	ids, err := json.Marshal(cands)
@@ -164,20 +163,12 @@ func scoreCandidates(ctx context.Context, db *store.DB, stmt *sql.Stmt, space Sp
 	if stmt != nil {
 		rows, err = stmt.QueryContext(ctx, string(ids), space.Provider, space.Model, space.Dim)
 	} else {
-		rows, err = db.QueryContext(ctx, candidatesQuery(db), string(ids), space.Provider, space.Model, space.Dim)
+		rows, err = db.QueryContext(ctx, vector.CandidatesQuery(db), string(ids), space.Provider, space.Model, space.Dim)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return scoreRows(rows, vec)
-}
-
-// candidatesQuery reads the vectors of a JSON list of facts in one space,
-// driven from the list (CROSS JOIN fixes the order), so SQLite looks up
-// each candidate instead of walking every vector.
-func candidatesQuery(db *store.DB) string {
-	return `SELECT e.fact_id, e.vector FROM ` + db.Engine().JSONInts("?", "j") + ` CROSS JOIN embeddings e
-		WHERE e.fact_id = CAST(j.value AS INTEGER) AND e.provider = ? AND e.model = ? AND e.dim = ?`
 }
 
 // rowScanner is the part of *sql.Rows scoreRows reads.
@@ -249,7 +240,7 @@ func queryNorm(q []float32) float64 {
 	return math.Sqrt(qn)
 }
 
-// cosineBytes is Cosine of q (whose norm is qn) with the vector EncodeVector
+// cosineBytes is vector.Cosine of q (whose norm is qn) with the vector vector.Encode
 // wrote as b, computed in the same float64 arithmetic without decoding b.
 func cosineBytes(q []float32, qn float64, b []byte) float64 {
 	var dot, nb float64
@@ -355,15 +346,15 @@ func inScope(ctx context.Context, db querier, sc scope, facts []scored) (map[int
 // VectorCandidates returns the n facts of space whose sign codes are
 // nearest vec's, nearest first (every coded fact when there are no more
 // than n): the candidates the similarity arm scores
-// by exact cosine (it takes max(ExactUpTo, Oversample × depth) of them).
+// by exact cosine (it takes max(vector.ExactUpTo, vector.Oversample × depth) of them).
 // The benchmark measures the recall of that stage with it.
-func (r *Reader) VectorCandidates(ctx context.Context, space Space, vec []float32, n int) ([]int64, error) {
+func (r *Reader) VectorCandidates(ctx context.Context, space vector.Space, vec []float32, n int) ([]int64, error) {
 	if len(vec) != space.Dim {
-		return nil, fmt.Errorf("vector candidates: %d components in space %s: %w", len(vec), space, ErrSpaceMismatch)
+		return nil, fmt.Errorf("vector candidates: %d components in space %s: %w", len(vec), space, vector.ErrSpaceMismatch)
 	}
-	cs, err := r.vectors.codes(ctx, r.db, space)
+	cs, err := r.vectors.Codes(ctx, r.db, space)
 	if err != nil {
 		return nil, fmt.Errorf("vector candidates: %w", err)
 	}
-	return slices.Clone(cs.nearest(vec, n)), nil
+	return slices.Clone(cs.Nearest(vec, n)), nil
 }

@@ -10,19 +10,20 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
 // readVectorHeader reads the header of sp's vector file in db's directory.
-func readVectorHeader(t *testing.T, db *store.DB, sp graph.Space) (graph.VectorFileHeader, os.FileInfo) {
+func readVectorHeader(t *testing.T, db *store.DB, sp vector.Space) (vector.VectorFileHeader, os.FileInfo) {
 	t.Helper()
-	f, err := os.Open(graph.VectorFilePath(db.Dir, sp))
+	f, err := os.Open(vector.VectorFilePath(db.Dir, sp))
 	if err != nil {
 		t.Fatalf("vector file: %v", err)
 	}
 	defer f.Close()
-	h, ok := graph.ReadVectorFileHeader(f)
+	h, ok := vector.ReadVectorFileHeader(f)
 	if !ok {
 		t.Fatalf("vector file %s: unreadable header", f.Name())
 	}
@@ -44,7 +45,7 @@ func readVectorHeader(t *testing.T, db *store.DB, sp graph.Space) (graph.VectorF
 func TestVectorFileServesTheArm(t *testing.T) {
 	ctx := context.Background()
 	db := newDB(t)
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 64}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 64}
 	rng := rand.New(rand.NewPCG(9, 10))
 	data := clustered(rng, 1300, 40, sp.Dim, 0.5)
 	ids := make([]int64, len(data))
@@ -71,7 +72,7 @@ func TestVectorFileServesTheArm(t *testing.T) {
 	}
 	answers := func() string { t.Helper(); return answersOf(reopen()) }
 	fromTable := answers()
-	if _, err := integrate.WriteCodeFile(ctx, db, sp); err != nil {
+	if _, err := vector.WriteCodeFile(ctx, db, sp); err != nil {
 		t.Fatal(err)
 	}
 	h, before := readVectorHeader(t, db, sp)
@@ -96,7 +97,7 @@ func TestVectorFileServesTheArm(t *testing.T) {
 	if top := semanticTop(t, reopen(), sp, data[640], 5); !slices.Contains(top, late) {
 		t.Fatalf("new handle before the append: top %v lacks the late fact %d (read from the table)", top, late)
 	}
-	if _, err := integrate.WriteCodeFile(ctx, db, sp); err != nil {
+	if _, err := vector.WriteCodeFile(ctx, db, sp); err != nil {
 		t.Fatal(err)
 	}
 	h, after := readVectorHeader(t, db, sp)
@@ -111,13 +112,13 @@ func TestVectorFileServesTheArm(t *testing.T) {
 
 	// Zero every row, header intact: a handle that reads the file finds
 	// no candidate above the floors.
-	path := graph.VectorFilePath(db.Dir, sp)
+	path := vector.VectorFilePath(db.Dir, sp)
 	raw, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	zeroed := slices.Clone(raw)
-	clear(zeroed[graph.VectorFileHeaderSize:])
+	clear(zeroed[vector.VectorFileHeaderSize:])
 	if err := os.WriteFile(path, zeroed, 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -134,7 +135,7 @@ func TestVectorFileServesTheArm(t *testing.T) {
 	if top := semanticTop(t, reopen(), sp, data[17], 5); len(top) == 0 || top[0] != ids[17] {
 		t.Fatalf("after a vector changed: top %v, want fact %d first, from the table", top, ids[17])
 	}
-	if _, err := integrate.WriteCodeFile(ctx, db, sp); err != nil {
+	if _, err := vector.WriteCodeFile(ctx, db, sp); err != nil {
 		t.Fatal(err)
 	}
 	if h, again := readVectorHeader(t, db, sp); h.Rows != int64(len(data))+1 || os.SameFile(after, again) {
@@ -143,7 +144,7 @@ func TestVectorFileServesTheArm(t *testing.T) {
 	if err := integrate.StoreVector(ctx, db, ids[3], sp, data[3]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := integrate.WriteCodeFile(ctx, db, sp); err != nil {
+	if _, err := vector.WriteCodeFile(ctx, db, sp); err != nil {
 		t.Fatal(err)
 	}
 	if got := answers(); got != withLate {

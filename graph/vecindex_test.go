@@ -9,22 +9,15 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
-func TestSignCode(t *testing.T) {
-	got := graph.SignCode([]float32{1, -1, 0, 2, -0.5, 3, 4, -1, 0.1})
-	if want := []byte{0b01101001, 0b1}; !slices.Equal(got, want) {
-		t.Fatalf("SignCode = %08b, want %08b", got, want)
-	}
-}
-
 // addCodedVector stores a vector and its sign code, as integrate does.
-func addCodedVector(tb testing.TB, db *store.DB, id int64, sp graph.Space, v []float32) {
+func addCodedVector(tb testing.TB, db *store.DB, id int64, sp vector.Space, v []float32) {
 	tb.Helper()
 	addVector(tb, db, id, sp, v)
-	if err := integrate.StoreCode(context.Background(), db, id, sp, v); err != nil {
+	if err := vector.StoreCode(context.Background(), db, id, sp, v); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -52,14 +45,14 @@ func clustered(rng *rand.Rand, n, k, dim int, spread float64) [][]float32 {
 
 // exactTop is the brute-force answer: the ids of the best k vectors by
 // cosine with q above the arm's two floors, ties by id.
-func exactTop(sp graph.Space, vecs map[int64][]float32, q []float32, k int) []int64 {
+func exactTop(sp vector.Space, vecs map[int64][]float32, q []float32, k int) []int64 {
 	type scored struct {
 		id  int64
 		cos float64
 	}
 	var all []scored
 	for id, v := range vecs {
-		c, _ := graph.Cosine(sp, q, sp, v)
+		c, _ := vector.Cosine(sp, q, sp, v)
 		all = append(all, scored{id, c})
 	}
 	slices.SortFunc(all, func(a, b scored) int {
@@ -81,7 +74,7 @@ func exactTop(sp graph.Space, vecs map[int64][]float32, q []float32, k int) []in
 	return out
 }
 
-func semanticTop(t *testing.T, r *graph.Reader, sp graph.Space, q []float32, k int) []int64 {
+func semanticTop(t *testing.T, r *graph.Reader, sp vector.Space, q []float32, k int) []int64 {
 	t.Helper()
 	ans := searchWith(t, r, graph.Query{Vector: q, Space: sp, Limit: k})
 	if !slices.Contains(ans.Arms, graph.ArmSemantic) {
@@ -99,7 +92,7 @@ func TestSemanticCandidatesAgreeWithExact(t *testing.T) {
 	db := newDB(t)
 	r := graph.NewReader(db)
 	defer r.Close()
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 128}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 128}
 	rng := rand.New(rand.NewPCG(3, 4))
 	data := clustered(rng, 1500, 30, sp.Dim, 0.3)
 	vecs := map[int64][]float32{}
@@ -126,7 +119,7 @@ func TestSemanticCandidatesAgreeWithExact(t *testing.T) {
 		}
 	}
 	for id, v := range vecs {
-		if err := integrate.StoreCode(context.Background(), db, id, sp, v); err != nil {
+		if err := vector.StoreCode(context.Background(), db, id, sp, v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -157,7 +150,7 @@ func TestVectorIndexFollowsTheFile(t *testing.T) {
 	db := newDB(t)
 	r := graph.NewReader(db)
 	defer r.Close()
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 16}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 16}
 	rng := rand.New(rand.NewPCG(5, 6))
 	data := clustered(rng, 1200, 30, sp.Dim, 0.5)
 	for i, v := range data {
@@ -211,7 +204,7 @@ func TestSemanticCandidatesKeepScope(t *testing.T) {
 	db := newDB(t)
 	r := graph.NewReader(db)
 	defer r.Close()
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 64}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 64}
 	rng := rand.New(rand.NewPCG(7, 8))
 	for i, v := range clustered(rng, 600, 30, sp.Dim, 0.5) {
 		addCodedVector(t, db, addFact(t, db, fact{content: fmt.Sprintf("fact %d", i)}), sp, v)

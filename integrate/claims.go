@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/recollect/recollect/graph/text"
 )
 
 // A reading is what the supersession heuristic understands of a statement:
@@ -241,10 +243,10 @@ func readStatementKeyed(text, speaker string, keyed bool) reading {
 
 // readClause reads one clause; a clause with no subject of its own ("…,
 // and moved to Porto") takes the previous clause's.
-func readClause(text, speaker string, prev *clause, keyed bool) (clause, bool) {
+func readClause(clauseText, speaker string, prev *clause, keyed bool) (clause, bool) {
 	c := clause{speaker: speaker}
-	toks := statementWordSpans(text)
-	lower := func(i int) string { return strings.ToLower(text[toks[i][0]:toks[i][1]]) }
+	toks := text.StatementWordSpans(clauseText)
+	lower := func(i int) string { return strings.ToLower(clauseText[toks[i][0]:toks[i][1]]) }
 	i := 0
 	for i < len(toks) && leadingSkip[lower(i)] {
 		i++
@@ -307,9 +309,9 @@ func readClause(text, speaker string, prev *clause, keyed bool) (clause, bool) {
 	if len(possessed) > 0 {
 		from = start + 1
 	}
-	pred := text[toks[from][0]:]
-	may := rulesFor(text, keyed)
-	c.claims = readClaims(pred, text[toks[i][0]:], len(possessed) > 0, w == "i'd" || w == "we'd", may)
+	pred := clauseText[toks[from][0]:]
+	may := rulesFor(clauseText, keyed)
+	c.claims = readClaims(pred, clauseText[toks[i][0]:], len(possessed) > 0, w == "i'd" || w == "we'd", may)
 	// "My flat is in Berlin" says where I live.
 	if len(possessed) > 0 && subset(c.subject, homeWords) {
 		c.subject = nil
@@ -335,13 +337,13 @@ func readClause(text, speaker string, prev *clause, keyed bool) (clause, bool) {
 		}
 	}
 	// Only now the clause reads: a clause that does not costs nothing more.
-	c.words = wordSet(text)
+	c.words = wordSet(clauseText)
 	if may(markerKeys) {
-		if m := markerRe().FindString(text); m != "" {
+		if m := markerRe().FindString(clauseText); m != "" {
 			c.marker = strings.ToLower(m)
 		}
 	}
-	c.additive = may(additiveKeys) && additiveRe().MatchString(text)
+	c.additive = may(additiveKeys) && additiveRe().MatchString(clauseText)
 	return c, true
 }
 
@@ -470,7 +472,7 @@ func negatedAt(pred string, i int) bool {
 	before := pred[:i]
 	if locs := negationRe().FindAllStringIndex(before, -1); len(locs) > 0 {
 		between := before[locs[len(locs)-1][1]:]
-		if len(statementWordSpans(between)) <= 3 && !strings.Contains(between, ",") {
+		if len(text.StatementWordSpans(between)) <= 3 && !strings.Contains(between, ",") {
 			return true
 		}
 	}
@@ -507,7 +509,7 @@ func purpose(rest string) string {
 // a word that starts another phrase ("Porto last month" → "Porto").
 func valuePhrase(s string) value {
 	var kept []string
-	for _, loc := range statementWordSpans(s) {
+	for _, loc := range text.StatementWordSpans(s) {
 		if strings.ContainsAny(s[:loc[0]], ",;:()") {
 			break
 		}
@@ -541,7 +543,7 @@ func nameLike(s string, lowerOK bool) bool {
 	if unicode.IsUpper(r) || unicode.IsDigit(r) || r == '`' {
 		return true
 	}
-	return lowerOK && len(statementWordSpans(valuePhrase(s).text)) == 1 && !determiners[strings.ToLower(f)] &&
+	return lowerOK && len(text.StatementWordSpans(valuePhrase(s).text)) == 1 && !determiners[strings.ToLower(f)] &&
 		!intensifiers[strings.ToLower(f)]
 }
 
@@ -549,7 +551,7 @@ var intensifiers = set("so", "very", "really", "pretty", "super", "too", "quite"
 	"a", "an", "the", "going", "getting", "doing", "kind", "sort", "more", "less", "much", "such", "gonna", "happy", "glad", "sure")
 
 func firstWord(s string) string {
-	return firstStatementWord(s)
+	return text.FirstStatementWord(s)
 }
 
 func firstNonEmpty(ss ...string) string {
@@ -577,7 +579,7 @@ func submatches(s string, m []int) []string {
 // plural "s" is dropped so "servers" meets "server".
 func wordSet(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range statementWords(s) {
+	for _, t := range text.StatementWords(s) {
 		t = strings.ToLower(strings.Trim(t, "`"))
 		if stopwords[t] || determiners[t] || stopValue[t] || firstPersonWords[t] != "" {
 			continue

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/extract/model"
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -16,8 +16,8 @@ import (
 
 // TestEmbeddingWritesTheCodeFile: the embedding step writes a space's
 // first codes to its code file at once, however few; a step that adds
-// less than graph.CodeFileDue asks for (an eighth of the codes, or
-// graph.CodeFileTail) leaves the file as it is (a new reader reads those
+// less than vector.CodeFileDue asks for (an eighth of the codes, or
+// vector.CodeFileTail) leaves the file as it is (a new reader reads those
 // few from the table), one that adds more rewrites it; the vector file
 // gets a row per code at every step; after forget's RemoveCodeFiles there
 // is neither.
@@ -40,8 +40,8 @@ func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sp := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
-		path := graph.CodeFilePath(db.Dir, sp)
+		sp := vector.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
+		path := vector.CodeFilePath(db.Dir, sp)
 
 		step := func(n, from, want int) {
 			t.Helper()
@@ -49,7 +49,7 @@ func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 			if rep := integrate.EmbedMissing(ctx, db, emb, 256); rep.Error != "" || rep.Embedded != n {
 				t.Fatalf("a step of %d facts: %+v", n, rep)
 			}
-			if f, ok := graph.ReadCodeFile(db.Dir, sp); !ok || len(f.IDs) != want {
+			if f, ok := vector.ReadCodeFile(db.Dir, sp); !ok || len(f.IDs) != want {
 				t.Fatalf("code file after %d more codes (%d in all): ok %v with %d codes, want %d", n, from+n, ok, len(f.IDs), want)
 			}
 		}
@@ -57,27 +57,27 @@ func TestEmbeddingWritesTheCodeFile(t *testing.T) {
 		step(100, 1000, 1000) // 100 of 1100 codes: read from the table
 		step(60, 1100, 1160)  // 160 of 1160: an eighth, the file is rewritten
 		step(3, 1160, 1160)
-		got, fromTable, err := graph.LoadCodes(ctx, db, sp)
+		got, fromTable, err := vector.LoadCodes(ctx, db, sp)
 		if err != nil || len(got.IDs) != 1163 || fromTable != 3 {
 			t.Fatalf("LoadCodes: %d codes, %d from the table (%v); want 1163 and 3", len(got.IDs), fromTable, err)
 		}
 		// The vector file follows every step: a row per code.
-		vf, err := os.Open(graph.VectorFilePath(db.Dir, sp))
+		vf, err := os.Open(vector.VectorFilePath(db.Dir, sp))
 		if err != nil {
 			t.Fatalf("vector file after 1163 codes: %v", err)
 		}
-		h, ok := graph.ReadVectorFileHeader(vf)
+		h, ok := vector.ReadVectorFileHeader(vf)
 		vf.Close()
 		if !ok || h.Rows != 1163 || !h.FitsCodes(sp, got.Removed, got.IDs) {
 			t.Fatalf("vector file header %+v (readable %v), want 1163 rows fitting the codes", h, ok)
 		}
-		if err := integrate.RemoveCodeFiles(db.Dir); err != nil {
+		if err := vector.RemoveCodeFiles(db.Dir); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(path); !os.IsNotExist(err) {
 			t.Fatalf("code file after RemoveCodeFiles: %v", err)
 		}
-		if _, err := os.Stat(graph.VectorFilePath(db.Dir, sp)); !os.IsNotExist(err) {
+		if _, err := os.Stat(vector.VectorFilePath(db.Dir, sp)); !os.IsNotExist(err) {
 			t.Fatalf("vector file after RemoveCodeFiles: %v (it holds the vectors of forgotten facts)", err)
 		}
 	})

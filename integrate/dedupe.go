@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 )
 
 // querier reads: a *store.Tx or a *store.DB.
@@ -36,7 +36,7 @@ var negations = map[string]bool{"not": true, "no": true, "never": true, "don": t
 // contentWords are a fact's words without stop words.
 func contentWords(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, t := range graph.Terms(s) {
+	for _, t := range text.Terms(s) {
 		if !stopwords[t] {
 			out[t] = true
 		}
@@ -45,7 +45,7 @@ func contentWords(s string) map[string]bool {
 }
 
 func negated(s string) bool {
-	for _, t := range graph.Terms(s) {
+	for _, t := range text.Terms(s) {
 		if negations[t] {
 			return true
 		}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -98,7 +98,7 @@ func KnownDomains(ctx context.Context, q querier) ([]string, error) {
 // cooking class" → cooking); otherwise the default domain.
 func heuristicDomain(content string, known []string) string {
 	words := map[string]bool{}
-	for _, t := range graph.Terms(content) {
+	for _, t := range text.Terms(content) {
 		words[domainKey(t)] = true
 	}
 	for _, d := range known {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/extract/model/modeltest"
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -110,7 +110,7 @@ func TestEmbedMissingBothWireFormats(t *testing.T) {
 				t.Errorf("second run embedded %d, host saw %v", rep.Embedding.Embedded, in)
 			}
 			sp, ok, err := integrate.WorkingSpace(context.Background(), db, cfg)
-			if err != nil || !ok || sp != (graph.Space{Provider: tc.provider, Model: "nomic-embed-text", Dim: 8}) {
+			if err != nil || !ok || sp != (vector.Space{Provider: tc.provider, Model: "nomic-embed-text", Dim: 8}) {
 				t.Errorf("working space = %v %v %v", sp, ok, err)
 			}
 		})
@@ -124,8 +124,8 @@ func TestEmbeddingSpacesNeverMix(t *testing.T) {
 		say(t, db, statement{text: "I prefer green tea", day: 2})
 		run(t, newIntegrator(db, day(2)))
 		paris := factNamed(t, db, "I live in Paris").ID
-		old := graph.Space{Provider: "ollama", Model: "all-minilm", Dim: 4}
-		cur := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
+		old := vector.Space{Provider: "ollama", Model: "all-minilm", Dim: 4}
+		cur := vector.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
 		if err := integrate.StoreVector(ctx, db, paris, old, []float32{1, 0, 0, 0}); err != nil {
 			t.Fatal(err)
 		}
@@ -137,7 +137,7 @@ func TestEmbeddingSpacesNeverMix(t *testing.T) {
 				v := vectorOf("y", 8)
 				v[3] = bad
 				err := integrate.StoreVector(ctx, db, paris, cur, v)
-				if !errors.Is(err, graph.ErrNonFinite) {
+				if !errors.Is(err, vector.ErrNonFinite) {
 					t.Errorf("component %v: err = %v, want ErrNonFinite", bad, err)
 				}
 			}
@@ -147,7 +147,7 @@ func TestEmbeddingSpacesNeverMix(t *testing.T) {
 			}
 		})
 		t.Run("a vector of the wrong dimension is refused", func(t *testing.T) {
-			if err := integrate.StoreVector(ctx, db, paris, cur, []float32{1, 2, 3}); !errors.Is(err, graph.ErrSpaceMismatch) {
+			if err := integrate.StoreVector(ctx, db, paris, cur, []float32{1, 2, 3}); !errors.Is(err, vector.ErrSpaceMismatch) {
 				t.Errorf("err = %v, want ErrSpaceMismatch", err)
 			}
 		})
@@ -157,10 +157,10 @@ func TestEmbeddingSpacesNeverMix(t *testing.T) {
 				t.Fatalf("vectors of %s = %v, %v", cur, vs, err)
 			}
 			oldVs, _ := integrate.Vectors(ctx, db, old)
-			if _, err := graph.Cosine(cur, vs[paris], old, oldVs[paris]); !errors.Is(err, graph.ErrSpaceMismatch) {
+			if _, err := vector.Cosine(cur, vs[paris], old, oldVs[paris]); !errors.Is(err, vector.ErrSpaceMismatch) {
 				t.Errorf("comparing across spaces: err = %v", err)
 			}
-			other := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 4}
+			other := vector.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 4}
 			if vs, _ := integrate.Vectors(ctx, db, other); len(vs) != 0 {
 				t.Errorf("same model, other dimension returned %d vectors", len(vs))
 			}
@@ -246,12 +246,12 @@ func TestModelSwapStartsANewSpace(t *testing.T) {
 		if want := (integrate.EmbedReport{Space: "ollama/nomic-embed-text/4", Embedded: 2, Missing: 0}); *rep.Embedding != want {
 			t.Errorf("after the swap: %+v, want %+v", *rep.Embedding, want)
 		}
-		sp := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 4}
+		sp := vector.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 4}
 		cov, err := integrate.EmbeddingCoverage(ctx, db, sp)
 		if err != nil {
 			t.Fatal(err)
 		}
-		old := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
+		old := vector.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
 		if cov.Embedded != 2 || cov.Missing != 0 || len(cov.Leftover) != 1 || cov.Leftover[0] != (integrate.SpaceCount{Space: old, Vectors: 2}) {
 			t.Errorf("coverage = %+v", cov)
 		}
@@ -270,7 +270,7 @@ func TestBackfillCodes(t *testing.T) {
 			say(t, db, statement{text: s, day: 1})
 		}
 		run(t, newIntegrator(db, day(2)))
-		sp := graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
+		sp := vector.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 8}
 		codes := func() int {
 			var n int
 			if err := db.QueryRowContext(context.Background(), `SELECT count(*) FROM vector_codes WHERE provider = ? AND model = ? AND dim = ?`, sp.Provider, sp.Model, sp.Dim).Scan(&n); err != nil {
@@ -280,7 +280,7 @@ func TestBackfillCodes(t *testing.T) {
 		}
 		// Two vectors written the old way: no code.
 		for _, name := range []string{"I live in Paris", "I prefer green tea"} {
-			b, err := graph.EncodeVector(vectorOf(name, 8))
+			b, err := vector.Encode(vectorOf(name, 8))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -302,7 +302,7 @@ func TestBackfillCodes(t *testing.T) {
 		}
 		var code []byte
 		db.QueryRowContext(context.Background(), `SELECT code FROM vector_codes WHERE fact_id = ?`, factNamed(t, db, "I live in Paris").ID).Scan(&code)
-		if !bytes.Equal(code, graph.SignCode(vectorOf("I live in Paris", 8))) {
+		if !bytes.Equal(code, vector.SignCode(vectorOf("I live in Paris", 8))) {
 			t.Errorf("backfilled code %08b is not the vector's sign code", code)
 		}
 		if n, err := integrate.BackfillCodes(ctx, db, sp, 1); err != nil || n != 0 {

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -216,15 +216,15 @@ var structured = sync.OnceValue(func() []*regexp.Regexp {
 // nameSpans splits a run of capitalised words at the words that are not
 // names (common words, months, placeholders, emphasis) and returns the
 // spans left.
-func nameSpans(text string, a, b int, starts map[int]bool) [][2]int {
+func nameSpans(s string, a, b int, starts map[int]bool) [][2]int {
 	var out [][2]int
 	start, end := -1, -1
-	for _, w := range wordSpans(text[a:b]) {
+	for _, w := range wordSpans(s[a:b]) {
 		ws, we := a+w[0], a+w[1]
-		word := strings.TrimSuffix(strings.TrimSuffix(text[ws:we], "'s"), "’s")
+		word := strings.TrimSuffix(strings.TrimSuffix(s[ws:we], "'s"), "’s")
 		we = ws + len(word)
 		l := strings.ToLower(word)
-		if word == "I" || graph.IsStopword(l) || interjections[l] || starts[ws] && commonWord(word) ||
+		if word == "I" || text.IsStopword(l) || interjections[l] || starts[ws] && commonWord(word) ||
 			placeholder(word) || calendarWords[l] || calendarWords[strings.TrimSuffix(l, "s")] || emphasis(word) {
 			if start >= 0 {
 				out = append(out, [2]int{start, end})
@@ -337,7 +337,7 @@ var (
 // and replies ("Thanks", "Wow", "Instead"); never a name on its own.
 func commonWord(w string) bool {
 	l := strings.ToLower(strings.Trim(w, "'’"))
-	return graph.IsStopword(l) || commonWords[l]
+	return text.IsStopword(l) || commonWords[l]
 }
 
 // emphasis is a common word in capitals ("NOT", "NEVER", "IMPORTANT").
@@ -346,7 +346,7 @@ func emphasis(w string) bool {
 		return false
 	}
 	l := strings.ToLower(w)
-	return commonWords[l] || graph.IsStopword(l) || emphasisWords[l]
+	return commonWords[l] || text.IsStopword(l) || emphasisWords[l]
 }
 
 // placeholder is a stand-in for removed text ("REDACTED", "[redacted]",

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -133,8 +133,8 @@ func (in *Integrator) summarise(ctx context.Context, rep *Report) error {
 		return err
 	}
 	run := fmt.Sprintf("Last consolidation %s: %s taken in: %d new, %d merged into known facts, %d already known, %d superseded and %s.",
-		store.FormatTime(in.now())[:16], graph.Plural(rep.Claimed, "fact"), rep.Integrated, rep.Merged, rep.Noop, rep.Superseded, graph.Plural(rep.Conflicts, "conflict"))
-	heur := fmt.Sprintf("%s The store holds %s in %s.", run, graph.Plural(m.active, "active fact"), graph.Plural(m.domains, "domain"))
+		store.FormatTime(in.now())[:16], text.Plural(rep.Claimed, "fact"), rep.Integrated, rep.Merged, rep.Noop, rep.Superseded, text.Plural(rep.Conflicts, "conflict"))
+	heur := fmt.Sprintf("%s The store holds %s in %s.", run, text.Plural(m.active, "active fact"), text.Plural(m.domains, "domain"))
 	if len(m.newest) > 0 {
 		heur += " Newest: " + quoteJoin(m.newest) + "."
 	}
@@ -144,7 +144,7 @@ func (in *Integrator) summarise(ctx context.Context, rep *Report) error {
 		OpenThreads []string `json:"open_threads"`
 	}
 	prompt := fmt.Sprintf("%s\nStore: %s in %s.\nNewest facts:\n%s\nConflicts:\n%s\nUnfinished business:\n%s",
-		run, graph.Plural(m.active, "active fact"), graph.Plural(m.domains, "domain"), bullets(m.newest), bullets(m.conflicts), bullets(first(m.loops, 10)))
+		run, text.Plural(m.active, "active fact"), text.Plural(m.domains, "domain"), bullets(m.newest), bullets(m.conflicts), bullets(first(m.loops, 10)))
 	_, how, err := in.ask(ctx, stageCall{stage: "summarise", system: summariseSystem, prompt: prompt,
 		schemaName: "summary", schema: summariseSchema, out: &ans, check: func() error {
 			if s := strings.TrimSpace(ans.Summary); s == "" || len(s) > 2000 {

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -110,7 +110,7 @@ func (in *Integrator) keywordCandidates(ctx context.Context, words []string, col
 	facts := map[int64]storedFact{}
 	weight := map[int64]float64{}
 	for _, w := range words {
-		q := graph.Analyze(w).Query()
+		q := text.Analyze(w).Query()
 		if len(q) == 0 {
 			continue
 		}

@@ -6,7 +6,7 @@ import (
 	"strconv"
 
 	"github.com/recollect/recollect/extract/model"
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -26,11 +26,11 @@ type EmbedReport struct {
 // StoreVector writes fact's vector in space. A NaN or infinite component,
 // or a length other than the space's dimension, is refused and nothing is
 // written.
-func StoreVector(ctx context.Context, ex store.Execer, factID int64, sp graph.Space, v []float32) error {
+func StoreVector(ctx context.Context, ex store.Execer, factID int64, sp vector.Space, v []float32) error {
 	if len(v) != sp.Dim {
-		return fmt.Errorf("store vector of fact %d: %d components in space %s: %w", factID, len(v), sp, graph.ErrSpaceMismatch)
+		return fmt.Errorf("store vector of fact %d: %d components in space %s: %w", factID, len(v), sp, vector.ErrSpaceMismatch)
 	}
-	blob, err := graph.EncodeVector(v)
+	blob, err := vector.Encode(v)
 	if err != nil {
 		return fmt.Errorf("store vector of fact %d: %w", factID, err)
 	}
@@ -49,14 +49,14 @@ func StoreVector(ctx context.Context, ex store.Execer, factID int64, sp graph.Sp
 		factID, sp.Provider, sp.Model, sp.Dim, blob, store.Now(), factID); err != nil {
 		return fmt.Errorf("store vector of fact %d: %w", factID, err)
 	}
-	return StoreCode(ctx, ex, factID, sp, v)
+	return vector.StoreCode(ctx, ex, factID, sp, v)
 }
 
 // BackfillCodes writes the sign code of every vector of sp that has none
 // (vectors stored before codes existed), n at a time, each batch in its
 // own transaction, and returns how many it wrote. It costs two counts
 // when nothing is missing.
-func BackfillCodes(ctx context.Context, db *store.DB, sp graph.Space, n int) (int, error) {
+func BackfillCodes(ctx context.Context, db *store.DB, sp vector.Space, n int) (int, error) {
 	var vectors, codes int
 	if err := db.QueryRowContext(ctx, `SELECT
 		(SELECT count(*) FROM embeddings WHERE provider = ?1 AND model = ?2 AND dim = ?3),
@@ -87,7 +87,7 @@ func BackfillCodes(ctx context.Context, db *store.DB, sp graph.Space, n int) (in
 					rows.Close()
 					return err
 				}
-				if p.v, err = graph.DecodeVector(blob); err != nil || len(p.v) != sp.Dim {
+				if p.v, err = vector.Decode(blob); err != nil || len(p.v) != sp.Dim {
 					continue // a damaged vector gets no code; search never compares it
 				}
 				batch = append(batch, p)
@@ -97,7 +97,7 @@ func BackfillCodes(ctx context.Context, db *store.DB, sp graph.Space, n int) (in
 				return err
 			}
 			for _, p := range batch {
-				if err := StoreCode(ctx, tx, p.id, sp, p.v); err != nil {
+				if err := vector.StoreCode(ctx, tx, p.id, sp, p.v); err != nil {
 					return err
 				}
 			}
@@ -115,16 +115,16 @@ func BackfillCodes(ctx context.Context, db *store.DB, sp graph.Space, n int) (in
 	return written, nil
 }
 
-func dimKey(sp graph.Space) string { return "embedding_dim:" + sp.Provider + "/" + sp.Model }
+func dimKey(sp vector.Space) string { return "embedding_dim:" + sp.Provider + "/" + sp.Model }
 
 // WorkingSpace is the space the config's embedder writes, with the
 // dimension learnt from its first answer; ok is false when embeddings are
 // off or nothing was embedded yet.
-func WorkingSpace(ctx context.Context, db *store.DB, cfg config.Embedding) (graph.Space, bool, error) {
+func WorkingSpace(ctx context.Context, db *store.DB, cfg config.Embedding) (vector.Space, bool, error) {
 	if cfg.Provider == "" {
-		return graph.Space{}, false, nil
+		return vector.Space{}, false, nil
 	}
-	sp := graph.Space{Provider: cfg.Provider, Model: cfg.Model}
+	sp := vector.Space{Provider: cfg.Provider, Model: cfg.Model}
 	v, ok, err := store.GetMeta(ctx, db, dimKey(sp))
 	if err != nil || !ok {
 		return sp, false, err
@@ -137,7 +137,7 @@ func WorkingSpace(ctx context.Context, db *store.DB, cfg config.Embedding) (grap
 
 // missingWhere selects active facts without a vector in sp; with an
 // unknown dimension, without any vector of sp's provider and model.
-func missingWhere(sp graph.Space) (string, []any) {
+func missingWhere(sp vector.Space) (string, []any) {
 	if sp.Dim == 0 {
 		return `f.status = 'active' AND NOT EXISTS (SELECT 1 FROM embeddings e WHERE e.fact_id = f.id AND e.provider = ? AND e.model = ?)`,
 			[]any{sp.Provider, sp.Model}
@@ -211,12 +211,12 @@ func EmbedMissing(ctx context.Context, db *store.DB, e model.Embedder, batch int
 	if rep.Embedded+rep.Coded > 0 {
 		// A cache: when it cannot be written a new process reads the
 		// table, as it would without one.
-		_, _ = WriteCodeFile(ctx, db, sp)
+		_, _ = vector.WriteCodeFile(ctx, db, sp)
 	}
 	return finish(ctx, db, sp, rep)
 }
 
-func finish(ctx context.Context, db *store.DB, sp graph.Space, rep EmbedReport) EmbedReport {
+func finish(ctx context.Context, db *store.DB, sp vector.Space, rep EmbedReport) EmbedReport {
 	rep.Space = sp.String()
 	where, args := missingWhere(sp)
 	if err := db.QueryRowContext(context.WithoutCancel(ctx), `SELECT count(*) FROM facts f WHERE `+where, args...).Scan(&rep.Missing); err != nil {
@@ -226,7 +226,7 @@ func finish(ctx context.Context, db *store.DB, sp graph.Space, rep EmbedReport) 
 	return rep
 }
 
-func missingBatch(ctx context.Context, db *store.DB, sp graph.Space, n int) ([]int64, []string, error) {
+func missingBatch(ctx context.Context, db *store.DB, sp vector.Space, n int) ([]int64, []string, error) {
 	where, args := missingWhere(sp)
 	rows, err := db.QueryContext(ctx, `SELECT f.id, f.content FROM facts f WHERE `+where+` ORDER BY f.id LIMIT ?`, append(args, n)...)
 	if err != nil {
@@ -248,15 +248,15 @@ func missingBatch(ctx context.Context, db *store.DB, sp graph.Space, n int) ([]i
 
 // SpaceCount is how many vectors a space holds.
 type SpaceCount struct {
-	Space   graph.Space `json:"space"`
-	Vectors int         `json:"vectors"`
+	Space   vector.Space `json:"space"`
+	Vectors int          `json:"vectors"`
 }
 
 // Coverage is the embedding picture for stats: active facts with and
 // without a vector in the working space, and leftover spaces (another
 // model or dimension) whose vectors are kept but never used.
 type Coverage struct {
-	Space    graph.Space  `json:"space"`
+	Space    vector.Space `json:"space"`
 	Embedded int          `json:"embedded"`
 	Missing  int          `json:"missing"`
 	Leftover []SpaceCount `json:"leftover"`
@@ -264,7 +264,7 @@ type Coverage struct {
 
 // EmbeddingCoverage reports coverage of active facts in sp and lists every
 // other space present.
-func EmbeddingCoverage(ctx context.Context, db *store.DB, sp graph.Space) (Coverage, error) {
+func EmbeddingCoverage(ctx context.Context, db *store.DB, sp vector.Space) (Coverage, error) {
 	cov := Coverage{Space: sp, Leftover: []SpaceCount{}}
 	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM facts f WHERE f.status = 'active' AND EXISTS
 		(SELECT 1 FROM embeddings e WHERE e.fact_id = f.id AND e.provider = ? AND e.model = ? AND e.dim = ?)`,
@@ -294,7 +294,7 @@ func EmbeddingCoverage(ctx context.Context, db *store.DB, sp graph.Space) (Cover
 
 // Vectors reads every stored vector of space sp, by fact id. Vectors of any
 // other space are not read, so they can never be compared with sp's.
-func Vectors(ctx context.Context, db *store.DB, sp graph.Space) (map[int64][]float32, error) {
+func Vectors(ctx context.Context, db *store.DB, sp vector.Space) (map[int64][]float32, error) {
 	rows, err := db.QueryContext(ctx, `SELECT fact_id, vector FROM embeddings WHERE provider = ? AND model = ? AND dim = ?`,
 		sp.Provider, sp.Model, sp.Dim)
 	if err != nil {
@@ -308,12 +308,12 @@ func Vectors(ctx context.Context, db *store.DB, sp graph.Space) (map[int64][]flo
 		if err := rows.Scan(&id, &blob); err != nil {
 			return nil, fmt.Errorf("read vectors of %s: %w", sp, err)
 		}
-		v, err := graph.DecodeVector(blob)
+		v, err := vector.Decode(blob)
 		if err != nil {
 			return nil, fmt.Errorf("read vector of fact %d: %w", id, err)
 		}
 		if len(v) != sp.Dim {
-			return nil, fmt.Errorf("read vector of fact %d: %d components in space %s: %w", id, len(v), sp, graph.ErrSpaceMismatch)
+			return nil, fmt.Errorf("read vector of fact %d: %d components in space %s: %w", id, len(v), sp, vector.ErrSpaceMismatch)
 		}
 		out[id] = v
 	}

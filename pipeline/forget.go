@@ -15,6 +15,7 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/inspect"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
@@ -145,7 +146,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		rep.Rows += n
 	}
 	// The code files cache sign codes, the forgotten facts' among them.
-	if err := integrate.RemoveCodeFiles(p.DB.Dir); err != nil {
+	if err := vector.RemoveCodeFiles(p.DB.Dir); err != nil {
 		return rep, fmt.Errorf("forget: %w", err)
 	}
 	if err := p.removeInspectPage(&rep); err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -31,7 +32,7 @@ func TestForgetEndToEnd(t *testing.T) {
 		t.Fatalf("candidates = %+v, %v", cands, err)
 	}
 	id := cands[0].ID
-	vec, _ := graph.EncodeVector([]float32{1, 0, 0})
+	vec, _ := vector.Encode([]float32{1, 0, 0})
 	if _, err := p.DB.ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?, 'ollama', 'm', 3, ?, ?)`, id, vec, store.Now()); err != nil {
 		t.Fatal(err)
 	}

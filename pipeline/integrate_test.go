@@ -7,6 +7,7 @@ import (
 
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -44,7 +45,7 @@ func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
 		t.Fatal(err)
 	}
 	vecs, sp, err := emb.Embed(context.Background(), []string{"where do I live"})
-	if err != nil || sp != (graph.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 16}) || len(vecs[0]) != 16 {
+	if err != nil || sp != (vector.Space{Provider: "ollama", Model: "nomic-embed-text", Dim: 16}) || len(vecs[0]) != 16 {
 		t.Fatalf("query embedding: %v %v %v", sp, len(vecs), err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -268,12 +268,12 @@ func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, of string, 
 func FileBytes(path string) int64 { return store.FileBytes(path) }
 
 // CacheBytes is the size of the vector caches in data directory dir: each
-// space's code file and vector file (graph.CodeFilePattern,
-// graph.VectorFilePattern), which searches map and the embedding step
+// space's code file and vector file (vector.CodeFilePattern,
+// vector.VectorFilePattern), which searches map and the embedding step
 // writes; deleting them costs only speed.
 func CacheBytes(dir string) int64 {
 	var n int64
-	for _, pattern := range []string{graph.CodeFilePattern, graph.VectorFilePattern} {
+	for _, pattern := range []string{vector.CodeFilePattern, vector.VectorFilePattern} {
 		files, _ := filepath.Glob(filepath.Join(dir, pattern)) // the patterns are well formed
 		for _, f := range files {
 			if fi, err := os.Stat(f); err == nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 )
 
 // BriefingInput measures what the briefing needs from the stages: the
@@ -41,20 +42,20 @@ func (p *Pipeline) Briefing(ctx context.Context) (string, error) {
 // semantic arm compares it with facts of the same space. Embeddings off:
 // nil and no note. A failing embedder is not an error: search still
 // answers from its other arms, and the note says why similarity is absent.
-func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32, sp graph.Space, note string) {
+func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32, sp vector.Space, note string) {
 	if p.Config.Embedding.Provider == "" || strings.TrimSpace(text) == "" {
-		return nil, graph.Space{}, ""
+		return nil, vector.Space{}, ""
 	}
 	e, err := p.Embedder()
 	if err != nil {
-		return nil, graph.Space{}, "similarity arm skipped: " + err.Error()
+		return nil, vector.Space{}, "similarity arm skipped: " + err.Error()
 	}
 	vecs, sp, err := e.Embed(ctx, []string{text})
 	if err != nil || len(vecs) != 1 {
 		if err == nil {
 			err = fmt.Errorf("the embedder returned %d vectors for one query", len(vecs))
 		}
-		return nil, graph.Space{}, "similarity arm skipped: embed the query: " + err.Error()
+		return nil, vector.Space{}, "similarity arm skipped: embed the query: " + err.Error()
 	}
 	return vecs[0], sp, ""
 }

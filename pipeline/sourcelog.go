@@ -3,7 +3,7 @@ package pipeline
 import (
 	"fmt"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store/config"
 )
@@ -54,7 +54,7 @@ func SourceSummary(r sources.SourceReport) string {
 	return line
 }
 
-func plural(n int, noun string) string { return graph.Plural(n, noun) }
+func plural(n int, noun string) string { return text.Plural(n, noun) }
 
 // LogSources logs one line per configured source of a copy store (a
 // warning when it matches nothing), as the daemon does once at start, so

@@ -182,6 +182,12 @@ const (
 // literally: no operator or wildcard is parsed from them.
 type TextQuery []string
 
+// IndexTextFunc names the SQL function, on both engines, that turns a
+// row's content into the text its full-text index holds (text.IndexText
+// in graph/text). The indexes' triggers (SQLite) and generated columns
+// (PostgreSQL) call it.
+const IndexTextFunc = "recollect_index_text"
+
 // Querier is what read helpers need: a *DB, a *Tx, or their database/sql
 // counterparts.
 type Querier interface {

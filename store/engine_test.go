@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -379,7 +380,7 @@ func TestEngineTextMatchesCJK(t *testing.T) {
 			t.Helper()
 			var q store.TextQuery
 			for _, w := range words {
-				q = append(q, store.QueryWords(w)...)
+				q = append(q, text.QueryWords(w)...)
 			}
 			var got []int64
 			rows, err := db.QueryContext(ctx, `SELECT k.id FROM `+eng.TextMatches(ix)+` k ORDER BY k.score DESC, k.id`, eng.TextQuery(q))
@@ -423,13 +424,13 @@ func TestEngineTextMatchesCJK(t *testing.T) {
 		if got, want := match(store.PlainFactText, "カメラ"), []int64{ids[1]}; !slices.Equal(got, want) {
 			t.Errorf("plain カメラ: got %v, want %v", got, want)
 		}
-		// The engine's own function cuts text as store.IndexText does.
+		// The engine's own function cuts text as text.IndexText does.
 		for _, s := range []string{"我昨天在北京买了一本书。", "iPhone15を買った", "서울에 살아요", "plain English", "猫"} {
 			var got string
 			if err := db.QueryRowContext(ctx, `SELECT `+store.IndexTextFunc+`(?)`, s).Scan(&got); err != nil {
 				t.Fatal(err)
 			}
-			if want := store.IndexText(s); got != want {
+			if want := text.IndexText(s); got != want {
 				t.Errorf("%s(%q) = %q, want %q", store.IndexTextFunc, s, got, want)
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/mattn/go-sqlite3"
+
+	"github.com/recollect/recollect/graph/text"
 )
 
 // sqliteEngine is the SQLite engine (mattn/go-sqlite3 with FTS5): the one
@@ -71,13 +73,13 @@ func (sqliteEngine) Args(args []any) []any { return args }
 func (sqliteEngine) Rebind(query string) string { return query }
 
 // registerFuncs gives a connection the SQL functions recollect's schema
-// calls: recollect_index_text (IndexText), which the full-text triggers
+// calls: recollect_index_text (text.IndexText), which the full-text triggers
 // apply to the text they index. A connection without it (the sqlite3
 // shell) reads a store as usual; only its writes to indexed rows are
 // refused ("no such function"), where they would otherwise leave the
 // index disagreeing with the rows.
 func registerFuncs(c *sqlite3.SQLiteConn) error {
-	if err := c.RegisterFunc(IndexTextFunc, IndexText, true); err != nil {
+	if err := c.RegisterFunc(IndexTextFunc, text.IndexText, true); err != nil {
 		return fmt.Errorf("register %s: %w", IndexTextFunc, err)
 	}
 	return nil

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/recollect/recollect/graph/text"
 )
 
 // The best k facts for a query of several words, without scoring every
@@ -234,7 +236,7 @@ func plainWords(q TextQuery) ([]topWord, bool) {
 		if w == "" || strings.IndexFunc(w, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }) >= 0 {
 			return nil, false
 		}
-		s := Stem(w)
+		s := text.Stem(w)
 		if seen[s] {
 			return nil, false
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/recollect/recollect/graph/text"
 )
 
 func openTemp(tb testing.TB) *DB {
@@ -348,7 +350,7 @@ func TestMigrateIndexesCJK(t *testing.T) {
 	count := func(ix TextIndex, word string) int {
 		t.Helper()
 		var n int
-		if err := s.QueryRowContext(ctx, `SELECT count(*) FROM `+s.Engine().TextHits(ix)+` k`, s.Engine().TextQuery(QueryWords(word))).Scan(&n); err != nil {
+		if err := s.QueryRowContext(ctx, `SELECT count(*) FROM `+s.Engine().TextHits(ix)+` k`, s.Engine().TextQuery(text.QueryWords(word))).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n

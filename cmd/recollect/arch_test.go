@@ -35,36 +35,45 @@ type room struct {
 
 // rooms is the layering of README's Architecture section, top to bottom:
 // cmd → scheduler → pipeline → sources, extract, integrate → extract/model →
-// graph → store, with hooks, fixtures and scheduler/notifybench as leaves.
+// graph → graph/vector → store, with hooks, fixtures, scheduler/notifybench
+// and graph/text as leaves.
 // Siblings on one layer (sources, extract, integrate) never import each
 // other, and sources reads nothing of the knowledge side.
 var rooms = []room{
-	{root: "cmd/recollect", may: []string{"scheduler", "scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "store", "hooks", "fixtures"}},
+	{root: "cmd/recollect", may: []string{"scheduler", "scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks", "fixtures"}},
 	// The hook's binary links only the hook's code path and the data
 	// directory rule, so it starts fast.
 	{root: "cmd/recollect-notify", may: []string{"hooks/notice", "store/datadir"}},
-	{root: "scheduler", may: []string{"scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "store", "hooks"}},
+	{root: "scheduler", may: []string{"scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
 	// notifybench times the notify process against a daemon of its own; it
 	// is a leaf (it speaks the socket protocol through hooks only), so
 	// pipeline/bench may use it for `recollect bench`.
 	{root: "scheduler/notifybench", may: []string{"hooks"}},
-	{root: "pipeline", may: []string{"scheduler/notifybench", "sources", "extract", "integrate", "extract/model", "graph", "store", "hooks"}},
+	{root: "pipeline", may: []string{"scheduler/notifybench", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
 	{root: "sources", may: []string{"store", "hooks"}},
-	{root: "extract", may: []string{"extract/model", "graph", "store", "hooks"}},
-	{root: "integrate", may: []string{"extract/model", "graph", "store", "hooks"}},
-	{root: "extract/model", may: []string{"graph", "store", "hooks"}},
+	{root: "extract", may: []string{"extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
+	{root: "integrate", may: []string{"extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
+	{root: "extract/model", may: []string{"graph", "graph/text", "graph/vector", "store", "hooks"}},
 	// modeltest serves model hosts to tests from recorded wire shapes, and
 	// the intelligence settings that route to them.
 	{root: "extract/model/modeltest", may: []string{"fixtures", "store/config"}},
-	{root: "graph", may: []string{"store"}},
+	{root: "graph", may: []string{"graph/text", "graph/vector", "store"}},
+	// text is how words are cut, stemmed and counted, for the indexes
+	// (store) and for search (graph): a leaf that imports nothing of ours,
+	// so store may index with it.
+	{root: "graph/text", may: nil},
+	// vector is embeddings as stored: spaces, sign codes, the code and
+	// vector files (written for integrate, read for graph) and the index
+	// of codes. It reads and writes store only, never the search.
+	{root: "graph/vector", may: []string{"store"}},
 	// hooks is what a hook runs and what wires hooks in: standard library,
 	// its own packages (notice: the control socket's protocol; control: its
 	// client; payload; install) and the two store packages that carry no
 	// SQLite. Every room above graph may import it.
 	{root: "hooks", may: []string{"store/jsonedit", "store/datadir"}},
 	{root: "fixtures", may: nil},
-	// store imports nothing of ours outside store/.
-	{root: "store", may: nil},
+	// store imports nothing of ours outside store/ but the leaf graph/text.
+	{root: "store", may: []string{"graph/text"}},
 }
 
 // roomOf returns the room of a module-relative package path: the deepest
@@ -187,6 +196,12 @@ func TestImportDirectionRules(t *testing.T) {
 		{"extract", "integrate", true},
 		{"extract/model", "extract", true},
 		{"store", "graph", true},
+		{"store", "graph/text", false},
+		{"graph/text", "store", true},
+		{"graph/text", "graph", true},
+		{"graph/vector", "graph", true},
+		{"integrate", "graph/vector", false},
+		{"store", "graph/vector", true},
 		{"store/config", "store/jsonedit", false},
 		{"hooks", "store", true},
 		{"hooks", "store/jsonedit", false},

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/extract"
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
 )
@@ -59,7 +59,7 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 		if s.Copy.Note != "" {
 			fmt.Fprintf(w, "  copy:      %s\n", s.Copy.Note)
 		} else {
-			fmt.Fprintf(w, "  copy:      %s from %s\n", graph.Plural(s.Copy.Events, "event"), graph.Plural(s.Copy.Files, "file"))
+			fmt.Fprintf(w, "  copy:      %s from %s\n", text.Plural(s.Copy.Events, "event"), text.Plural(s.Copy.Files, "file"))
 		}
 	}
 	if e := s.Extract; e != nil {
@@ -68,9 +68,9 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 			model += " / " + e.Model
 		}
 		fmt.Fprintf(w, "  extract:   %s examined, %s extracted, %s remaining (%s)\n",
-			graph.Plural(e.EventsExamined, "event"), graph.Plural(e.FactsExtracted, "fact"), graph.Plural(e.EventsRemaining, "event"), model)
+			text.Plural(e.EventsExamined, "event"), text.Plural(e.FactsExtracted, "fact"), text.Plural(e.EventsRemaining, "event"), model)
 		if e.FactsDropped > 0 {
-			fmt.Fprintf(w, "             %d proposed %s dropped (cited no event of the batch)\n", e.FactsDropped, graph.PluralNoun(e.FactsDropped, "fact"))
+			fmt.Fprintf(w, "             %d proposed %s dropped (cited no event of the batch)\n", e.FactsDropped, text.PluralNoun(e.FactsDropped, "fact"))
 		}
 		for _, h := range e.Held {
 			fmt.Fprintf(w, "             held: conversation %s (see stats for the error)\n", h)
@@ -81,12 +81,12 @@ func printSummary(w io.Writer, s pipeline.Summary) {
 	}
 	if i := s.Integrate; i != nil {
 		fmt.Fprintf(w, "  integrate: %d claimed, %d new %s, %d merged into existing, %d superseded\n",
-			i.Claimed, i.Integrated, graph.PluralNoun(i.Integrated, "fact"), i.Merged, i.Superseded)
+			i.Claimed, i.Integrated, text.PluralNoun(i.Integrated, "fact"), i.Merged, i.Superseded)
 		printIntegrateDetail(w, i)
 	}
 	if r := s.Window; r != nil && r.Rows > 0 {
 		fmt.Fprintf(w, "  retention: %s, %s and %s from before %s deleted (retention.window %s; %s)\n",
-			graph.Plural(r.Facts, "fact"), graph.Plural(r.Events, "event"), graph.Plural(r.Summaries, "summary"), r.Floor, r.Window, graph.Plural(r.Rows, "row"))
+			text.Plural(r.Facts, "fact"), text.Plural(r.Events, "event"), text.Plural(r.Summaries, "summary"), r.Floor, r.Window, text.Plural(r.Rows, "row"))
 	}
 }
 
@@ -97,15 +97,15 @@ func printIntegrateDetail(w io.Writer, i *integrate.Report) {
 		fmt.Fprintf(w, "             %d already known (nothing new to add)\n", i.Noop)
 	}
 	if i.Conflicts > 0 {
-		fmt.Fprintf(w, "             %s: two new facts replace the same old one (open threads in the briefing)\n", graph.Plural(i.Conflicts, "conflict"))
+		fmt.Fprintf(w, "             %s: two new facts replace the same old one (open threads in the briefing)\n", text.Plural(i.Conflicts, "conflict"))
 	}
 	safe := map[string]string{"classify": "the heuristic chose the domain", "entities": "the heuristic found the entities",
 		"reconcile": "kept as new facts", "supersede": "nothing superseded", "summarise": "the factual summary was written"}
 	for _, stage := range sortedKeys(i.StageFailures) {
-		fmt.Fprintf(w, "             %s stage failed %s; %s (see stats)\n", stage, graph.Plural(i.StageFailures[stage], "time"), safe[stage])
+		fmt.Fprintf(w, "             %s stage failed %s; %s (see stats)\n", stage, text.Plural(i.StageFailures[stage], "time"), safe[stage])
 	}
 	if e := i.Embedding; e != nil {
-		fmt.Fprintf(w, "  embed:     %s embedded in %s, %d still without a vector\n", graph.Plural(e.Embedded, "fact"), e.Space, e.Missing)
+		fmt.Fprintf(w, "  embed:     %s embedded in %s, %d still without a vector\n", text.Plural(e.Embedded, "fact"), e.Space, e.Missing)
 		if e.Error != "" {
 			fmt.Fprintf(w, "             error: %s\n", e.Error)
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -225,12 +225,12 @@ func forgetSelected(c *cli.Context, env Env, sel pipeline.Selector) error {
 		if c.Bool("json") && c.Bool("dry-run") {
 			return json.NewEncoder(env.Stdout).Encode(picked)
 		}
-		fmt.Fprintf(env.Stdout, "%s picks %s and %s\n", sel, graph.Plural(len(picked.Facts), "fact"), graph.Plural(len(picked.Events), "raw event"))
+		fmt.Fprintf(env.Stdout, "%s picks %s and %s\n", sel, text.Plural(len(picked.Facts), "fact"), text.Plural(len(picked.Events), "raw event"))
 		for _, line := range picked.Sample {
 			fmt.Fprintln(env.Stdout, "  "+line)
 		}
 		if n := len(picked.Facts) - len(picked.Sample); n > 0 {
-			fmt.Fprintf(env.Stdout, "  … and %s more\n", graph.Plural(n, "fact"))
+			fmt.Fprintf(env.Stdout, "  … and %s more\n", text.Plural(n, "fact"))
 		}
 		if c.Bool("dry-run") {
 			fmt.Fprintln(env.Stdout, "dry run: nothing deleted")
@@ -253,7 +253,7 @@ func forgetSelected(c *cli.Context, env Env, sel pipeline.Selector) error {
 	if c.Bool("json") {
 		return json.NewEncoder(env.Stdout).Encode(map[string]any{"selection": picked, "report": rep})
 	}
-	fmt.Fprintf(env.Stdout, "forgot %s: %s and %s\n", sel, graph.Plural(len(picked.Facts), "fact"), graph.Plural(len(picked.Events), "raw event"))
+	fmt.Fprintf(env.Stdout, "forgot %s: %s and %s\n", sel, text.Plural(len(picked.Facts), "fact"), text.Plural(len(picked.Events), "raw event"))
 	printForgetCounts(env.Stdout, rep)
 	return nil
 }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/sources"
 )
@@ -34,8 +34,8 @@ func offerBackfill(ctx context.Context, env Env, a *asker, dir string) error {
 		fmt.Fprintf(env.Stdout, "backfill: no transcript of the configured source exists yet; new conversations are copied as they happen\n")
 		return nil
 	}
-	fmt.Fprintf(env.Stdout, "backfill: %s (%s) in %s already exist; %s\n", graph.Plural(lines, "line"), humanBytes(bytes),
-		graph.Plural(len(files), "transcript"), extractionEstimate(p.ProviderName(), lines, p.Config.Extraction.BatchSize))
+	fmt.Fprintf(env.Stdout, "backfill: %s (%s) in %s already exist; %s\n", text.Plural(lines, "line"), humanBytes(bytes),
+		text.Plural(len(files), "transcript"), extractionEstimate(p.ProviderName(), lines, p.Config.Extraction.BatchSize))
 	if a == nil {
 		fmt.Fprintf(env.Stdout, "backfill: run recollect consolidate --all --data %s (or start the daemon) to take them in\n", dir)
 		return nil
@@ -65,7 +65,7 @@ func extractionEstimate(provider string, lines, batch int) string {
 	calls := (lines + batch - 1) / batch
 	lo, hi := time.Duration(calls)*5*time.Second, time.Duration(calls)*30*time.Second
 	return fmt.Sprintf("with provider %s, at most %s of up to %d lines (only conversation lines count), about %s to %s at 5–30 s a call",
-		provider, graph.Plural(calls, "model call"), batch, lo.Round(time.Minute), hi.Round(time.Minute))
+		provider, text.Plural(calls, "model call"), batch, lo.Round(time.Minute), hi.Round(time.Minute))
 }
 
 func countLines(files []string) (lines int, size int64) {
@@ -101,7 +101,7 @@ func backfill(ctx context.Context, env Env, p *pipeline.Pipeline) error {
 	if sum.Copy != nil {
 		copied = sum.Copy.Events
 	}
-	fmt.Fprintf(env.Stdout, "backfill: copied %s\n", graph.Plural(copied, "event"))
+	fmt.Fprintf(env.Stdout, "backfill: copied %s\n", text.Plural(copied, "event"))
 	stage, err := p.ExtractStage(ctx)
 	if err != nil {
 		return err
@@ -137,10 +137,10 @@ func backfill(ctx context.Context, env Env, p *pipeline.Pipeline) error {
 		integrated = sum.Integrate.Integrated
 	}
 	fmt.Fprintf(env.Stdout, "backfill: %s copied, %s examined, %s extracted, %s integrated in %s\n",
-		graph.Plural(copied, "event"), graph.Plural(done, "event"), graph.Plural(facts, "fact"), graph.Plural(integrated, "fact"),
+		text.Plural(copied, "event"), text.Plural(done, "event"), text.Plural(facts, "fact"), text.Plural(integrated, "fact"),
 		time.Since(start).Round(time.Second))
 	if done < total {
-		fmt.Fprintf(env.Stdout, "backfill: %s still wait for extraction (see recollect stats); the daemon takes them in\n", graph.Plural(total-done, "event"))
+		fmt.Fprintf(env.Stdout, "backfill: %s still wait for extraction (see recollect stats); the daemon takes them in\n", text.Plural(total-done, "event"))
 	}
 	return nil
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store/config"
 )
@@ -123,7 +123,7 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 	}
 	if kind, n := projectTranscripts(cwd, env.Getenv); n > 0 {
 		defMode, defKind = "copy", kind
-		fmt.Fprintf(a.out, "Found %s of this project (%s).\n", graph.Plural(n, kind+" transcript"), cwd)
+		fmt.Fprintf(a.out, "Found %s of this project (%s).\n", text.Plural(n, kind+" transcript"), cwd)
 	}
 	mode, err := a.ask("Copy an agent's transcripts (copy) or take events from the assistant's records (record)?", defMode, oneOf("copy", "record"))
 	if err != nil {
@@ -155,7 +155,7 @@ func walkConfig(a *asker, env Env, cfg config.Config) (config.Config, error) {
 			if n := kindTranscripts(ag.kind, proj, env.Getenv); n == 0 {
 				def, held = "n", ", which holds none of this project's yet"
 			} else {
-				held = ", which holds " + graph.Plural(n, "transcript") + " of this project"
+				held = ", which holds " + text.Plural(n, "transcript") + " of this project"
 			}
 			also, err := a.ask("Also copy "+ag.kind+" transcripts ("+ag.home+held+") (y/n)?", def, yesNo)
 			if err != nil {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/inspect"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
@@ -142,7 +142,7 @@ func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.D
 		return json.NewEncoder(env.Stdout).Encode(map[string]any{"path": abs, "entities": len(d.Graph.Nodes), "drawn": d.Graph.Drawn, "edges": len(d.Graph.Edges)})
 	}
 	fmt.Fprintf(env.Stdout, "wrote %s (%d of %s drawn, %s); open it in a browser, it needs no network\n",
-		abs, d.Graph.Drawn, graph.Plural(len(d.Graph.Nodes), "entity"), graph.Plural(len(d.Graph.Edges), "fact edge"))
+		abs, d.Graph.Drawn, text.Plural(len(d.Graph.Nodes), "entity"), text.Plural(len(d.Graph.Edges), "fact edge"))
 	return nil
 }
 

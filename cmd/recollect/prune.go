@@ -8,7 +8,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -64,7 +64,7 @@ func printPrune(w io.Writer, rep pipeline.PruneReport) {
 	if rep.Window != nil {
 		printWindow(w, "retention", rep.Window)
 	}
-	fmt.Fprintf(w, "%-12s %s (%s) in %s%s\n", verb, graph.Plural(rep.Events, "event"), humanBytes(rep.Bytes), graph.Plural(len(rep.Ranges), "seq range"), takes)
+	fmt.Fprintf(w, "%-12s %s (%s) in %s%s\n", verb, text.Plural(rep.Events, "event"), humanBytes(rep.Bytes), text.Plural(len(rep.Ranges), "seq range"), takes)
 	fmt.Fprintf(w, "kept         %d messages and summaries (always kept), %d not yet examined by extraction, %d cited by facts, %d in working memory (last %d per session)\n",
 		rep.Kept.Conversation, rep.Kept.Unexamined, rep.Kept.Cited, rep.Kept.WorkingMemory, rep.WorkingMemory)
 	if rep.FileBefore != nil && rep.FileAfter != nil {
@@ -87,7 +87,7 @@ func pruneTakes(m map[string]int) string {
 		if name == "" {
 			name = t + " event"
 		}
-		parts = append(parts, graph.Plural(m[t], name))
+		parts = append(parts, text.Plural(m[t], name))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -4,15 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/recollect/recollect/store/postgres"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/store/postgres"
+
 	"github.com/urfave/cli/v2"
 
-	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -169,7 +170,7 @@ func noteLeftBehind(c *cli.Context, w io.Writer, dir string) {
 			return // an empty store: nothing to bring over
 		}
 		if err == nil {
-			what = fmt.Sprintf("its %s and %s", graph.Plural(facts, "fact"), graph.Plural(events, "event"))
+			what = fmt.Sprintf("its %s and %s", text.Plural(facts, "fact"), text.Plural(events, "event"))
 		}
 	}
 	fmt.Fprintf(w, "note: %s stays where it is with %s, which the postgres store does not read; bring them over with: recollect store copy --from %s --data %s\n",
@@ -197,6 +198,6 @@ func sayPastWindow(c *cli.Context, env Env, dir string) error {
 		return nil
 	}
 	fmt.Fprintf(env.Stdout, "%s, %s and %s happened before %s: no read returns them from now on, and the next consolidation (the daemon runs them by itself) or recollect prune --apply deletes them for good; recollect settings set retention.window \"\" undoes this until then\n",
-		graph.Plural(r.Facts, "fact"), graph.Plural(r.Events, "event"), graph.Plural(r.Summaries, "summary"), r.Floor)
+		text.Plural(r.Facts, "fact"), text.Plural(r.Events, "event"), text.Plural(r.Summaries, "summary"), r.Floor)
 	return nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/recollect/recollect/extract/model"
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
@@ -54,9 +54,9 @@ func machineLine(st stats.Stats) string {
 	if reason, ok := st.Unknown["storage.machines_copying"]; ok {
 		return id + "; machines copying into this store unknown: " + reason
 	}
-	line := fmt.Sprintf("%s; %s copying into this store", id, graph.Plural(st.Storage.Machines, "machine"))
+	line := fmt.Sprintf("%s; %s copying into this store", id, text.Plural(st.Storage.Machines, "machine"))
 	if st.Storage.Unowned > 0 {
-		line += fmt.Sprintf(" (and %s copied before machines were told apart, not yet taken over)", graph.Plural(st.Storage.Unowned, "file"))
+		line += fmt.Sprintf(" (and %s copied before machines were told apart, not yet taken over)", text.Plural(st.Storage.Unowned, "file"))
 	}
 	return line
 }
@@ -93,8 +93,8 @@ func printStats(w io.Writer, st stats.Stats) {
 		v := st.Events.ByKind[k]
 		fmt.Fprintf(w, "  %-24s %d (%s)\n", k, v.Count, humanBytes(v.Bytes))
 	}
-	line("unextracted", "unextracted_events", func() string { return graph.Plural(st.Unextracted, "event") })
-	line("pending", "pending_facts", func() string { return graph.Plural(st.Pending, "fact") })
+	line("unextracted", "unextracted_events", func() string { return text.Plural(st.Unextracted, "event") })
+	line("pending", "pending_facts", func() string { return text.Plural(st.Pending, "fact") })
 	printCounts(w, "  by source", st.PendingBy)
 	printBacklog(w, st.Backlog)
 	printClaims(w, st.Claims)
@@ -127,7 +127,7 @@ func printSources(w io.Writer, srcs []stats.SourceStats) {
 	for _, s := range srcs {
 		last := "never copied"
 		if s.LastCopy != "" {
-			last = fmt.Sprintf("%s copied, last at %s", graph.Plural(s.FilesCopied, "file"), s.LastCopy)
+			last = fmt.Sprintf("%s copied, last at %s", text.Plural(s.FilesCopied, "file"), s.LastCopy)
 		}
 		fmt.Fprintf(w, "source       %s; %s\n", pipeline.SourceSummary(s.SourceReport), last)
 	}
@@ -245,7 +245,7 @@ func printDisk(w io.Writer, d stats.DiskStats) {
 	printWindow(w, "retention", d.Window)
 	fmt.Fprintf(w, "reclaimable  %s (%s); recollect prune --apply removes them\n", plural(d.ReclaimableEvents, "event", "events"), humanBytes(d.ReclaimableBytes))
 	if d.LastPruneAt != "" && d.LastPruneEvents != nil {
-		fmt.Fprintf(w, "  last prune %s: %s\n", d.LastPruneAt, graph.Plural(*d.LastPruneEvents, "event"))
+		fmt.Fprintf(w, "  last prune %s: %s\n", d.LastPruneAt, text.Plural(*d.LastPruneEvents, "event"))
 	}
 	if r := d.LastRefusal; r != nil {
 		fmt.Fprintf(w, "refused      %s refused for the disk budget, last at %s: %s\n", plural(r.Count, "write", "writes"), r.At, r.Message)
@@ -263,9 +263,9 @@ func printWindow(w io.Writer, label string, r *pipeline.WindowReport) {
 		fmt.Fprintf(w, "%-12s window %s: nothing stored happened before %s\n", label, r.Window, r.Floor)
 		return
 	}
-	past := fmt.Sprintf("%s, %s and %s happened before %s", graph.Plural(r.Facts, "fact"), graph.Plural(r.Events, "event"), graph.Plural(r.Summaries, "summary"), r.Floor)
+	past := fmt.Sprintf("%s, %s and %s happened before %s", text.Plural(r.Facts, "fact"), text.Plural(r.Events, "event"), text.Plural(r.Summaries, "summary"), r.Floor)
 	if r.Applied {
-		fmt.Fprintf(w, "%-12s window %s: %s and were deleted (%s)\n", label, r.Window, past, graph.Plural(r.Rows, "row"))
+		fmt.Fprintf(w, "%-12s window %s: %s and were deleted (%s)\n", label, r.Window, past, text.Plural(r.Rows, "row"))
 		return
 	}
 	fmt.Fprintf(w, "%-12s window %s: %s; no read returns them, and the next consolidation or recollect prune --apply deletes them\n", label, r.Window, past)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
@@ -125,7 +125,7 @@ func TestStatsCountsVectorCaches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp := graph.Space{Provider: "ollama", Model: "m", Dim: 8}
+	sp := vector.Space{Provider: "ollama", Model: "m", Dim: 8}
 	for i := range 300 {
 		content := fmt.Sprintf("fact number %d", i)
 		var id int64
@@ -141,12 +141,12 @@ func TestStatsCountsVectorCaches(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := integrate.WriteCodeFile(ctx, db, sp); err != nil {
+	if _, err := vector.WriteCodeFile(ctx, db, sp); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	var size int64
-	for _, p := range []string{graph.CodeFilePath(dir, sp), graph.VectorFilePath(dir, sp)} {
+	for _, p := range []string{vector.CodeFilePath(dir, sp), vector.VectorFilePath(dir, sp)} {
 		fi, err := os.Stat(p)
 		if err != nil {
 			t.Fatalf("cache file: %v", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -605,7 +606,7 @@ func (c plantConnector) Connect(context.Context) (driver.Conn, error) { return c
 
 func (plantConnector) Driver() driver.Driver {
 	return &sqlite3.SQLiteDriver{ConnectHook: func(c *sqlite3.SQLiteConn) error {
-		return c.RegisterFunc(store.IndexTextFunc, store.IndexText, true)
+		return c.RegisterFunc(store.IndexTextFunc, text.IndexText, true)
 	}}
 }
 

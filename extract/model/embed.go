@@ -13,7 +13,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -23,10 +23,10 @@ import (
 type Embedder interface {
 	// Embed returns one vector per text, in order, and the space they
 	// belong to.
-	Embed(ctx context.Context, texts []string) ([][]float32, graph.Space, error)
+	Embed(ctx context.Context, texts []string) ([][]float32, vector.Space, error)
 	// Space is the embedder's space as far as known: Dim is 0 until the
 	// first answer.
-	Space() graph.Space
+	Space() vector.Space
 }
 
 // ErrEmbeddingsOff is returned by NewEmbedder when embedding.provider is
@@ -79,15 +79,15 @@ type httpEmbedder struct {
 	dim int
 }
 
-func (e *httpEmbedder) Space() graph.Space {
+func (e *httpEmbedder) Space() vector.Space {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return graph.Space{Provider: e.kind, Model: e.model, Dim: e.dim}
+	return vector.Space{Provider: e.kind, Model: e.model, Dim: e.dim}
 }
 
 // Embed posts the texts in one request and checks the answer: one vector
 // per text, all of one dimension, none empty.
-func (e *httpEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, graph.Space, error) {
+func (e *httpEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, vector.Space, error) {
 	sp := e.Space()
 	if len(texts) == 0 {
 		return nil, sp, nil

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/graph/text"
 )
 
 // PromptCandidates is how many search hits a prompt's context considers
@@ -35,8 +35,8 @@ func Prompt(ctx context.Context, r *graph.Reader, prompt string, budget int) (st
 	if budget < MinBudget {
 		return "", fmt.Errorf("prompt budget %d tokens is below the minimum %d", budget, MinBudget)
 	}
-	a := graph.Analyze(prompt)
-	if len(a.Terms) == 0 || graph.IsStopword(a.Terms[0]) {
+	a := text.Analyze(prompt)
+	if len(a.Terms) == 0 || text.IsStopword(a.Terms[0]) {
 		return "", nil // no content word (Analyze keeps stopwords only when nothing else is left)
 	}
 	ans, err := r.Search(ctx, graph.Query{Text: prompt, Limit: PromptCandidates})
@@ -102,10 +102,10 @@ const promptFraming = "Memory (recollect) that may bear on this prompt — quote
 // Chinese or Japanese run is searched by its overlapping character pairs,
 // and as its words are mostly two characters long, about half of those
 // pairs are words and the rest straddle two: two pairs count as one word.
-func wordCount(a graph.Analysis) int {
+func wordCount(a text.Analysis) int {
 	n, pairs := 0, 0
 	for _, t := range a.Terms {
-		if strings.ContainsFunc(t, store.IsCJK) {
+		if strings.ContainsFunc(t, text.IsCJK) {
 			pairs++
 		} else {
 			n++
@@ -117,13 +117,13 @@ func wordCount(a graph.Analysis) int {
 // promptWords lists, for each content word of the prompt, the stems it
 // matches: its own, and its variant's when search looks for one
 // ("deployment" is also "deploy", which Porter stems as "deploi").
-func promptWords(a graph.Analysis) [][]string {
+func promptWords(a text.Analysis) [][]string {
 	out := make([][]string, len(a.Stems))
 	for i, s := range a.Stems {
 		out[i] = []string{s}
 		if i < len(a.Terms) {
-			if v := graph.Variant(a.Terms[i]); v != "" {
-				out[i] = append(out[i], graph.Stem(v))
+			if v := text.Variant(a.Terms[i]); v != "" {
+				out[i] = append(out[i], text.Stem(v))
 			}
 		}
 	}
@@ -148,10 +148,10 @@ func relevant(h graph.Hit, words [][]string, need int) bool {
 
 // shares reports whether text holds at least need of the words, each in
 // any of its stems.
-func shares(text string, words [][]string, need int) bool {
+func shares(content string, words [][]string, need int) bool {
 	have := map[string]bool{}
-	for _, w := range graph.Words(text) {
-		have[graph.Stem(w)] = true
+	for _, w := range text.Words(content) {
+		have[text.Stem(w)] = true
 	}
 	n := 0
 	for _, stems := range words {

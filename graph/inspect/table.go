@@ -6,7 +6,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 )
 
 // Layers are the terminal tables PrintLayer knows, in the order "all"
@@ -39,7 +39,7 @@ func PrintLayer(w io.Writer, d Data, layer string) error {
 		if d.Entity != "" {
 			scope = " mentioning " + d.Entity
 		}
-		fmt.Fprintf(w, "K — knowledge%s (newest %d; %s, %d active)\n", scope, len(d.Facts), graph.Plural(d.Counts.Facts, "fact"), d.Counts.Active)
+		fmt.Fprintf(w, "K — knowledge%s (newest %d; %s, %d active)\n", scope, len(d.Facts), text.Plural(d.Counts.Facts, "fact"), d.Counts.Active)
 		fmt.Fprintln(tw, "ID\tSTATUS\tKIND\tDOMAIN\tPRODUCER\tCONTENT\tENTITIES")
 		for _, f := range d.Facts {
 			fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", f.ID, f.Status, orDash(f.Kind), f.Domain, f.Producer, snippet(f.Content, 70), snippet(strings.Join(f.Entities, ", "), 40))

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -73,7 +73,7 @@ func BenchCLI(ctx context.Context, bin, work, fixtures string, n, runs int) (CLI
 		search = append(search, d)
 		if shell != "" {
 			stmt := `SELECT k.id, f.content FROM ` + eng.TextMatches(store.FactText) + ` k JOIN facts f ON f.id = k.id ORDER BY k.score DESC LIMIT 20;`
-			stmt = strings.Replace(stmt, "?", quoteSQL(eng.TextQuery(graph.Analyze(q).Query())), 1)
+			stmt = strings.Replace(stmt, "?", quoteSQL(eng.TextQuery(text.Analyze(q).Query())), 1)
 			if d, _, err = timeProcess(ctx, []string{shell, filepath.Join(dir, store.DBFile), stmt}, ""); err != nil {
 				return res, fmt.Errorf("sqlite3 shell: %w", err)
 			}

@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
@@ -537,8 +538,8 @@ func containsAll(text string, words []string) bool {
 // bm25 is plain Okapi BM25 (k1 1.2, b 0.75) over documents split into
 // lowercase letter-and-digit words, a run of Chinese or Japanese
 // characters into its character pairs and single characters as
-// recollect's index splits it (store.IndexText); queries are split the
-// same way (store.QueryWords), so the baseline reads CJK questions as
+// recollect's index splits it (text.IndexText); queries are split the
+// same way (text.QueryWords), so the baseline reads CJK questions as
 // recollect does.
 type bm25 struct {
 	docs  []string
@@ -549,13 +550,13 @@ type bm25 struct {
 }
 
 func bm25Words(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(store.IndexText(s)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+	return strings.FieldsFunc(strings.ToLower(text.IndexText(s)), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 func bm25QueryWords(s string) []string {
 	var out []string
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
-		out = append(out, store.QueryWords(w)...)
+		out = append(out, text.QueryWords(w)...)
 	}
 	return out
 }

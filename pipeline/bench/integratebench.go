@@ -15,7 +15,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/extract/model"
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
@@ -298,7 +298,7 @@ func pendingContents(ctx context.Context, db *store.DB) ([]string, error) {
 // orQuery is the store-wide lookup near duplicates came from before the
 // signature index: any of the fact's signature words, best bm25 first.
 func orQuery(ctx context.Context, db *store.DB, content string) error {
-	q := graph.Analyze(strings.Join(integrate.SignatureWords(content), " ")).Query()
+	q := text.Analyze(strings.Join(integrate.SignatureWords(content), " ")).Query()
 	if len(q) == 0 {
 		return nil
 	}

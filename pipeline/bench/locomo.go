@@ -26,6 +26,7 @@ import (
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
@@ -318,7 +319,7 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 		SystemRecollect: func(ctx context.Context, q string) ([][]string, error) {
 			return search(ctx, graph.Query{Text: q, Limit: Depth})
 		},
-		SystemBM25Stem:  ftsRetriever(db, store.FactText, graph.Terms, byFact),
+		SystemBM25Stem:  ftsRetriever(db, store.FactText, text.Terms, byFact),
 		SystemBM25Plain: ftsRetriever(db, store.PlainFactText, AllWords, byFact),
 	}
 	if emb != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 )
 
 // PrintLocomo writes the report as plain-text tables, one per route, the
@@ -218,7 +218,7 @@ func PrintSystems(w io.Writer, r SystemsReport) {
 		row(fmt.Sprintf("import %dMB", im.Bytes>>20), fmt.Sprintf("searchable after %s", fmtDur(im.Searchable)),
 			fmt.Sprintf("consolidate --all %s", fmtDur(im.Baseline)), fmt.Sprintf("%.1f×", float64(im.Searchable)/float64(max(im.Baseline, 1))),
 			"≤ 2 min", im.Searchable <= ImportMax)
-		fmt.Fprintf(w, "%-12s %d files, %d events, %s; the daemon copies, drains and integrates by itself\n", "", im.Files, im.Events, graph.Plural(im.Facts, "active fact"))
+		fmt.Fprintf(w, "%-12s %d files, %d events, %s; the daemon copies, drains and integrates by itself\n", "", im.Files, im.Events, text.Plural(im.Facts, "active fact"))
 	}
 	for _, in := range r.Integrate {
 		first := r.Integrate[0]

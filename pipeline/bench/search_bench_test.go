@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/integrate"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -91,7 +91,7 @@ func reuseSearchStore(b *testing.B, dir, fixtures string, n int) (*store.DB, []s
 	}
 	// A store kept from before the vector files existed gets them as its
 	// next embedding step would write them (a no-op when up to date).
-	if _, err := integrate.WriteCodeFile(ctx, db, benchSpace); err != nil {
+	if _, err := vector.WriteCodeFile(ctx, db, benchSpace); err != nil {
 		db.Close()
 		b.Fatalf("bring the kept search store's code files up to date: %v", err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
@@ -155,7 +156,7 @@ func benchQueries(sentences []string, n int) []string {
 	rng := rand.New(rand.NewPCG(9, 10))
 	var out []string
 	for len(out) < n {
-		terms := graph.Terms(sentences[rng.IntN(len(sentences))])
+		terms := text.Terms(sentences[rng.IntN(len(sentences))])
 		if len(terms) < 2 {
 			continue
 		}
@@ -301,7 +302,7 @@ func buildSearchStore(ctx context.Context, dir, fixtures string, n int) (*store.
 func timeSearch(ctx context.Context, r *graph.Reader, q string, rawFirst bool) (hybrid, raw time.Duration, arms []string, err error) {
 	timeRaw := func() error {
 		t0 := time.Now()
-		if err := rawMatch(ctx, r.Store(), graph.Analyze(q).Query()); err != nil {
+		if err := rawMatch(ctx, r.Store(), text.Analyze(q).Query()); err != nil {
 			return err
 		}
 		raw = time.Since(t0)

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
 )
 
@@ -63,7 +63,7 @@ func TestBenchSearchSmall(t *testing.T) {
 	}
 	// The vectors come in as a user's do: the embedding step leaves a code
 	// file for the next process.
-	if files, _ := filepath.Glob(filepath.Join(work, "search-2000", graph.CodeFilePattern)); len(files) != 1 {
+	if files, _ := filepath.Glob(filepath.Join(work, "search-2000", vector.CodeFilePattern)); len(files) != 1 {
 		t.Fatalf("code files after the build: %v, want one", files)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
@@ -18,7 +19,7 @@ import (
 const VectorDim = 768
 
 // benchSpace is the space the synthetic vectors live in.
-var benchSpace = graph.Space{Provider: "bench", Model: "synthetic", Dim: VectorDim}
+var benchSpace = vector.Space{Provider: "bench", Model: "synthetic", Dim: VectorDim}
 
 // vectorTopics is how many centres the synthetic vectors cluster around:
 // real embeddings gather by topic, they are not noise.
@@ -33,7 +34,7 @@ func addVectors(ctx context.Context, db *store.DB, n int) error {
 	if err := storeVectors(ctx, db, n); err != nil {
 		return err
 	}
-	if _, err := integrate.WriteCodeFile(ctx, db, benchSpace); err != nil {
+	if _, err := vector.WriteCodeFile(ctx, db, benchSpace); err != nil {
 		return fmt.Errorf("add vectors: %w", err)
 	}
 	return nil
@@ -92,7 +93,7 @@ func queryVectors(ctx context.Context, db *store.DB, facts, n int) ([][]float32,
 			1+rng.IntN(facts), benchSpace.Provider, benchSpace.Model, benchSpace.Dim).Scan(&blob); err != nil {
 			return nil, fmt.Errorf("read a query vector: %w", err)
 		}
-		v, err := graph.DecodeVector(blob)
+		v, err := vector.Decode(blob)
 		if err != nil {
 			return nil, fmt.Errorf("read a query vector: %w", err)
 		}
@@ -183,12 +184,12 @@ func exactTop(ctx context.Context, db *store.DB, vecs [][]float32, k int) ([][]i
 		if err := rows.Scan(&id, &blob); err != nil {
 			return nil, fmt.Errorf("exact top %d: %w", k, err)
 		}
-		v, err := graph.DecodeVector(blob)
+		v, err := vector.Decode(blob)
 		if err != nil {
 			return nil, fmt.Errorf("exact top %d: fact %d: %w", k, id, err)
 		}
 		for qi, q := range vecs {
-			c, err := graph.Cosine(benchSpace, q, benchSpace, v)
+			c, err := vector.Cosine(benchSpace, q, benchSpace, v)
 			if err != nil {
 				return nil, fmt.Errorf("exact top %d: fact %d: %w", k, id, err)
 			}

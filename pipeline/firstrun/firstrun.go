@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -90,7 +90,7 @@ func ProjectConfig(cwd string, agents []Agent, fallback string) (cfg config.Conf
 func Describe(dir, cwd string, cfg config.Config, used []Agent) string {
 	parts := make([]string, len(used))
 	for i, a := range used {
-		parts[i] = fmt.Sprintf("%s (%s)", a.Kind, graph.Plural(a.Transcripts, "transcript"))
+		parts[i] = fmt.Sprintf("%s (%s)", a.Kind, text.Plural(a.Transcripts, "transcript"))
 	}
 	return fmt.Sprintf("recollect: first run — made the memory store %s in copy mode: it copies this project's conversations (%s) from %s "+
 		"and consolidates them with provider %s, starting now in the background. "+

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/integrate"
@@ -286,7 +286,7 @@ func embeddingStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error 
 		return fmt.Errorf("stats: %w", err)
 	}
 	if cfg.Provider == "" {
-		sp = graph.Space{} // no working space: every stored space is leftover
+		sp = vector.Space{} // no working space: every stored space is leftover
 	}
 	cov, err := integrate.EmbeddingCoverage(ctx, p.DB, sp)
 	if err != nil {

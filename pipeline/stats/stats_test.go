@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
@@ -64,7 +64,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	say(t, p, "s", shellfish, "I prefer dark mode in every editor and terminal I use.")
 	consolidate(t, p)
 	vec := func(n int) []byte {
-		b, err := graph.EncodeVector(make([]float32, n))
+		b, err := vector.Encode(make([]float32, n))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -111,7 +111,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	if sem == nil || sem.Dim == nil || *sem.Dim != 4 || sem.Embedded != 1 || sem.Missing != 1 || sem.Uncoded != 1 {
 		t.Fatalf("semantic = %+v; want the vector stored without a code counted as uncoded", sem)
 	}
-	if n, err := integrate.BackfillCodes(ctx, p.DB, graph.Space{Provider: "ollama", Model: "nomic", Dim: 4}, 10); err != nil || n != 1 {
+	if n, err := integrate.BackfillCodes(ctx, p.DB, vector.Space{Provider: "ollama", Model: "nomic", Dim: 4}, 10); err != nil || n != 1 {
 		t.Fatalf("backfill: %d, %v", n, err)
 	}
 	if st, err = Read(ctx, p); err != nil || st.Embeddings.Semantic.Uncoded != 0 {

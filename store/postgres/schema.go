@@ -738,7 +738,7 @@ CREATE TABLE store_identity (
 	// v29 — Chinese, Japanese and Korean text is indexed by its
 	// characters' overlapping pairs and single characters, since the parser
 	// takes a whole unspaced run as one word: recollect_index_text does
-	// what store.IndexText does (the same characters, the same pieces), and
+	// what text.IndexText does (the same characters, the same pieces), and
 	// each content_tsv is computed from it. PostgreSQL 15 cannot change a
 	// generated column's expression, so each is dropped with its index and
 	// added again (which indexes every row anew), and fact_words is counted

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 )
 
@@ -72,7 +72,7 @@ func (s *Server) forget(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn
 	case len(in.FactIDs) > 0:
 		if in.DryRun {
 			out.Facts = in.FactIDs
-			out.Message = fmt.Sprintf("dry run: would forget %s; nothing deleted", graph.Plural(len(in.FactIDs), "fact"))
+			out.Message = fmt.Sprintf("dry run: would forget %s; nothing deleted", text.Plural(len(in.FactIDs), "fact"))
 			return jsonResultWithText(out.Message, out)
 		}
 		rep, err := s.p.Forget(ctx, in.FactIDs, opts)
@@ -88,7 +88,7 @@ func (s *Server) forget(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn
 			return nil, nil, err
 		}
 		out.Facts, out.Events, out.Sample = picked.Facts, len(picked.Events), picked.Sample
-		out.Message = fmt.Sprintf("dry run: %s picks %s and %s; nothing deleted", sel, graph.Plural(len(picked.Facts), "fact"), graph.Plural(len(picked.Events), "raw event"))
+		out.Message = fmt.Sprintf("dry run: %s picks %s and %s; nothing deleted", sel, text.Plural(len(picked.Facts), "fact"), text.Plural(len(picked.Events), "raw event"))
 		return jsonResultWithText(out.Message, out)
 	default:
 		rep, picked, err := s.p.ForgetSelected(ctx, sel, opts)
@@ -97,6 +97,6 @@ func (s *Server) forget(ctx context.Context, _ *mcp.CallToolRequest, in forgetIn
 		}
 		out.Facts, out.Events, out.Rows, out.RowsByTable, out.Tombstones = picked.Facts, len(picked.Events), rep.Rows, rep.RowsBy, rep.Tombstones
 	}
-	out.Message = fmt.Sprintf("forgot %s and %s for good: %s removed; %s stop them being extracted again", graph.Plural(len(out.Facts), "fact"), graph.Plural(out.Events, "raw event"), graph.Plural(out.Rows, "row"), graph.Plural(out.Tombstones, "tombstone"))
+	out.Message = fmt.Sprintf("forgot %s and %s for good: %s removed; %s stop them being extracted again", text.Plural(len(out.Facts), "fact"), text.Plural(out.Events, "raw event"), text.Plural(out.Rows, "row"), text.Plural(out.Tombstones, "tombstone"))
 	return jsonResultWithText(out.Message, out)
 }

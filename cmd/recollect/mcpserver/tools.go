@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/stats"
 )
@@ -202,7 +203,7 @@ func (s *Server) schemas(ctx context.Context, _ *mcp.CallToolRequest, _ emptyIn)
 		b.WriteString("No domains yet: nothing has been integrated.\n")
 	}
 	for _, d := range doms {
-		fmt.Fprintf(&b, "- %s (%d active %s)", graph.Quote(d.Name, 64), d.Active, graph.PluralNoun(d.Active, "fact"))
+		fmt.Fprintf(&b, "- %s (%d active %s)", graph.Quote(d.Name, 64), d.Active, text.PluralNoun(d.Active, "fact"))
 		for i, sd := range d.Subdomains {
 			if i == 0 {
 				b.WriteString(": ")

@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/extract/model"
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 )
@@ -269,7 +270,7 @@ func (s *Server) consolidate(ctx context.Context, _ *mcp.CallToolRequest, in con
 	if c := sum.Copy; c != nil {
 		out.Copy = c.Note
 		if c.Note == "" {
-			out.Copy = graph.Plural(c.Events, "event") + " from " + graph.Plural(c.Files, "file")
+			out.Copy = text.Plural(c.Events, "event") + " from " + text.Plural(c.Files, "file")
 		}
 	}
 	if e := sum.Extract; e != nil {
@@ -292,7 +293,7 @@ func (s *Server) consolidate(ctx context.Context, _ *mcp.CallToolRequest, in con
 		wait = "raw event still waits"
 	}
 	text := fmt.Sprintf("run %d: %s extracted, %d integrated (%d merged, %d superseded, %s); %d %s for extraction",
-		out.RunID, graph.Plural(out.FactsExtracted, "fact"), out.FactsIntegrated, out.Merged, out.Superseded, graph.Plural(out.Conflicts, "conflict"), out.EventsRemaining, wait)
+		out.RunID, text.Plural(out.FactsExtracted, "fact"), out.FactsIntegrated, out.Merged, out.Superseded, text.Plural(out.Conflicts, "conflict"), out.EventsRemaining, wait)
 	if out.FactsExtracted == 0 && out.FactsIntegrated == 0 && out.Merged == 0 && out.EventsRemaining == 0 {
 		// Nothing was waiting: a scheduler (this server's, or a daemon)
 		// had already consolidated what was stored.

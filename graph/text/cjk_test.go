@@ -1,10 +1,10 @@
-package store_test
+package text_test
 
 import (
 	"slices"
 	"testing"
 
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/graph/text"
 )
 
 func TestIndexText(t *testing.T) {
@@ -18,7 +18,7 @@ func TestIndexText(t *testing.T) {
 		{"コーヒーが好き", " コー ーヒ ヒー ーが が好 好き コ ー ヒ ー が 好 き "},
 		{"서울에 살아요", " 서울 울에 서 울 에   살아 아요 살 아 요 "},
 	} {
-		if got := store.IndexText(tc.in); got != tc.want {
+		if got := text.IndexText(tc.in); got != tc.want {
 			t.Errorf("IndexText(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
@@ -36,7 +36,7 @@ func TestQueryWords(t *testing.T) {
 		{"iphone15を買った", []string{"iphone15", "を買", "買っ", "った"}},
 		{"東京tower", []string{"東京", "tower"}},
 	} {
-		if got := store.QueryWords(tc.in); !slices.Equal(got, tc.want) {
+		if got := text.QueryWords(tc.in); !slices.Equal(got, tc.want) {
 			t.Errorf("QueryWords(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}

@@ -1,8 +1,9 @@
-package graph
+package vector
 
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"math/bits"
 	"runtime"
@@ -14,8 +15,8 @@ import (
 
 // SignCode packs the sign of each component of v into bytes, one bit per
 // component (set when the component is positive), low bit first. Two codes'
-// Hamming distance estimates the angle between their vectors; the semantic
-// arm uses it to pick the candidates it then scores by exact cosine.
+// Hamming distance estimates the angle between their vectors; graph's
+// semantic arm uses it to pick the candidates it then scores by exact cosine.
 func SignCode(v []float32) []byte {
 	code := make([]byte, (len(v)+7)/8)
 	for i, x := range v {
@@ -35,22 +36,42 @@ const (
 	Oversample = 4
 )
 
-// vectorIndex holds the sign codes of every vector, per space, for one
-// Reader. It reads new codes by id as they are added and reloads a space
-// when codes were removed or rewritten; state, vectorCount and
+// Index holds the sign codes of every vector, per space, for one of
+// graph's Readers. It reads new codes by id as they are added and reloads
+// a space when codes were removed or rewritten; state, vectorCount and
 // candidates are its prepared statements (each made on first use, closed
-// by Reader.Close).
-type vectorIndex struct {
+// by Close).
+type Index struct {
 	mu                             sync.Mutex
-	spaces                         map[Space]*codeSet
+	spaces                         map[Space]*CodeSet
 	state, vectorCount, candidates *sql.Stmt
 }
 
-// codeSet is one space's codes as the index holds them: the code file's
+// NewIndex returns an empty index: each space is loaded by its first
+// Codes.
+func NewIndex() *Index { return &Index{spaces: map[Space]*CodeSet{}} }
+
+// Close releases the index's prepared statements; the codes stay, and a
+// later Codes prepares the statements again. A statement whose rows are
+// still being read stays open until they are closed.
+func (x *Index) Close() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var errs []error
+	for _, st := range []**sql.Stmt{&x.state, &x.vectorCount, &x.candidates} {
+		if *st != nil {
+			errs = append(errs, (*st).Close())
+			*st = nil
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CodeSet is one space's codes as the index holds them: the code file's
 // (CodeFile.IDs and Codes, possibly mapped read-only, never appended to),
 // then the rows read from the table since (tailIDs, tailCodes). Row r of
 // the set is the r-th of the two in turn.
-type codeSet struct {
+type CodeSet struct {
 	CodeFile
 	tailIDs   []int64
 	tailCodes []uint64
@@ -77,7 +98,7 @@ const (
 
 // stmt returns the statement *st, preparing query into it on first use:
 // a new process prepares only what its first search runs. x.mu is held.
-func (x *vectorIndex) stmt(ctx context.Context, db *store.DB, st **sql.Stmt, query string) (*sql.Stmt, error) {
+func (x *Index) stmt(ctx context.Context, db *store.DB, st **sql.Stmt, query string) (*sql.Stmt, error) {
 	if *st != nil {
 		return *st, nil
 	}
@@ -89,41 +110,41 @@ func (x *vectorIndex) stmt(ctx context.Context, db *store.DB, st **sql.Stmt, que
 	return s, nil
 }
 
-// candidatesStmt is the prepared read of candidate vectors, prepared on
-// first use. A statement closed while its rows are read stays open until
+// CandidatesStmt is the prepared read of candidate vectors
+// (CandidatesQuery), prepared on first use. A statement closed while its rows are read stays open until
 // they are closed.
-func (x *vectorIndex) candidatesStmt(ctx context.Context, db *store.DB) (*sql.Stmt, error) {
+func (x *Index) CandidatesStmt(ctx context.Context, db *store.DB) (*sql.Stmt, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.stmt(ctx, db, &x.candidates, candidatesQuery(db))
+	return x.stmt(ctx, db, &x.candidates, CandidatesQuery(db))
 }
 
-// codes returns the space's code set, brought up to date with the table.
+// Codes returns the space's code set, brought up to date with the table.
 // The set is shared: callers read it under no lock but never change it,
 // and a refresh replaces slices rather than writing into them.
-func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSet, error) {
+func (x *Index) Codes(ctx context.Context, db *store.DB, sp Space) (CodeSet, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	state, err := x.stmt(ctx, db, &x.state, stateQuery)
 	if err != nil {
-		return codeSet{}, err
+		return CodeSet{}, err
 	}
 	var removed int64
 	var maxRowid sql.NullInt64
 	if err := state.QueryRowContext(ctx).Scan(&removed, &maxRowid); err != nil {
-		return codeSet{}, fmt.Errorf("vector index: %w", err)
+		return CodeSet{}, fmt.Errorf("vector index: %w", err)
 	}
 	cs := x.spaces[sp]
 	fresh := false
 	if cs == nil || cs.Removed != removed {
-		cs = &codeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64, Removed: removed}, missing: -1}
+		cs = &CodeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64, Removed: removed}, missing: -1}
 		x.spaces[sp] = cs
 		fresh = true
 		if maxRowid.Valid {
 			fromFile, err := cs.fromCodeFile(ctx, db, sp, maxRowid.Int64, true)
 			if err != nil {
 				delete(x.spaces, sp)
-				return codeSet{}, err
+				return CodeSet{}, err
 			}
 			if fromFile && cs.Missing == 0 {
 				cs.missing = 0
@@ -133,7 +154,7 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 	if maxRowid.Int64 > cs.MaxRowid {
 		if err := cs.read(ctx, db, sp, cs.MaxRowid); err != nil {
 			delete(x.spaces, sp)
-			return codeSet{}, err
+			return CodeSet{}, err
 		}
 		cs.MaxRowid = maxRowid.Int64
 		fresh = true
@@ -148,13 +169,13 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 		count, err := x.stmt(ctx, db, &x.vectorCount, vectorCountQuery)
 		if err != nil {
 			delete(x.spaces, sp)
-			return codeSet{}, err
+			return CodeSet{}, err
 		}
 		if err := count.QueryRowContext(ctx, sp.Provider, sp.Model, sp.Dim).Scan(&vectors); err != nil {
 			delete(x.spaces, sp)
-			return codeSet{}, fmt.Errorf("vector index: count vectors of %s: %w", sp, err)
+			return CodeSet{}, fmt.Errorf("vector index: count vectors of %s: %w", sp, err)
 		}
-		cs.missing = max(vectors-int64(cs.rows()), 0)
+		cs.missing = max(vectors-int64(cs.Rows()), 0)
 	}
 	if fresh {
 		// integrate appends to the vector file as it adds codes: the
@@ -170,7 +191,7 @@ func (x *vectorIndex) codes(ctx context.Context, db *store.DB, sp Space) (codeSe
 // integrate rewrites the file when CodeFileDue says so.
 func LoadCodes(ctx context.Context, db *store.DB, sp Space) (f CodeFile, fromTable int, err error) {
 	var maxRowid sql.NullInt64
-	cs := &codeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64}}
+	cs := &CodeSet{CodeFile: CodeFile{Words: (sp.Dim + 63) / 64}}
 	if err := db.QueryRowContext(ctx, stateQuery).Scan(&cs.Removed, &maxRowid); err != nil {
 		return CodeFile{}, 0, fmt.Errorf("load codes of %s: %w", sp, err)
 	}
@@ -192,20 +213,47 @@ func LoadCodes(ctx context.Context, db *store.DB, sp Space) (f CodeFile, fromTab
 	return f, len(cs.tailIDs), nil
 }
 
-// rows is how many codes the set holds.
-func (cs codeSet) rows() int { return len(cs.IDs) + len(cs.tailIDs) }
+// Rows is how many codes the set holds.
+func (cs CodeSet) Rows() int { return len(cs.IDs) + len(cs.tailIDs) }
 
-// id is the fact of row r.
-func (cs codeSet) id(r int) int64 {
+// ID is the fact of row r.
+func (cs CodeSet) ID(r int) int64 {
 	if r < len(cs.IDs) {
 		return cs.IDs[r]
 	}
 	return cs.tailIDs[r-len(cs.IDs)]
 }
 
+// AllCoded reports whether every vector of the space has its code, so
+// the codes may pick candidates; while some vector lacks one (stored
+// before codes existed, until consolidate backfills it), a search scores
+// every vector.
+func (cs CodeSet) AllCoded() bool { return cs.missing == 0 }
+
+// Vector is the stored bytes (Encode's) of row r's vector, read from the
+// space's mapped vector file; nil when the file does not hold that row
+// (added since it was written, or no file). The bytes stay valid while the
+// set is kept alive (see KeepAlive).
+func (cs CodeSet) Vector(r int) []byte { return cs.vecs.row(r) }
+
+// KeepAlive keeps the set's mapped files mapped up to the call: whoever
+// reads ids, codes or vectors from the set calls it after the last read.
+func (cs CodeSet) KeepAlive() {
+	runtime.KeepAlive(cs.vecs)
+	runtime.KeepAlive(cs.m)
+}
+
+// CandidatesQuery reads the vectors of a JSON list of facts in one space,
+// driven from the list (CROSS JOIN fixes the order), so SQLite looks up
+// each candidate instead of walking every vector.
+func CandidatesQuery(db *store.DB) string {
+	return `SELECT e.fact_id, e.vector FROM ` + db.Engine().JSONInts("?", "j") + ` CROSS JOIN embeddings e
+		WHERE e.fact_id = CAST(j.value AS INTEGER) AND e.provider = ? AND e.model = ? AND e.dim = ?`
+}
+
 // read appends the space's codes with an id above after to the set's
 // tail.
-func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64) error {
+func (cs *CodeSet) read(ctx context.Context, db *store.DB, sp Space, after int64) error {
 	// Size the slices first: growing them by append touches several times
 	// the memory, and fresh pages are what a first load pays for.
 	var n int
@@ -248,28 +296,28 @@ func (cs *codeSet) read(ctx context.Context, db *store.DB, sp Space, after int64
 	return nil
 }
 
-// nearest returns the ids of the n codes closest to q's code by Hamming
+// Nearest returns the ids of the n codes closest to q's code by Hamming
 // distance, nearest first, ties broken by row order; all ids when there
 // are no more than n. It measures a block of codes at a time in a tight
 // loop and keeps the n best in a bounded max-heap, so it needs no memory
 // in proportion to the codes and a code beyond the worst kept one costs a
 // comparison.
-func (cs codeSet) nearest(q []float32, n int) []int64 {
-	if cs.rows() <= n {
+func (cs CodeSet) Nearest(q []float32, n int) []int64 {
+	if cs.Rows() <= n {
 		return slices.Concat(cs.IDs, cs.tailIDs)
 	}
-	rows := cs.nearestRows(q, n)
+	rows := cs.NearestRows(q, n)
 	out := make([]int64, len(rows))
 	for i, r := range rows {
-		out[i] = cs.id(r)
+		out[i] = cs.ID(r)
 	}
 	runtime.KeepAlive(cs.m)
 	return out
 }
 
-// nearestRows is nearest as rows of the set, which holds more than n
+// NearestRows is Nearest as rows of the set, which holds more than n
 // codes.
-func (cs codeSet) nearestRows(q []float32, n int) []int {
+func (cs CodeSet) NearestRows(q []float32, n int) []int {
 	qc := SignCode(q)
 	qw := make([]uint64, cs.Words)
 	for i, b := range qc {

@@ -1,4 +1,4 @@
-package graph
+package vector
 
 import (
 	"encoding/binary"
@@ -15,6 +15,8 @@ type Space struct {
 	Dim      int    `json:"dim"`
 }
 
+// String names the space as provider/model/dimension, as stats and
+// errors show it.
 func (s Space) String() string { return fmt.Sprintf("%s/%s/%d", s.Provider, s.Model, s.Dim) }
 
 // ErrSpaceMismatch is returned when two vectors of different spaces meet.
@@ -23,9 +25,9 @@ var ErrSpaceMismatch = errors.New("vectors belong to different embedding spaces"
 // ErrNonFinite is returned for a vector with a NaN or infinite component.
 var ErrNonFinite = errors.New("vector has a NaN or infinite component")
 
-// EncodeVector stores v as little-endian IEEE-754 float32 bytes, refusing
+// Encode stores v as little-endian IEEE-754 float32 bytes, refusing
 // NaN and Inf so nothing unusable is written.
-func EncodeVector(v []float32) ([]byte, error) {
+func Encode(v []float32) ([]byte, error) {
 	if len(v) == 0 {
 		return nil, errors.New("empty vector")
 	}
@@ -39,9 +41,9 @@ func EncodeVector(v []float32) ([]byte, error) {
 	return b, nil
 }
 
-// DecodeVector reads bytes written by EncodeVector; the round trip is
+// Decode reads bytes written by Encode; the round trip is
 // bit-exact.
-func DecodeVector(b []byte) ([]float32, error) {
+func Decode(b []byte) ([]float32, error) {
 	if len(b) == 0 || len(b)%4 != 0 {
 		return nil, fmt.Errorf("vector blob of %d bytes is not a whole number of float32s", len(b))
 	}

@@ -1,4 +1,4 @@
-package integrate
+package vector
 
 import (
 	"context"
@@ -7,36 +7,35 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 )
 
 // StoreCode writes the sign code of fact's vector in space sp beside the
-// vector itself (StoreVector calls it in the same transaction as the
-// vector; BackfillCodes for vectors stored before codes existed). graph's
-// Reader picks semantic candidates by these codes.
-func StoreCode(ctx context.Context, ex store.Execer, factID int64, sp graph.Space, v []float32) error {
+// vector itself (integrate.StoreVector calls it in the same transaction as
+// the vector; integrate.BackfillCodes for vectors stored before codes
+// existed). graph's Reader picks semantic candidates by these codes.
+func StoreCode(ctx context.Context, ex store.Execer, factID int64, sp Space, v []float32) error {
 	if len(v) != sp.Dim {
-		return fmt.Errorf("store code of fact %d: %d components in space %s: %w", factID, len(v), sp, graph.ErrSpaceMismatch)
+		return fmt.Errorf("store code of fact %d: %d components in space %s: %w", factID, len(v), sp, ErrSpaceMismatch)
 	}
 	if _, err := ex.ExecContext(ctx, `INSERT INTO vector_codes(fact_id, provider, model, dim, code)
 		SELECT ?,?,?,?,? WHERE EXISTS (SELECT 1 FROM facts WHERE id = ?)
 		ON CONFLICT(fact_id, provider, model, dim) DO UPDATE SET code = excluded.code WHERE vector_codes.code != excluded.code`,
-		factID, sp.Provider, sp.Model, sp.Dim, graph.SignCode(v), factID); err != nil {
+		factID, sp.Provider, sp.Model, sp.Dim, SignCode(v), factID); err != nil {
 		return fmt.Errorf("store code of fact %d: %w", factID, err)
 	}
 	return nil
 }
 
-// WriteCodeFile brings space sp's code file (see graph.CodeFile) up to
-// date when the table holds enough codes the file lacks
-// (graph.CodeFileDue), or the file no longer matches the table, so a new process reads
-// the codes in one sequential read. It reports whether it wrote the code
+// WriteCodeFile brings space sp's code file (see CodeFile) up to date
+// when the table holds enough codes the file lacks (CodeFileDue), or the
+// file no longer matches the table, so a new process reads the codes in
+// one sequential read. It reports whether it wrote the code
 // file. It then brings the space's vector file up to date (see
 // writeVectorFile). Both files are caches: a reader without them reads the
 // table.
-func WriteCodeFile(ctx context.Context, db *store.DB, sp graph.Space) (bool, error) {
-	f, fromTable, err := graph.LoadCodes(ctx, db, sp)
+func WriteCodeFile(ctx context.Context, db *store.DB, sp Space) (bool, error) {
+	f, fromTable, err := LoadCodes(ctx, db, sp)
 	if err != nil {
 		return false, fmt.Errorf("write code file of %s: %w", sp, err)
 	}
@@ -49,9 +48,9 @@ func WriteCodeFile(ctx context.Context, db *store.DB, sp graph.Space) (bool, err
 
 // writeCodeFile writes the codes f (fromTable of them read from the
 // table) as sp's code file when the tail is long enough.
-func writeCodeFile(ctx context.Context, db *store.DB, sp graph.Space, f graph.CodeFile, fromTable int) (bool, error) {
-	path := graph.CodeFilePath(db.Dir, sp)
-	if !graph.CodeFileDue(fromTable, len(f.IDs)) {
+func writeCodeFile(ctx context.Context, db *store.DB, sp Space, f CodeFile, fromTable int) (bool, error) {
+	path := CodeFilePath(db.Dir, sp)
+	if !CodeFileDue(fromTable, len(f.IDs)) {
 		if fromTable == len(f.IDs) {
 			// Nothing came from the file: a file there is stale (it may
 			// hold codes of deleted facts), so it goes.
@@ -94,11 +93,11 @@ func writeCodeFile(ctx context.Context, db *store.DB, sp graph.Space, f graph.Co
 // directory dir. Forget calls it: the files cache sign codes and vectors of
 // the facts it deletes, and the next embedding step writes them again.
 func RemoveCodeFiles(dir string) error {
-	codes, err := filepath.Glob(filepath.Join(dir, graph.CodeFilePattern))
+	codes, err := filepath.Glob(filepath.Join(dir, CodeFilePattern))
 	if err != nil {
 		return fmt.Errorf("remove code files: %w", err)
 	}
-	vectors, err := filepath.Glob(filepath.Join(dir, graph.VectorFilePattern))
+	vectors, err := filepath.Glob(filepath.Join(dir, VectorFilePattern))
 	if err != nil {
 		return fmt.Errorf("remove code files: %w", err)
 	}

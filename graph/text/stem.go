@@ -1,4 +1,4 @@
-package store
+package text
 
 // Stem reduces a lowercase token to the stem SQLite's FTS5 "porter"
 // tokenizer stores for it, so that Go code can compare query words with

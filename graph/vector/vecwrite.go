@@ -1,4 +1,4 @@
-package integrate
+package vector
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
 )
 
@@ -17,7 +16,7 @@ import (
 // in one statement.
 const vectorFileChunk = 512
 
-// writeVectorFile brings space sp's vector file (see graph.VectorFilePath)
+// writeVectorFile brings space sp's vector file (see VectorFilePath)
 // up to date with the codes f, as LoadCodes read them: row r holds the
 // vector of f.IDs[r]. A file that still fits the codes (same removal
 // counter, its last row on the same fact) gets the rows added since
@@ -25,17 +24,17 @@ const vectorFileChunk = 512
 // by rename. The rows stop before a fact whose vector is missing or of
 // another length: its candidates are read from the table. A space small
 // enough for the similarity arm to score every vector from the table
-// (graph.ExactUpTo) has no file.
-func writeVectorFile(ctx context.Context, db *store.DB, sp graph.Space, f graph.CodeFile) error {
-	path := graph.VectorFilePath(db.Dir, sp)
-	if len(f.IDs) <= graph.ExactUpTo {
+// (ExactUpTo) has no file.
+func writeVectorFile(ctx context.Context, db *store.DB, sp Space, f CodeFile) error {
+	path := VectorFilePath(db.Dir, sp)
+	if len(f.IDs) <= ExactUpTo {
 		if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("remove the vector file of %s: %w", sp, err)
 		}
 		return nil
 	}
 	if fh, err := os.OpenFile(path, os.O_RDWR, 0); err == nil {
-		h, ok := graph.ReadVectorFileHeader(fh)
+		h, ok := ReadVectorFileHeader(fh)
 		if ok && h.FitsCodes(sp, f.Removed, f.IDs) {
 			err := appendVectors(ctx, db, sp, fh, h, f.IDs)
 			return errors.Join(err, fh.Close())
@@ -46,7 +45,7 @@ func writeVectorFile(ctx context.Context, db *store.DB, sp graph.Space, f graph.
 	if err != nil {
 		return fmt.Errorf("write the vector file of %s: %w", sp, err)
 	}
-	h := graph.VectorFileHeader{Removed: f.Removed, Dim: int64(sp.Dim)}
+	h := VectorFileHeader{Removed: f.Removed, Dim: int64(sp.Dim)}
 	err = appendVectors(ctx, db, sp, tmp, h, f.IDs)
 	if err := errors.Join(err, tmp.Close()); err != nil {
 		os.Remove(tmp.Name())
@@ -63,9 +62,9 @@ func writeVectorFile(ctx context.Context, db *store.DB, sp graph.Space, f graph.
 // fh holds, makes them durable, and only then writes the header that
 // counts them: a reader, or a crash, never sees a row the header counts
 // before it is whole.
-func appendVectors(ctx context.Context, db *store.DB, sp graph.Space, fh *os.File, h graph.VectorFileHeader, ids []int64) error {
+func appendVectors(ctx context.Context, db *store.DB, sp Space, fh *os.File, h VectorFileHeader, ids []int64) error {
 	size := int64(4 * sp.Dim)
-	w := bufio.NewWriterSize(io.NewOffsetWriter(fh, int64(graph.VectorFileHeaderSize)+h.Rows*size), 1<<20)
+	w := bufio.NewWriterSize(io.NewOffsetWriter(fh, int64(VectorFileHeaderSize)+h.Rows*size), 1<<20)
 	rows := h.Rows
 	// Rows are appended while each fact has its vector; the first one
 	// without ends the file.
@@ -114,9 +113,9 @@ func appendVectors(ctx context.Context, db *store.DB, sp graph.Space, fh *os.Fil
 	return nil
 }
 
-// readVectors reads the stored vectors (EncodeVector's bytes) of ids in
+// readVectors reads the stored vectors (Encode's bytes) of ids in
 // space sp.
-func readVectors(ctx context.Context, db *store.DB, sp graph.Space, ids []int64) (map[int64][]byte, error) {
+func readVectors(ctx context.Context, db *store.DB, sp Space, ids []int64) (map[int64][]byte, error) {
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return nil, fmt.Errorf("read vectors: %w", err)

@@ -1,4 +1,4 @@
-package graph
+package text
 
 // IsStopword reports whether w (lowercase) is a function word that carries
 // no topic: articles, pronouns, auxiliaries, question words, and the

@@ -1,10 +1,12 @@
-package graph
+package text_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/storetest"
 )
 
 // stemProbe asks a real FTS5 porter index for the stems of words.
@@ -12,7 +14,7 @@ type stemProbe struct{ db *store.DB }
 
 func newStemProbe(tb testing.TB) stemProbe {
 	tb.Helper()
-	db := openTestStore(tb)
+	db := storetest.Open(tb, "sqlite")
 	if _, err := db.Exec(`CREATE VIRTUAL TABLE stem_probe USING fts5(x, tokenize='porter unicode61');
 		CREATE VIRTUAL TABLE stem_probe_v USING fts5vocab(stem_probe, 'instance')`); err != nil {
 		tb.Fatal(err)
@@ -64,8 +66,8 @@ aing eing ying eed sing ed ing bing logi bli abli eli alli yyy yes y2k 2023 x11 
 func TestStemMatchesFTS5(t *testing.T) {
 	want := newStemProbe(t).stems(t, stemWords)
 	for i, w := range stemWords {
-		if got := Stem(w); got != want[i] {
-			t.Errorf("Stem(%q) = %q, FTS5 porter stores %q", w, got, want[i])
+		if got := text.Stem(w); got != want[i] {
+			t.Errorf("text.Stem(%q) = %q, FTS5 porter stores %q", w, got, want[i])
 		}
 	}
 }
@@ -86,8 +88,8 @@ func FuzzStem(f *testing.F) {
 		if w == "" {
 			return
 		}
-		if got, want := Stem(w), probe.stems(t, []string{w})[0]; got != want {
-			t.Fatalf("Stem(%q) = %q, FTS5 porter stores %q", w, got, want)
+		if got, want := text.Stem(w), probe.stems(t, []string{w})[0]; got != want {
+			t.Fatalf("text.Stem(%q) = %q, FTS5 porter stores %q", w, got, want)
 		}
 	})
 }
@@ -100,18 +102,18 @@ func TestVariantBridgesPorterGap(t *testing.T) {
 	cases := map[string]string{"deployment": "deploy", "employer": "employ", "enjoyable": "enjoy",
 		"deploy": "", "deployed": "", "please": "", "running": "", "agreed": "", "happiness": ""}
 	for term, want := range cases {
-		if got := Variant(term); got != want {
-			t.Errorf("Variant(%q) = %q, want %q", term, got, want)
+		if got := text.Variant(term); got != want {
+			t.Errorf("text.Variant(%q) = %q, want %q", term, got, want)
 		}
 	}
 	p := newStemProbe(t)
 	got := p.stems(t, []string{"deployment", "deploy", "deployed", "deploys"})
-	if got[0] != Stem("deployment") || got[1] != Stem("deploy") || got[0] == got[1] || got[2] != got[1] || got[3] != got[1] {
-		t.Fatalf("FTS5 porter stems %v; Stem says %s, %s", got, Stem("deployment"), Stem("deploy"))
+	if got[0] != text.Stem("deployment") || got[1] != text.Stem("deploy") || got[0] == got[1] || got[2] != got[1] || got[3] != got[1] {
+		t.Fatalf("FTS5 porter stems %v; Stem says %s, %s", got, text.Stem("deployment"), text.Stem("deploy"))
 	}
-	fts5 := openTestStore(t).Engine().TextQuery(Sanitize("deployment"))
+	fts5 := storetest.Open(t, "sqlite").Engine().TextQuery(text.Sanitize("deployment"))
 	if m := fts5; m != `"deployment" OR "deploy"` {
-		t.Fatalf("Sanitize(deployment) = %s", m)
+		t.Fatalf("text.Sanitize(deployment) = %s", m)
 	}
 	var n int
 	if _, err := p.db.Exec(`DELETE FROM stem_probe; INSERT INTO stem_probe(rowid, x) VALUES (1, 'We deploy on Fridays'), (2, 'It was deployed'), (3, 'The deployment plan'), (4, 'Lunch')`); err != nil {

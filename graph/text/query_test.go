@@ -1,24 +1,13 @@
-package graph
+package text_test
 
 import (
-	"context"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/store/storetest"
 )
-
-func openTestStore(tb testing.TB) *store.DB {
-	tb.Helper()
-	db, err := store.Open(context.Background(), filepath.Join(tb.TempDir(), "data"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { db.Close() })
-	return db
-}
 
 func TestAnalyze(t *testing.T) {
 	cases := []struct {
@@ -44,7 +33,7 @@ func TestAnalyze(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.text, func(t *testing.T) {
-			a := Analyze(c.text)
+			a := text.Analyze(c.text)
 			if !reflect.DeepEqual(a.Terms, c.terms) {
 				t.Errorf("terms = %q, want %q", a.Terms, c.terms)
 			}
@@ -63,7 +52,7 @@ func TestAnalyze(t *testing.T) {
 			if len(a.Stems) != len(a.Terms) {
 				t.Errorf("%d stems for %d terms", len(a.Stems), len(a.Terms))
 			}
-			if got := Terms(c.text); !reflect.DeepEqual(got, c.terms) {
+			if got := text.Terms(c.text); !reflect.DeepEqual(got, c.terms) {
 				t.Errorf("Terms = %q, want %q", got, c.terms)
 			}
 		})
@@ -78,10 +67,10 @@ func TestSanitize(t *testing.T) {
 		"?!  ...":                  "",
 		`NEAR(a b) AND c*`:         `"near" OR "b" OR "c"`,
 	}
-	eng := openTestStore(t).Engine()
+	eng := storetest.Open(t, "sqlite").Engine()
 	for in, want := range cases {
-		if got := eng.TextQuery(Sanitize(in)); got != want {
-			t.Errorf("Sanitize(%q) = %s, want %s", in, got, want)
+		if got := eng.TextQuery(text.Sanitize(in)); got != want {
+			t.Errorf("text.Sanitize(%q) = %s, want %s", in, got, want)
 		}
 	}
 }
@@ -89,15 +78,15 @@ func TestSanitize(t *testing.T) {
 // TestSanitizeIsValidFTS5 runs each sanitised query through a real FTS5
 // index: whatever the user typed, the query parses.
 func TestSanitizeIsValidFTS5(t *testing.T) {
-	db := openTestStore(t)
+	db := storetest.Open(t, "sqlite")
 	for _, in := range []string{`"unbalanced`, `a"b"c"`, `col:value`, `^start`, `-minus +plus`, `{a b}`, `x NOT y`, "naïve café", "日本語のテキスト", "emoji 🎉 here", "tab\tand\nnewline"} {
-		q := db.Engine().TextQuery(Sanitize(in))
+		q := db.Engine().TextQuery(text.Sanitize(in))
 		if q == "" {
-			t.Errorf("Sanitize(%q) is empty", in)
+			t.Errorf("text.Sanitize(%q) is empty", in)
 			continue
 		}
 		if _, err := db.Exec(`SELECT count(*) FROM facts_fts WHERE facts_fts MATCH ?`, q); err != nil {
-			t.Errorf("Sanitize(%q) = %s: FTS5 refuses it: %v", in, q, err)
+			t.Errorf("text.Sanitize(%q) = %s: FTS5 refuses it: %v", in, q, err)
 		}
 	}
 }
@@ -106,20 +95,20 @@ func FuzzSanitize(f *testing.F) {
 	for _, s := range []string{"When did Caroline go?", `"quoted phrase" rest`, `AND OR NOT NEAR(a b, 3)`, `col:x ^y -z *`, "naïve 日本 🎉", `""""`, "a\x00b"} {
 		f.Add(s)
 	}
-	db := openTestStore(f)
+	db := storetest.Open(f, "sqlite")
 	f.Fuzz(func(t *testing.T, s string) {
-		q := db.Engine().TextQuery(Sanitize(s))
+		q := db.Engine().TextQuery(text.Sanitize(s))
 		if q == "" {
-			if len(tokens(s)) > 0 {
-				t.Fatalf("Sanitize(%q) is empty but the text has words %q", s, tokens(s))
+			if len(text.Terms(s)) > 0 {
+				t.Fatalf("text.Sanitize(%q) is empty but the text has words %q", s, text.Terms(s))
 			}
 			return
 		}
 		if _, err := db.Exec(`SELECT count(*) FROM facts_fts WHERE facts_fts MATCH ?`, q); err != nil {
-			t.Fatalf("Sanitize(%q) = %s: FTS5 refuses it: %v", s, q, err)
+			t.Fatalf("text.Sanitize(%q) = %s: FTS5 refuses it: %v", s, q, err)
 		}
 		if strings.Count(q, `"`)%2 != 0 {
-			t.Fatalf("Sanitize(%q) = %s: unbalanced quotes", s, q)
+			t.Fatalf("text.Sanitize(%q) = %s: unbalanced quotes", s, q)
 		}
 	})
 }

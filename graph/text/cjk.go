@@ -1,11 +1,6 @@
-package store
+package text
 
 import "strings"
-
-// IndexTextFunc names the SQL function, on both engines, that turns a
-// row's content into the text its full-text index holds (IndexText). The
-// indexes' triggers (SQLite) and generated columns (PostgreSQL) call it.
-const IndexTextFunc = "recollect_index_text"
 
 // IsCJK reports whether r is written without spaces between words: Han
 // ideographs (with 々 〆 〇), Japanese kana and Hangul syllables. The

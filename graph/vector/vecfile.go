@@ -1,4 +1,4 @@
-package graph
+package vector
 
 import (
 	"crypto/sha256"
@@ -10,16 +10,17 @@ import (
 
 // A vector file keeps one space's vectors beside its code file, row for
 // row in the order of the codes (the order of CodeFile.IDs), each as the
-// bytes EncodeVector stored in the table. The similarity arm maps it into
+// bytes Encode stored in the table. The similarity arm maps it into
 // memory and scores the candidates its codes pick straight from the
 // mapping: no row read per candidate, and a new process pays only for the
 // pages it touches. Like the code file it is a cache of the table, never
 // the truth: it names the table's removal counter and the fact of its last
 // row, and a reader uses its rows only when the counter is unchanged and
 // that row of its codes holds the same fact; candidates beyond its rows
-// are read from the table. integrate writes it: it appends the rows added
-// since (the header last, after the rows are on disk) and rewrites it
-// whole once a code was removed or changed.
+// are read from the table. WriteCodeFile writes it after integrate's
+// embedding step: it appends the rows added since (the header last, after
+// the rows are on disk) and rewrites it whole once a code was removed or
+// changed.
 
 const vectorFileMagic = "RCVVEC01"
 
@@ -108,14 +109,14 @@ func (v *vectorRows) row(r int) []byte {
 // cs (see FitsCodes); nil when there is none, it does not fit, or this
 // platform maps no files: the arm then reads every candidate from the
 // table.
-func openVectorRows(dir string, sp Space, cs codeSet) *vectorRows {
+func openVectorRows(dir string, sp Space, cs CodeSet) *vectorRows {
 	f, err := os.Open(VectorFilePath(dir, sp))
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	h, ok := ReadVectorFileHeader(f)
-	if !ok || !h.fits(sp, cs.Removed, int64(cs.rows()), cs.id) {
+	if !ok || !h.fits(sp, cs.Removed, int64(cs.Rows()), cs.ID) {
 		return nil
 	}
 	size := 4 * sp.Dim

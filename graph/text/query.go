@@ -1,11 +1,9 @@
-package graph
+package text
 
 import (
 	"slices"
 	"strings"
 	"unicode"
-
-	"github.com/recollect/recollect/store"
 )
 
 // Analysis is what query analysis finds in a search text. Every arm reads
@@ -63,12 +61,12 @@ func Analyze(text string) Analysis {
 		if j < 0 {
 			break
 		}
-		if words := tokens(rest[i+1 : i+1+j]); len(words) > 1 {
+		if words := Tokens(rest[i+1 : i+1+j]); len(words) > 1 {
 			a.Phrases = append(a.Phrases, strings.Join(words, " "))
 		}
 		rest = rest[i+1+j+1:]
 	}
-	words := tokens(text)
+	words := Tokens(text)
 	a.Terms, a.Stems = contentTerms(words)
 	if len(a.Terms) > MaxTerms {
 		a.Dropped = len(a.Terms) - MaxTerms
@@ -99,20 +97,22 @@ func Analyze(text string) Analysis {
 }
 
 // Sanitize turns any user text into a full-text query: each content word
-// a term and each quoted phrase a phrase, any of which a match holds. The
-// store's engine renders it (store.Engine.TextQuery) so that quotes,
-// operators (AND, NEAR, *) and punctuation are matched as words, never
-// parsed. Stopwords are left out unless nothing else remains. It is empty
-// when the text holds no searchable word.
-func Sanitize(text string) store.TextQuery {
+// a term and each quoted phrase a phrase, any of which a match holds. It
+// is a store.TextQuery in all but name (this package imports nothing of
+// recollect, so that store can index with it): the store's engine renders
+// it (store.Engine.TextQuery) so that quotes, operators (AND, NEAR, *)
+// and punctuation are matched as words, never parsed. Stopwords are left
+// out unless nothing else remains. It is empty when the text holds no
+// searchable word.
+func Sanitize(text string) []string {
 	return Analyze(text).Query()
 }
 
 // Query is the analysis as a full-text query in no engine's syntax (see
 // Sanitize): its phrases, its terms and, for each term, its variant when
 // that word stems elsewhere (see Variant).
-func (a Analysis) Query() store.TextQuery {
-	q := make(store.TextQuery, 0, len(a.Phrases)+2*len(a.Terms))
+func (a Analysis) Query() []string {
+	q := make([]string, 0, len(a.Phrases)+2*len(a.Terms))
 	q = append(q, a.Phrases...)
 	seen := map[string]bool{}
 	for _, t := range a.Terms {
@@ -131,7 +131,7 @@ func (a Analysis) Query() store.TextQuery {
 // KeywordQuery is Query with the first-person words (Self) added: the
 // keyword arm's query. They are common words, so BM25 weighs them little;
 // they only tip the balance toward what the asker said about themselves.
-func (a Analysis) KeywordQuery() store.TextQuery {
+func (a Analysis) KeywordQuery() []string {
 	q := a.Query()
 	for _, w := range a.Self {
 		if !slices.Contains(q, w) {
@@ -140,6 +140,39 @@ func (a Analysis) KeywordQuery() store.TextQuery {
 	}
 	return q
 }
+
+// WithoutNames is the analysis with the words of the given names dropped
+// from its terms, or the analysis unchanged when nothing would remain. The
+// keyword arm drops the speakers it boosts: the speaker boost already
+// stands for them, and as words they would match every turn that greets
+// that person.
+func (a Analysis) WithoutNames(names map[string]bool) Analysis {
+	if len(names) == 0 {
+		return a
+	}
+	drop := map[string]bool{}
+	for n := range names {
+		for _, w := range Tokens(n) {
+			drop[Stem(w)] = true
+		}
+	}
+	var out Analysis = a
+	out.Terms, out.Stems = nil, nil
+	for i, t := range a.Terms {
+		if !drop[a.Stems[i]] {
+			out.Terms = append(out.Terms, t)
+			out.Stems = append(out.Stems, a.Stems[i])
+		}
+	}
+	if len(out.Terms) == 0 && len(out.Phrases) == 0 {
+		return a
+	}
+	return out
+}
+
+// IsFirstPerson reports whether w (lowercase) is a word by which a person
+// speaks of themselves: i, me, my, myself.
+func IsFirstPerson(w string) bool { return firstPerson[w] }
 
 // firstPerson is the words by which a person speaks of themselves.
 var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "myself": true}
@@ -167,34 +200,34 @@ func Variant(term string) string {
 // and digits, in order, one per porter stem, stopwords dropped unless the
 // text holds nothing else.
 func Terms(text string) []string {
-	t, _ := contentTerms(tokens(text))
+	t, _ := contentTerms(Tokens(text))
 	return t
 }
 
-// tokens splits text the way FTS5's unicode61 tokenizer does: runs of
+// Tokens splits text the way FTS5's unicode61 tokenizer does: runs of
 // letters and numbers, lowercased; a run of Chinese or Japanese
 // characters in one is cut into the pieces the index holds for it
-// (store.QueryWords).
-func tokens(text string) []string {
+// (QueryWords).
+func Tokens(text string) []string {
 	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
-	if !strings.ContainsFunc(text, store.IsCJK) {
+	if !strings.ContainsFunc(text, IsCJK) {
 		return words
 	}
 	out := make([]string, 0, 2*len(words))
 	for _, w := range words {
-		out = append(out, store.QueryWords(w)...)
+		out = append(out, QueryWords(w)...)
 	}
 	return out
 }
 
 // Words is text's words as its full-text index holds them: lowercase runs
 // of letters and digits, and each run of Chinese or Japanese characters
-// as its pairs and single characters (store.IndexText). A query term is in
+// as its pairs and single characters (IndexText). A query term is in
 // text when its stem is the stem of one of them.
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(store.IndexText(text)), func(r rune) bool {
+	return strings.FieldsFunc(strings.ToLower(IndexText(text)), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
 }
@@ -294,8 +327,3 @@ func asksWhen(words []string) bool {
 	}
 	return false
 }
-
-// Stem is store.Stem: the stem SQLite's FTS5 porter tokenizer stores for a
-// lowercase token, so query words compare with indexed words as the index
-// compares them.
-func Stem(token string) string { return store.Stem(token) }

@@ -1,4 +1,4 @@
-package graph
+package vector
 
 import (
 	"context"
@@ -22,9 +22,11 @@ import (
 // the truth: it names the table's removal counter and the highest row it
 // holds, and a reader uses it only when the counter is unchanged and that
 // row still holds the file's last code; rows added since are read from
-// the table as usual. graph only reads code files; integrate, which
-// writes the codes, writes them (atomically, by rename) after a step that
-// left enough codes outside the file (see CodeFileDue), and removes them.
+// the table as usual. graph's Reader only reads code files; integrate's
+// embedding step, which writes the codes, writes them through
+// WriteCodeFile (atomically, by rename) after a step that left enough
+// codes outside the file (see CodeFileDue), and forget removes them
+// (RemoveCodeFiles).
 
 const codeFileMagic = "RCVCODE2"
 
@@ -194,7 +196,7 @@ func littleEndian() bool {
 // reports whether it did; a stale file is left for integrate to replace.
 // A reader maps the file (see mapCodeFile); LoadCodes, whose codes are
 // written out again, reads it.
-func (cs *codeSet) fromCodeFile(ctx context.Context, db *store.DB, sp Space, maxRowid int64, mapped bool) (bool, error) {
+func (cs *CodeSet) fromCodeFile(ctx context.Context, db *store.DB, sp Space, maxRowid int64, mapped bool) (bool, error) {
 	var f CodeFile
 	var m *mapping
 	ok := false

@@ -1,4 +1,4 @@
-package integrate
+package text
 
 import (
 	"strings"
@@ -6,14 +6,16 @@ import (
 	"unicode/utf8"
 )
 
-// statementWordSpans finds the words of s as wordRe does — a `code span`, or a
-// letter or digit followed by letters, digits and ' ’ _ / + # -, then any
-// ".part"s (a dot and a letter or digit, then the same without quotes) —
-// and returns their [start, end) byte offsets, as FindAllStringIndex
-// would. It is wordRe written out by hand: the regular expression, with
-// its Unicode classes, was most of what reading a statement cost
-// (TestWordSpans and FuzzWordSpans hold the two to the same answer).
-func statementWordSpans(s string) [][2]int {
+// StatementWordSpans finds the words of a statement the way integrate
+// reads them — a `code span`, or a letter or digit followed by letters,
+// digits and ' ’ _ / + # -, then any ".part"s (a dot and a letter or
+// digit, then the same without quotes) — and returns their [start, end)
+// byte offsets, as regexp's FindAllStringIndex would. It is that regular
+// expression written out by hand, because the expression's Unicode
+// classes cost most of what reading a statement costs
+// (TestStatementWordSpans and FuzzStatementWordSpans hold the two to the
+// same answer).
+func StatementWordSpans(s string) [][2]int {
 	var out [][2]int
 	for i := 0; i < len(s); {
 		if end := wordAt(s, i); end > i {
@@ -63,7 +65,7 @@ func runWhile(s string, i int, ok func(rune) bool) int {
 	return i
 }
 
-// letterOrDigit is wordRe's [\p{L}\p{N}]. An invalid byte is U+FFFD, a
+// letterOrDigit is the expression's [\p{L}\p{N}]. An invalid byte is U+FFFD, a
 // symbol, as it is to the regexp package.
 func letterOrDigit(r rune) bool {
 	if r < utf8.RuneSelf {
@@ -72,9 +74,9 @@ func letterOrDigit(r rune) bool {
 	return unicode.IsLetter(r) || unicode.IsNumber(r)
 }
 
-// statementWords are the words of s (statementWordSpans' text).
-func statementWords(s string) []string {
-	spans := statementWordSpans(s)
+// StatementWords are the words of s (StatementWordSpans' text).
+func StatementWords(s string) []string {
+	spans := StatementWordSpans(s)
 	out := make([]string, len(spans))
 	for i, sp := range spans {
 		out[i] = s[sp[0]:sp[1]]
@@ -82,8 +84,9 @@ func statementWords(s string) []string {
 	return out
 }
 
-// firstStatementWord is the first word of s, "" when it has none.
-func firstStatementWord(s string) string {
+// FirstStatementWord is the first word of s as StatementWordSpans cuts
+// it, "" when it has none.
+func FirstStatementWord(s string) string {
 	for i := 0; i < len(s); {
 		if end := wordAt(s, i); end > i {
 			return s[i:end]

@@ -1,7 +1,6 @@
-package graph
+package vector
 
 import (
-	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -9,7 +8,7 @@ import (
 
 // randomCodeSet is n sign codes of dim-component vectors around k centres
 // (the shape of embeddings: topics), with the vectors they summarise.
-func randomCodeSet(n, k, dim int) (codeSet, [][]float32) {
+func randomCodeSet(n, k, dim int) (CodeSet, [][]float32) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	centres := make([][]float32, k)
 	for i := range centres {
@@ -18,7 +17,7 @@ func randomCodeSet(n, k, dim int) (codeSet, [][]float32) {
 			centres[i][j] = float32(rng.NormFloat64())
 		}
 	}
-	cs := codeSet{CodeFile: CodeFile{Words: (dim + 63) / 64}}
+	cs := CodeSet{CodeFile: CodeFile{Words: (dim + 63) / 64}}
 	vecs := make([][]float32, n)
 	for i := range vecs {
 		c := centres[rng.IntN(k)]
@@ -42,7 +41,7 @@ func randomCodeSet(n, k, dim int) (codeSet, [][]float32) {
 
 // nearestBySort is the plain answer nearest must give: every code's
 // distance, sorted by distance then row.
-func nearestBySort(cs codeSet, q []float32, n int) []int64 {
+func nearestBySort(cs CodeSet, q []float32, n int) []int64 {
 	qc := SignCode(q)
 	qw := make([]uint64, cs.Words)
 	for i, b := range qc {
@@ -91,10 +90,10 @@ func TestNearestMatchesSort(t *testing.T) {
 		for qi, q := range vecs[:20] {
 			for _, n := range []int{1, 8, 256, 1000, 3000} {
 				want := nearestBySort(cs, q, n)
-				if got := cs.nearest(q, n); !slices.Equal(got, want) {
+				if got := cs.Nearest(q, n); !slices.Equal(got, want) {
 					t.Fatalf("dim %d, query %d, n %d: nearest = %v…, want %v…", dim, qi, n, got[:min(8, len(got))], want[:min(8, len(want))])
 				}
-				if got := split.nearest(q, n); !slices.Equal(got, want) {
+				if got := split.Nearest(q, n); !slices.Equal(got, want) {
 					t.Fatalf("dim %d, query %d, n %d, file and tail: nearest = %v…, want %v…", dim, qi, n, got[:min(8, len(got))], want[:min(8, len(want))])
 				}
 			}
@@ -107,44 +106,6 @@ func BenchmarkNearest(b *testing.B) {
 	cs, vecs := randomCodeSet(100_000, 500, 768)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cs.nearest(vecs[i%len(vecs)], 256)
-	}
-}
-
-// TestCosineBytes4MatchesOne: scoring four stored vectors at once gives
-// each the bits cosineBytes gives it alone, zero vectors included.
-func TestCosineBytes4MatchesOne(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, dim := range []int{1, 7, 768} {
-		q := make([]float32, dim)
-		for i := range q {
-			q[i] = float32(rng.NormFloat64())
-		}
-		qn := queryNorm(q)
-		for range 50 {
-			var four [4][]byte
-			for j := range four {
-				v := make([]float32, dim)
-				if j != 2 {
-					for i := range v {
-						v[i] = float32(rng.NormFloat64() * 3)
-					}
-				}
-				b, err := EncodeVector(v)
-				if err != nil && j != 2 {
-					t.Fatal(err)
-				}
-				if j == 2 {
-					b = make([]byte, 4*dim)
-				}
-				four[j] = b
-			}
-			got := cosineBytes4(q, qn, &four)
-			for j, b := range four {
-				if want := cosineBytes(q, qn, b); math.Float64bits(got[j]) != math.Float64bits(want) {
-					t.Fatalf("dim %d, vector %d: cosineBytes4 %v, cosineBytes %v", dim, j, got[j], want)
-				}
-			}
-		}
+		cs.Nearest(vecs[i%len(vecs)], 256)
 	}
 }
