@@ -25,7 +25,7 @@ func TestOnlyOpenBuildsACopier(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		if d.IsDir() {
-			if path != root && strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == filepath.Join("pipeline", "bench") {
+			if path != root && strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || rel == filepath.Join("cmd", "recollect-bench") {
 				return filepath.SkipDir
 			}
 			return nil

@@ -12,7 +12,7 @@ import (
 // bytes were gone from the buffer, so the next call returned the line's
 // tail as a line of its own, at an offset inside the line: the daemon
 // copying a growing transcript lost one line in 45,201 and logged a
-// 4-byte malformed line (pipeline/bench TestConcurrentDaemonSearchesAndCaptures).
+// 4-byte malformed line (scheduler TestConcurrentDaemonSearchesAndCaptures).
 func TestLineReaderStopsAtAHalfWrittenLine(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.jsonl")
 	if err := os.WriteFile(path, []byte("{\"a\":1}\n{\"b\":"), 0o600); err != nil {

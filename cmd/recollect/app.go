@@ -153,7 +153,7 @@ func commands(env Env) []*cli.Command {
 		demoCommand(env),
 		whyCommand(env),
 		conflictsCommand(env),
-		benchCommand(env),
+		benchElsewhere(),
 		versionCommand(env),
 		daemonCommand(env),
 		notifyCommand(env),

@@ -19,7 +19,7 @@ import (
 // $RECOLLECT_FIXTURES); it skips only when they are gone.
 func fixturesPath(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join("..", "..", FixturesDefaultPath)
+	p := filepath.Join("..", "..", "..", FixturesDefaultPath)
 	if env := os.Getenv("RECOLLECT_FIXTURES"); env != "" {
 		p = env
 	}

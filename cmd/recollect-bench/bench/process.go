@@ -1,14 +1,18 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/scheduler/notifybench"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
@@ -132,7 +136,7 @@ func BenchFollow(ctx context.Context, dir, path string, n int) (FollowResult, er
 		if err := appendLine(path, i, "we appended "+token+" to the transcript"); err != nil {
 			return res, err
 		}
-		err := poll(ctx, 30*time.Second, func() (bool, error) {
+		err := daemonproc.Poll(ctx, 30*time.Second, func() (bool, error) {
 			var one int
 			eng := db.Engine()
 			err := db.QueryRowContext(ctx, `SELECT count(*) FROM `+eng.TextHits(store.EventText)+` k`, eng.TextQuery(store.TextQuery{token})).Scan(&one)
@@ -187,4 +191,41 @@ func BenchIdle(ctx context.Context, pid int, window time.Duration) (IdleResult, 
 	}
 	res.CPU = cpu1 - cpu0
 	return res, nil
+}
+
+// lastLine is the last line of s, the one a failed process ends with.
+func lastLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// procStat reads a process's CPU time (user+system) and resident memory.
+func procStat(pid int) (cpu time.Duration, rssKB int64, err error) {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("read process stats: %w", err)
+	}
+	// Fields after the command name (which may hold spaces) start after ')'.
+	rest := string(stat[bytes.LastIndexByte(stat, ')')+2:])
+	f := strings.Fields(rest)
+	if len(f) < 13 {
+		return 0, 0, fmt.Errorf("read process stats: short /proc/%d/stat", pid)
+	}
+	utime, _ := strconv.ParseInt(f[11], 10, 64)
+	stime, _ := strconv.ParseInt(f[12], 10, 64)
+	const ticks = 100 // USER_HZ on Linux
+	cpu = time.Duration(utime+stime) * time.Second / ticks
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, fmt.Errorf("read process status: %w", err)
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			rssKB, _ = strconv.ParseInt(strings.Fields(v)[0], 10, 64)
+		}
+	}
+	return cpu, rssKB, nil
 }

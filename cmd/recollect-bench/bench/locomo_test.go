@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
 	"github.com/recollect/recollect/extract/model/modeltest"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store/config"
@@ -233,7 +234,7 @@ func TestRunLocomoMiniHybrid(t *testing.T) {
 // $RECOLLECT_LOCOMO), or skips.
 func locomoPath(t *testing.T) string {
 	t.Helper()
-	p := filepath.Join("..", "..", LocomoDefaultPath)
+	p := filepath.Join("..", "..", "..", LocomoDefaultPath)
 	if env := os.Getenv("RECOLLECT_LOCOMO"); env != "" {
 		p = env
 	}

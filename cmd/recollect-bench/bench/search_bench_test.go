@@ -46,7 +46,7 @@ func searchBenchStore(b *testing.B, n int) (*store.DB, []string) {
 		}
 		benchStores.dir, benchStores.dbs = dir, map[int]*store.DB{}
 	}
-	p := filepath.Join("..", "..", FixturesDefaultPath)
+	p := filepath.Join("..", "..", "..", FixturesDefaultPath)
 	if env := os.Getenv("RECOLLECT_FIXTURES"); env != "" {
 		p = env
 	}

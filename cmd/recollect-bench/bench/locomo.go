@@ -7,6 +7,13 @@
 // It owns no storage and no ranking; it drives the real store, integrate
 // and graph code through their public APIs, and the real recollect binary
 // for whole-process figures.
+//
+// It lives under cmd/recollect-bench because that binary is its only
+// user: the shipped recollect does not link it (cmd/recollect's
+// arch_test.go pins that), and a harness beside its front end is where a
+// reader of the benchmark's command looks for it. It is a package of its
+// own, not part of package main, so the front end stays a thin layer of
+// flags and the harness's tests run without going through the CLI.
 package bench
 
 import (

@@ -29,7 +29,7 @@ func TestBM25RanksTheMessageThatHoldsTheQuery(t *testing.T) {
 // TestReadCodingSet checks the project's question set and that a question
 // carrying its own answer word is refused.
 func TestReadCodingSet(t *testing.T) {
-	set, err := ReadCodingSet(filepath.Join("..", "..", "fixtures", "coding", "questions.json"))
+	set, err := ReadCodingSet(filepath.Join("..", "..", "..", "fixtures", "coding", "questions.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +38,7 @@ func TestReadCodingSet(t *testing.T) {
 			t.Errorf("%s: %d questions, want at least 10", tr.Name, len(tr.Questions))
 		}
 		for _, p := range tr.Paths {
-			if _, err := os.Stat(filepath.Join("..", "..", "fixtures", "transcripts", p)); err != nil {
+			if _, err := os.Stat(filepath.Join("..", "..", "..", "fixtures", "transcripts", p)); err != nil {
 				t.Errorf("%s: %v", tr.Name, err)
 			}
 		}
@@ -58,7 +58,7 @@ func TestReadCodingSet(t *testing.T) {
 // transcript never holds is answered by neither recollect nor BM25, and
 // the transcript's own questions by both.
 func TestRunCoding(t *testing.T) {
-	set, err := ReadCodingSet(filepath.Join("..", "..", "fixtures", "coding", "questions.json"))
+	set, err := ReadCodingSet(filepath.Join("..", "..", "..", "fixtures", "coding", "questions.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func TestRunCoding(t *testing.T) {
 	}
 	n := len(one.Transcripts[0].Questions)
 	rep, err := RunCoding(context.Background(), CodingOptions{Binary: testbin.Binary(t), Set: one,
-		Transcripts: filepath.Join("..", "..", "fixtures", "transcripts"), Work: t.TempDir()})
+		Transcripts: filepath.Join("..", "..", "..", "fixtures", "transcripts"), Work: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}

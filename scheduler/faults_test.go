@@ -1,6 +1,6 @@
 //go:build linux
 
-package bench
+package scheduler_test
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 	"github.com/recollect/recollect/fixtures/testdisk"
 	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 )
 
 func runBin(t *testing.T, bin string, args ...string) (string, int) {
@@ -66,12 +67,12 @@ func TestFullDisk(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	d, err := startDaemon(ctx, bin, dir)
+	d, err := daemonproc.Start(ctx, bin, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.kill()
-	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {
+	defer d.Kill()
+	if err := daemonproc.WaitIdle(ctx, dir, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	before, ok := storeCounts(t, dir)
@@ -93,11 +94,11 @@ func TestFullDisk(t *testing.T) {
 	if _, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction}); err != nil {
 		t.Fatalf("daemon does not answer on a full disk: %v", err)
 	}
-	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {
-		t.Fatalf("daemon stuck on a full disk: %v\n%s", err, d.stderr)
+	if err := daemonproc.WaitIdle(ctx, dir, 60*time.Second); err != nil {
+		t.Fatalf("daemon stuck on a full disk: %v\n%s", err, d.Stderr())
 	}
-	if st, err := daemonStatus(ctx, dir); err != nil || st.PID != d.pid() {
-		t.Fatalf("daemon gone after a run on a full disk: %+v %v\n%s", st, err, d.stderr)
+	if st, err := daemonproc.Status(ctx, dir); err != nil || st.PID != d.PID() {
+		t.Fatalf("daemon gone after a run on a full disk: %+v %v\n%s", st, err, d.Stderr())
 	}
 	after, ok := storeCounts(t, dir)
 	if ok != "ok" || after != before {
@@ -113,16 +114,16 @@ func TestFullDisk(t *testing.T) {
 	if _, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction}); err != nil {
 		t.Fatal(err)
 	}
-	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {
+	if err := daemonproc.WaitIdle(ctx, dir, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
 	if out, code := runBin(t, bin, "search", "--data", dir, "space back"); code != 0 || !strings.Contains(out, "Space is back") {
-		t.Fatalf("after space returned the daemon's run did not integrate the new fact: exit %d\n%s\n%s", code, out, d.stderr)
+		t.Fatalf("after space returned the daemon's run did not integrate the new fact: exit %d\n%s\n%s", code, out, d.Stderr())
 	}
 	if _, ok := storeCounts(t, dir); ok != "ok" {
 		t.Fatalf("integrity after recovery: %s", ok)
 	}
-	if err := d.stop(); err != nil {
-		t.Fatalf("daemon did not stop cleanly: %v\n%s", err, d.stderr)
+	if err := d.Stop(); err != nil {
+		t.Fatalf("daemon did not stop cleanly: %v\n%s", err, d.Stderr())
 	}
 }

@@ -1,6 +1,6 @@
 //go:build unix
 
-package bench
+package scheduler_test
 
 import (
 	"bytes"
@@ -18,6 +18,7 @@ import (
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 )
 
 // TestSocketRefusesAnotherUser runs a real daemon as root and the real
@@ -49,9 +50,9 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	// writing leaves its child holding that descriptor until the child
 	// execs (golang.org/issue/22315): for that moment starting the copy
 	// fails with "text file busy". Try again until it starts.
-	var d *daemonProc
-	err = poll(ctx, 10*time.Second, func() (bool, error) {
-		d, err = startDaemon(ctx, pub, dir)
+	var d *daemonproc.Proc
+	err = daemonproc.Poll(ctx, 10*time.Second, func() (bool, error) {
+		d, err = daemonproc.Start(ctx, pub, dir)
 		if errors.Is(err, syscall.ETXTBSY) {
 			return false, nil
 		}
@@ -60,7 +61,7 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.kill()
+	defer d.Kill()
 	sock := notice.SocketPath(dir)
 	fi, err := os.Stat(sock)
 	if err != nil {
@@ -72,8 +73,8 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 	// The daemon answers before its start run ends; a start run still in
 	// flight at the end would read as a refused client's run.
 	var before control.Status
-	if err := poll(ctx, 60*time.Second, func() (bool, error) {
-		before, err = daemonStatus(ctx, dir)
+	if err := daemonproc.Poll(ctx, 60*time.Second, func() (bool, error) {
+		before, err = daemonproc.Status(ctx, dir)
 		return err == nil && before.Runs["daemon-start"] == 1 && !before.Running && !before.Pending, err
 	}); err != nil {
 		t.Fatalf("start run: %v (status %+v)", err, before)
@@ -100,15 +101,15 @@ func TestSocketRefusesAnotherUser(t *testing.T) {
 			t.Errorf("%s as nobody (data dir open=%v) stderr %q; want the refusal (permission denied)", cmd.Args[0], open, errb.String())
 		}
 	}
-	after, err := daemonStatus(ctx, dir)
+	after, err := daemonproc.Status(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if after.Runs["compaction"] != before.Runs["compaction"] || after.Coalesced != before.Coalesced || after.Running {
 		t.Fatalf("a refused client reached the daemon: before %+v after %+v", before, after)
 	}
-	if err := d.stop(); err != nil {
-		t.Fatalf("daemon stop: %v\n%s", err, d.stderr)
+	if err := d.Stop(); err != nil {
+		t.Fatalf("daemon stop: %v\n%s", err, d.Stderr())
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
@@ -124,11 +125,11 @@ func BenchImport(ctx context.Context, bin, work, fixtures string, mb int) (Impor
 		return res, err
 	}
 	start := time.Now()
-	d, err := startDaemon(ctx, bin, dir)
+	d, err := daemonproc.Start(ctx, bin, dir)
 	if err != nil {
 		return res, err
 	}
-	defer d.kill()
+	defer d.Kill()
 	p, err := pipeline.Open(ctx, dir, pipeline.Options{})
 	if err != nil {
 		return res, err
@@ -139,23 +140,23 @@ func BenchImport(ctx context.Context, bin, work, fixtures string, mb int) (Impor
 	if err != nil {
 		return res, err
 	}
-	err = poll(ctx, 30*time.Minute, func() (bool, error) {
+	err = daemonproc.Poll(ctx, 30*time.Minute, func() (bool, error) {
 		time.Sleep(200 * time.Millisecond)
 		done, err := searchable(ctx, stage, res.Files)
 		if err != nil || !done {
 			return false, err
 		}
-		st, err := daemonStatus(ctx, dir)
+		st, err := daemonproc.Status(ctx, dir)
 		return err == nil && !st.Running && !st.Pending, nil
 	})
 	if err != nil {
-		return res, fmt.Errorf("wait until the history is searchable: %w\n%s", err, lastLine(d.stderr.String()))
+		return res, fmt.Errorf("wait until the history is searchable: %w\n%s", err, d.LastLine())
 	}
 	res.Searchable = time.Since(start)
 	if err := db.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM session_events), (SELECT count(*) FROM facts WHERE status = 'active')`).Scan(&res.Events, &res.Facts); err != nil {
 		return res, fmt.Errorf("count the imported store: %w", err)
 	}
-	if err := d.stop(); err != nil {
+	if err := d.Stop(); err != nil {
 		return res, err
 	}
 

@@ -1,4 +1,4 @@
-package bench
+package scheduler_test
 
 import (
 	"bufio"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store"
 )
 
@@ -21,24 +22,22 @@ import (
 // minutes, so it runs only with RECOLLECT_FAULT_LONG=1 (the scheduler's own
 // test does the same over 20k lines in every run).
 func TestSIGKILLDaemonDuring200kCopy(t *testing.T) {
-	if os.Getenv(EnvFaultLong) == "" {
-		t.Skipf("long fault test: set %s=1 to kill the daemon 20 times during a 200k-line copy", EnvFaultLong)
+	if os.Getenv(envFaultLong) == "" {
+		t.Skipf("long fault test: set %s=1 to kill the daemon 20 times during a 200k-line copy", envFaultLong)
 	}
 	const lines = 200_000
 	bin := testbin.Binary(t)
 	work := t.TempDir()
 	dir := filepath.Join(work, "data")
-	path, err := followSetup(dir, filepath.Join(work, "claude"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := followed(t, dir, filepath.Join(work, "claude"))
+	path := m.transcript
 	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		t.Fatal(err)
 	}
 	w := bufio.NewWriterSize(f, 1<<20)
 	for i := 1; i < lines; i++ {
-		b, _ := json.Marshal(map[string]any{"type": "user", "sessionId": "f011e7a0-bench-0000-0000-000000000000", "cwd": "/bench/follow",
+		b, _ := json.Marshal(map[string]any{"type": "user", "sessionId": m.session, "cwd": faultCwd,
 			"timestamp": "2026-03-01T10:00:00.000Z", "uuid": fmt.Sprintf("kill-%d", i),
 			"message": map[string]any{"role": "user", "content": fmt.Sprintf("line %06d of a long conversation about retry budgets", i)}})
 		w.Write(append(b, '\n'))
@@ -62,24 +61,24 @@ func TestSIGKILLDaemonDuring200kCopy(t *testing.T) {
 	kills := 0
 	for round := 0; round < 20 && count() < lines; round++ {
 		target := count() + rng.Int64N(lines/25)
-		d, err := startDaemon(ctx, bin, dir)
+		d, err := daemonproc.Start(ctx, bin, dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		poll(ctx, 120*time.Second, func() (bool, error) { return count() >= target, nil })
-		d.kill()
+		daemonproc.Poll(ctx, 120*time.Second, func() (bool, error) { return count() >= target, nil })
+		d.Kill()
 		kills++
 	}
 	t.Logf("killed the daemon %d times; %d of %d lines stored before the last start", kills, count(), lines)
-	d, err := startDaemon(ctx, bin, dir)
+	d, err := daemonproc.Start(ctx, bin, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.kill()
-	if err := poll(ctx, 10*time.Minute, func() (bool, error) { return count() >= lines, nil }); err != nil {
+	defer d.Kill()
+	if err := daemonproc.Poll(ctx, 10*time.Minute, func() (bool, error) { return count() >= lines, nil }); err != nil {
 		t.Fatalf("only %d of %d lines after the last start: %v", count(), lines, err)
 	}
-	if err := waitIdle(ctx, dir, 5*time.Minute); err != nil {
+	if err := daemonproc.WaitIdle(ctx, dir, 5*time.Minute); err != nil {
 		t.Fatal(err)
 	}
 	var n, distinct int64
@@ -89,7 +88,7 @@ func TestSIGKILLDaemonDuring200kCopy(t *testing.T) {
 	if n != lines || distinct != lines {
 		t.Fatalf("%d events (%d distinct) after %d kills; want each of %d lines exactly once", n, distinct, kills, lines)
 	}
-	if err := d.stop(); err != nil {
+	if err := d.Stop(); err != nil {
 		t.Fatal(err)
 	}
 }

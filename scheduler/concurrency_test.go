@@ -1,4 +1,4 @@
-package bench
+package scheduler_test
 
 import (
 	"bytes"
@@ -17,11 +17,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store"
 )
 
-// EnvFaultLong makes the concurrency test run 60 s instead of 20 s.
-const EnvFaultLong = "RECOLLECT_FAULT_LONG"
+// envFaultLong makes the concurrency test run 60 s instead of 20 s.
+const envFaultLong = "RECOLLECT_FAULT_LONG"
 
 // TestConcurrentDaemonSearchesAndCaptures runs, at once and for 20 s (60 s
 // with RECOLLECT_FAULT_LONG=1): the real daemon copying a transcript that
@@ -31,39 +32,35 @@ const EnvFaultLong = "RECOLLECT_FAULT_LONG"
 func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
 	t.Parallel() // real processes: mostly waiting, so they overlap well
 	span := 20 * time.Second
-	if os.Getenv(EnvFaultLong) != "" {
+	if os.Getenv(envFaultLong) != "" {
 		span = 60 * time.Second
 	}
 	bin := testbin.Binary(t)
 	work := t.TempDir()
 	dir := filepath.Join(work, "data")
-	path, err := followSetup(dir, filepath.Join(work, "claude"), true)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := followed(t, dir, filepath.Join(work, "claude"))
 	ctx := context.Background()
-	d, err := startDaemon(ctx, bin, dir)
+	d, err := daemonproc.Start(ctx, bin, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.kill()
+	defer d.Kill()
 	cs := mcpSession(t, bin, dir)
 	stop := time.Now().Add(span)
 	var wg sync.WaitGroup
-	var appended, searches, captures atomic.Int64
-	appended.Store(1) // followSetup's first line
+	var searches, captures atomic.Int64
 	errs := make(chan error, 64)
 	wg.Add(1)
 	go func() { // the growing transcript
 		defer wg.Done()
 		for i := 1; time.Now().Before(stop); i++ {
 			for j := 0; j < 50; j++ {
-				n := appended.Load()
-				if err := appendLine(path, int(n), fmt.Sprintf("line %d: we keep the build cache under /var/cache and retry three times", n)); err != nil {
+				n := m.appended.Load()
+				if err := m.appendTo(n, fmt.Sprintf("line %d: we keep the build cache under /var/cache and retry three times", n)); err != nil {
 					errs <- err
 					return
 				}
-				appended.Add(1)
+				m.appended.Add(1)
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -90,14 +87,14 @@ func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	want := appended.Load()
+	want := m.appended.Load()
 	var got, distinct int64
-	err = poll(ctx, 60*time.Second, func() (bool, error) {
-		err := db.QueryRow(`SELECT count(*), count(DISTINCT content) FROM session_events WHERE source_file = ?`, path).Scan(&got, &distinct)
+	err = daemonproc.Poll(ctx, 60*time.Second, func() (bool, error) {
+		err := db.QueryRow(`SELECT count(*), count(DISTINCT content) FROM session_events WHERE source_file = ?`, m.transcript).Scan(&got, &distinct)
 		return err == nil && got >= want, err
 	})
 	if err != nil || got != want || distinct != want {
-		t.Fatalf("daemon stored %d events (%d distinct) of %d appended lines: %v\n%s", got, distinct, want, err, lastLine(d.stderr.String()))
+		t.Fatalf("daemon stored %d events (%d distinct) of %d appended lines: %v\n%s", got, distinct, want, err, d.LastLine())
 	}
 	var stored int64
 	if err := db.QueryRow(`SELECT count(DISTINCT content) FROM session_facts WHERE content LIKE 'The concurrency test captured fact number %'`).Scan(&stored); err != nil {
@@ -110,8 +107,8 @@ func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
 		t.Fatalf("too little happened to prove anything: %d searches, %d captures", searches.Load(), captures.Load())
 	}
 	t.Logf("%s: %d lines copied, %d searches, %d captures, no error", span, want, searches.Load(), captures.Load())
-	if err := d.stop(); err != nil {
-		t.Fatalf("daemon stop: %v\n%s", err, d.stderr)
+	if err := d.Stop(); err != nil {
+		t.Fatalf("daemon stop: %v\n%s", err, d.Stderr())
 	}
 }
 

@@ -9,11 +9,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store/config"
 )
 
 // Parts of the systems table, in the order they run.
 var Parts = []string{"copy", "import", "search", "integrate", "notify", "hooks", "cli", "follow", "idle"}
+
+// BinaryParts are the parts that run the recollect binary (SystemsOptions.Binary);
+// the others run in process.
+var BinaryParts = []string{"import", "notify", "hooks", "cli", "follow", "idle"}
 
 // SystemsOptions configure the systems table. Zero values take the
 // issue's sizes (DefaultSystems).
@@ -152,7 +157,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 	if want("import") {
 		say(fmt.Sprintf("import: %d MB of history built from %s, daemon and consolidate --all", opts.ImportMB, opts.Fixtures))
 		if opts.Binary == "" {
-			rep.Failed["import"] = "no recollect binary to time; run the bench through recollect bench"
+			rep.Failed["import"] = "no recollect binary to time; recollect-bench finds one beside itself, or give --recollect DIR"
 		} else if r, err := BenchImport(ctx, opts.Binary, filepath.Join(work, "import"), opts.Fixtures, opts.ImportMB); err != nil {
 			rep.Failed["import"] = err.Error()
 		} else {
@@ -178,7 +183,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 	if want("notify") {
 		say(fmt.Sprintf("notify: %d rounds of notify, node -e 0, true", opts.NotifyRuns))
 		if opts.Binary == "" {
-			rep.Failed["notify"] = "no recollect binary to time; run the bench through recollect bench"
+			rep.Failed["notify"] = "no recollect binary to time; recollect-bench finds one beside itself, or give --recollect DIR"
 		} else if r, err := BenchNotify(ctx, opts.Binary, opts.NotifyRuns); err != nil {
 			rep.Failed["notify"] = err.Error()
 		} else {
@@ -189,7 +194,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 		for _, n := range opts.SearchSizes {
 			say(fmt.Sprintf("hooks: %d facts, %d rounds of session-start, user-prompt, search, node -e 0, true; then as many with a daemon serving them", n, opts.NotifyRuns))
 			if opts.Binary == "" {
-				rep.Failed["hooks"] = "no recollect binary to time; run the bench through recollect bench"
+				rep.Failed["hooks"] = "no recollect binary to time; recollect-bench finds one beside itself, or give --recollect DIR"
 				break
 			}
 			r, err := BenchHooks(ctx, opts.Binary, filepath.Join(work, "hooks"), opts.Fixtures, n, opts.NotifyRuns)
@@ -204,7 +209,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 	if want("cli") {
 		say(fmt.Sprintf("cli: %d facts, %d rounds of recollect search, the sqlite3 shell, recollect version, recollect-notify --help", CLIFacts, opts.NotifyRuns))
 		if opts.Binary == "" {
-			rep.Failed["cli"] = "no recollect binary to time; run the bench through recollect bench"
+			rep.Failed["cli"] = "no recollect binary to time; recollect-bench finds one beside itself, or give --recollect DIR"
 		} else if r, err := BenchCLI(ctx, opts.Binary, filepath.Join(work, "cli"), opts.Fixtures, CLIFacts, opts.NotifyRuns); err != nil {
 			rep.Failed["cli"] = err.Error()
 		} else {
@@ -227,28 +232,28 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 // notify against it, then follow, then leaves it idle.
 func runDaemonParts(ctx context.Context, opts SystemsOptions, work string, rep *SystemsReport, want func(string) bool, say func(string)) error {
 	if opts.Binary == "" {
-		return fmt.Errorf("no recollect binary to start; run the bench through recollect bench")
+		return fmt.Errorf("no recollect binary to start; recollect-bench finds one beside itself, or give --recollect DIR")
 	}
 	dir := filepath.Join(work, "data")
 	path, err := followSetup(dir, filepath.Join(work, "claude"), want("follow"))
 	if err != nil {
 		return err
 	}
-	d, err := startDaemon(ctx, opts.Binary, dir)
+	d, err := daemonproc.Start(ctx, opts.Binary, dir)
 	if err != nil && want("follow") {
 		// A daemon that cannot follow transcripts still answers notify and
 		// can idle: measure those on a record store, say why follow is not.
 		rep.Failed["follow"] = "the daemon cannot follow transcripts: " + err.Error()
 		want = func(part string) bool { return part != "follow" && (len(opts.Only) == 0 || contains(opts.Only, part)) }
 		if err = config.Write(dir, config.Default()); err == nil {
-			d, err = startDaemon(ctx, opts.Binary, dir)
+			d, err = daemonproc.Start(ctx, opts.Binary, dir)
 		}
 	}
 	if err != nil {
 		return err
 	}
-	defer d.kill()
-	if err := waitIdle(ctx, dir, 60*time.Second); err != nil {
+	defer d.Kill()
+	if err := daemonproc.WaitIdle(ctx, dir, 60*time.Second); err != nil {
 		return fmt.Errorf("daemon never went idle after start: %w", err)
 	}
 	if want("follow") {
@@ -260,19 +265,19 @@ func runDaemonParts(ctx context.Context, opts SystemsOptions, work string, rep *
 		}
 	}
 	if want("idle") {
-		if err := waitIdle(ctx, dir, 120*time.Second); err != nil {
+		if err := daemonproc.WaitIdle(ctx, dir, 120*time.Second); err != nil {
 			rep.Failed["idle"] = "daemon never went idle: " + err.Error()
 		} else {
 			say(fmt.Sprintf("idle: %s with no input", opts.Idle))
-			if r, err := BenchIdle(ctx, d.pid(), opts.Idle); err != nil {
+			if r, err := BenchIdle(ctx, d.PID(), opts.Idle); err != nil {
 				rep.Failed["idle"] = err.Error()
 			} else {
 				rep.Idle = &r
 			}
 		}
 	}
-	if err := d.stop(); err != nil {
-		return fmt.Errorf("daemon did not stop cleanly: %w: %s", err, lastLine(d.stderr.String()))
+	if err := d.Stop(); err != nil {
+		return fmt.Errorf("daemon did not stop cleanly: %w: %s", err, d.LastLine())
 	}
 	return nil
 }

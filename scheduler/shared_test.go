@@ -1,4 +1,4 @@
-package bench
+package scheduler_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres/pgtest"
@@ -23,6 +24,9 @@ import (
 // sharedURLEnv names the variable both test daemons read the shared
 // store's URL from, as two machines' daemons would each read their own.
 const sharedURLEnv = "RECOLLECT_TEST_SHARED_PG_URL"
+
+// faultCwd is the project folder the fault tests' transcripts record.
+const faultCwd = "/home/dev/app"
 
 // machine is one data directory following its own transcript into the
 // shared store, as a daemon on its own machine does.
@@ -34,7 +38,7 @@ type machine struct {
 // appendTo writes line i of m's transcript, with a session id and record
 // uuids of m's own, as two machines' Claude Code writes them.
 func (m *machine) appendTo(i int64, text string) error {
-	rec := map[string]any{"type": "user", "sessionId": m.session, "cwd": "/bench/shared",
+	rec := map[string]any{"type": "user", "sessionId": m.session, "cwd": faultCwd,
 		"timestamp": time.Now().UTC().Format(time.RFC3339Nano), "uuid": fmt.Sprintf("%s-%d", m.session, i),
 		"message": map[string]any{"role": "user", "content": text}}
 	b, err := json.Marshal(rec)
@@ -52,6 +56,20 @@ func (m *machine) appendTo(i int64, text string) error {
 	return f.Close()
 }
 
+// followed writes a copy store in dir that follows a Claude Code home, and
+// returns the one machine whose transcript it follows, its first line
+// written.
+func followed(t *testing.T, dir, home string) *machine {
+	t.Helper()
+	m := &machine{name: "one", dir: dir, session: "f011e7a0-fault-0000-0000-000000000000"}
+	m.transcript = filepath.Join(copyStore(t, dir, home, faultCwd), m.session+".jsonl")
+	if err := m.appendTo(0, "the daemon starts following here"); err != nil {
+		t.Fatal(err)
+	}
+	m.appended.Store(1)
+	return m
+}
+
 // TestTwoDaemonsShareOnePostgresStore runs, at once and for 20 s (60 s
 // with RECOLLECT_FAULT_LONG=1): two daemons on two data directories whose
 // config.json name one PostgreSQL schema, each following a transcript of
@@ -64,7 +82,7 @@ func TestTwoDaemonsShareOnePostgresStore(t *testing.T) {
 	url, schema := pgtest.Schema(t)
 	t.Setenv(sharedURLEnv, url)
 	span := 20 * time.Second
-	if os.Getenv(EnvFaultLong) != "" {
+	if os.Getenv(envFaultLong) != "" {
 		span = 60 * time.Second
 	}
 	bin := testbin.Binary(t)
@@ -73,7 +91,7 @@ func TestTwoDaemonsShareOnePostgresStore(t *testing.T) {
 	for _, name := range []string{"laptop", "remote"} {
 		m := &machine{name: name, dir: filepath.Join(work, name, "data"), session: "5e55" + name}
 		home := filepath.Join(work, name, "claude")
-		proj := filepath.Join(home, "projects", sources.ClaudeFolder("/bench/shared"))
+		proj := filepath.Join(home, "projects", sources.ClaudeFolder(faultCwd))
 		for _, d := range []string{proj, m.dir} {
 			if err := os.MkdirAll(d, 0o700); err != nil {
 				t.Fatal(err)
@@ -95,14 +113,14 @@ func TestTwoDaemonsShareOnePostgresStore(t *testing.T) {
 	}
 	ctx := context.Background()
 	for _, m := range ms {
-		d, err := startDaemon(ctx, bin, m.dir)
+		d, err := daemonproc.Start(ctx, bin, m.dir)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer d.kill()
+		defer d.Kill()
 		defer func() {
-			if err := d.stop(); err != nil {
-				t.Errorf("stop daemon: %v\n%s", err, d.stderr)
+			if err := d.Stop(); err != nil {
+				t.Errorf("stop daemon: %v\n%s", err, d.Stderr())
 			}
 		}()
 	}
@@ -154,7 +172,7 @@ func TestTwoDaemonsShareOnePostgresStore(t *testing.T) {
 	for _, m := range ms {
 		want := m.appended.Load()
 		var got, distinct int64
-		err = poll(ctx, 60*time.Second, func() (bool, error) {
+		err = daemonproc.Poll(ctx, 60*time.Second, func() (bool, error) {
 			err := db.QueryRowContext(ctx, `SELECT count(*), count(DISTINCT content) FROM session_events WHERE source_file = ?`, m.transcript).Scan(&got, &distinct)
 			return err == nil && got >= want, err
 		})

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -150,12 +151,12 @@ func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int) (H
 // is not "") and true; the session-start context must be startOut, what
 // recollect hooks printed on the same store.
 func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, start string, startOut []byte, sentences []string, node, truePath string, runs int) error {
-	d, err := startDaemon(ctx, bin, dir)
+	d, err := daemonproc.Start(ctx, bin, dir)
 	if err != nil {
 		return err
 	}
-	defer d.kill()
-	if err := waitIdle(ctx, dir, time.Minute); err != nil {
+	defer d.Kill()
+	if err := daemonproc.WaitIdle(ctx, dir, time.Minute); err != nil {
 		return fmt.Errorf("the daemon did not settle: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(13, 14))
@@ -190,19 +191,19 @@ func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, star
 		}
 		tr = append(tr, dur)
 	}
-	st, err := daemonStatus(ctx, dir)
+	st, err := daemonproc.Status(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("daemon status: %w", err)
 	}
 	if want := 3 * runs; st.Answered != want {
 		return fmt.Errorf("the daemon answered %d of the %d hook and search requests; the rest were read without it", st.Answered, want)
 	}
-	if res.DaemonRSSKB, res.DaemonPeakKB, err = procMemory(d.pid()); err != nil {
+	if res.DaemonRSSKB, res.DaemonPeakKB, err = procMemory(d.PID()); err != nil {
 		return err
 	}
 	res.DaemonSessionStart, res.DaemonPrompt, res.DaemonSearch = Percentiles(ss), Percentiles(pr), Percentiles(se)
 	res.DaemonNode, res.DaemonTrue = Percentiles(nd), Percentiles(tr)
-	return d.stop()
+	return d.Stop()
 }
 
 // procMemory reads a process's resident memory and its peak, in KiB.
