@@ -63,9 +63,12 @@ func searchServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hoo
 // scheduler over p: the hook runs as `recollect hooks VERB` runs it
 // (runContextHook), with the hook process's payload, --data flag,
 // directory and environment, but reads through p's open reader, which
-// stays warm from one hook to the next. A request for another data
-// directory is refused, and the hook binary runs the recollect binary.
+// stays warm from one hook to the next, and keeps the session-start
+// context until something commits to the store (hookctx.Briefings). A
+// request for another data directory is refused, and the hook binary runs
+// the recollect binary.
 func contextServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
+	briefings := &hookctx.Briefings{}
 	return func(ctx context.Context, req hooks.Request) hooks.Response {
 		var event string
 		switch req.Hook {
@@ -89,7 +92,7 @@ func contextServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) ho
 		if req.TimeoutMS > 0 {
 			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, contextHookTimeout)
 		}
-		h := contextHook{env: env, event: event, flag: req.Data, cwd: req.Cwd, deadline: time.Now().Add(timeout),
+		h := contextHook{env: env, event: event, flag: req.Data, cwd: req.Cwd, deadline: time.Now().Add(timeout), briefings: briefings,
 			warm: func(dir string) (*graph.Reader, error) {
 				if !sameDir(dir, p.DB.Dir) {
 					return nil, errNotServed
