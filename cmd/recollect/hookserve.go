@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,13 +32,25 @@ func readServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks
 
 // searchServer answers search requests as `recollect search` prints its
 // answer, searched through p (its open reader, and its embedder when
-// embeddings are on). The client has resolved and checked the data
-// directory; one that is not p's is refused, as is a search that fails:
-// the client then searches itself, and says what went wrong.
+// embeddings are on). The recollect binary has resolved and checked the
+// data directory (Data); a request from recollect-notify, which names
+// its working directory (Cwd), has it resolved and checked here as the
+// command would, from its --data flag (Data) and environment. A directory
+// that is not p's is refused, as is one the checks refuse and a search
+// that fails: the client then runs `recollect search` itself, which says
+// what went wrong.
 func searchServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hooks.Response {
 	return func(ctx context.Context, req hooks.Request) hooks.Response {
-		if !sameDir(req.Data, p.DB.Dir) {
-			return hooks.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + req.Data}
+		var stderr bytes.Buffer
+		dir := req.Data
+		if req.Cwd != "" {
+			var msg string
+			if dir, msg = leanSearchDir(req, &stderr); msg != "" {
+				return hooks.Response{Message: msg}
+			}
+		}
+		if !sameDir(dir, p.DB.Dir) {
+			return hooks.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + dir}
 		}
 		var q graph.Query
 		if err := json.Unmarshal([]byte(req.Query), &q); err != nil {
@@ -55,8 +68,31 @@ func searchServer(p *pipeline.Pipeline) func(context.Context, hooks.Request) hoo
 		} else {
 			graph.RenderAnswer(&out, ans)
 		}
-		return hooks.Response{OK: true, Message: "search", Stdout: out.String()}
+		return hooks.Response{OK: true, Message: "search", Stdout: out.String(), Stderr: stderr.String()}
 	}
+}
+
+// leanSearchDir resolves and checks the data directory of a search
+// request from recollect-notify as `recollect search` does in the
+// client's directory and environment (what the checks print going to
+// stderr); msg says why the request is refused instead.
+func leanSearchDir(req hooks.Request, stderr io.Writer) (dir, msg string) {
+	getenv := environLookup(req.Env)
+	if relative(req.Data) || relative(getenv(datadir.EnvData)) {
+		return "", "a relative data directory is resolved by the client's own process; run recollect search instead"
+	}
+	env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Getenv: getenv}
+	dir, err := trustedDataDirAt(req.Data, req.Cwd, env)
+	if err == nil {
+		err = storeExists(dir)
+	}
+	if err == nil {
+		_, err = loadConfig(dir, env)
+	}
+	if err != nil {
+		return "", "the recollect binary says what is wrong: " + err.Error()
+	}
+	return dir, ""
 }
 
 // contextServer answers context requests (hooks.OpContext) for the

@@ -23,7 +23,8 @@ import (
 // recollect-notify with no daemon, which runs recollect — and pins that
 // they print the same bytes, on SQLite and on PostgreSQL. `recollect
 // search` prints the same answered by the daemon (counted in its status)
-// as it does alone.
+// as it does alone, and so does `recollect-notify search` with the same
+// arguments, with a daemon and without.
 func TestContextHooksFromDaemon(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
@@ -132,14 +133,40 @@ func TestContextHooksFromDaemon(t *testing.T) {
 				out, _ := hook("Atlas", args, "")
 				byDaemon = append(byDaemon, out)
 			}
+			// recollect-notify search with recollect's arguments: the first
+			// two with no recollect to fall back on, so only the daemon can
+			// answer; --as-of is left to recollect, which asks the daemon.
+			leanSearches := [][]string{
+				append([]string{lean}, searches[0][1:]...),
+				{lean, "search", "--json", "Atlas backup", "--data", dir},
+				append([]string{lean}, searches[2][1:]...),
+			}
+			leanBin := func(i int) string {
+				if i < 2 {
+					return "RECOLLECT_BIN=" + filepath.Join(base, "absent")
+				}
+				return "RECOLLECT_BIN=" + bin
+			}
+			var leanByDaemon []string
+			for i, args := range leanSearches {
+				out, _ := hook("Atlas", args, "", leanBin(i))
+				leanByDaemon = append(leanByDaemon, out)
+			}
 			resp, err := hooks.Send(ctx, hooks.SocketPath(dir), hooks.Request{Op: hooks.OpStatus})
-			if err != nil || resp.Status.Answered != 2+len(searches) {
-				t.Fatalf("status %+v, %v; want %d requests answered by the daemon", resp.Status, err, 2+len(searches))
+			if want := 2 + len(searches) + len(leanSearches); err != nil || resp.Status.Answered != want {
+				t.Fatalf("status %+v, %v; want %d requests answered by the daemon", resp.Status, err, want)
 			}
 			stop()
 			for i, args := range searches {
-				if out, _ := hook("Atlas", args, ""); out != byDaemon[i] {
+				out, _ := hook("Atlas", args, "")
+				if out != byDaemon[i] {
 					t.Errorf("%v answered by the daemon:\n%s\nalone:\n%s", args[1:], byDaemon[i], out)
+				}
+				if leanByDaemon[i] != out {
+					t.Errorf("%v answered by the daemon:\n%s\nrecollect search alone:\n%s", leanSearches[i], leanByDaemon[i], out)
+				}
+				if alone, _ := hook("Atlas", leanSearches[i], "", "RECOLLECT_BIN="+bin); alone != out {
+					t.Errorf("%v with no daemon:\n%s\nrecollect search:\n%s", leanSearches[i], alone, out)
 				}
 			}
 			for _, verb := range []string{"session-start", "user-prompt"} {
