@@ -226,3 +226,55 @@ func TestContextServer(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchServerLean calls the daemon's search handler in process with
+// requests as recollect-notify sends them (its directory, environment and
+// --data flag, the directory resolved and checked here): the answer is
+// `recollect search`'s bytes; a relative directory, another store's and
+// one with no store are refused, so recollect-notify runs recollect
+// search, which says what is wrong.
+func TestSearchServerLean(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := run(t, "", "init", "--yes", dir); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	if code, _, errs := run(t, "We use Postgres 16 as the database for the Atlas project.", "record", "--data", dir, "--session-id", "s1"); code != 0 {
+		t.Fatalf("record: %s", errs)
+	}
+	if code, _, errs := run(t, "", "consolidate", "--data", dir); code != 0 {
+		t.Fatalf("consolidate: %s", errs)
+	}
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	serve := searchServer(p)
+	_, wantOut, _ := run(t, "", "search", "--data", dir, "--limit", "5", "Atlas database")
+	env := []string{"HOME=" + t.TempDir()}
+	resp := serve(context.Background(), hooks.Request{Op: hooks.OpSearch, Data: dir, Cwd: "/", Env: env, Query: `{"Text":"Atlas database","Limit":5}`})
+	if !resp.OK || resp.Stdout != wantOut || !strings.Contains(wantOut, "Postgres 16") {
+		t.Fatalf("%+v; want stdout %q", resp, wantOut)
+	}
+	empty, other := t.TempDir(), t.TempDir()
+	if code, _, errs := run(t, "", "init", "--yes", other); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	for _, c := range []struct {
+		req  hooks.Request
+		says string
+	}{
+		{hooks.Request{Data: "rel/data"}, "a relative data directory is resolved by the client's own process; run recollect search instead"},
+		{hooks.Request{Env: []string{"RECOLLECT_DATA=rel/data"}}, "a relative data directory is resolved by the client's own process; run recollect search instead"},
+		{hooks.Request{Data: empty}, "the recollect binary says what is wrong: no store in " + empty},
+		{hooks.Request{Data: other}, "this daemon serves " + dir + ", not " + other},
+	} {
+		c.req.Op, c.req.Query, c.req.Cwd = hooks.OpSearch, `{"Text":"Atlas"}`, "/"
+		if c.req.Env == nil {
+			c.req.Env = env
+		}
+		if resp := serve(context.Background(), c.req); resp.OK || !strings.HasPrefix(resp.Message, c.says) || resp.Stdout != "" {
+			t.Errorf("%+v: %+v; want refused with %q", c.req, resp, c.says)
+		}
+	}
+}
