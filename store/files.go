@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"sync"
 	"time"
 
@@ -99,6 +100,29 @@ func (db *DB) checkFiles() error {
 	return w.broken
 }
 
+// DataVersion is a number that changes whenever anything commits to the
+// store — this process's pool or another process — read from the pinned
+// connection, which never writes (PRAGMA data_version). ok is false when
+// the handle has no such number: a reader (OpenReader), or a store on
+// PostgreSQL. Whoever keeps what it read must read the version before
+// reading the store, so a commit in between is seen at the next call.
+func (db *DB) DataVersion() (version int64, ok bool, err error) {
+	w := db.files
+	if w == nil {
+		return 0, false, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pin == nil {
+		return 0, false, nil
+	}
+	v, err := w.pin.dataVersion()
+	if err != nil {
+		return 0, false, fmt.Errorf("read the data version of %s: %w", db.Path, err)
+	}
+	return v, true, nil
+}
+
 // Close closes the pool and then the pinned connection: the last of the
 // store's connections to close checkpoints the WAL and removes it.
 func (db *DB) Close() error {
@@ -156,7 +180,10 @@ func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	deadline := time.Now().Add(busyTimeoutMS * time.Millisecond)
 	for {
 		conn, err := c.Driver().Open(c.dsn)
-		if err == nil || !busy(err) || time.Now().After(deadline) {
+		if err == nil {
+			return c.db.sizeCache(conn)
+		}
+		if !busy(err) || time.Now().After(deadline) {
 			return conn, err
 		}
 		select {
@@ -165,6 +192,38 @@ func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// LimitCache holds each of the handle's connections to kib KiB of pages
+// (PRAGMA cache_size) instead of the 16 MiB a connection opened by Open
+// keeps: for a process that stays up, whose pool keeps several
+// connections with a cache each. The idle connections are closed, so the
+// next statements open connections with the limit.
+func (db *DB) LimitCache(kib int) {
+	if db.files == nil || kib <= 0 {
+		return
+	}
+	db.cacheKiB.Store(int64(kib))
+	db.DB.SetMaxIdleConns(0)
+	db.DB.SetMaxIdleConns(idleConns)
+}
+
+// sizeCache sets a new connection's page cache to the handle's limit
+// (LimitCache), when one is set.
+func (db *DB) sizeCache(conn driver.Conn) (driver.Conn, error) {
+	kib := db.cacheKiB.Load()
+	if kib <= 0 {
+		return conn, nil
+	}
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		return conn, nil
+	}
+	if _, err := ex.ExecContext(context.Background(), "PRAGMA cache_size = -"+strconv.FormatInt(kib, 10), nil); err != nil {
+		conn.Close()
+		return nil, fmt.Errorf("open %s: set the page cache: %w", db.Path, err)
+	}
+	return conn, nil
 }
 
 // Driver is the sqlite3 driver, with the functions the schema calls

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -168,5 +169,96 @@ func TestPinKeepsTheWALOutsideThePool(t *testing.T) {
 	}
 	if _, err := os.Stat(db.Path + "-wal"); !os.IsNotExist(err) {
 		t.Fatalf("the WAL outlived the handle's last connection (err %v); the pin's close should checkpoint and remove it", err)
+	}
+}
+
+// TestLimitCache: after LimitCache every connection the handle uses keeps
+// the smaller page cache, the idle ones opened before it included; a
+// handle without the limit keeps the 16 MiB Open gives.
+func TestLimitCache(t *testing.T) {
+	ctx := context.Background()
+	db, err := Open(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	cacheSize := func() int {
+		t.Helper()
+		var n int
+		if err := db.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := cacheSize(); n != -16384 {
+		t.Fatalf("a new handle's cache_size is %d, want -16384", n)
+	}
+	db.LimitCache(2048)
+	// Several at once, so the pool opens more than the one it had.
+	conns := make([]*sql.Conn, 3)
+	for i := range conns {
+		if conns[i], err = db.Conn(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for i, c := range conns {
+		var n int
+		if err := c.QueryRowContext(ctx, `PRAGMA cache_size`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n != -2048 {
+			t.Errorf("connection %d after LimitCache(2048): cache_size %d, want -2048", i, n)
+		}
+		c.Close()
+	}
+}
+
+// TestDataVersion: the data version changes with every commit, this
+// handle's or another's, and not otherwise; a reader has none.
+func TestDataVersion(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	db, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	version := func() int64 {
+		t.Helper()
+		v, ok, err := db.DataVersion()
+		if err != nil || !ok {
+			t.Fatalf("data version: %v, %v", ok, err)
+		}
+		return v
+	}
+	v0 := version()
+	if v := version(); v != v0 {
+		t.Fatalf("the data version moved from %d to %d with no commit", v0, v)
+	}
+	if err := setMeta(db, "a"); err != nil {
+		t.Fatal(err)
+	}
+	v1 := version()
+	if v1 == v0 {
+		t.Fatal("a commit through the handle's pool left the data version as it was")
+	}
+	other, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if err := setMeta(other, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if v := version(); v == v1 {
+		t.Fatal("a commit through another handle left the data version as it was")
+	}
+	r, err := OpenReader(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, ok, err := r.DataVersion(); ok || err != nil {
+		t.Fatalf("a reader's data version: ok %v, err %v; want none", ok, err)
 	}
 }

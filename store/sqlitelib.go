@@ -16,6 +16,28 @@ int sqlite3_close_v2(sqlite3*);
 int sqlite3_busy_timeout(sqlite3*, int);
 int sqlite3_exec(sqlite3*, const char*, int (*)(void*, int, char**, char**), void*, char**);
 const char *sqlite3_errmsg(sqlite3*);
+typedef struct sqlite3_stmt sqlite3_stmt;
+int sqlite3_prepare_v2(sqlite3*, const char*, int, sqlite3_stmt**, const char**);
+int sqlite3_step(sqlite3_stmt*);
+long long sqlite3_column_int64(sqlite3_stmt*, int);
+int sqlite3_finalize(sqlite3_stmt*);
+
+// recollect_data_version runs PRAGMA data_version on db into *out; it
+// returns SQLite's result code (0 on success).
+static int recollect_data_version(sqlite3 *db, long long *out) {
+	sqlite3_stmt *stmt = 0;
+	int rc = sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &stmt, 0);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == 100) { // SQLITE_ROW
+		*out = sqlite3_column_int64(stmt, 0);
+		rc = 0;
+	}
+	sqlite3_finalize(stmt);
+	return rc;
+}
 
 // sqlite3_config is variadic, which cgo cannot call: the one option
 // (SQLITE_CONFIG_MEMSTATUS is 9) goes through this wrapper.
@@ -98,6 +120,17 @@ func (p *pin) err(rc C.int) error {
 		return fmt.Errorf("sqlite error %d", int(rc))
 	}
 	return errors.New(C.GoString(C.sqlite3_errmsg(p.db)))
+}
+
+// dataVersion is PRAGMA data_version on the pin: a number that changes
+// whenever another connection — of this process's pool or of another
+// process — commits to the database. The pin itself never writes.
+func (p *pin) dataVersion() (int64, error) {
+	var v C.longlong
+	if rc := C.recollect_data_version(p.db, &v); rc != 0 {
+		return 0, p.err(rc)
+	}
+	return int64(v), nil
 }
 
 // close closes the connection; the last connection of the store to close

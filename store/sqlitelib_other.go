@@ -16,6 +16,8 @@ func openPin(string, int) (*pin, error) { return nil, errNoCgo }
 
 func (*pin) close() error { return nil }
 
+func (*pin) dataVersion() (int64, error) { return 0, errNoCgo }
+
 // allocationsCounted reports whether SQLite keeps allocation statistics;
 // without cgo there is no SQLite.
 func allocationsCounted() bool { return false }

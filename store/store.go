@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/recollect/recollect/store/datadir"
@@ -60,6 +61,9 @@ type DB struct {
 	// files notices the database or its WAL deleted or replaced under
 	// this handle (files.go); nil for a reader.
 	files *fileWatch
+	// cacheKiB, when above zero, is the page cache of each new
+	// connection (LimitCache).
+	cacheKiB atomic.Int64
 	// OnClose, when set, runs once the database is closed (after its
 	// last connection, so a WAL SQLite removes is gone by then).
 	OnClose func() error

@@ -111,7 +111,7 @@ func benchCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "notify-runs", Value: def.NotifyRuns, Usage: "runs of each process for the notify medians"},
 			&cli.IntFlag{Name: "search-queries", Value: def.SearchQueries, Usage: "queries timed per search store"},
 			&cli.IntFlag{Name: "follow", Value: def.FollowAppends, Usage: "appends timed by the follow benchmark"},
-			&cli.StringFlag{Name: "engine", Value: "sqlite", Usage: "the storage `ENGINE` of the copy and search stores: sqlite, or postgres (a schema per store on the server $RECOLLECT_POSTGRES_URL names, dropped afterwards; runs copy and search only)"},
+			&cli.StringFlag{Name: "engine", Value: "sqlite", Usage: "the storage `ENGINE` of the copy and search stores: sqlite, or postgres (a schema per store on the server $RECOLLECT_POSTGRES_URL names, dropped afterwards; runs copy and search, or hooks with --only)"},
 			recollectFlag,
 		},
 		Action: func(c *cli.Context) error {
@@ -168,8 +168,8 @@ func systemsOptions(c *cli.Context, env Env) (bench.SystemsOptions, error) {
 			opts.Only = bench.EngineParts
 		}
 		for _, p := range opts.Only {
-			if !contains(bench.EngineParts, p) {
-				return opts, usagef("--engine postgres runs %s only; drop %q from --only", strings.Join(bench.EngineParts, " and "), p)
+			if !contains(bench.EngineOnlyParts, p) {
+				return opts, usagef("--engine postgres runs %s only; drop %q from --only", strings.Join(bench.EngineOnlyParts, ", "), p)
 			}
 		}
 	default:

@@ -93,7 +93,7 @@ func TestBenchEnginePostgres(t *testing.T) {
 	if errs, code := bad(t, "--engine", "mysql"); code != 2 || !strings.Contains(errs, `unknown engine "mysql"; use sqlite or postgres`) {
 		t.Errorf("--engine mysql: exit %d, %q", code, errs)
 	}
-	if errs, code := bad(t, "--engine", "postgres", "--only", "copy,notify"); code != 2 || !strings.Contains(errs, `runs copy and search only; drop "notify" from --only`) {
+	if errs, code := bad(t, "--engine", "postgres", "--only", "copy,notify"); code != 2 || !strings.Contains(errs, `runs copy, search, hooks only; drop "notify" from --only`) {
 		t.Errorf("--engine postgres --only notify: exit %d, %q", code, errs)
 	}
 	if _, errs, code := runApp(t, map[string]string{"HOME": t.TempDir()}, "--engine", "postgres", "--fixtures", fixtures); code != 1 || !strings.Contains(errs, "RECOLLECT_POSTGRES_URL") {

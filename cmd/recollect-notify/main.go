@@ -9,6 +9,8 @@
 // SDK and the model clients to load and initialise, it starts and exits
 // several times faster than the full binary; `recollect hooks install`
 // writes it into the hooks when it sits beside recollect.
+// `recollect-notify search …` prints what `recollect search …` prints, searched
+// by the daemon when one serves the store, else by the recollect binary.
 package main
 
 import (
@@ -44,6 +46,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, environ []str
 	fail := func(msg string) int {
 		io.WriteString(stderr, "recollect-notify: "+msg+"; see recollect-notify --help\n")
 		return 1
+	}
+	if len(args) > 0 && args[0] == "search" {
+		return search(args[1:], stdin, stdout, stderr, environ, getenv)
 	}
 	var flag, moment string
 	argPayload := false
@@ -172,13 +177,17 @@ func (e errorString) Error() string { return string(e) }
 func usage() string {
 	s := "recollect-notify - tell the running recollect daemon that a moment happened, or ask it for a context hook's\n" +
 		"memory (the command a hook runs)\n\n" +
-		"usage: recollect-notify MOMENT [--data DIR]\n       recollect-notify session-start|user-prompt [--data DIR]\n\nmoments:\n"
+		"usage: recollect-notify MOMENT [--data DIR]\n       recollect-notify session-start|user-prompt [--data DIR]\n" +
+		"       recollect-notify search [recollect search's flags] QUERY\n\nmoments:\n"
 	for _, m := range notice.Moments {
 		s += "  " + string(m) + strings.Repeat(" ", 15-len(m)) + notice.Describe(m) + "\n"
 	}
 	s += "\ncontext hooks:\n" +
 		"  session-start  SessionStart: print what `recollect hooks session-start` prints\n" +
-		"  user-prompt    UserPromptSubmit: print what `recollect hooks user-prompt` prints\n"
+		"  user-prompt    UserPromptSubmit: print what `recollect hooks user-prompt` prints\n" +
+		"\nsearch:\n" +
+		"  search         print what `recollect search` prints with the same arguments; the running daemon\n" +
+		"                 searches when one serves the store, else recollect runs (and its exit status is this one's)\n"
 	return s + "\n--data DIR  " + datadir.Usage + "\n\n" +
 		"It is `recollect notify MOMENT` in a process that starts several times faster. It prints nothing on\n" +
 		"stdout and exits 0 whatever happens, so a hook never blocks the agent; what is worth saying goes to\n" +

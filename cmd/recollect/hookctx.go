@@ -71,6 +71,9 @@ type contextHook struct {
 	// errNotServed when dir is not the daemon's; nil opens the store as
 	// a hook process does.
 	warm func(dir string) (*graph.Reader, error)
+	// briefings, with warm, keeps the session-start context between
+	// hooks while the store does not change.
+	briefings *hookctx.Briefings
 }
 
 // errNotServed is a context request for a data directory that is not the
@@ -168,7 +171,7 @@ func contextFor(ctx context.Context, h contextHook) (text, note string, err erro
 	if event == hookctx.EventSessionStart && pl.Source == hookctx.SourceCompact {
 		cons = waitConsolidation(ctx, dir, cfg.Context.CompactWait)
 	}
-	text, err = readContext(ctx, env, dir, cfg, pl, event, cons, h.deadline, warm)
+	text, err = readContext(ctx, env, dir, cfg, pl, event, cons, h.deadline, warm, h.briefings)
 	return text, note, err
 }
 
@@ -180,9 +183,9 @@ func contextFor(ctx context.Context, h contextHook) (text, note string, err erro
 const contextHookTimeout = notice.ContextTimeout
 
 // readContext renders the context for event by the hook's deadline, with
-// warm (the daemon's reader) or, when nil, the store opened as the hooks
-// open it.
-func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl payload.Payload, event string, cons hookctx.Consolidation, deadline time.Time, warm *graph.Reader) (_ string, err error) {
+// warm (the daemon's reader, and its kept session-start context in
+// briefings) or, when nil, the store opened as the hooks open it.
+func readContext(parent context.Context, env Env, dir string, cfg config.Config, pl payload.Payload, event string, cons hookctx.Consolidation, deadline time.Time, warm *graph.Reader, briefings *hookctx.Briefings) (_ string, err error) {
 	ctx, cancel := context.WithDeadline(parent, deadline)
 	defer cancel()
 	defer func() {
@@ -219,8 +222,11 @@ func readContext(parent context.Context, env Env, dir string, cfg config.Config,
 	if event == hookctx.EventUserPromptSubmit {
 		return hookctx.Prompt(ctx, r, pl.Prompt, cfg.Context.PromptBudget)
 	}
-	return hookctx.SessionStart(ctx, r, hookctx.SessionInput{Source: pl.Source, SessionID: pl.SessionID,
-		Budget: cfg.Context.SessionBudget, Consolidation: cons})
+	in := hookctx.SessionInput{Source: pl.Source, SessionID: pl.SessionID, Budget: cfg.Context.SessionBudget, Consolidation: cons}
+	if warm != nil && briefings != nil {
+		return briefings.SessionStart(ctx, r, in)
+	}
+	return hookctx.SessionStart(ctx, r, in)
 }
 
 // hookDataDir resolves the data directory as every command does, from the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,13 +32,25 @@ func readServer(p *pipeline.Pipeline) func(context.Context, notice.Request) cont
 
 // searchServer answers search requests as `recollect search` prints its
 // answer, searched through p (its open reader, and its embedder when
-// embeddings are on). The client has resolved and checked the data
-// directory; one that is not p's is refused, as is a search that fails:
-// the client then searches itself, and says what went wrong.
+// embeddings are on). The recollect binary has resolved and checked the
+// data directory (Data); a request from recollect-notify, which names
+// its working directory (Cwd), has it resolved and checked here as the
+// command would, from its --data flag (Data) and environment. A directory
+// that is not p's is refused, as is one the checks refuse and a search
+// that fails: the client then runs `recollect search` itself, which says
+// what went wrong.
 func searchServer(p *pipeline.Pipeline) func(context.Context, notice.Request) control.Response {
 	return func(ctx context.Context, req notice.Request) control.Response {
-		if !sameDir(req.Data, p.DB.Dir) {
-			return control.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + req.Data}
+		var stderr bytes.Buffer
+		dir := req.Data
+		if req.Cwd != "" {
+			var msg string
+			if dir, msg = leanSearchDir(req, &stderr); msg != "" {
+				return control.Response{Message: msg}
+			}
+		}
+		if !sameDir(dir, p.DB.Dir) {
+			return control.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + dir}
 		}
 		var q graph.Query
 		if err := json.Unmarshal([]byte(req.Query), &q); err != nil {
@@ -55,17 +68,43 @@ func searchServer(p *pipeline.Pipeline) func(context.Context, notice.Request) co
 		} else {
 			graph.RenderAnswer(&out, ans)
 		}
-		return control.Response{OK: true, Message: "search", Stdout: out.String()}
+		return control.Response{OK: true, Message: "search", Stdout: out.String(), Stderr: stderr.String()}
 	}
+}
+
+// leanSearchDir resolves and checks the data directory of a search
+// request from recollect-notify as `recollect search` does in the
+// client's directory and environment (what the checks print going to
+// stderr); msg says why the request is refused instead.
+func leanSearchDir(req notice.Request, stderr io.Writer) (dir, msg string) {
+	getenv := environLookup(req.Env)
+	if relative(req.Data) || relative(getenv(datadir.EnvData)) {
+		return "", "a relative data directory is resolved by the client's own process; run recollect search instead"
+	}
+	env := Env{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: stderr, Getenv: getenv}
+	dir, err := trustedDataDirAt(req.Data, req.Cwd, env)
+	if err == nil {
+		err = storeExists(dir)
+	}
+	if err == nil {
+		_, err = loadConfig(dir, env)
+	}
+	if err != nil {
+		return "", "the recollect binary says what is wrong: " + err.Error()
+	}
+	return dir, ""
 }
 
 // contextServer answers context requests (notice.OpContext) for the
 // scheduler over p: the hook runs as `recollect hooks VERB` runs it
 // (runContextHook), with the hook process's payload, --data flag,
 // directory and environment, but reads through p's open reader, which
-// stays warm from one hook to the next. A request for another data
-// directory is refused, and the hook binary runs the recollect binary.
+// stays warm from one hook to the next, and keeps the session-start
+// context until something commits to the store (hookctx.Briefings). A
+// request for another data directory is refused, and the hook binary runs
+// the recollect binary.
 func contextServer(p *pipeline.Pipeline) func(context.Context, notice.Request) control.Response {
+	briefings := &hookctx.Briefings{}
 	return func(ctx context.Context, req notice.Request) control.Response {
 		var event string
 		switch req.Hook {
@@ -89,7 +128,7 @@ func contextServer(p *pipeline.Pipeline) func(context.Context, notice.Request) c
 		if req.TimeoutMS > 0 {
 			timeout = min(time.Duration(req.TimeoutMS)*time.Millisecond, contextHookTimeout)
 		}
-		h := contextHook{env: env, event: event, flag: req.Data, cwd: req.Cwd, deadline: time.Now().Add(timeout),
+		h := contextHook{env: env, event: event, flag: req.Data, cwd: req.Cwd, deadline: time.Now().Add(timeout), briefings: briefings,
 			warm: func(dir string) (*graph.Reader, error) {
 				if !sameDir(dir, p.DB.Dir) {
 					return nil, errNotServed

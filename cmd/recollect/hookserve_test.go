@@ -24,7 +24,8 @@ import (
 // recollect-notify with no daemon, which runs recollect — and pins that
 // they print the same bytes, on SQLite and on PostgreSQL. `recollect
 // search` prints the same answered by the daemon (counted in its status)
-// as it does alone.
+// as it does alone, and so does `recollect-notify search` with the same
+// arguments, with a daemon and without.
 func TestContextHooksFromDaemon(t *testing.T) {
 	for _, engine := range []string{"sqlite", "postgres"} {
 		t.Run(engine, func(t *testing.T) {
@@ -133,14 +134,40 @@ func TestContextHooksFromDaemon(t *testing.T) {
 				out, _ := hook("Atlas", args, "")
 				byDaemon = append(byDaemon, out)
 			}
+			// recollect-notify search with recollect's arguments: the first
+			// two with no recollect to fall back on, so only the daemon can
+			// answer; --as-of is left to recollect, which asks the daemon.
+			leanSearches := [][]string{
+				append([]string{lean}, searches[0][1:]...),
+				{lean, "search", "--json", "Atlas backup", "--data", dir},
+				append([]string{lean}, searches[2][1:]...),
+			}
+			leanBin := func(i int) string {
+				if i < 2 {
+					return "RECOLLECT_BIN=" + filepath.Join(base, "absent")
+				}
+				return "RECOLLECT_BIN=" + bin
+			}
+			var leanByDaemon []string
+			for i, args := range leanSearches {
+				out, _ := hook("Atlas", args, "", leanBin(i))
+				leanByDaemon = append(leanByDaemon, out)
+			}
 			resp, err := control.Send(ctx, notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
-			if err != nil || resp.Status.Answered != 2+len(searches) {
-				t.Fatalf("status %+v, %v; want %d requests answered by the daemon", resp.Status, err, 2+len(searches))
+			if want := 2 + len(searches) + len(leanSearches); err != nil || resp.Status.Answered != want {
+				t.Fatalf("status %+v, %v; want %d requests answered by the daemon", resp.Status, err, want)
 			}
 			stop()
 			for i, args := range searches {
-				if out, _ := hook("Atlas", args, ""); out != byDaemon[i] {
+				out, _ := hook("Atlas", args, "")
+				if out != byDaemon[i] {
 					t.Errorf("%v answered by the daemon:\n%s\nalone:\n%s", args[1:], byDaemon[i], out)
+				}
+				if leanByDaemon[i] != out {
+					t.Errorf("%v answered by the daemon:\n%s\nrecollect search alone:\n%s", leanSearches[i], leanByDaemon[i], out)
+				}
+				if alone, _ := hook("Atlas", leanSearches[i], "", "RECOLLECT_BIN="+bin); alone != out {
+					t.Errorf("%v with no daemon:\n%s\nrecollect search:\n%s", leanSearches[i], alone, out)
 				}
 			}
 			for _, verb := range []string{"session-start", "user-prompt"} {
@@ -196,6 +223,58 @@ func TestContextServer(t *testing.T) {
 			c.req.Env = env
 		}
 		if resp := serve(context.Background(), c.req); resp.OK || resp.Message != c.says || resp.Stdout != "" {
+			t.Errorf("%+v: %+v; want refused with %q", c.req, resp, c.says)
+		}
+	}
+}
+
+// TestSearchServerLean calls the daemon's search handler in process with
+// requests as recollect-notify sends them (its directory, environment and
+// --data flag, the directory resolved and checked here): the answer is
+// `recollect search`'s bytes; a relative directory, another store's and
+// one with no store are refused, so recollect-notify runs recollect
+// search, which says what is wrong.
+func TestSearchServerLean(t *testing.T) {
+	dir := t.TempDir()
+	if code, _, errs := run(t, "", "init", "--yes", dir); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	if code, _, errs := run(t, "We use Postgres 16 as the database for the Atlas project.", "record", "--data", dir, "--session-id", "s1"); code != 0 {
+		t.Fatalf("record: %s", errs)
+	}
+	if code, _, errs := run(t, "", "consolidate", "--data", dir); code != 0 {
+		t.Fatalf("consolidate: %s", errs)
+	}
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	serve := searchServer(p)
+	_, wantOut, _ := run(t, "", "search", "--data", dir, "--limit", "5", "Atlas database")
+	env := []string{"HOME=" + t.TempDir()}
+	resp := serve(context.Background(), notice.Request{Op: notice.OpSearch, Data: dir, Cwd: "/", Env: env, Query: `{"Text":"Atlas database","Limit":5}`})
+	if !resp.OK || resp.Stdout != wantOut || !strings.Contains(wantOut, "Postgres 16") {
+		t.Fatalf("%+v; want stdout %q", resp, wantOut)
+	}
+	empty, other := t.TempDir(), t.TempDir()
+	if code, _, errs := run(t, "", "init", "--yes", other); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	for _, c := range []struct {
+		req  notice.Request
+		says string
+	}{
+		{notice.Request{Data: "rel/data"}, "a relative data directory is resolved by the client's own process; run recollect search instead"},
+		{notice.Request{Env: []string{"RECOLLECT_DATA=rel/data"}}, "a relative data directory is resolved by the client's own process; run recollect search instead"},
+		{notice.Request{Data: empty}, "the recollect binary says what is wrong: no store in " + empty},
+		{notice.Request{Data: other}, "this daemon serves " + dir + ", not " + other},
+	} {
+		c.req.Op, c.req.Query, c.req.Cwd = notice.OpSearch, `{"Text":"Atlas"}`, "/"
+		if c.req.Env == nil {
+			c.req.Env = env
+		}
+		if resp := serve(context.Background(), c.req); resp.OK || !strings.HasPrefix(resp.Message, c.says) || resp.Stdout != "" {
 			t.Errorf("%+v: %+v; want refused with %q", c.req, resp, c.says)
 		}
 	}

@@ -23,6 +23,8 @@ import (
 type HookResult struct {
 	Facts int `json:"facts"`
 	Runs  int `json:"runs"`
+	// Engine is the store's engine: sqlite or postgres.
+	Engine string `json:"engine"`
 	// SessionStart is `recollect hooks session-start` with a startup
 	// payload; Prompt is `recollect hooks user-prompt` with a sentence of
 	// the fixtures as the prompt, a different one each run.
@@ -43,7 +45,8 @@ type HookResult struct {
 	// The daemon rounds, timed after the rounds above with a `recollect
 	// daemon` serving the store: recollect-notify session-start and
 	// user-prompt (DaemonSessionStart, DaemonPrompt), answered by it,
-	// `recollect search` answered by it (DaemonSearch), and node -e 0 and
+	// `recollect search` answered by it (DaemonSearch), `recollect-notify
+	// search` with the same arguments (DaemonLeanSearch), and node -e 0 and
 	// true again (DaemonNode, DaemonTrue). DaemonRSSKB is the daemon's
 	// resident memory after them, DaemonPeakKB its peak. Fallback is
 	// recollect-notify user-prompt with no daemon, timed in the first
@@ -52,6 +55,7 @@ type HookResult struct {
 	DaemonSessionStart Latency `json:"daemon_session_start"`
 	DaemonPrompt       Latency `json:"daemon_user_prompt"`
 	DaemonSearch       Latency `json:"daemon_search"`
+	DaemonLeanSearch   Latency `json:"daemon_lean_search"`
 	DaemonNode         Latency `json:"daemon_node"`
 	DaemonTrue         Latency `json:"daemon_true"`
 	DaemonRSSKB        int64   `json:"daemon_rss_kb"`
@@ -66,16 +70,52 @@ type HookResult struct {
 // with no daemon, node -e 0 and true, interleaved so load falls on all
 // alike; then starts bin's daemon on the store and times runs rounds of
 // the hooks through recollect-notify, search, node -e 0 and true.
-func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int) (HookResult, error) {
-	res := HookResult{Facts: n, Runs: runs}
+//
+// On PostgreSQL (stores) the store is a schema of its own on the server,
+// named in the directory's config.json as a user's is, and dropped
+// afterwards; the processes read the server's URL from the bench's own
+// environment.
+func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int, stores Stores) (res HookResult, err error) {
+	res = HookResult{Facts: n, Runs: runs, Engine: stores.Engine()}
 	dir := filepath.Join(work, fmt.Sprintf("hooks-%d", n))
-	db, sentences, err := buildSearchStore(ctx, dir, fixtures, n)
-	if err != nil {
-		return res, err
-	}
-	db.Close()
 	cfg := config.Default()
 	cfg.Context.Prompt = true
+	var sentences []string
+	if stores.Engine() == "postgres" {
+		name := fmt.Sprintf("hooks-%d", n)
+		if stores.run == "" {
+			if stores, err = stores.named(); err != nil {
+				return res, err
+			}
+		}
+		if sentences, err = factSentences(fixtures); err != nil {
+			return res, err
+		}
+		db, closeDB, err := stores.open(ctx, dir, name)
+		if err != nil {
+			return res, err
+		}
+		defer func() {
+			if cerr := closeDB(); err == nil {
+				err = cerr
+			}
+		}()
+		if err := buildFacts(ctx, db, sentences, n); err != nil {
+			return res, err
+		}
+		if err := settle(ctx, db); err != nil {
+			return res, err
+		}
+		cfg.Storage = stores.Storage
+		cfg.Storage.Postgres.Schema = stores.schema(name)
+	} else {
+		db, built, err := buildSearchStore(ctx, dir, fixtures, n)
+		if err != nil {
+			return res, err
+		}
+		db.Close()
+		sentences = built
+	}
 	if err := config.Write(dir, cfg); err != nil {
 		return res, err
 	}
@@ -160,7 +200,7 @@ func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, star
 		return fmt.Errorf("the daemon did not settle: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(13, 14))
-	var ss, pr, se, nd, tr []time.Duration
+	var ss, pr, se, ls, nd, tr []time.Duration
 	for range runs {
 		dur, out, err := timeProcess(ctx, []string{lean, "session-start", "--data", dir}, start)
 		if err != nil {
@@ -180,6 +220,10 @@ func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, star
 			return fmt.Errorf("search with the daemon: %w", err)
 		}
 		se = append(se, dur)
+		if dur, _, err = timeProcess(ctx, []string{lean, "search", "--data", dir, "--", sentences[rng.IntN(len(sentences))]}, ""); err != nil {
+			return fmt.Errorf("recollect-notify search with the daemon: %w", err)
+		}
+		ls = append(ls, dur)
 		if node != "" {
 			if dur, _, err = timeProcess(ctx, []string{node, "-e", "0"}, ""); err != nil {
 				return fmt.Errorf("node -e 0: %w", err)
@@ -195,13 +239,14 @@ func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, star
 	if err != nil {
 		return fmt.Errorf("daemon status: %w", err)
 	}
-	if want := 3 * runs; st.Answered != want {
+	if want := 4 * runs; st.Answered != want {
 		return fmt.Errorf("the daemon answered %d of the %d hook and search requests; the rest were read without it", st.Answered, want)
 	}
 	if res.DaemonRSSKB, res.DaemonPeakKB, err = procMemory(d.PID()); err != nil {
 		return err
 	}
 	res.DaemonSessionStart, res.DaemonPrompt, res.DaemonSearch = Percentiles(ss), Percentiles(pr), Percentiles(se)
+	res.DaemonLeanSearch = Percentiles(ls)
 	res.DaemonNode, res.DaemonTrue = Percentiles(nd), Percentiles(tr)
 	return d.Stop()
 }

@@ -61,7 +61,7 @@ func (s Stores) open(ctx context.Context, dir, name string) (db *store.DB, close
 		}
 	}
 	storage := s.Storage
-	storage.Postgres.Schema = postgres.DefaultSchema("bench-" + s.run + "-" + name)
+	storage.Postgres.Schema = s.schema(name)
 	db, err = pipeline.OpenStore(ctx, dir, storage, s.Getenv)
 	if err != nil {
 		return nil, nil, err
@@ -70,6 +70,11 @@ func (s Stores) open(ctx context.Context, dir, name string) (db *store.DB, close
 		derr := postgres.DropSchema(context.WithoutCancel(ctx), db)
 		return errors.Join(derr, db.Close())
 	}, nil
+}
+
+// schema is the PostgreSQL schema of the store called name.
+func (s Stores) schema(name string) string {
+	return postgres.DefaultSchema("bench-" + s.run + "-" + name)
 }
 
 // reopen opens the store open made in dir under name again, through a new

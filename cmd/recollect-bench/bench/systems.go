@@ -55,8 +55,12 @@ type SystemsOptions struct {
 	Stores Stores
 }
 
-// EngineParts are the parts that run on either engine (SystemsOptions.Stores).
-var EngineParts = []string{"copy", "search"}
+// EngineParts are the parts that run on either engine (SystemsOptions.Stores)
+// by default; EngineOnlyParts those that may be asked for with --only.
+var (
+	EngineParts     = []string{"copy", "search"}
+	EngineOnlyParts = []string{"copy", "search", "hooks"}
+)
 
 // DefaultSystems returns the sizes the targets are stated for.
 func DefaultSystems() SystemsOptions {
@@ -197,7 +201,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 				rep.Failed["hooks"] = "no recollect binary to time; recollect-bench finds one beside itself, or give --recollect DIR"
 				break
 			}
-			r, err := BenchHooks(ctx, opts.Binary, filepath.Join(work, "hooks"), opts.Fixtures, n, opts.NotifyRuns)
+			r, err := BenchHooks(ctx, opts.Binary, filepath.Join(work, "hooks"), opts.Fixtures, n, opts.NotifyRuns, stores)
 			if err != nil {
 				rep.Failed[fmt.Sprintf("hooks %d", n)] = err.Error()
 				continue

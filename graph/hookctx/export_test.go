@@ -1,0 +1,8 @@
+package hookctx
+
+// Reused is how many contexts b gave again without rendering.
+func Reused(b *Briefings) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.reused
+}
