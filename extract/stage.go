@@ -452,7 +452,8 @@ func (s *Stage) recordFailure(ctx context.Context, session string, cause error) 
 
 // InsertSessionFact writes one pending I fact. A fact whose digest is
 // tombstoned (forgotten) or already stored for the session is not written;
-// inserted reports which.
+// inserted reports which. A fact of no time whose text opens with a date
+// (StatedDate) is said on that date.
 func InsertSessionFact(ctx context.Context, tx *store.Tx, session, producer, model string, c Candidate) (inserted bool, err error) {
 	digest := store.Digest(c.Content)
 	var gone int
@@ -469,6 +470,8 @@ func InsertSessionFact(ctx context.Context, tx *store.Tx, session, producer, mod
 	var said any
 	if c.SaidAt != nil {
 		said = store.FormatTime(*c.SaidAt)
+	} else if t, ok := StatedDate(c.Content); ok {
+		said = store.FormatTime(t)
 	}
 	var ents any
 	if len(c.Entities) > 0 {

@@ -235,7 +235,7 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 		}
 		// The link columns stand where a fact's row has them (readLink).
 		linkPart = `
-		UNION ALL SELECT 3, f.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.said_at, f.valid_from, NULL, f.recorded_at,
+		UNION ALL SELECT 3, f.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.session_id, f.said_at, f.valid_from, NULL, f.recorded_at,
 			NULL, f.importance, f.superseded_by, ` + live + `, NULL
 		FROM facts f WHERE ` + idIn(eng, "f.id")
 		args = append(append(args, largs...), jsonIDs(rest))
@@ -349,11 +349,12 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 }
 
 // readLink reads a chain link from a loadHitsLinked row of a fact or of
-// its link: said_at, valid_from and recorded_at (10, 11, 13), importance
-// (15), superseded_by (16) and whether it is believed (17).
+// its link: session_id (9), said_at, valid_from and recorded_at (10, 11,
+// 13), importance (15), superseded_by (16) and whether it is believed (17).
 func readLink(row *values) chainLink {
 	h := Hit{SaidAt: row.str(10), ValidFrom: row.str(11), RecordedAt: row.str(13)}
-	return chainLink{next: row.int(16), live: row.int(17) != 0, importance: row.float(15), when: h.Time(), recorded: h.RecordedAt}
+	return chainLink{next: row.int(16), live: row.int(17) != 0, importance: row.float(15), when: h.Time(), recorded: h.RecordedAt,
+		conversation: Conversation(row.str(9), row.str(10))}
 }
 
 // What a row of loadHits carries (its first column).

@@ -18,6 +18,9 @@ type chainLink struct {
 	importance float64
 	// when is the fact's Time, recorded its recorded_at.
 	when, recorded string
+	// conversation is the session the fact was said in and the day it
+	// was said (Conversation): context stays within one.
+	conversation string
 }
 
 // links reads superseded_by, liveness, importance and times for ids not yet
@@ -34,18 +37,19 @@ func links(ctx context.Context, db querier, sc scope, ids []int64, known map[int
 	}
 	live, largs := sc.live()
 	rows, err := db.QueryContext(ctx, `SELECT f.id, COALESCE(f.superseded_by, 0), CASE WHEN `+live+` THEN 1 ELSE 0 END,
-		f.importance, COALESCE(f.said_at, ''), COALESCE(f.valid_from, ''), f.recorded_at
+		f.importance, COALESCE(f.said_at, ''), COALESCE(f.valid_from, ''), f.recorded_at, COALESCE(f.session_id, '')
 		FROM facts f WHERE `+idIn(db.Engine(), "f.id"), append(largs, jsonIDs(want))...)
 	if err != nil {
 		return fmt.Errorf("read supersession: %w", err)
 	}
 	defer rows.Close()
-	row := newValues(7)
+	row := newValues(8)
 	for rows.Next() {
 		if err := row.scan(rows); err != nil {
 			return fmt.Errorf("read supersession: %w", err)
 		}
-		l := chainLink{next: row.int(1), live: row.int(2) != 0, importance: row.float(3), recorded: row.str(6)}
+		l := chainLink{next: row.int(1), live: row.int(2) != 0, importance: row.float(3), recorded: row.str(6),
+			conversation: Conversation(row.str(7), row.str(4))}
 		l.when = Hit{SaidAt: row.str(4), ValidFrom: row.str(5), RecordedAt: l.recorded}.Time()
 		known[row.int(0)] = l
 	}
@@ -148,6 +152,7 @@ func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool,
 		}
 	}
 	keep = rankAdjusted(dedupe(keep), score, known)
+	keep = contextInConversation(keep, matches, known)
 	if want > 0 {
 		keep = roomForDirect(keep, matches, want)
 	}

@@ -37,8 +37,10 @@ type CaptureResult struct {
 // Capture writes c as a pending fact of session, as an agent captured it
 // (producer "capture"), in one transaction: its text redacted as every
 // write path's is, and — when sourceEvent is above 0 — the cited event's
-// speaker and time taken (ErrNoEvent when there is none). The same fact
-// captured twice in a session is stored once; a forgotten one never again.
+// speaker and time taken (ErrNoEvent when there is none); otherwise a
+// date the content opens with is when it was said (extract.StatedDate).
+// The same fact captured twice in a session is stored once; a forgotten
+// one never again.
 func (p *Pipeline) Capture(ctx context.Context, session string, c extract.Candidate, sourceEvent int64) (CaptureResult, error) {
 	var res CaptureResult
 	red, err := p.Redactor()

@@ -170,7 +170,7 @@ type Score struct {
 const LocomoProtocol = `one fresh store per conversation and route (its questions are about that conversation only), ` +
 	`default config, ingested through the pipeline a user's store runs: ` +
 	`route capture = every dialog turn captured as capture_fact does, content "[8 May 2023] Speaker: text", ` +
-	`one capture session per dialog session, no speaker, time or event; ` +
+	`one capture session per dialog session, no speaker or event (its time is the date the text opens with); ` +
 	`route metadata = every turn a recorded event and a fact "Speaker: text" with speaker and said_at set, citing its event; ` +
 	`then one consolidate (integrate with the model router, supersession included, heuristic provider unless RECOLLECT_PROVIDER says otherwise); ` +
 	`every question of categories 1-4 (5 is adversarial) searched with limit 10; a result counts the turns of every capture merged into it; ` +

@@ -164,8 +164,9 @@ func TestRunLocomoMini(t *testing.T) {
 }
 
 // TestLocomoCaptureRoute checks that the capture route stores what
-// capture_fact stores: the date and speaker in the text, and no speaker,
-// said_at or event; and that a route can be chosen alone.
+// capture_fact stores: the date and speaker in the text, said_at the
+// date the text opens with, and no speaker or event; and that a route can
+// be chosen alone.
 func TestLocomoCaptureRoute(t *testing.T) {
 	convs, _, err := LoadLocomo(filepath.Join("testdata", "mini_locomo.json"))
 	if err != nil {
@@ -186,8 +187,8 @@ func TestLocomoCaptureRoute(t *testing.T) {
 	if err := p.DB.QueryRow(`SELECT content, speaker, said_at, event_ids FROM session_facts ORDER BY id LIMIT 1`).Scan(&content, &speaker, &said, &ids); err != nil {
 		t.Fatal(err)
 	}
-	if content != "[8 May 2023] Ana: Hi Ben! I adopted a grey cat called Pixel yesterday." || speaker.Valid || said.Valid || ids != "[]" {
-		t.Fatalf("captured %q speaker %v said_at %v events %s; want the dated line and nothing else", content, speaker, said, ids)
+	if content != "[8 May 2023] Ana: Hi Ben! I adopted a grey cat called Pixel yesterday." || speaker.Valid || said.String != "2023-05-08T00:00:00.000000000Z" || ids != "[]" {
+		t.Fatalf("captured %q speaker %v said_at %v events %s; want the dated line, said on its date, and nothing else", content, speaker, said, ids)
 	}
 	if err := p.DB.QueryRow(`SELECT count(*) FROM session_events`).Scan(&events); err != nil || events != "0" {
 		t.Fatalf("the capture route recorded %s events (%v); capture_fact records none", events, err)
