@@ -40,7 +40,7 @@ type Forgotten struct {
 // fact row.
 func ForgetFact(ctx context.Context, tx *store.Tx, id int64, digests []string, by Forgetter, rowsBy map[string]int) (Forgotten, error) {
 	var out Forgotten
-	entities, err := column[int64](ctx, tx, `SELECT DISTINCT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id`, id)
+	entities, err := store.Column[int64](ctx, tx, `SELECT DISTINCT entity_id FROM fact_entities WHERE fact_id = ? ORDER BY entity_id`, id)
 	if err != nil {
 		return out, fmt.Errorf("forget fact %d: %w", id, err)
 	}
@@ -48,7 +48,7 @@ func ForgetFact(ctx context.Context, tx *store.Tx, id int64, digests []string, b
 	if err := weakenEdges(ctx, tx, entities, rowsBy); err != nil {
 		return out, fmt.Errorf("forget fact %d: %w", id, err)
 	}
-	if out.Unlinked, err = execCount(ctx, tx, `UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?`, id); err != nil {
+	if out.Unlinked, err = store.Changed(ctx, tx, `UPDATE facts SET superseded_by = NULL WHERE superseded_by = ?`, id); err != nil {
 		return out, fmt.Errorf("forget fact %d: %w", id, err)
 	}
 	for _, s := range []struct{ table, query string }{
@@ -61,7 +61,7 @@ func ForgetFact(ctx context.Context, tx *store.Tx, id int64, digests []string, b
 		{"conflicts", `DELETE FROM conflicts WHERE fact_id = ?1 OR other_id = ?1 OR target_id = ?1`},
 		{"facts", `DELETE FROM facts WHERE id = ?1`},
 	} {
-		n, err := execCount(ctx, tx, s.query, id)
+		n, err := store.Changed(ctx, tx, s.query, id)
 		if err != nil {
 			return out, fmt.Errorf("forget fact %d: %s: %w", id, s.table, err)
 		}
@@ -89,7 +89,7 @@ func tombstone(ctx context.Context, tx *store.Tx, id int64, digests []string, en
 	}
 	added := 0
 	for _, d := range digests {
-		n, err := execCount(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
+		n, err := store.Changed(ctx, tx, `INSERT INTO tombstones(digest, fact_id, actor, reason, created_at) VALUES (?,?,?,?,?)
 			ON CONFLICT(digest) DO NOTHING`, d, id, by.Actor, reason, store.Now())
 		if err != nil {
 			return added, fmt.Errorf("forget fact %d: tombstone: %w", id, err)
@@ -109,11 +109,11 @@ func weakenEdges(ctx context.Context, tx *store.Tx, entities []int64, rowsBy map
 	for i := range entities {
 		for j := i + 1; j < len(entities); j++ {
 			a, b := min(entities[i], entities[j]), max(entities[i], entities[j])
-			if _, err := execCount(ctx, tx, `UPDATE entity_edges SET strength = strength - 1, updated_at = ?
+			if _, err := store.Changed(ctx, tx, `UPDATE entity_edges SET strength = strength - 1, updated_at = ?
 				WHERE a_id = ? AND b_id = ? AND relation = 'co_mention'`, store.Now(), a, b); err != nil {
 				return fmt.Errorf("weaken edge %d-%d: %w", a, b, err)
 			}
-			n, err := execCount(ctx, tx, `DELETE FROM entity_edges WHERE a_id = ? AND b_id = ? AND relation = 'co_mention' AND strength <= 0`, a, b)
+			n, err := store.Changed(ctx, tx, `DELETE FROM entity_edges WHERE a_id = ? AND b_id = ? AND relation = 'co_mention' AND strength <= 0`, a, b)
 			if err != nil {
 				return fmt.Errorf("drop edge %d-%d: %w", a, b, err)
 			}
@@ -140,7 +140,7 @@ func dropOrphans(ctx context.Context, tx *store.Tx, entities []int64, rowsBy map
 			{"entity_edges", `DELETE FROM entity_edges WHERE a_id = ?1 OR b_id = ?1`},
 			{"entities", `DELETE FROM entities WHERE id = ?1`},
 		} {
-			n, err := execCount(ctx, tx, s.query, e)
+			n, err := store.Changed(ctx, tx, s.query, e)
 			if err != nil {
 				return fmt.Errorf("drop entity %d: %s: %w", e, s.table, err)
 			}
@@ -148,32 +148,4 @@ func dropOrphans(ctx context.Context, tx *store.Tx, entities []int64, rowsBy map
 		}
 	}
 	return nil
-}
-
-// execCount runs a statement and returns how many rows it changed.
-func execCount(ctx context.Context, tx *store.Tx, query string, args ...any) (int, error) {
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
-}
-
-// column runs a one-column query and returns its values.
-func column[T any](ctx context.Context, q store.Querier, query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var v T
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }

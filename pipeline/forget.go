@@ -164,7 +164,7 @@ func (p *Pipeline) checkFactsExist(ctx context.Context, ids []int64) error {
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(len(ids), start+500)]
 		in, args := store.InList(chunk)
-		found, err := column[int64](ctx, p.DB, `SELECT id FROM facts WHERE id IN (`+in+`)`, args...)
+		found, err := store.Column[int64](ctx, p.DB, `SELECT id FROM facts WHERE id IN (`+in+`)`, args...)
 		if err != nil {
 			return fmt.Errorf("forget: %w", err)
 		}
@@ -203,7 +203,7 @@ func (p *Pipeline) truncateWAL(ctx context.Context) (wal string, residue bool) {
 // holding the wording's words in order; its text is then checked for the
 // wording itself), so the cost follows the fact, not the store.
 func sourceEvents(ctx context.Context, tx *store.Tx, id int64, events map[int64]bool) error {
-	seqs, err := column[int64](ctx, tx, `SELECT event_seq FROM fact_provenance WHERE fact_id = ? AND event_seq IS NOT NULL`, id)
+	seqs, err := store.Column[int64](ctx, tx, `SELECT event_seq FROM fact_provenance WHERE fact_id = ? AND event_seq IS NOT NULL`, id)
 	if err != nil {
 		return fmt.Errorf("find its events: %w", err)
 	}
@@ -321,7 +321,7 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 			return fmt.Errorf("forget event %d: %w", seq, err)
 		}
 		if cited != 0 {
-			n, err := exec(ctx, tx, `UPDATE session_events SET content = ?2, content_ref = NULL, metadata = NULL WHERE seq = ?1`, seq, ForgottenText)
+			n, err := store.Changed(ctx, tx, `UPDATE session_events SET content = ?2, content_ref = NULL, metadata = NULL WHERE seq = ?1`, seq, ForgottenText)
 			if err != nil {
 				return fmt.Errorf("forget event %d: scrub: %w", seq, err)
 			}
@@ -333,7 +333,7 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 			ON CONFLICT(dedupe_key) DO NOTHING`, seq); err != nil {
 			return fmt.Errorf("forget event %d: keep its dedupe key: %w", seq, err)
 		}
-		n, err := exec(ctx, tx, `DELETE FROM session_events WHERE seq = ?`, seq)
+		n, err := store.Changed(ctx, tx, `DELETE FROM session_events WHERE seq = ?`, seq)
 		if err != nil {
 			return fmt.Errorf("forget event %d: %w", seq, err)
 		}
@@ -359,7 +359,7 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 	if err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
-	digests, err := column[string](ctx, tx, `SELECT ? UNION SELECT digest FROM session_facts WHERE fact_id = ?`, digest, id)
+	digests, err := store.Column[string](ctx, tx, `SELECT ? UNION SELECT digest FROM session_facts WHERE fact_id = ?`, digest, id)
 	if err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
@@ -373,7 +373,7 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 	rep.ScrubbedRuns += n
 	// The extracted facts behind it, and any sharing its digest, so a
 	// pending copy cannot bring it back.
-	n, err = exec(ctx, tx, `DELETE FROM session_facts WHERE fact_id = ?1 OR digest IN (SELECT digest FROM facts WHERE id = ?1)
+	n, err = store.Changed(ctx, tx, `DELETE FROM session_facts WHERE fact_id = ?1 OR digest IN (SELECT digest FROM facts WHERE id = ?1)
 		OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`, id)
 	if err != nil {
 		return fmt.Errorf("forget fact %d: session_facts: %w", id, err)
@@ -485,32 +485,6 @@ func (p *Pipeline) ForgetCandidates(ctx context.Context, query string, limit int
 		out = append(out, Candidate{ID: h.ID, Domain: h.Domain, Content: h.Content})
 	}
 	return out, nil
-}
-
-func exec(ctx context.Context, tx *store.Tx, query string, args ...any) (int, error) {
-	res, err := tx.ExecContext(ctx, query, args...)
-	if err != nil {
-		return 0, err
-	}
-	n, err := res.RowsAffected()
-	return int(n), err
-}
-
-func column[T any](ctx context.Context, tx store.Querier, query string, args ...any) ([]T, error) {
-	rows, err := tx.QueryContext(ctx, query, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []T
-	for rows.Next() {
-		var v T
-		if err := rows.Scan(&v); err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, rows.Err()
 }
 
 // ftsTables reports whether the store keeps its full-text indexes in

@@ -90,21 +90,21 @@ func (p *Pipeline) Select(ctx context.Context, s Selector) (Selection, error) {
 			args = append(args, s.Session)
 		}
 		cond := strings.Join(where, " AND ")
-		events, err := column[int64](ctx, p.DB, `SELECT seq FROM session_events WHERE `+cond+` ORDER BY seq`, args...)
+		events, err := store.Column[int64](ctx, p.DB, `SELECT seq FROM session_events WHERE `+cond+` ORDER BY seq`, args...)
 		if err != nil {
 			return sel, fmt.Errorf("select events: %w", err)
 		}
 		sel.Events = events
 		// Facts every cited event of which is picked; a fact citing no
 		// event is picked by Before on when it was said.
-		facts, err := column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND `+prefixed(cond, "e.")+`)
+		facts, err := store.Column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND `+prefixed(cond, "e.")+`)
 			AND NOT EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND NOT (`+prefixed(cond, "e.")+`))
 			ORDER BY f.id`, append(args, args...)...)
 		if err != nil {
 			return sel, fmt.Errorf("select facts: %w", err)
 		}
 		if !s.Before.IsZero() && s.Session == "" {
-			uncited, err := column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE NOT EXISTS (SELECT 1 FROM fact_provenance v WHERE v.fact_id = f.id AND v.event_seq IS NOT NULL)
+			uncited, err := store.Column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE NOT EXISTS (SELECT 1 FROM fact_provenance v WHERE v.fact_id = f.id AND v.event_seq IS NOT NULL)
 				AND COALESCE(f.said_at, f.recorded_at) < ? ORDER BY f.id`, args[0])
 			if err != nil {
 				return sel, fmt.Errorf("select facts: %w", err)
@@ -115,7 +115,7 @@ func (p *Pipeline) Select(ctx context.Context, s Selector) (Selection, error) {
 		sel.Facts = facts
 	}
 	if s.Entity != "" {
-		facts, err := column[int64](ctx, p.DB, `SELECT DISTINCT fe.fact_id FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
+		facts, err := store.Column[int64](ctx, p.DB, `SELECT DISTINCT fe.fact_id FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
 			WHERE e.fold = ? OR lower(e.name) = lower(?) ORDER BY fe.fact_id`, graph.Fold(s.Entity), s.Entity)
 		if err != nil {
 			return sel, fmt.Errorf("select facts naming %q: %w", s.Entity, err)
@@ -190,7 +190,7 @@ func (p *Pipeline) ForgetSelected(ctx context.Context, s Selector, opts ForgetOp
 				return fmt.Errorf("forget: %w", err)
 			}
 			in, args := store.InList(chunk)
-			left, err := column[int64](ctx, tx, `SELECT seq FROM session_events WHERE seq IN (`+in+`) AND content <> ?`, append(args, ForgottenText)...)
+			left, err := store.Column[int64](ctx, tx, `SELECT seq FROM session_events WHERE seq IN (`+in+`) AND content <> ?`, append(args, ForgottenText)...)
 			if err != nil {
 				return fmt.Errorf("forget events: %w", err)
 			}
