@@ -185,21 +185,7 @@ func TestContextHooksFromDaemon(t *testing.T) {
 // relative to the hook's own directory and an unknown hook are refused,
 // so the hook binary runs recollect itself.
 func TestContextServer(t *testing.T) {
-	dir := t.TempDir()
-	if code, _, errs := run(t, "", "init", "--yes", dir); code != 0 {
-		t.Fatalf("init: %s", errs)
-	}
-	if code, _, errs := run(t, "We use Postgres 16 as the database for the Atlas project.", "record", "--data", dir, "--session-id", "s1"); code != 0 {
-		t.Fatalf("record: %s", errs)
-	}
-	if code, _, errs := run(t, "", "consolidate", "--data", dir); code != 0 {
-		t.Fatalf("consolidate: %s", errs)
-	}
-	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	dir, p := atlasStore(t)
 	serve := contextServer(p)
 	payload := `{"hook_event_name":"SessionStart","session_id":"s2","cwd":"/tmp","source":"startup"}`
 	_, wantOut, wantErrs := run(t, payload, "hooks", "session-start", "--data", dir)
@@ -235,21 +221,7 @@ func TestContextServer(t *testing.T) {
 // one with no store are refused, so recollect-notify runs recollect
 // search, which says what is wrong.
 func TestSearchServerLean(t *testing.T) {
-	dir := t.TempDir()
-	if code, _, errs := run(t, "", "init", "--yes", dir); code != 0 {
-		t.Fatalf("init: %s", errs)
-	}
-	if code, _, errs := run(t, "We use Postgres 16 as the database for the Atlas project.", "record", "--data", dir, "--session-id", "s1"); code != 0 {
-		t.Fatalf("record: %s", errs)
-	}
-	if code, _, errs := run(t, "", "consolidate", "--data", dir); code != 0 {
-		t.Fatalf("consolidate: %s", errs)
-	}
-	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
+	dir, p := atlasStore(t)
 	serve := searchServer(p)
 	_, wantOut, _ := run(t, "", "search", "--data", dir, "--limit", "5", "Atlas database")
 	env := []string{"HOME=" + t.TempDir()}
@@ -278,4 +250,27 @@ func TestSearchServerLean(t *testing.T) {
 			t.Errorf("%+v: %+v; want refused with %q", c.req, resp, c.says)
 		}
 	}
+}
+
+// atlasStore is a consolidated store in a temporary directory holding one
+// recorded sentence about the Atlas project, opened as the daemon opens
+// it; the pipeline is closed when the test ends.
+func atlasStore(t *testing.T) (string, *pipeline.Pipeline) {
+	t.Helper()
+	dir := t.TempDir()
+	if code, _, errs := run(t, "", "init", "--yes", dir); code != 0 {
+		t.Fatalf("init: %s", errs)
+	}
+	if code, _, errs := run(t, "We use Postgres 16 as the database for the Atlas project.", "record", "--data", dir, "--session-id", "s1"); code != 0 {
+		t.Fatalf("record: %s", errs)
+	}
+	if code, _, errs := run(t, "", "consolidate", "--data", dir); code != 0 {
+		t.Fatalf("consolidate: %s", errs)
+	}
+	p, err := pipeline.Open(context.Background(), dir, pipeline.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return dir, p
 }
