@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -11,8 +12,12 @@ import (
 // "[2023/05/21]", "2023-05-21:", "[2023-05-21 14:05]", "(2023.05.21)";
 // wordStampRE one with the month in words: "[8 May 2023]", "May 8, 2023:".
 var (
-	stampRE     = regexp.MustCompile(`^\s*[\[(]?(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T](\d{1,2}):(\d{2}))?[\])]?(?:[\s:,]|$)`)
-	wordStampRE = regexp.MustCompile(`^\s*[\[(]?(\d{1,2} [A-Za-z]{3,9},? \d{4}|[A-Za-z]{3,9} \d{1,2},? \d{4})[\])]?(?:[\s:,]|$)`)
+	stampRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*[\[(]?(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?:[ T](\d{1,2}):(\d{2}))?[\])]?(?:[\s:,]|$)`)
+	})
+	wordStampRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*[\[(]?(\d{1,2} [A-Za-z]{3,9},? \d{4}|[A-Za-z]{3,9} \d{1,2},? \d{4})[\])]?(?:[\s:,]|$)`)
+	})
 )
 
 // wordLayouts are the layouts wordStampRE's dates are read with.
@@ -23,7 +28,7 @@ var wordLayouts = []string{"2 January 2006", "2 Jan 2006", "January 2 2006", "Ja
 // says when it was said, which is what ranks and ages it, not when it
 // was captured. A stamp that names no real day is no date.
 func StatedDate(text string) (time.Time, bool) {
-	if m := wordStampRE.FindStringSubmatch(text); m != nil {
+	if m := wordStampRE().FindStringSubmatch(text); m != nil {
 		d := strings.ReplaceAll(m[1], ",", "")
 		for _, l := range wordLayouts {
 			if t, err := time.Parse(l, d); err == nil {
@@ -32,7 +37,7 @@ func StatedDate(text string) (time.Time, bool) {
 		}
 		return time.Time{}, false
 	}
-	m := stampRE.FindStringSubmatch(text)
+	m := stampRE().FindStringSubmatch(text)
 	if m == nil {
 		return time.Time{}, false
 	}
