@@ -40,11 +40,7 @@ func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
 	dir := filepath.Join(work, "data")
 	m := followed(t, dir, filepath.Join(work, "claude"))
 	ctx := context.Background()
-	d, err := daemonproc.Start(ctx, bin, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Kill()
+	d := startDaemon(t, bin, dir)
 	cs := mcpSession(t, bin, dir)
 	stop := time.Now().Add(span)
 	var wg sync.WaitGroup
@@ -107,9 +103,7 @@ func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
 		t.Fatalf("too little happened to prove anything: %d searches, %d captures", searches.Load(), captures.Load())
 	}
 	t.Logf("%s: %d lines copied, %d searches, %d captures, no error", span, want, searches.Load(), captures.Load())
-	if err := d.Stop(); err != nil {
-		t.Fatalf("daemon stop: %v\n%s", err, d.Stderr())
-	}
+	stopDaemon(t, d)
 }
 
 func mcpSession(t *testing.T, bin, dir string) *mcp.ClientSession {

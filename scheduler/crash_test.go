@@ -138,7 +138,7 @@ func crashRestart(t *testing.T, engine string) {
 		// after a random slice of a tenth of a whole copy on average, so
 		// the kills land all through the file.
 		time.Sleep(time.Duration(rng.Int64N(int64(copyTime) / 5)))
-		d.kill()
+		d.Kill()
 		n := len(storedEvents(t, db, transcript))
 		partial = append(partial, n)
 		if n > len(want) {
@@ -149,7 +149,7 @@ func crashRestart(t *testing.T, engine string) {
 
 	d := startDaemon(t, bin, data, daemonEnv...)
 	storetest.Eventually(t, "the whole file", func() bool { return len(storedEvents(t, db, transcript)) >= len(want) })
-	d.stop(t)
+	stopDaemon(t, d)
 	if got := storedEvents(t, db, transcript); !reflect.DeepEqual(got, want) {
 		t.Fatalf("after 20 kills the store holds %d events, the uninterrupted copy %d; first difference at %d (seed %d)",
 			len(got), len(want), firstDiff(got, want), seed)

@@ -2,6 +2,7 @@ package scheduler_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -10,91 +11,34 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
 
-// syncBuffer is a bytes.Buffer safe for a process's writes and the test's
-// reads.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-// daemon is a real `recollect daemon` process.
-type daemon struct {
-	cmd    *exec.Cmd
-	dir    string
-	stderr *syncBuffer
-	exited chan struct{}
-	err    error
-}
-
-// startDaemon starts the daemon on dir and waits until its socket answers.
-func startDaemon(tb testing.TB, bin, dir string, env ...string) *daemon {
+// startDaemon starts the daemon on dir with env added to the test's
+// environment, kills it when the test ends, and fails the test unless its
+// socket answers.
+func startDaemon(tb testing.TB, bin, dir string, env ...string) *daemonproc.Proc {
 	tb.Helper()
-	d := &daemon{dir: dir, stderr: &syncBuffer{}, exited: make(chan struct{})}
-	d.cmd = exec.Command(bin, "daemon", "--data", dir)
-	d.cmd.Stderr = d.stderr
-	d.cmd.Env = append(os.Environ(), env...)
-	if err := d.cmd.Start(); err != nil {
+	d, err := daemonproc.Start(context.Background(), bin, dir, env...)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	go func() { d.err = d.cmd.Wait(); close(d.exited) }()
-	tb.Cleanup(func() { d.kill() })
-	storetest.Eventually(tb, "the daemon to answer on its socket", func() bool {
-		select {
-		case <-d.exited:
-			tb.Fatalf("daemon exited early: %v\n%s", d.err, d.stderr)
-		default:
-		}
-		st, err := status(dir)
-		return err == nil && st.PID == d.cmd.Process.Pid
-	})
+	tb.Cleanup(d.Kill)
 	return d
 }
 
-func (d *daemon) kill() {
-	select {
-	case <-d.exited:
-	default:
-		d.cmd.Process.Kill()
-		<-d.exited
-	}
-}
-
-// stop sends SIGTERM and waits for a clean exit.
-func (d *daemon) stop(tb testing.TB) {
+// stopDaemon sends SIGTERM and fails the test unless d exits cleanly.
+func stopDaemon(tb testing.TB, d *daemonproc.Proc) {
 	tb.Helper()
-	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		tb.Fatal(err)
-	}
-	select {
-	case <-d.exited:
-	case <-time.After(30 * time.Second):
-		tb.Fatalf("daemon did not stop within 30s\n%s", d.stderr)
-	}
-	if d.err != nil {
-		tb.Fatalf("daemon exited with %v\n%s", d.err, d.stderr)
+	if err := d.Stop(); err != nil {
+		tb.Fatalf("%v\n%s", err, d.Stderr())
 	}
 }
 
@@ -142,7 +86,7 @@ func TestDaemonProcess(t *testing.T) {
 	bin := testbin.Binary(t)
 	dir := filepath.Join(t.TempDir(), "data")
 	d := startDaemon(t, bin, dir)
-	pid := d.cmd.Process.Pid
+	pid := d.PID()
 
 	_, stderr, code := runCLI(t, bin, nil, "", nil, "daemon", "--data", dir)
 	if want := fmt.Sprintf("recollect: already running (pid %d, recollect daemon) for %s; stop that process first\n", pid, dir); code != 1 || stderr != want {
@@ -157,7 +101,7 @@ func TestDaemonProcess(t *testing.T) {
 	}
 	storetest.Eventually(t, "compaction run", func() bool { return len(runTriggers(t, db)) == 2 })
 
-	d.stop(t)
+	stopDaemon(t, d)
 	if got, want := runTriggers(t, db), []string{"daemon-start", "compaction", "shutdown"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("runs %q, want %q", got, want)
 	}
@@ -173,8 +117,8 @@ func TestDaemonProcess(t *testing.T) {
 			t.Errorf("daemon.log lacks %s:\n%s", want, log)
 		}
 	}
-	if !strings.Contains(d.stderr.String(), `msg="daemon stopped"`) {
-		t.Errorf("stderr lacks the log lines:\n%s", d.stderr)
+	if !strings.Contains(d.Stderr(), `msg="daemon stopped"`) {
+		t.Errorf("stderr lacks the log lines:\n%s", d.Stderr())
 	}
 }
 
@@ -184,7 +128,7 @@ func TestDaemonRestartsOverKilled(t *testing.T) {
 	bin := testbin.Binary(t)
 	dir := t.TempDir()
 	d := startDaemon(t, bin, dir)
-	d.kill()
+	d.Kill()
 	if _, err := os.Lstat(notice.SocketPath(dir)); err != nil {
 		t.Fatalf("a killed daemon should leave its socket: %v", err)
 	}
@@ -192,9 +136,9 @@ func TestDaemonRestartsOverKilled(t *testing.T) {
 	// The line is logged before the socket answers, but stderr reaches the
 	// buffer through exec's copying goroutine, which may lag under load.
 	storetest.Eventually(t, "the second daemon to report the stale socket", func() bool {
-		return strings.Contains(d2.stderr.String(), "replacing stale control socket")
+		return strings.Contains(d2.Stderr(), "replacing stale control socket")
 	})
-	d2.stop(t)
+	stopDaemon(t, d2)
 }
 
 // TestNotifyWithoutDaemon: notify exits 0 with one line on stderr and
@@ -294,5 +238,5 @@ func TestNotifyCoalescesInDaemon(t *testing.T) {
 	if got, want := runTriggers(t, db), []string{"daemon-start", "compaction", "compaction"}; !reflect.DeepEqual(got, want) {
 		t.Errorf("runs %q, want %q", got, want)
 	}
-	d.stop(t)
+	stopDaemon(t, d)
 }

@@ -67,11 +67,7 @@ func TestFullDisk(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	d, err := daemonproc.Start(ctx, bin, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Kill()
+	d := startDaemon(t, bin, dir)
 	if err := daemonproc.WaitIdle(ctx, dir, 60*time.Second); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +119,5 @@ func TestFullDisk(t *testing.T) {
 	if _, ok := storeCounts(t, dir); ok != "ok" {
 		t.Fatalf("integrity after recovery: %s", ok)
 	}
-	if err := d.Stop(); err != nil {
-		t.Fatalf("daemon did not stop cleanly: %v\n%s", err, d.Stderr())
-	}
+	stopDaemon(t, d)
 }

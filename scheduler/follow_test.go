@@ -69,7 +69,7 @@ func TestDaemonFollowsAppends(t *testing.T) {
 		deadline := start.Add(time.Second)
 		for countContent(t, db, text) == 0 {
 			if time.Now().After(deadline) {
-				t.Fatalf("line %d not stored within 1s of the append\n%s", i, d.stderr)
+				t.Fatalf("line %d not stored within 1s of the append\n%s", i, d.Stderr())
 			}
 			time.Sleep(time.Millisecond)
 		}
@@ -101,10 +101,10 @@ func TestDaemonFollowsAppends(t *testing.T) {
 	// The log says what the follower copied as it happens, with the count:
 	// a run's own copy step finding nothing new must not read as nothing
 	// copied.
-	if log := d.stderr.String(); !strings.Contains(log, `msg="copied new transcript lines" path=`+transcript) || strings.Contains(log, "copied_files=") {
+	if log := d.Stderr(); !strings.Contains(log, `msg="copied new transcript lines" path=`+transcript) || strings.Contains(log, "copied_files=") {
 		t.Errorf("daemon log does not name the follower's copies:\n%s", log)
 	}
-	d.stop(t)
+	stopDaemon(t, d)
 }
 
 // TestNotifyCopiesTranscript: notify compaction with a payload copies the
@@ -135,9 +135,9 @@ func TestNotifyCopiesTranscript(t *testing.T) {
 	if n := countContent(t, db, text); n != 1 {
 		t.Fatalf("transcript line stored %d times, want 1", n)
 	}
-	d.stop(t)
-	if bytes.Contains([]byte(d.stderr.String()), []byte("level=ERROR")) {
-		t.Errorf("daemon logged errors:\n%s", d.stderr)
+	stopDaemon(t, d)
+	if bytes.Contains([]byte(d.Stderr()), []byte("level=ERROR")) {
+		t.Errorf("daemon logged errors:\n%s", d.Stderr())
 	}
 }
 

@@ -38,5 +38,5 @@ func TestDaemonRetriesCopyAfterFullDisk(t *testing.T) {
 		return storetest.Count(t, db, `SELECT count(*) FROM session_events WHERE content LIKE 'written on a full disk %'`)
 	}
 	storetest.Eventually(t, "the line that failed on a full disk to be copied once space is free", func() bool { return stored() > 0 })
-	d.stop(t)
+	stopDaemon(t, d)
 }

@@ -2,7 +2,6 @@ package scheduler_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"testing"
@@ -10,9 +9,9 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/hooks/control"
-	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -96,14 +95,7 @@ func runTriggers(tb testing.TB, db *store.DB) []string {
 
 // status asks the daemon of dir over the socket.
 func status(dir string) (control.Status, error) {
-	resp, err := control.Send(context.Background(), notice.SocketPath(dir), notice.Request{Op: notice.OpStatus})
-	if err != nil {
-		return control.Status{}, err
-	}
-	if resp.Status == nil {
-		return control.Status{}, errors.New("status answer without status")
-	}
-	return *resp.Status, nil
+	return daemonproc.Status(context.Background(), dir)
 }
 
 // holdWriteLock takes SQLite's write lock on the store of dir from a

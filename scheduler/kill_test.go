@@ -70,11 +70,7 @@ func TestSIGKILLDaemonDuring200kCopy(t *testing.T) {
 		kills++
 	}
 	t.Logf("killed the daemon %d times; %d of %d lines stored before the last start", kills, count(), lines)
-	d, err := daemonproc.Start(ctx, bin, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Kill()
+	d := startDaemon(t, bin, dir)
 	if err := daemonproc.Poll(ctx, 10*time.Minute, func() (bool, error) { return count() >= lines, nil }); err != nil {
 		t.Fatalf("only %d of %d lines after the last start: %v", count(), lines, err)
 	}
@@ -88,7 +84,5 @@ func TestSIGKILLDaemonDuring200kCopy(t *testing.T) {
 	if n != lines || distinct != lines {
 		t.Fatalf("%d events (%d distinct) after %d kills; want each of %d lines exactly once", n, distinct, kills, lines)
 	}
-	if err := d.Stop(); err != nil {
-		t.Fatal(err)
-	}
+	stopDaemon(t, d)
 }

@@ -48,11 +48,12 @@ var rooms = []room{
 	// does not link it; it drives the recollect binary and the libraries.
 	{root: "cmd/recollect-bench", may: []string{"scheduler/notifybench", "scheduler/daemonproc", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
 	{root: "scheduler", may: []string{"scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
-	// notifybench times the notify process against a daemon of its own, and
-	// daemonproc starts and watches a daemon process from outside; both are
-	// leaves (they speak the socket protocol through hooks only), so
-	// recollect-bench uses them beside the scheduler's tests.
-	{root: "scheduler/notifybench", may: []string{"hooks"}},
+	// daemonproc starts and watches a daemon process from outside, and
+	// notifybench times the notify process against a daemon it starts
+	// through daemonproc; both speak the socket protocol through hooks only
+	// and link no store, so recollect-bench uses them beside the
+	// scheduler's tests.
+	{root: "scheduler/notifybench", may: []string{"scheduler/daemonproc", "hooks"}},
 	{root: "scheduler/daemonproc", may: []string{"hooks"}},
 	{root: "pipeline", may: []string{"sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
 	{root: "sources", may: []string{"store", "hooks"}},

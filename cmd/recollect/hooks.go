@@ -100,7 +100,7 @@ func installHook(c *cli.Context, env Env) error {
 		return err
 	}
 	entries := install.Consistent(install.SettingsEntries(install.RecollectBeside(bin), bin, dir, wantPromptHook(c, env, dir)), bin, dir)
-	res, err := install.InstallEntries(path, entries, time.Now())
+	res, err := install.Entries(path, entries, time.Now())
 	if err != nil {
 		return err
 	}

@@ -25,7 +25,7 @@ func installCodexHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := install.InstallCodex(path, bin, dir, c.Bool("force"), time.Now())
+	res, err := install.Codex(path, bin, dir, c.Bool("force"), time.Now())
 	if errors.Is(err, install.ErrOtherNotify) {
 		return usagef("hooks install --codex: %v", err)
 	}

@@ -44,7 +44,7 @@ func installCursorHook(c *cli.Context, env Env) error {
 	if err != nil {
 		return err
 	}
-	res, err := install.InstallCursor(path, bin, dir, time.Now())
+	res, err := install.Cursor(path, bin, dir, time.Now())
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func installCursorMCP(c *cli.Context, env Env, path string) error {
 		return err
 	}
 	name := mcpserver.ServerName(dir, env.Getenv("HOME"))
-	res, err := install.InstallCursorMCP(path, name, bin, dir, time.Now())
+	res, err := install.CursorMCP(path, name, bin, dir, time.Now())
 	if err != nil {
 		return err
 	}

@@ -16,11 +16,11 @@ func TestBackupsNeverOverwriteEachOther(t *testing.T) {
 	if err := os.WriteFile(settings, []byte(`{"first": true}`), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r1, err := Install(settings, "/bin/recollect", "/d1", now)
+	r1, err := Claude(settings, "/bin/recollect", "/d1", now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r2, err := Install(settings, "/bin/recollect", "/d2", now)
+	r2, err := Claude(settings, "/bin/recollect", "/d2", now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -34,11 +34,11 @@ func TestBackupsNeverOverwriteEachOther(t *testing.T) {
 	if err := os.WriteFile(codex, []byte("model = \"o4\"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c1, err := InstallCodex(codex, "/bin/recollect-notify", "/d1", false, now)
+	c1, err := Codex(codex, "/bin/recollect-notify", "/d1", false, now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	c2, err := InstallCodex(codex, "/bin/recollect-notify", "/d2", false, now)
+	c2, err := Codex(codex, "/bin/recollect-notify", "/d2", false, now)
 	if err != nil {
 		t.Fatal(err)
 	}

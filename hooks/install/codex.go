@@ -80,14 +80,14 @@ func tomlString(s string) string {
 	return b.String()
 }
 
-// InstallCodex sets notify in Codex's config file at path to run
+// Codex sets notify in Codex's config file at path to run
 // `recollect-notify threshold` after each turn. Only the top-level notify
 // line is added or replaced; every other byte of the file stays. Run twice
 // it changes nothing; an earlier recollect notify is replaced; a notify
 // that runs another program is refused unless force. The original is
 // copied to a timestamped backup first.
-func InstallCodex(path, binary, dataDir string, force bool, now time.Time) (InstallResult, error) {
-	res := InstallResult{Path: path}
+func Codex(path, binary, dataDir string, force bool, now time.Time) (Result, error) {
+	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("read %s: %w", path, err)

@@ -76,7 +76,7 @@ func TestInstallCodex(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 12, 3, 5, 0, 0, 0, time.UTC)
-	res, err := install.InstallCodex(path, "/opt/bin/recollect", "/d", false, now)
+	res, err := install.Codex(path, "/opt/bin/recollect", "/d", false, now)
 	if err != nil || res.Action != "installed" || res.Backup != path+".bak-20261203T050000Z" {
 		t.Fatalf("install: %+v, %v", res, err)
 	}
@@ -91,7 +91,7 @@ func TestInstallCodex(t *testing.T) {
 	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want the original 0600", fi.Mode().Perm())
 	}
-	if res, err := install.InstallCodex(path, "/opt/bin/recollect", "/d", false, now); err != nil || res.Action != "unchanged" || res.Backup != "" {
+	if res, err := install.Codex(path, "/opt/bin/recollect", "/d", false, now); err != nil || res.Action != "unchanged" || res.Backup != "" {
 		t.Errorf("second install: %+v, %v", res, err)
 	}
 }

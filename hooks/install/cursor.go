@@ -49,20 +49,19 @@ func ThresholdCommand(binary, dataDir string) string {
 }
 
 // CursorSnippet is Cursor's hooks.json with the stop hook alone, for
-// people who edit the file by hand: what InstallCursor writes into a new
-// file.
+// people who edit the file by hand: what Cursor writes into a new file.
 func CursorSnippet(binary, dataDir string) string {
 	b, _, _ := MergeCursorHooks(nil, binary, dataDir)
 	return strings.TrimSuffix(string(b), "\n")
 }
 
-// InstallCursor merges the stop hook into Cursor's hooks file at path, as
-// Install does for Claude Code: every other key and hook kept in order, run
+// Cursor merges the stop hook into Cursor's hooks file at path, as
+// Claude does for Claude Code: every other key and hook kept in order, run
 // twice it changes nothing, an earlier recollect threshold entry is
 // replaced in place, and the original is copied to a timestamped backup
 // first.
-func InstallCursor(path, binary, dataDir string, now time.Time) (InstallResult, error) {
-	res := InstallResult{Path: path}
+func Cursor(path, binary, dataDir string, now time.Time) (Result, error) {
+	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("read %s: %w", path, err)
@@ -81,7 +80,7 @@ func InstallCursor(path, binary, dataDir string, now time.Time) (InstallResult, 
 // replaceFile writes data to path through a temporary file and a rename,
 // after copying old (nil for a new file) to a timestamped backup that
 // never replaces an earlier one (see writeBackup).
-func replaceFile(path string, old, data []byte, now time.Time, res *InstallResult) error {
+func replaceFile(path string, old, data []byte, now time.Time, res *Result) error {
 	mode := os.FileMode(0o644)
 	if old != nil {
 		fi, err := os.Stat(path)
@@ -196,13 +195,13 @@ func isThresholdCommand(cmd string) bool {
 // CursorMCPFile is Cursor's MCP servers file, beside its hooks file.
 const CursorMCPFile = "mcp.json"
 
-// InstallCursorMCP merges the MCP server entry name (recollect mcp --data
-// dataDir) into Cursor's mcp.json at path, as InstallCursor merges the
+// CursorMCP merges the MCP server entry name (recollect mcp --data
+// dataDir) into Cursor's mcp.json at path, as Cursor merges the
 // stop hook: every other server, key and byte kept, run twice it changes
 // nothing, an earlier entry of that name or one running some recollect's
 // mcp on the same store is replaced in place, a backup first.
-func InstallCursorMCP(path, name, binary, dataDir string, now time.Time) (InstallResult, error) {
-	res := InstallResult{Path: path}
+func CursorMCP(path, name, binary, dataDir string, now time.Time) (Result, error) {
+	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("read %s: %w", path, err)

@@ -58,16 +58,16 @@ func TestInstallCursor(t *testing.T) {
 	dir := t.TempDir()
 	path := install.CursorProjectHooks(dir)
 	now := time.Date(2026, 12, 3, 4, 0, 0, 0, time.UTC)
-	res, err := install.InstallCursor(path, "/opt/bin/recollect", data, now)
+	res, err := install.Cursor(path, "/opt/bin/recollect", data, now)
 	if err != nil || res.Action != "installed" || res.Backup != "" {
 		t.Fatalf("new file: %+v, %v", res, err)
 	}
 	first, _ := os.ReadFile(path)
-	res, err = install.InstallCursor(path, "/opt/bin/recollect", data, now)
+	res, err = install.Cursor(path, "/opt/bin/recollect", data, now)
 	if err != nil || res.Action != "unchanged" || res.Backup != "" {
 		t.Fatalf("second install: %+v, %v", res, err)
 	}
-	res, err = install.InstallCursor(path, "/opt/bin/recollect-notify", data, now)
+	res, err = install.Cursor(path, "/opt/bin/recollect-notify", data, now)
 	if err != nil || res.Action != "updated" || res.Backup == "" {
 		t.Fatalf("switch to recollect-notify: %+v, %v", res, err)
 	}
@@ -76,7 +76,7 @@ func TestInstallCursor(t *testing.T) {
 	}
 	bad := filepath.Join(dir, "bad.json")
 	os.WriteFile(bad, []byte(`{"version": 2}`), 0o600)
-	if _, err := install.InstallCursor(bad, "/opt/bin/recollect", data, now); err == nil {
+	if _, err := install.Cursor(bad, "/opt/bin/recollect", data, now); err == nil {
 		t.Fatal("version 2 accepted")
 	}
 	if b, _ := os.ReadFile(bad); string(b) != `{"version": 2}` {

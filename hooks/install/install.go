@@ -52,8 +52,9 @@ func UserSettings(getenv func(string) string) (string, error) {
 	return filepath.Join(home, ".claude", SettingsFile), nil
 }
 
-// InstallResult says what Install did to a settings file.
-type InstallResult struct {
+// Result says what an installer (Claude, Entries, Codex, Cursor,
+// CursorMCP) did to a settings file.
+type Result struct {
 	Path string
 	// Action is "installed", "updated" (an older recollect entry was
 	// replaced) or "unchanged".
@@ -65,21 +66,21 @@ type InstallResult struct {
 	Actions []string
 }
 
-// Install merges the PreCompact notify hook alone into the settings file at
-// path (see InstallEntries).
-func Install(path, binary, dataDir string, now time.Time) (InstallResult, error) {
-	return InstallEntries(path, []SettingsEntry{preCompactEntry(binary, dataDir)}, now)
+// Claude merges Claude Code's PreCompact notify hook alone into the
+// settings file at path (see Entries).
+func Claude(path, binary, dataDir string, now time.Time) (Result, error) {
+	return Entries(path, []SettingsEntry{preCompactEntry(binary, dataDir)}, now)
 }
 
-// InstallEntries merges entries into the settings file at path, keeping
+// Entries merges entries into the settings file at path, keeping
 // every other key and hook in their order and bytes. Run twice it changes
 // nothing; an earlier recollect entry (another binary or data directory)
 // is replaced in place. The original is copied to a timestamped backup
 // before it is rewritten. now names the backup. The result's Action is
 // "unchanged" when no entry changed, "installed" when one was added, else
 // "updated"; Actions has each entry's.
-func InstallEntries(path string, entries []SettingsEntry, now time.Time) (InstallResult, error) {
-	res := InstallResult{Path: path}
+func Entries(path string, entries []SettingsEntry, now time.Time) (Result, error) {
+	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return res, fmt.Errorf("read %s: %w", path, err)

@@ -97,7 +97,7 @@ func TestInstall(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
-	res, err := install.Install(path, bin, data, now)
+	res, err := install.Claude(path, bin, data, now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestInstall(t *testing.T) {
 			t.Errorf("merged file lacks %s:\n%s", want, merged)
 		}
 	}
-	res, err = install.Install(path, bin, data, now.Add(time.Hour))
+	res, err = install.Claude(path, bin, data, now.Add(time.Hour))
 	if err != nil || res.Action != "unchanged" || res.Backup != "" {
 		t.Fatalf("second install: %+v, %v", res, err)
 	}
@@ -130,7 +130,7 @@ func TestInstall(t *testing.T) {
 	}
 	t.Run("new file", func(t *testing.T) {
 		path := install.ProjectSettings(t.TempDir())
-		res, err := install.Install(path, bin, data, now)
+		res, err := install.Claude(path, bin, data, now)
 		if err != nil || res.Action != "installed" || res.Backup != "" {
 			t.Fatalf("%+v, %v", res, err)
 		}
@@ -138,7 +138,7 @@ func TestInstall(t *testing.T) {
 	t.Run("invalid file is left alone", func(t *testing.T) {
 		path := filepath.Join(t.TempDir(), "settings.json")
 		os.WriteFile(path, []byte("{nope"), 0o644)
-		_, err := install.Install(path, bin, data, now)
+		_, err := install.Claude(path, bin, data, now)
 		if err == nil || !strings.Contains(err.Error(), "paste the entry from `recollect hooks print` by hand") {
 			t.Fatalf("err %v", err)
 		}
@@ -222,7 +222,7 @@ func TestBackupsNeverOverwrite(t *testing.T) {
 	}
 	var backups []string
 	for i, data := range []string{"/d/one", "/d/two", "/d/three"} {
-		res, err := install.InstallEntries(settings, install.SettingsEntries("/bin/recollect", "/bin/recollect-notify", data, false), now)
+		res, err := install.Entries(settings, install.SettingsEntries("/bin/recollect", "/bin/recollect-notify", data, false), now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -234,7 +234,7 @@ func TestBackupsNeverOverwrite(t *testing.T) {
 			t.Fatalf("install %d: backup %q, want %q", i+1, res.Backup, want)
 		}
 		backups = append(backups, res.Backup)
-		cres, err := install.InstallCodex(codex, "/bin/recollect-notify", data, false, now)
+		cres, err := install.Codex(codex, "/bin/recollect-notify", data, false, now)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -46,12 +47,14 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// Start runs `bin daemon --data dir` and waits until its control socket
-// answers with its pid.
-func Start(ctx context.Context, bin, dir string) (*Proc, error) {
+// Start runs `bin daemon --data dir`, with env ("NAME=value") added to
+// this process's environment, and waits until its control socket answers
+// with its pid.
+func Start(ctx context.Context, bin, dir string, env ...string) (*Proc, error) {
 	d := &Proc{dir: dir, stderr: &lockedBuffer{}, done: make(chan struct{})}
 	d.cmd = exec.Command(bin, "daemon", "--data", dir)
 	d.cmd.Stderr = d.stderr
+	d.cmd.Env = append(os.Environ(), env...)
 	if err := d.cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
@@ -88,12 +91,13 @@ func (d *Proc) LastLine() string {
 	return s
 }
 
-// Stop sends SIGTERM and waits; a daemon that does not stop in 30 s is
-// killed and the error says so.
+// Stop sends SIGTERM and waits, and says how the daemon exited unless it
+// exited cleanly; a daemon that does not stop in 30 s is killed and the
+// error says so.
 func (d *Proc) Stop() error {
 	select {
 	case <-d.done:
-		return d.err
+		return d.exitErr()
 	default:
 	}
 	if err := d.cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -101,11 +105,20 @@ func (d *Proc) Stop() error {
 	}
 	select {
 	case <-d.done:
-		return d.err
+		return d.exitErr()
 	case <-time.After(30 * time.Second):
 		d.Kill()
 		return errors.New("daemon did not stop within 30s of SIGTERM; killed")
 	}
+}
+
+// exitErr is nil for a clean exit, else the exit status with the line
+// that says why.
+func (d *Proc) exitErr() error {
+	if d.err == nil {
+		return nil
+	}
+	return fmt.Errorf("daemon exited with %w: %s", d.err, d.LastLine())
 }
 
 // Kill ends the daemon with SIGKILL, unless it has exited, and waits.

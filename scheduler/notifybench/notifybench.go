@@ -19,12 +19,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/install"
-	"github.com/recollect/recollect/hooks/notice"
+	"github.com/recollect/recollect/scheduler/daemonproc"
 )
 
 // MinRuns is the fewest runs per column a reported figure rests on, and
@@ -79,12 +77,13 @@ func Measure(ctx context.Context, opts Options) (Result, error) {
 	}
 	defer os.RemoveAll(dir)
 	data := filepath.Join(dir, "data")
-	stop, err := startDaemon(ctx, opts.Binary, data)
+	d, err := daemonproc.Start(ctx, opts.Binary, data)
 	if err != nil {
 		return Result{}, err
 	}
+	defer d.Kill()
 	res, err := measure(ctx, opts, data)
-	return res, errors.Join(err, stop())
+	return res, errors.Join(err, d.Stop())
 }
 
 // measure runs the rounds against the daemon of data.
@@ -166,52 +165,6 @@ func timeOnce(ctx context.Context, argv []string, stdin string) (time.Duration, 
 		return 0, fmt.Errorf("notify printed %q; with a daemon running it must print nothing", out.String())
 	}
 	return d, nil
-}
-
-// startDaemon starts `recollect daemon` on data and waits until it answers.
-func startDaemon(ctx context.Context, bin, data string) (stop func() error, err error) {
-	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "daemon", "--data", data)
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start daemon: %w", err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	stop = func() error {
-		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
-			return fmt.Errorf("stop daemon: %w", err)
-		}
-		select {
-		case err := <-exited:
-			if err != nil {
-				return fmt.Errorf("daemon exited with %w: %s", err, stderr.String())
-			}
-			return nil
-		case <-time.After(30 * time.Second):
-			cmd.Process.Kill()
-			return errors.New("daemon did not stop within 30s; killed")
-		}
-	}
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		resp, err := control.Send(ctx, notice.SocketPath(data), notice.Request{Op: notice.OpStatus})
-		if err == nil && resp.Status != nil && resp.Status.PID == cmd.Process.Pid {
-			return stop, nil
-		}
-		select {
-		case err := <-exited:
-			return nil, fmt.Errorf("daemon exited early (%v): %s", err, stderr.String())
-		case <-ctx.Done():
-			cmd.Process.Kill()
-			return nil, ctx.Err()
-		case <-time.After(5 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			return nil, fmt.Errorf("daemon did not answer within 15s: %v", err)
-		}
-	}
 }
 
 // String renders the result as a table, with each median as a ratio to

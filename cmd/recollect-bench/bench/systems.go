@@ -281,7 +281,7 @@ func runDaemonParts(ctx context.Context, opts SystemsOptions, work string, rep *
 		}
 	}
 	if err := d.Stop(); err != nil {
-		return fmt.Errorf("daemon did not stop cleanly: %w: %s", err, d.LastLine())
+		return fmt.Errorf("daemon did not stop cleanly: %w", err)
 	}
 	return nil
 }
