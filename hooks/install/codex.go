@@ -20,13 +20,9 @@ func CodexConfig(getenv func(string) string) (string, error) {
 	if h := getenv("CODEX_HOME"); h != "" {
 		return filepath.Join(h, CodexConfigFile), nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find home directory: %w; set CODEX_HOME", err)
-		}
-		home = h
+	home, err := homeDir(getenv, "set CODEX_HOME")
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(home, ".codex", CodexConfigFile), nil
 }

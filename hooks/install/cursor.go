@@ -27,13 +27,9 @@ func CursorProjectHooks(dir string) string { return filepath.Join(dir, ".cursor"
 
 // CursorUserHooks is the user's Cursor hooks file, ~/.cursor/hooks.json.
 func CursorUserHooks(getenv func(string) string) (string, error) {
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find home directory: %w; use --project DIR instead", err)
-		}
-		home = h
+	home, err := homeDir(getenv, "use --project DIR instead")
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(home, ".cursor", CursorHooksFile), nil
 }

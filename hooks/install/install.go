@@ -41,15 +41,24 @@ func UserSettings(getenv func(string) string) (string, error) {
 	if d := getenv("CLAUDE_CONFIG_DIR"); d != "" {
 		return filepath.Join(d, SettingsFile), nil
 	}
-	home := getenv("HOME")
-	if home == "" {
-		h, err := os.UserHomeDir()
-		if err != nil {
-			return "", fmt.Errorf("find home directory: %w; use --project DIR instead", err)
-		}
-		home = h
+	home, err := homeDir(getenv, "use --project DIR instead")
+	if err != nil {
+		return "", err
 	}
 	return filepath.Join(home, ".claude", SettingsFile), nil
+}
+
+// homeDir is the user's home directory: $HOME through getenv, else the
+// system's; hint says what to do when neither is known.
+func homeDir(getenv func(string) string, hint string) (string, error) {
+	if home := getenv("HOME"); home != "" {
+		return home, nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("find home directory: %w; %s", err, hint)
+	}
+	return home, nil
 }
 
 // Result says what an installer (Claude, Entries, Codex, Cursor,
