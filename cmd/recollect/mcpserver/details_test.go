@@ -11,7 +11,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/recollect/recollect/cmd/recollect/mcpserver"
-	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -130,19 +129,9 @@ func TestUnknownToolKeepsServing(t *testing.T) {
 func TestStructuredContentMatchesOutputSchema(t *testing.T) {
 	p := openStore(t, t.TempDir(), config.Default())
 	ctx := context.Background()
-	for _, s := range []string{"Alice owns the billing service.", "We deploy the billing service with Render every Friday."} {
-		if _, err := p.Record(ctx, []store.Event{{SessionID: "s1", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: s}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := p.Run(ctx, pipeline.RunOptions{Trigger: "cli"}); err != nil {
-		t.Fatal(err)
-	}
-	srv, err := mcpserver.New(p, mcpserver.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := inProcess(t, srv)
+	c := consolidatedServer(t, p,
+		store.Event{SessionID: "s1", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "Alice owns the billing service."},
+		store.Event{SessionID: "s1", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "We deploy the billing service with Render every Friday."})
 	tools, err := c.cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/cmd/recollect/mcpserver"
-	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 )
@@ -20,22 +18,9 @@ func TestForgetToolIsOffUntilTurnedOn(t *testing.T) {
 		cfg := config.Default()
 		cfg.Retention.AgentForget = on
 		p := openStore(t, t.TempDir(), cfg)
-		for _, ev := range []store.Event{
-			{SessionID: "old", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "We deploy the Zephyr billing service with Render every Friday."},
-			{SessionID: "new", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "We moved the Atlas search service to Fly.io last week."},
-		} {
-			if _, err := p.Record(ctx, []store.Event{ev}); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := p.Run(ctx, pipeline.RunOptions{Trigger: "cli"}); err != nil {
-			t.Fatal(err)
-		}
-		srv, err := mcpserver.New(p, mcpserver.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		c := inProcess(t, srv)
+		c := consolidatedServer(t, p,
+			store.Event{SessionID: "old", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "We deploy the Zephyr billing service with Render every Friday."},
+			store.Event{SessionID: "new", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "We moved the Atlas search service to Fly.io last week."})
 		tools, err := c.cs.ListTools(ctx, nil)
 		if err != nil {
 			t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/recollect/recollect/cmd/recollect/mcpserver"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/storetest"
 )
@@ -174,4 +175,25 @@ func TestSemanticArmWhenEmbeddingsOn(t *testing.T) {
 			}
 		})
 	}
+}
+
+// consolidatedServer records events into p one by one, consolidates them
+// as ` + "`recollect consolidate`" + ` does, and connects an in-process client to an
+// MCP server over p.
+func consolidatedServer(t *testing.T, p *pipeline.Pipeline, events ...store.Event) *client {
+	t.Helper()
+	ctx := context.Background()
+	for _, ev := range events {
+		if _, err := p.Record(ctx, []store.Event{ev}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := p.Run(ctx, pipeline.RunOptions{Trigger: "cli"}); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(p, mcpserver.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return inProcess(t, srv)
 }

@@ -2,11 +2,12 @@ package mcpserver_test
 
 import (
 	"database/sql"
-	"github.com/recollect/recollect/cmd/recollect/mcpserver"
-	"github.com/recollect/recollect/graph"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/cmd/recollect/mcpserver"
+	"github.com/recollect/recollect/graph"
 
 	_ "github.com/mattn/go-sqlite3"
 )
