@@ -178,7 +178,7 @@ func TestSemanticArmWhenEmbeddingsOn(t *testing.T) {
 }
 
 // consolidatedServer records events into p one by one, consolidates them
-// as ` + "`recollect consolidate`" + ` does, and connects an in-process client to an
+// as `recollect consolidate` does, and connects an in-process client to an
 // MCP server over p.
 func consolidatedServer(t *testing.T, p *pipeline.Pipeline, events ...store.Event) *client {
 	t.Helper()
