@@ -2,12 +2,14 @@ package store
 
 import (
 	"context"
+	"database/sql"
 	"database/sql/driver"
 	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mattn/go-sqlite3"
@@ -42,19 +44,35 @@ type fileWatch struct {
 
 type fileIdentity struct{ dev, ino uint64 }
 
+// handle is what an SQLite store opened for writing keeps beside its
+// connection pool (store.Handle): the pinned connection and the identity
+// of the files it opened, and the page cache of each new connection.
+type handle struct {
+	path string
+	pool *sql.DB
+	// files notices the database or its WAL deleted or replaced under
+	// this handle; nil until watchFiles.
+	files *fileWatch
+	// cacheKiB, when above zero, is the page cache of each new
+	// connection (LimitCache).
+	cacheKiB atomic.Int64
+}
+
+var _ Handle = (*handle)(nil)
+
 // watchFiles pins a connection and notes the files it opened.
-func (db *DB) watchFiles() error {
-	pin, err := openPin(db.Path, busyTimeoutMS)
+func (h *handle) watchFiles() error {
+	pin, err := openPin(h.path, busyTimeoutMS)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", db.Path, err)
+		return fmt.Errorf("open %s: %w", h.path, err)
 	}
 	w := &fileWatch{pin: pin}
 	var okDB, okWAL bool
-	w.db, okDB = identityOf(db.Path)
-	w.wal, okWAL = identityOf(db.Path + "-wal")
+	w.db, okDB = identityOf(h.path)
+	w.wal, okWAL = identityOf(h.path + "-wal")
 	w.unchecked = !okDB || !okWAL
 	if !w.unchecked {
-		if f, err := os.Open(db.Path + "-wal"); err == nil {
+		if f, err := os.Open(h.path + "-wal"); err == nil {
 			if fi, err := f.Stat(); err == nil && sameFile(fi, w.wal) {
 				w.walFile = f
 			} else {
@@ -62,15 +80,15 @@ func (db *DB) watchFiles() error {
 			}
 		}
 	}
-	db.files = w
+	h.files = w
 	return nil
 }
 
-// checkFiles returns ErrFilesChanged (wrapped with what changed) when the
+// CheckWrite returns ErrFilesChanged (wrapped with what changed) when the
 // database or WAL at the path is not the one opened; once it has, it
 // keeps returning it.
-func (db *DB) checkFiles() error {
-	w := db.files
+func (h *handle) CheckWrite() error {
+	w := h.files
 	if w == nil {
 		return nil
 	}
@@ -80,19 +98,19 @@ func (db *DB) checkFiles() error {
 		return w.broken
 	}
 	what := ""
-	if id, ok := identityOf(db.Path); !ok {
-		what = db.Path + " was deleted"
+	if id, ok := identityOf(h.path); !ok {
+		what = h.path + " was deleted"
 	} else if id != w.db {
-		what = db.Path + " was replaced by another file"
+		what = h.path + " was replaced by another file"
 	} else if w.walDeleted() {
-		what = db.Path + "-wal was deleted"
-		if _, ok := identityOf(db.Path + "-wal"); ok {
+		what = h.path + "-wal was deleted"
+		if _, ok := identityOf(h.path + "-wal"); ok {
 			what += "; the one at its path now is new"
 		}
-	} else if id, ok := identityOf(db.Path + "-wal"); !ok {
-		what = db.Path + "-wal was deleted"
+	} else if id, ok := identityOf(h.path + "-wal"); !ok {
+		what = h.path + "-wal was deleted"
 	} else if id != w.wal {
-		what = db.Path + "-wal was replaced by another file"
+		what = h.path + "-wal was replaced by another file"
 	}
 	if what != "" {
 		w.broken = fmt.Errorf("%w: %s; nothing more is written by this process (writes since the change may be lost); stop it and start it again", ErrFilesChanged, what)
@@ -100,14 +118,11 @@ func (db *DB) checkFiles() error {
 	return w.broken
 }
 
-// DataVersion is a number that changes whenever anything commits to the
-// store — this process's pool or another process — read from the pinned
-// connection, which never writes (PRAGMA data_version). ok is false when
-// the handle has no such number: a reader (OpenReader), or a store on
-// PostgreSQL. Whoever keeps what it read must read the version before
-// reading the store, so a commit in between is seen at the next call.
-func (db *DB) DataVersion() (version int64, ok bool, err error) {
-	w := db.files
+// DataVersion is PRAGMA data_version read from the pinned connection,
+// which never writes: it changes whenever anything commits to the store,
+// this process's pool or another process.
+func (h *handle) DataVersion() (version int64, ok bool, err error) {
+	w := h.files
 	if w == nil {
 		return 0, false, nil
 	}
@@ -118,23 +133,20 @@ func (db *DB) DataVersion() (version int64, ok bool, err error) {
 	}
 	v, err := w.pin.dataVersion()
 	if err != nil {
-		return 0, false, fmt.Errorf("read the data version of %s: %w", db.Path, err)
+		return 0, false, fmt.Errorf("read the data version of %s: %w", h.path, err)
 	}
 	return v, true, nil
 }
 
-// Close closes the pool and then the pinned connection: the last of the
-// store's connections to close checkpoints the WAL and removes it.
-func (db *DB) Close() error {
-	err := db.DB.Close()
-	if db.files != nil {
-		err = errors.Join(err, db.files.pin.close())
-		if db.files.walFile != nil {
-			db.files.walFile.Close()
-		}
+// Close closes the pinned connection once the pool is closed: the last
+// of the store's connections to close checkpoints the WAL and removes it.
+func (h *handle) Close() error {
+	if h.files == nil {
+		return nil
 	}
-	if db.OnClose != nil {
-		err = errors.Join(err, db.OnClose())
+	err := h.files.pin.close()
+	if h.files.walFile != nil {
+		h.files.walFile.Close()
 	}
 	return err
 }
@@ -165,13 +177,13 @@ func sameFile(fi os.FileInfo, id fileIdentity) bool {
 // what to do, and no WAL is made.
 type watchedConnector struct {
 	dsn string
-	db  *DB
+	h   *handle
 }
 
 // Connect opens a connection unless the handle's files changed.
 func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
-	if err := c.db.checkFiles(); err != nil {
-		return nil, fmt.Errorf("open %s: %w", c.db.Path, err)
+	if err := c.h.CheckWrite(); err != nil {
+		return nil, fmt.Errorf("open %s: %w", c.h.path, err)
 	}
 	// Opening a connection sets the journal mode, which on a store another
 	// process is creating at the same moment can answer "locked" at once,
@@ -181,7 +193,7 @@ func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	for {
 		conn, err := c.Driver().Open(c.dsn)
 		if err == nil {
-			return c.db.sizeCache(conn)
+			return c.h.sizeCache(conn)
 		}
 		if !busy(err) || time.Now().After(deadline) {
 			return conn, err
@@ -196,22 +208,21 @@ func (c watchedConnector) Connect(ctx context.Context) (driver.Conn, error) {
 
 // LimitCache holds each of the handle's connections to kib KiB of pages
 // (PRAGMA cache_size) instead of the 16 MiB a connection opened by Open
-// keeps: for a process that stays up, whose pool keeps several
-// connections with a cache each. The idle connections are closed, so the
-// next statements open connections with the limit.
-func (db *DB) LimitCache(kib int) {
-	if db.files == nil || kib <= 0 {
+// keeps. The idle connections are closed, so the next statements open
+// connections with the limit.
+func (h *handle) LimitCache(kib int) {
+	if h.files == nil || kib <= 0 {
 		return
 	}
-	db.cacheKiB.Store(int64(kib))
-	db.DB.SetMaxIdleConns(0)
-	db.DB.SetMaxIdleConns(idleConns)
+	h.cacheKiB.Store(int64(kib))
+	h.pool.SetMaxIdleConns(0)
+	h.pool.SetMaxIdleConns(idleConns)
 }
 
 // sizeCache sets a new connection's page cache to the handle's limit
 // (LimitCache), when one is set.
-func (db *DB) sizeCache(conn driver.Conn) (driver.Conn, error) {
-	kib := db.cacheKiB.Load()
+func (h *handle) sizeCache(conn driver.Conn) (driver.Conn, error) {
+	kib := h.cacheKiB.Load()
 	if kib <= 0 {
 		return conn, nil
 	}
@@ -221,7 +232,7 @@ func (db *DB) sizeCache(conn driver.Conn) (driver.Conn, error) {
 	}
 	if _, err := ex.ExecContext(context.Background(), "PRAGMA cache_size = -"+strconv.FormatInt(kib, 10), nil); err != nil {
 		conn.Close()
-		return nil, fmt.Errorf("open %s: set the page cache: %w", db.Path, err)
+		return nil, fmt.Errorf("open %s: set the page cache: %w", h.path, err)
 	}
 	return conn, nil
 }

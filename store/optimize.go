@@ -33,7 +33,7 @@ const statsMinRows = 10_000
 // pool's idle connections are closed afterwards: the next statements
 // open connections that load these.
 func (sqliteEngine) Optimize(ctx context.Context, db *DB) error {
-	if err := db.checkFiles(); err != nil {
+	if err := db.CheckWrite(); err != nil {
 		return err
 	}
 	conn, err := db.DB.Conn(ctx)

@@ -36,7 +36,7 @@ func OpenReader(ctx context.Context, dir string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	sqlDB.SetMaxOpenConns(1)
-	db := &DB{DB: sqlDB, eng: sqliteEngine{}, Dir: dir, Path: path}
+	db := Wrap(sqlDB, sqliteEngine{}, dir, path)
 	v, err := db.Version(ctx)
 	if err != nil {
 		sqlDB.Close()

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/recollect/recollect/store/datadir"
@@ -58,12 +57,9 @@ type DB struct {
 	// written (see room.go).
 	Room func(ctx context.Context) error
 
-	// files notices the database or its WAL deleted or replaced under
-	// this handle (files.go); nil for a reader.
-	files *fileWatch
-	// cacheKiB, when above zero, is the page cache of each new
-	// connection (LimitCache).
-	cacheKiB atomic.Int64
+	// h is what the engine keeps beside the pool for this store (see
+	// Handle); nil when it keeps nothing.
+	h Handle
 	// OnClose, when set, runs once the database is closed (after its
 	// last connection, so a WAL SQLite removes is gone by then).
 	OnClose func() error
@@ -102,10 +98,11 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 	// doclists again and again, and a page not held is a read from the
 	// file system (at a million facts, search 1.5x as fast under load).
 	dsn := fileURI(path) + "?_journal_mode=WAL&_busy_timeout=" + strconv.Itoa(busyTimeoutMS) + "&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on&_cache_size=-16384"
-	db := &DB{eng: sqliteEngine{}, Dir: filepath.Dir(path), Path: path}
-	sqlDB := sql.OpenDB(watchedConnector{dsn: dsn, db: db})
+	h := &handle{path: path}
+	sqlDB := sql.OpenDB(watchedConnector{dsn: dsn, h: h})
 	sqlDB.SetMaxIdleConns(idleConns)
-	db.DB = sqlDB
+	h.pool = sqlDB
+	db := WrapHandle(sqlDB, sqliteEngine{}, h, filepath.Dir(path), path)
 	if err := db.checkFTS5(ctx); err != nil {
 		sqlDB.Close()
 		return nil, err
@@ -114,7 +111,7 @@ func OpenFile(ctx context.Context, path string) (*DB, error) {
 		sqlDB.Close()
 		return nil, err
 	}
-	if err := db.watchFiles(); err != nil {
+	if err := h.watchFiles(); err != nil {
 		sqlDB.Close()
 		return nil, err
 	}
@@ -143,7 +140,7 @@ func (db *DB) Migrate(ctx context.Context, target int) error { return db.eng.Mig
 // returns nil and rolling back otherwise. It refuses (ErrFilesChanged) once
 // the database or its WAL was deleted or replaced under this handle.
 func (db *DB) Tx(ctx context.Context, fn func(*Tx) error) error {
-	if err := db.checkFiles(); err != nil {
+	if err := db.CheckWrite(); err != nil {
 		return err
 	}
 	tx, err := db.BeginTx(ctx, nil)
@@ -155,7 +152,7 @@ func (db *DB) Tx(ctx context.Context, fn func(*Tx) error) error {
 	}
 	// Checked again under the write lock, right before the commit is
 	// acknowledged: a write into a deleted WAL would be lost at close.
-	if err := db.checkFiles(); err != nil {
+	if err := db.CheckWrite(); err != nil {
 		return errors.Join(err, rollback(tx))
 	}
 	if err := tx.Commit(); err != nil {
