@@ -11,7 +11,7 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // TestCodeFileServesANewProcess: a reader never writes the code file (the
@@ -107,7 +107,7 @@ func TestCodeFileCountsVectorsWithoutCodes(t *testing.T) {
 	if f, ok := vector.ReadCodeFile(db.Dir, sp); !ok || f.Missing != 1 || len(f.IDs) != 1300 {
 		t.Fatalf("code file: ok %v, %d codes, %d missing; want 1300 codes and 1 missing", ok, len(f.IDs), f.Missing)
 	}
-	h, err := store.Open(ctx, db.Dir)
+	h, err := sqlite.Open(ctx, db.Dir)
 	if err != nil {
 		t.Fatal(err)
 	}

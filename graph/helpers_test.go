@@ -10,6 +10,7 @@ import (
 	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // day0 is the fixtures' first day; dayN(n) is n days later.
@@ -19,7 +20,7 @@ func dayN(n int) string { return store.FormatTime(day0.Add(time.Duration(n) * 24
 
 func newDB(tb testing.TB) *store.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), tb.TempDir())
+	db, err := sqlite.Open(context.Background(), tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func nullable(s string) any {
 // process does; both close when the test ends.
 func reopenReader(t *testing.T, dir string) *graph.Reader {
 	t.Helper()
-	h, err := store.Open(context.Background(), dir)
+	h, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

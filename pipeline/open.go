@@ -16,6 +16,7 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // Options are what the caller of Open injects. The zero value reads the
@@ -142,7 +143,7 @@ func OpenStore(ctx context.Context, dir string, storage config.Storage, getenv f
 	if err := config.CheckWAL(dir, getenv); err != nil {
 		return nil, err
 	}
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // reclaimableWhere selects the raw events prune may remove, over
@@ -264,8 +265,8 @@ func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, of string, 
 	return before, after, of, err
 }
 
-// FileBytes is the on-disk size of an SQLite store (store.FileBytes).
-func FileBytes(path string) int64 { return store.FileBytes(path) }
+// FileBytes is the on-disk size of an SQLite store (sqlite.FileBytes).
+func FileBytes(path string) int64 { return sqlite.FileBytes(path) }
 
 // CacheBytes is the size of the vector caches in data directory dir: each
 // space's code file and vector file (vector.CodeFilePattern,

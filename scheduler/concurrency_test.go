@@ -18,7 +18,7 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/scheduler/daemonproc"
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // envFaultLong makes the concurrency test run 60 s instead of 20 s.
@@ -78,7 +78,7 @@ func TestConcurrentDaemonSearchesAndCaptures(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres/pgtest"
+	"github.com/recollect/recollect/store/sqlite"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -115,7 +116,7 @@ func crashRestart(t *testing.T, engine string) {
 
 	// The reference: one uninterrupted copy into a store of its own.
 	refDir := filepath.Join(root, "ref")
-	ref, err := store.Open(context.Background(), refDir)
+	ref, err := sqlite.Open(context.Background(), refDir)
 	if err != nil {
 		t.Fatal(err)
 	}

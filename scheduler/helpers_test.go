@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/scheduler"
 	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -102,7 +103,7 @@ func status(dir string) (control.Status, error) {
 // second connection, so that any run blocks until release is called.
 func holdWriteLock(tb testing.TB, dir string) (release func()) {
 	tb.Helper()
-	db, err := store.Open(context.Background(), dir)
+	db, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/scheduler/daemonproc"
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // TestSIGKILLDaemonDuring200kCopy kills the real daemon with SIGKILL at
@@ -47,7 +47,7 @@ func TestSIGKILLDaemonDuring200kCopy(t *testing.T) {
 	}
 	f.Close()
 	ctx := context.Background()
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

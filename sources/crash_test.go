@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // Environment of the crash helper process.
@@ -27,7 +27,7 @@ func TestCrashHelper(t *testing.T) {
 	if dir == "" {
 		t.Skip("runs only as the crash test's child process")
 	}
-	db, err := store.Open(context.Background(), dir)
+	db, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestKilledCopiesLoseAndDoubleNothing(t *testing.T) {
 		body = append(body, userLine("big", "/w/app", fmt.Sprintf("line %04d of a long conversation about retry budgets", i))...)
 	}
 	writeFile(t, path, body)
-	db, err := store.Open(context.Background(), data)
+	db, err := sqlite.Open(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}

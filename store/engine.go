@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"strings"
 )
 
 // Engine is what one storage engine supplies beyond the SQL every engine
@@ -12,8 +11,8 @@ import (
 // placeholders, and run them through DB and Tx, which rebind them; what has
 // no common form — full-text search and its query syntax, JSON arrays,
 // substring tests, row order, the schema, maintenance — is a method here.
-// sqliteEngine is the SQLite implementation; a second engine implements
-// the same methods and nothing above store changes.
+// store/sqlite and store/postgres implement it; an engine implements the
+// same methods and nothing above store changes.
 type Engine interface {
 	// Name names the engine in stats and errors ("sqlite").
 	Name() string
@@ -54,7 +53,7 @@ type Engine interface {
 	// match text best (columns id and score, as TextMatches, ties by id),
 	// with the arguments it binds. It is TextMatches ordered and cut to k,
 	// but an engine may run statements of its own first to find them
-	// without scoring every match (SQLite: sqliteEngine.TopText).
+	// without scoring every match (store/sqlite's TopText).
 	TopText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int) (source string, args []any, err error)
 	// TextQuery renders q as the argument of TextMatches; "" when q holds
 	// nothing to search.
@@ -299,18 +298,6 @@ func (t *Tx) SecureDelete(ctx context.Context) error { return t.eng.SecureDelete
 // Raw is the database/sql transaction underneath, for an engine's own
 // statements.
 func (t *Tx) Raw() *sql.Tx { return t.tx }
-
-// renderFTS5 writes q in FTS5's query syntax: each word or phrase quoted
-// (a quote inside doubled), joined by OR.
-func renderFTS5(q TextQuery) string {
-	parts := make([]string, 0, len(q))
-	for _, t := range q {
-		if t = strings.TrimSpace(t); t != "" {
-			parts = append(parts, `"`+strings.ReplaceAll(t, `"`, `""`)+`"`)
-		}
-	}
-	return strings.Join(parts, " OR ")
-}
 
 // AdjacentSeeks is Engine.Adjacent as subqueries on the session's
 // indexes, for any engine: what SQLite runs, and what PostgreSQL's kept

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 func TestInList(t *testing.T) {
@@ -36,7 +37,7 @@ func TestInList(t *testing.T) {
 // TestInListSelects runs the rendered list against a real store: the
 // values are bound, so a quote in one is a value, never SQL.
 func TestInListSelects(t *testing.T) {
-	db, err := store.Open(context.Background(), t.TempDir())
+	db, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,11 +43,11 @@ func privateDir(dir string) error {
 	return nil
 }
 
-// privateDB creates the database file at path with mode 0600 when it does
+// PrivateDB creates the database file at path with mode 0600 when it does
 // not exist, and takes group and other access away from it and from its
 // -wal and -shm files when an older binary or a loose umask left them
 // readable.
-func privateDB(path string) error {
+func PrivateDB(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	switch {
 	case err == nil:

@@ -32,10 +32,10 @@ func privateDir(dir string) error {
 	return nil
 }
 
-// privateDB creates the database file at path when it does not exist and
+// PrivateDB creates the database file at path when it does not exist and
 // restricts it, its -wal and -shm files and config.json to the current
 // user.
-func privateDB(path string) error {
+func PrivateDB(path string) error {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
 	switch {
 	case err == nil:

@@ -1,10 +1,13 @@
-// Package store owns the database behind a recollect data directory: the
-// schema and its migrations, connection settings (WAL, busy timeout, foreign
-// keys), the data-directory resolution order and the small write helpers that
-// every layer shares (events, sessions, the mutation log). It is the storage
-// seam: every statement that only one engine understands (full-text search,
-// PRAGMA, VACUUM, JSON arrays, the schema) is an Engine method here, and the
-// layers above write only SQL that SQLite and PostgreSQL both accept.
+// Package store owns what every engine of a recollect store shares: the
+// Engine interface (the seam: every statement only one engine understands
+// — full-text search, PRAGMA, VACUUM, JSON arrays, the schema — is an
+// Engine method), the DB and Tx wrappers that rebind the portable SQL the
+// layers above write, the schema version both engines migrate to, the row
+// types and small write helpers every layer shares (events, sessions, the
+// mutation log, meta), the text index and query types, the copy between
+// stores and the data directory's privacy. The engines live below it:
+// store/sqlite (the default, a file in the data directory) and
+// store/postgres; each opens a store and hands back a *DB.
 //
 // It knows nothing about transcripts, models or ranking; those live in
 // sources, extract, integrate and graph, which all import store.
@@ -15,33 +18,28 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/recollect/recollect/store/datadir"
-	"github.com/recollect/recollect/store/regfile"
 )
-
-// fileURI is path as an SQLite file: URI: the characters a URI gives a
-// meaning ('%', '?', '#') escaped, so a data directory named "notes#2" or
-// "what?" opens its own memory.db rather than a file named by the part
-// before them.
-func fileURI(path string) string {
-	return "file:" + strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(path)
-}
 
 // DBFile is the database file name inside a data directory.
 const DBFile = datadir.StoreFile
 
-// ErrNoFTS5 means the binary's SQLite lacks FTS5: it was built without the
-// sqlite_fts5 tag.
-var ErrNoFTS5 = errors.New("this recollect was built without FTS5; rebuild with: go install -tags sqlite_fts5 ./cmd/recollect")
-
 // ErrNewerSchema means the file was written by a newer recollect.
 var ErrNewerSchema = errors.New("store written by a newer recollect")
+
+// ErrNoStore means a data directory holds no database yet.
+var ErrNoStore = errors.New("no store in this data directory")
+
+// ErrOlderSchema means a store still needs a migration that a reader may
+// not run.
+var ErrOlderSchema = errors.New("store needs a migration")
+
+// SchemaVersion is the version a store has after every migration ran, on
+// either engine: store/sqlite and store/postgres each migrate to it, and
+// their tests pin that each has exactly this many migrations.
+const SchemaVersion = 29
 
 // DB is an open store. Packages above run their own portable queries
 // through its ExecContext, QueryContext and QueryRowContext (and Tx), which
@@ -63,70 +61,6 @@ type DB struct {
 	// OnClose, when set, runs once the database is closed (after its
 	// last connection, so a WAL SQLite removes is gone by then).
 	OnClose func() error
-}
-
-// Open opens (creating if needed) the store in data directory dir and
-// migrates it to SchemaVersion.
-func Open(ctx context.Context, dir string) (*DB, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create data directory %s: %w", dir, err)
-	}
-	if err := privateDir(dir); err != nil {
-		return nil, err
-	}
-	path := filepath.Join(dir, DBFile)
-	db, err := OpenFile(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	db.Dir = dir
-	return db, nil
-}
-
-// OpenFile opens the database at path without touching its directory. The
-// file (and so its -wal and -shm) is its owner's alone: created 0600, or
-// tightened to it.
-func OpenFile(ctx context.Context, path string) (*DB, error) {
-	if fi, err := os.Lstat(path); err == nil && !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("open %s: %w (%s); move it away or point --data at another directory", path, regfile.ErrNotRegular, fi.Mode().Type())
-	}
-	if err := privateDB(path); err != nil {
-		return nil, err
-	}
-	// Each connection keeps up to 16 MiB of pages (SQLite's default is 2
-	// MiB): a search of a large store reads the index's row sizes and
-	// doclists again and again, and a page not held is a read from the
-	// file system (at a million facts, search 1.5x as fast under load).
-	dsn := fileURI(path) + "?_journal_mode=WAL&_busy_timeout=" + strconv.Itoa(busyTimeoutMS) + "&_foreign_keys=on&_synchronous=NORMAL&_txlock=immediate&_secure_delete=on&_cache_size=-16384"
-	h := &handle{path: path}
-	sqlDB := sql.OpenDB(watchedConnector{dsn: dsn, h: h})
-	sqlDB.SetMaxIdleConns(idleConns)
-	h.pool = sqlDB
-	db := WrapHandle(sqlDB, sqliteEngine{}, h, filepath.Dir(path), path)
-	if err := db.checkFTS5(ctx); err != nil {
-		sqlDB.Close()
-		return nil, err
-	}
-	if err := db.Migrate(ctx, SchemaVersion); err != nil {
-		sqlDB.Close()
-		return nil, err
-	}
-	if err := h.watchFiles(); err != nil {
-		sqlDB.Close()
-		return nil, err
-	}
-	return db, nil
-}
-
-func (db *DB) checkFTS5(ctx context.Context) error {
-	var used int
-	if err := db.QueryRowContext(ctx, `SELECT sqlite_compileoption_used('ENABLE_FTS5')`).Scan(&used); err != nil {
-		return fmt.Errorf("open %s: %w", db.Path, err)
-	}
-	if used != 1 {
-		return ErrNoFTS5
-	}
-	return nil
 }
 
 // Version reports the store's schema version.

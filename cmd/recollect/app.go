@@ -16,6 +16,7 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/datadir"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // Env is everything the process gives the app: streams and environment.
@@ -299,7 +300,7 @@ func checkIdentity(ctx context.Context, dir string, env Env) error {
 	if _, err := os.Stat(path); err != nil {
 		return nil
 	}
-	db, err := store.OpenReader(ctx, dir)
+	db, err := sqlite.OpenReader(ctx, dir)
 	if err != nil {
 		return &config.UntrustedError{Path: path, Changed: true, Store: true}
 	}

@@ -35,18 +35,20 @@ type room struct {
 
 // rooms is the layering of ARCHITECTURE.md, top to bottom:
 // cmd → scheduler → pipeline → sources, extract, integrate → extract/model →
-// graph → graph/vector → store, with hooks, fixtures, scheduler/notifybench,
-// scheduler/daemonproc and graph/text as leaves.
+// graph → graph/vector → store (its engines store/sqlite and store/postgres
+// below it, store/sqlite reached only by the openers), with hooks,
+// fixtures, scheduler/notifybench, scheduler/daemonproc and graph/text as
+// leaves.
 // Siblings on one layer (sources, extract, integrate) never import each
 // other, and sources reads nothing of the knowledge side.
 var rooms = []room{
-	{root: "cmd/recollect", may: []string{"scheduler", "scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks", "fixtures"}},
+	{root: "cmd/recollect", may: []string{"scheduler", "scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "store/sqlite", "hooks", "fixtures"}},
 	// The hook's binary links only the hook's code path and the data
 	// directory rule, so it starts fast.
 	{root: "cmd/recollect-notify", may: []string{"hooks/notice", "store/datadir"}},
 	// The benchmark harness is a binary of its own, so the shipped recollect
 	// does not link it; it drives the recollect binary and the libraries.
-	{root: "cmd/recollect-bench", may: []string{"scheduler/notifybench", "scheduler/daemonproc", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
+	{root: "cmd/recollect-bench", may: []string{"scheduler/notifybench", "scheduler/daemonproc", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "store/sqlite", "hooks"}},
 	{root: "scheduler", may: []string{"scheduler/notifybench", "pipeline", "sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
 	// daemonproc starts and watches a daemon process from outside, and
 	// notifybench times the notify process against a daemon it starts
@@ -55,7 +57,7 @@ var rooms = []room{
 	// scheduler's tests.
 	{root: "scheduler/notifybench", may: []string{"scheduler/daemonproc", "hooks"}},
 	{root: "scheduler/daemonproc", may: []string{"hooks"}},
-	{root: "pipeline", may: []string{"sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
+	{root: "pipeline", may: []string{"sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "store/sqlite", "hooks"}},
 	{root: "sources", may: []string{"store", "hooks"}},
 	{root: "extract", may: []string{"extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
 	{root: "integrate", may: []string{"extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},
@@ -80,6 +82,12 @@ var rooms = []room{
 	{root: "fixtures", may: nil},
 	// store imports nothing of ours outside store/ but the leaf graph/text.
 	{root: "store", may: []string{"graph/text"}},
+	// sqlite is the SQLite engine below store, as store/postgres is the
+	// PostgreSQL one; only the openers (cmd, pipeline's OpenStore and
+	// firstrun, the benchmarks) and storetest reach it: every other room
+	// works on the *store.DB it returns.
+	{root: "store/sqlite", may: []string{"store", "graph/text"}},
+	{root: "store/storetest", may: []string{"store", "store/sqlite"}},
 }
 
 // roomOf returns the room of a module-relative package path: the deepest
@@ -227,6 +235,15 @@ func TestImportDirectionRules(t *testing.T) {
 		{"scheduler", "pipeline", false},
 		{"cmd/recollect-notify", "store", true},
 		{"cmd/recollect", "cmd/recollect/mcpserver", false},
+		{"pipeline", "store/sqlite", false},
+		{"pipeline/firstrun", "store/sqlite", false},
+		{"graph", "store/sqlite", true},
+		{"integrate", "store/sqlite", true},
+		{"scheduler", "store/sqlite", true},
+		{"store", "store/sqlite", true},
+		{"store/postgres", "store/sqlite", true},
+		{"store/sqlite", "store", false},
+		{"store/sqlite", "graph", true},
 	}
 	for _, c := range cases {
 		imports := map[string][]string{}
@@ -279,5 +296,40 @@ func TestNoEngineNameTestsOutsideStore(t *testing.T) {
 		if !engineNameTest.MatchString(bad) {
 			t.Errorf("the rule misses %q", bad)
 		}
+	}
+}
+
+// sqliteDriver is the SQLite driver's import path.
+const sqliteDriver = "github.com/mattn/go-sqlite3"
+
+// TestSQLiteDriverOnlyInStoreSQLite: the SQLite driver is the SQLite
+// engine's alone; every other package's production code works on the
+// *store.DB it opens.
+func TestSQLiteDriverOnlyInStoreSQLite(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("SQLITE DRIVER IMPORTS NOT CHECKED: the go command is not on PATH; put go on PATH to run this test")
+	}
+	cmd := exec.Command(goBin, "list", "-tags", "sqlite_fts5", "-f", `{{.ImportPath}}{{range .Imports}} {{.}}{{end}}`, module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var seen bool
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || !slices.Contains(fields[1:], sqliteDriver) {
+			continue
+		}
+		if fields[0] == module+"/store/sqlite" {
+			seen = true
+			continue
+		}
+		t.Errorf("%s imports %s: only store/sqlite speaks to SQLite; open the store with sqlite.Open and work on the *store.DB", fields[0], sqliteDriver)
+	}
+	if !seen {
+		t.Errorf("store/sqlite does not import %s: the check looks at the wrong package", sqliteDriver)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // TestConflictsCommand lists a conflict, refuses bad resolutions with exit
@@ -21,7 +21,7 @@ func TestConflictsCommand(t *testing.T) {
 		diskMust(t, dir, "record", "--session-id", "s1", "--content", s)
 	}
 	diskMust(t, dir, "consolidate")
-	db, err := store.Open(context.Background(), dir)
+	db, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

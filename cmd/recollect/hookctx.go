@@ -23,6 +23,7 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/datadir"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // contextHookCommands are the hook commands that add memory to an agent's
@@ -203,10 +204,10 @@ func readContext(parent context.Context, env Env, dir string, cfg config.Config,
 			// opening it migrates at most once, under the server's lock.
 			db, err = pipeline.OpenStore(ctx, dir, cfg.Storage, env.Getenv)
 		} else {
-			db, err = store.OpenReader(ctx, dir)
+			db, err = sqlite.OpenReader(ctx, dir)
 		}
 		if errors.Is(err, store.ErrOlderSchema) {
-			db, err = store.Open(ctx, dir) // the first run after an upgrade migrates, as any command would
+			db, err = sqlite.Open(ctx, dir) // the first run after an upgrade migrates, as any command would
 		}
 		if errors.Is(err, store.ErrNoStore) {
 			return "", nil // nothing remembered yet: add nothing, say nothing

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // TestRetentionWindowCommands: with retention.window set in config.json
@@ -26,7 +26,7 @@ func TestRetentionWindowCommands(t *testing.T) {
 	// A session happened last year (the transcript's own time).
 	age := func(t *testing.T, session string) {
 		t.Helper()
-		db, err := store.Open(ctx, dir)
+		db, err := sqlite.Open(ctx, dir)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/recollect/recollect/hooks/notice"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 func searchCommand(env Env) *cli.Command {
@@ -115,14 +116,14 @@ func searchByDaemon(ctx context.Context, dir string, q graph.Query, asJSON bool)
 
 // search answers q from the store of data directory dir. Without
 // embeddings a search is the read side's alone, so an SQLite store is
-// opened as the prompt hook opens it (store.OpenReader): read-only, one
+// opened as the prompt hook opens it (sqlite.OpenReader): read-only, one
 // connection, no connection pinned to watch the files, no model router —
 // the opening that was a third of a search process on a small store. A
 // store that needs a migration, one on PostgreSQL, or a search that embeds
 // its query opens the whole pipeline.
 func search(c *cli.Context, env Env, dir string, cfg config.Config, q graph.Query) (graph.Answer, error) {
 	if cfg.Storage.Provider != "postgres" && cfg.Embedding.Provider == "" {
-		db, err := store.OpenReader(c.Context, dir)
+		db, err := sqlite.OpenReader(c.Context, dir)
 		if err == nil {
 			defer db.Close()
 			r := graph.NewReader(db)

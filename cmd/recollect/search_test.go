@@ -10,7 +10,7 @@ import (
 )
 
 // TestSearchOpensWhatItNeeds: without embeddings a search reads the store
-// read-only (store.OpenReader), with them it opens the pipeline and embeds
+// read-only (sqlite.OpenReader), with them it opens the pipeline and embeds
 // the query at the configured host (a local server speaking Ollama's
 // /api/embed), finding the fact by the similarity arm too.
 func TestSearchOpensWhatItNeeds(t *testing.T) {

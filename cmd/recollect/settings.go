@@ -11,6 +11,7 @@ import (
 
 	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/sqlite"
 
 	"github.com/urfave/cli/v2"
 
@@ -162,7 +163,7 @@ func noteLeftBehind(c *cli.Context, w io.Writer, dir string) {
 		return // nothing was kept here
 	}
 	what := "its memory"
-	if db, err := store.OpenReader(c.Context, dir); err == nil {
+	if db, err := sqlite.OpenReader(c.Context, dir); err == nil {
 		var facts, events int
 		err := db.QueryRowContext(c.Context, `SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM session_events)`).Scan(&facts, &events)
 		db.Close()

@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/pipeline/stats"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 func TestStatsSentences(t *testing.T) {
@@ -31,7 +32,7 @@ func TestStatsSentences(t *testing.T) {
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
 	}
-	db, err := store.Open(context.Background(), dir)
+	db, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestStatsCountsVectorCaches(t *testing.T) {
 	dir := t.TempDir()
 	diskMust(t, dir, "init")
 	ctx := context.Background()
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +173,7 @@ func TestStatsSaysWhenFactsAreSignedAgain(t *testing.T) {
 	if out := diskMust(t, dir, "stats"); strings.Contains(out, "signatures ") {
 		t.Fatalf("a store with nothing to sign again says:\n%s", out)
 	}
-	db, err := store.Open(context.Background(), dir)
+	db, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 func storeCommand(env Env) *cli.Command {
@@ -89,7 +90,7 @@ func copyFrom(c *cli.Context, env Env) error {
 	if filepath.Clean(p.DB.Path) == from {
 		return usagef("store copy: --from names this store's own file; give another")
 	}
-	src, err := store.OpenFile(c.Context, from)
+	src, err := sqlite.OpenFile(c.Context, from)
 	if err != nil {
 		return err
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/recollect/recollect/store"
 	"os"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/datadir"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 func trustCommand(env Env) *cli.Command {
@@ -136,7 +136,7 @@ func runTrust(env Env, dir string, yes bool) error {
 	if askStore {
 		// The approved database gets a new identity, recorded with the
 		// approval: content swapped in later does not carry it.
-		db, err := store.Open(context.Background(), dir)
+		db, err := sqlite.Open(context.Background(), dir)
 		if err != nil {
 			return err
 		}

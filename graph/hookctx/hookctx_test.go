@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -90,7 +91,7 @@ func (m *memory) reader(tb testing.TB) *graph.Reader {
 	if m.cfg.Storage.Provider == "postgres" {
 		db, err = pipeline.OpenStore(context.Background(), m.dir, m.cfg.Storage, m.getenv)
 	} else {
-		db, err = store.OpenReader(context.Background(), m.dir)
+		db, err = sqlite.OpenReader(context.Background(), m.dir)
 	}
 	if err != nil {
 		tb.Fatal(err)

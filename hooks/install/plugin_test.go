@@ -18,7 +18,7 @@ import (
 	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/install"
 	"github.com/recollect/recollect/hooks/notice"
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -324,7 +324,7 @@ func TestPluginHooksRun(t *testing.T) {
 	// Something said since the last run, then compaction, while another
 	// writer holds the store so that the run cannot finish yet.
 	cli("The nightly backup of Atlas runs at three in the morning.", "record", "--session-id", "s1")
-	holder, err := store.Open(context.Background(), data)
+	holder, err := sqlite.Open(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // NoticeFile holds, in the data directory, what the first run did until a
@@ -108,7 +109,7 @@ func Fresh(ctx context.Context, dir string) (bool, error) {
 	if _, err := os.Stat(filepath.Join(dir, store.DBFile)); errors.Is(err, fs.ErrNotExist) {
 		return true, nil
 	}
-	db, err := store.OpenReader(ctx, dir)
+	db, err := sqlite.OpenReader(ctx, dir)
 	if err != nil {
 		return false, nil // not a store to judge: leave it as it is
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/pipeline/firstrun"
-	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // TestCreateOnceAmongRacers: the session-start hook and the MCP server
@@ -90,7 +90,7 @@ func TestFreshTakesAnEmptyStoreWithoutConfig(t *testing.T) {
 	if ok, err := firstrun.Fresh(ctx, dir); !ok || err != nil {
 		t.Fatalf("empty directory: fresh %v, %v", ok, err)
 	}
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // TestSchemaParity migrates a new SQLite store and a new PostgreSQL schema
@@ -24,7 +24,7 @@ import (
 // side has, fails the test.
 func TestSchemaParity(t *testing.T) {
 	pg := open(t) // first: without a server the test skips before any work
-	lite, err := store.Open(context.Background(), t.TempDir())
+	lite, err := sqlite.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ type Config struct {
 }
 
 // OpenStore opens (creating and migrating if needed) the store of data
-// directory dir in its schema on the server, as store.Open does for a
+// directory dir in its schema on the server, as sqlite.Open does for a
 // SQLite file. The directory, created 0700 if missing, still holds the
 // config, socket and logs.
 func OpenStore(ctx context.Context, dir string, c Config) (*store.DB, error) {

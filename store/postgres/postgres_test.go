@@ -49,11 +49,13 @@ func open(t *testing.T) *sql.DB {
 	return db
 }
 
-// TestMigrationsMatchSQLite pins one PostgreSQL migration per SQLite
-// migration: a store at version n means the same on both engines.
+// TestMigrationsMatchSQLite pins one PostgreSQL migration per version up
+// to store.SchemaVersion, which store/sqlite's migrations reach too
+// (TestMigrationsReachSchemaVersion): a store at version n means the same
+// on both engines.
 func TestMigrationsMatchSQLite(t *testing.T) {
 	if postgres.SchemaVersion != store.SchemaVersion {
-		t.Fatalf("PostgreSQL schema version %d, SQLite's %d: add the PostgreSQL form of every new SQLite migration to store/postgres/schema.go",
+		t.Fatalf("PostgreSQL schema version %d, store.SchemaVersion %d: add the PostgreSQL form of every new SQLite migration to store/postgres/schema.go",
 			postgres.SchemaVersion, store.SchemaVersion)
 	}
 }

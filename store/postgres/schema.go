@@ -1,7 +1,7 @@
 package postgres
 
 // migrations holds the PostgreSQL schema, one entry per version, with the
-// same meaning as the SQLite migration of the same number (store/schema.go):
+// same meaning as the SQLite migration of the same number (store/sqlite/schema.go):
 // a store at version n holds the same tables, columns, constraints and
 // triggers on either engine. Entries are append-only, like SQLite's.
 //

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // update is the -update flag of every test binary that imports storetest:
@@ -24,7 +25,7 @@ var update = flag.Bool("update", false, "rewrite the golden files under testdata
 // test opens a store that a command or daemon writes.
 func OpenDir(tb testing.TB, dir string) *store.DB {
 	tb.Helper()
-	db, err := store.Open(context.Background(), dir)
+	db, err := sqlite.Open(context.Background(), dir)
 	if err != nil {
 		tb.Fatalf("open store in %s: %v", dir, err)
 	}

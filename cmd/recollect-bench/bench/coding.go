@@ -19,6 +19,7 @@ import (
 	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // CodingSet is a labelled set of questions about real coding sessions:
@@ -395,7 +396,7 @@ func b2i(b bool) int {
 // readStore counts the store's events and active facts by kind, and
 // returns its user and assistant text messages: the BM25 documents.
 func readStore(ctx context.Context, data string, res *CodingResult) ([]string, error) {
-	db, err := store.OpenReader(ctx, data)
+	db, err := sqlite.OpenReader(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("open the built store: %w", err)
 	}

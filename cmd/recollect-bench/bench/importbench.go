@@ -18,8 +18,8 @@ import (
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/sources"
-	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // ImportResult is how long an imported history takes to become
@@ -164,7 +164,7 @@ func BenchImport(ctx context.Context, bin, work, fixtures string, mb int) (Impor
 	if err := importStore(base, home); err != nil {
 		return res, err
 	}
-	bdb, err := store.Open(ctx, base) // consolidate runs on an existing store only
+	bdb, err := sqlite.Open(ctx, base) // consolidate runs on an existing store only
 	if err != nil {
 		return res, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // IntegrateBatch is how many user messages the integrate bench records
@@ -212,7 +213,7 @@ func integrateStore(ctx context.Context, dir, keep, fixtures string, n int) ([]s
 // schema migrated and the stored facts signed again when a migration asks
 // for it. Done once on the kept store, not in every timed copy of it.
 func upgradeKept(ctx context.Context, dir string) error {
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		return fmt.Errorf("open the kept integrate store: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // NotifyResult is the whole-process wall time of a hook's notify beside
@@ -124,7 +125,7 @@ func appendLine(path string, i int, text string) error {
 // full-text query finds it in the daemon's store.
 func BenchFollow(ctx context.Context, dir, path string, n int) (FollowResult, error) {
 	res := FollowResult{Appends: n}
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		return res, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // benchStores caches the synthetic search stores for one test binary run:
@@ -80,7 +81,7 @@ func reuseSearchStore(b *testing.B, dir, fixtures string, n int) (*store.DB, []s
 		return nil, nil, false
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		b.Fatalf("open the kept search store %s: %v", dir, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // SearchResult compares graph.Search with a raw FTS5 MATCH of the same
@@ -273,7 +274,7 @@ func buildSearchStore(ctx context.Context, dir, fixtures string, n int) (*store.
 	if err != nil {
 		return nil, nil, err
 	}
-	db, err := store.Open(ctx, dir)
+	db, err := sqlite.Open(ctx, dir)
 	if err != nil {
 		return nil, nil, err
 	}

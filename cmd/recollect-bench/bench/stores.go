@@ -11,6 +11,7 @@ import (
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // Stores opens the throwaway stores of the copy and search parts in the
@@ -49,7 +50,7 @@ func (s Stores) named() (Stores, error) {
 // schema.
 func (s Stores) open(ctx context.Context, dir, name string) (db *store.DB, closeFn func() error, err error) {
 	if s.Engine() != "postgres" {
-		db, err := store.Open(ctx, dir)
+		db, err := sqlite.Open(ctx, dir)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -81,7 +82,7 @@ func (s Stores) schema(name string) string {
 // handle, as a new process would; close only closes that handle.
 func (s Stores) reopen(ctx context.Context, dir, name string) (*store.DB, error) {
 	if s.Engine() != "postgres" {
-		return store.Open(ctx, dir)
+		return sqlite.Open(ctx, dir)
 	}
 	storage := s.Storage
 	storage.Postgres.Schema = postgres.DefaultSchema("bench-" + s.run + "-" + name)

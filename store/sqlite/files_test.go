@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -8,15 +8,17 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/store"
 )
 
-func setMeta(db *DB, key string) error {
-	return db.Tx(context.Background(), func(tx *Tx) error { return SetMeta(context.Background(), tx, key, "v") })
+func setMeta(db *store.DB, key string) error {
+	return db.Tx(context.Background(), func(tx *store.Tx) error { return store.SetMeta(context.Background(), tx, key, "v") })
 }
 
 // openWritten opens a store in a new directory and commits one write, so
 // its WAL exists; the store closes when the test ends.
-func openWritten(t *testing.T) (*DB, string) {
+func openWritten(t *testing.T) (*store.DB, string) {
 	t.Helper()
 	dir := t.TempDir()
 	db, err := Open(context.Background(), dir)
@@ -71,7 +73,7 @@ func TestWritesStopWhenStoreFilesChange(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db, dir := openWritten(t)
-			tc.change(t, filepath.Join(dir, DBFile))
+			tc.change(t, filepath.Join(dir, store.DBFile))
 			for i := range 2 {
 				err := setMeta(db, "after")
 				if !errors.Is(err, ErrFilesChanged) || !strings.Contains(err.Error(), tc.says) {
@@ -88,7 +90,7 @@ func TestWritesStopWhenStoreFilesChange(t *testing.T) {
 // do.
 func TestNewConnectionRefusedAfterWALDeleted(t *testing.T) {
 	db, dir := openWritten(t)
-	wal := filepath.Join(dir, DBFile) + "-wal"
+	wal := filepath.Join(dir, store.DBFile) + "-wal"
 	if err := os.Remove(wal); err != nil {
 		t.Fatal(err)
 	}

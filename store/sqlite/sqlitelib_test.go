@@ -1,18 +1,20 @@
 //go:build cgo
 
-package store
+package sqlite
 
 import (
 	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/recollect/recollect/store"
 )
 
 // A connection's allocations take no process-wide mutex: SQLite keeps no
 // allocation statistics (with them on, it counts the open store's
 // memory here).
 func TestSQLiteKeepsNoAllocationStatistics(t *testing.T) {
-	db, err := OpenFile(context.Background(), filepath.Join(t.TempDir(), DBFile))
+	db, err := OpenFile(context.Background(), filepath.Join(t.TempDir(), store.DBFile))
 	if err != nil {
 		t.Fatal(err)
 	}

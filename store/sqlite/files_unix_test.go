@@ -1,6 +1,6 @@
 //go:build unix
 
-package store
+package sqlite
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/regfile"
 )
 
 // A FIFO (or folder) where memory.db goes is refused with what to do.
 func TestOpenRefusesNonRegularDatabase(t *testing.T) {
 	dir := t.TempDir()
-	if err := syscall.Mkfifo(filepath.Join(dir, DBFile), 0o600); err != nil {
+	if err := syscall.Mkfifo(filepath.Join(dir, store.DBFile), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	_, err := Open(context.Background(), dir)

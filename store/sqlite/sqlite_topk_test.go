@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -7,12 +7,14 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/store"
 )
 
 // topkStore fills a SQLite store with facts of 4 to 30 words: two words
 // most facts hold ("note", "project"), a few that a tenth hold, and rare
 // ones ("zebra0" … "zebra9") held by about 2% each, some twice.
-func topkStore(tb testing.TB, n int) *DB {
+func topkStore(tb testing.TB, n int) *store.DB {
 	tb.Helper()
 	ctx := context.Background()
 	db, err := Open(ctx, tb.TempDir())
@@ -22,7 +24,7 @@ func topkStore(tb testing.TB, n int) *DB {
 	tb.Cleanup(func() { db.Close() })
 	rng := rand.New(rand.NewPCG(1, 2))
 	filler := strings.Fields("alpha beta gamma delta epsilon zeta theta iota kappa lambda omicron sigma tau upsilon omega")
-	err = db.Tx(ctx, func(tx *Tx) error {
+	err = db.Tx(ctx, func(tx *store.Tx) error {
 		for i := range n {
 			var w []string
 			for range 4 + rng.IntN(27) {
@@ -47,7 +49,7 @@ func topkStore(tb testing.TB, n int) *DB {
 			rng.Shuffle(len(w), func(a, b int) { w[a], w[b] = w[b], w[a] })
 			c := strings.Join(w, " ")
 			if _, err := tx.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES (?, ?, 'cli', ?)`,
-				c, Digest(c), Now()); err != nil {
+				c, store.Digest(c), store.Now()); err != nil {
 				return fmt.Errorf("fact %d: %w", i, err)
 			}
 		}
@@ -64,7 +66,7 @@ type rankedRow struct {
 	score float64
 }
 
-func rankedRows(tb testing.TB, db *DB, source string, args ...any) []rankedRow {
+func rankedRows(tb testing.TB, db *store.DB, source string, args ...any) []rankedRow {
 	tb.Helper()
 	rows, err := db.QueryContext(context.Background(), `SELECT id, score FROM `+source+` r ORDER BY score DESC, id`, args...)
 	if err != nil {
@@ -92,7 +94,7 @@ func TestTopFactTextRanksAsFTS5(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 4000)
 	eng := sqliteEngine{}
-	for _, q := range []TextQuery{
+	for _, q := range []store.TextQuery{
 		{"zebra3", "note"},
 		{"note", "project", "zebra7"},
 		{"zebra1", "zebra2", "release", "note"},
@@ -108,7 +110,7 @@ func TestTopFactTextRanksAsFTS5(t *testing.T) {
 				t.Fatalf("%q was ranked whole: want the rare words to settle the best %d", q, k)
 			}
 			got := rankedRows(t, db, `(SELECT CAST(value->>0 AS INTEGER) AS id, value->>1 AS score FROM json_each(?))`, top)
-			want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(q), k)
+			want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(q), k)
 			if len(got) != len(want) {
 				t.Fatalf("%d facts, want %d", len(got), len(want))
 			}
@@ -128,16 +130,16 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 	db := topkStore(t, 2000)
 	for _, c := range []struct {
 		name  string
-		q     TextQuery
+		q     store.TextQuery
 		least topTextMin
 	}{
-		{"common words only", TextQuery{"note", "project"}, topTextMin{}},
-		{"rare words hold fewer than k", TextQuery{"zebra3", "zebra4", "quokka"}, topTextMin{}},
-		{"one word", TextQuery{"note"}, topTextMin{}},
-		{"a phrase", TextQuery{"zebra3 note", "project"}, topTextMin{}},
-		{"a word FTS5 would fold", TextQuery{"zébra3", "note"}, topTextMin{}},
-		{"a store too small to save anything", TextQuery{"zebra3", "note"}, topTextMin{facts: 2001}},
-		{"matches too few to save anything", TextQuery{"zebra3", "note"}, topTextMin{rows: 1_000_000}},
+		{"common words only", store.TextQuery{"note", "project"}, topTextMin{}},
+		{"rare words hold fewer than k", store.TextQuery{"zebra3", "zebra4", "quokka"}, topTextMin{}},
+		{"one word", store.TextQuery{"note"}, topTextMin{}},
+		{"a phrase", store.TextQuery{"zebra3 note", "project"}, topTextMin{}},
+		{"a word FTS5 would fold", store.TextQuery{"zébra3", "note"}, topTextMin{}},
+		{"a store too small to save anything", store.TextQuery{"zebra3", "note"}, topTextMin{facts: 2001}},
+		{"matches too few to save anything", store.TextQuery{"zebra3", "note"}, topTextMin{rows: 1_000_000}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			if _, ok, err := topFactText(ctx, db, c.q, 40, c.least); err != nil || ok {
@@ -154,8 +156,8 @@ func TestTopTextSource(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 3000)
 	eng := sqliteEngine{}
-	for i, q := range []TextQuery{{"zebra2", "note", "project"}, {"note", "project"}} {
-		src, args, err := eng.topText(ctx, db, FactText, q, 30, topTextMin{})
+	for i, q := range []store.TextQuery{{"zebra2", "note", "project"}, {"note", "project"}} {
+		src, args, err := eng.topText(ctx, db, store.FactText, q, 30, topTextMin{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +165,7 @@ func TestTopTextSource(t *testing.T) {
 			t.Errorf("%q: ranked from the rare words = %v, want %v", q, fast, i == 0)
 		}
 		got := rankedRows(t, db, src, args...)
-		want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(q), 30)
+		want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(q), 30)
 		if len(got) != len(want) {
 			t.Fatalf("%q: %d facts, want %d", q, len(got), len(want))
 		}

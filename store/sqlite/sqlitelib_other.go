@@ -1,6 +1,6 @@
 //go:build !cgo
 
-package store
+package sqlite
 
 import "errors"
 

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/store"
 )
 
-func openTemp(tb testing.TB) *DB {
+func openTemp(tb testing.TB) *store.DB {
 	tb.Helper()
 	db, err := Open(context.Background(), tb.TempDir())
 	if err != nil {
@@ -42,8 +43,8 @@ func TestOpenSetsPragmas(t *testing.T) {
 		}
 	}
 	v, err := db.Version(ctx)
-	if err != nil || v != SchemaVersion {
-		t.Fatalf("version = %d, %v; want %d", v, err, SchemaVersion)
+	if err != nil || v != store.SchemaVersion {
+		t.Fatalf("version = %d, %v; want %d", v, err, store.SchemaVersion)
 	}
 }
 
@@ -52,23 +53,23 @@ func TestOpenSetsPragmas(t *testing.T) {
 // survived and the schema is complete.
 func TestMigrateFromEveryVersion(t *testing.T) {
 	ctx := context.Background()
-	for from := 0; from < SchemaVersion; from++ {
+	for from := 0; from < store.SchemaVersion; from++ {
 		t.Run(strings.Repeat("v", 1)+string(rune('0'+from)), func(t *testing.T) {
-			path := filepath.Join(t.TempDir(), DBFile)
+			path := filepath.Join(t.TempDir(), store.DBFile)
 			raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on")
 			if err != nil {
 				t.Fatal(err)
 			}
-			db := &DB{DB: raw, eng: sqliteEngine{}, Path: path}
+			db := store.Wrap(raw, sqliteEngine{}, "", path)
 			if err := db.Migrate(ctx, from); err != nil {
 				t.Fatalf("migrate to %d: %v", from, err)
 			}
 			if from >= 1 {
-				if _, err := raw.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', ?)`, Now()); err != nil {
+				if _, err := raw.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', ?)`, store.Now()); err != nil {
 					t.Fatal(err)
 				}
 				if _, err := raw.ExecContext(ctx, `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at)
-					VALUES ('s1', 'record', 'user', 'message', 'text', 'kept across migrations', ?)`, Now()); err != nil {
+					VALUES ('s1', 'record', 'user', 'message', 'text', 'kept across migrations', ?)`, store.Now()); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -79,8 +80,8 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 				t.Fatalf("reopen and migrate from %d: %v", from, err)
 			}
 			defer reopened.Close()
-			if v, _ := reopened.Version(ctx); v != SchemaVersion {
-				t.Fatalf("after migration version = %d, want %d", v, SchemaVersion)
+			if v, _ := reopened.Version(ctx); v != store.SchemaVersion {
+				t.Fatalf("after migration version = %d, want %d", v, store.SchemaVersion)
 			}
 			if from >= 1 {
 				var n int
@@ -110,7 +111,7 @@ func TestNewerSchemaRefused(t *testing.T) {
 	}
 	db.Close()
 	_, err = Open(ctx, dir)
-	if !errors.Is(err, ErrNewerSchema) {
+	if !errors.Is(err, store.ErrNewerSchema) {
 		t.Fatalf("open newer store: err = %v, want ErrNewerSchema", err)
 	}
 	if !strings.Contains(err.Error(), "upgrade recollect") {
@@ -121,12 +122,12 @@ func TestNewerSchemaRefused(t *testing.T) {
 func TestInsertEventDedupeAndValidation(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
-	ev := Event{SessionID: "s", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "hello there", DedupeKey: "k1"}
+	ev := store.Event{SessionID: "s", Source: "record", Role: "user", EventType: "message", ContentType: "text", Content: "hello there", DedupeKey: "k1"}
 	var first, second int64
 	for i, dst := range []*int64{&first, &second} {
-		err := db.Tx(ctx, func(tx *Tx) error {
+		err := db.Tx(ctx, func(tx *store.Tx) error {
 			e := ev
-			seq, inserted, err := InsertEvent(ctx, tx, &e)
+			seq, inserted, err := store.InsertEvent(ctx, tx, &e)
 			if inserted != (i == 0) {
 				t.Errorf("insert %d: inserted = %v", i, inserted)
 			}
@@ -141,20 +142,20 @@ func TestInsertEventDedupeAndValidation(t *testing.T) {
 		t.Errorf("dedupe returned seq %d, want the original %d", second, first)
 	}
 	bad := []struct {
-		mut   func(*Event)
+		mut   func(*store.Event)
 		field string
 	}{
-		{func(e *Event) { e.Role = "robot" }, "role"},
-		{func(e *Event) { e.EventType = "chat" }, "event_type"},
-		{func(e *Event) { e.ContentType = "pdf" }, "content_type"},
-		{func(e *Event) { e.Content = "  " }, "content"},
-		{func(e *Event) { e.SessionID = "" }, "session_id"},
-		{func(e *Event) { e.Metadata = []byte("{nope") }, "metadata"},
+		{func(e *store.Event) { e.Role = "robot" }, "role"},
+		{func(e *store.Event) { e.EventType = "chat" }, "event_type"},
+		{func(e *store.Event) { e.ContentType = "pdf" }, "content_type"},
+		{func(e *store.Event) { e.Content = "  " }, "content"},
+		{func(e *store.Event) { e.SessionID = "" }, "session_id"},
+		{func(e *store.Event) { e.Metadata = []byte("{nope") }, "metadata"},
 	}
 	for _, b := range bad {
 		e := ev
 		b.mut(&e)
-		var fe *FieldError
+		var fe *store.FieldError
 		if err := e.Validate(); !errors.As(err, &fe) || fe.Field != b.field {
 			t.Errorf("Validate = %v, want a FieldError on %s", err, b.field)
 		}
@@ -162,13 +163,13 @@ func TestInsertEventDedupeAndValidation(t *testing.T) {
 }
 
 func TestTimeFormatOrdersAsText(t *testing.T) {
-	a := FormatTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	b := FormatTime(time.Date(2026, 1, 2, 3, 4, 5, 1, time.UTC))
+	a := store.FormatTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	b := store.FormatTime(time.Date(2026, 1, 2, 3, 4, 5, 1, time.UTC))
 	if !(a < b) {
 		t.Fatalf("%s !< %s", a, b)
 	}
-	got, err := ParseTime(a)
-	if err != nil || FormatTime(got) != a {
+	got, err := store.ParseTime(a)
+	if err != nil || store.FormatTime(got) != a {
 		t.Fatalf("round trip %s -> %v, %v", a, got, err)
 	}
 }
@@ -179,24 +180,24 @@ func TestTimeFormatOrdersAsText(t *testing.T) {
 // and deletes.
 func TestMigrateWidensEventSources(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), DBFile)
+	path := filepath.Join(t.TempDir(), store.DBFile)
 	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on")
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := &DB{DB: raw, eng: sqliteEngine{}, Path: path}
+	db := store.Wrap(raw, sqliteEngine{}, "", path)
 	if err := db.Migrate(ctx, 15); err != nil {
 		t.Fatal(err)
 	}
 	ins := `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at) VALUES ('s1', ?, 'user', 'message', 'text', ?, ?)`
-	if _, err := raw.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', ?)`, Now()); err != nil {
+	if _, err := raw.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s1', 'record', ?)`, store.Now()); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := raw.ExecContext(ctx, ins, "codex", "refused before v16", Now()); err == nil {
+	if _, err := raw.ExecContext(ctx, ins, "codex", "refused before v16", store.Now()); err == nil {
 		t.Fatal("v15 accepted a codex event; the test no longer tests the widening")
 	}
 	for _, c := range []string{"first kept", "second pruned"} {
-		if _, err := raw.ExecContext(ctx, ins, "claude-code", c, Now()); err != nil {
+		if _, err := raw.ExecContext(ctx, ins, "claude-code", c, store.Now()); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -210,7 +211,7 @@ func TestMigrateWidensEventSources(t *testing.T) {
 	}
 	defer s.Close()
 	for _, src := range []string{"codex", "gemini"} {
-		if _, err := s.ExecContext(ctx, ins, src, "from "+src+" zebra", Now()); err != nil {
+		if _, err := s.ExecContext(ctx, ins, src, "from "+src+" zebra", store.Now()); err != nil {
 			t.Fatalf("insert %s event after migration: %v", src, err)
 		}
 	}
@@ -321,12 +322,12 @@ func TestRacingFirstOpens(t *testing.T) {
 // row is found as before.
 func TestMigrateIndexesCJK(t *testing.T) {
 	ctx := context.Background()
-	path := filepath.Join(t.TempDir(), DBFile)
+	path := filepath.Join(t.TempDir(), store.DBFile)
 	raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on")
 	if err != nil {
 		t.Fatal(err)
 	}
-	db := &DB{DB: raw, eng: sqliteEngine{}, Path: path}
+	db := store.Wrap(raw, sqliteEngine{}, "", path)
 	if err := db.Migrate(ctx, 28); err != nil {
 		t.Fatal(err)
 	}
@@ -347,7 +348,7 @@ func TestMigrateIndexesCJK(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	count := func(ix TextIndex, word string) int {
+	count := func(ix store.TextIndex, word string) int {
 		t.Helper()
 		var n int
 		if err := s.QueryRowContext(ctx, `SELECT count(*) FROM `+s.Engine().TextHits(ix)+` k`, s.Engine().TextQuery(text.QueryWords(word))).Scan(&n); err != nil {
@@ -356,9 +357,9 @@ func TestMigrateIndexesCJK(t *testing.T) {
 		return n
 	}
 	for _, tc := range []struct {
-		ix   TextIndex
+		ix   store.TextIndex
 		word string
-	}{{FactText, "北京"}, {FactText, "berlin"}, {PendingText, "カメラ"}, {EventText, "北京"}} {
+	}{{store.FactText, "北京"}, {store.FactText, "berlin"}, {store.PendingText, "カメラ"}, {store.EventText, "北京"}} {
 		if n := count(tc.ix, tc.word); n != 1 {
 			t.Errorf("index %d, %q: %d matches after migration, want 1", tc.ix, tc.word, n)
 		}
@@ -368,12 +369,20 @@ func TestMigrateIndexesCJK(t *testing.T) {
 	if _, err := s.ExecContext(ctx, `DELETE FROM facts WHERE digest = 'd2'`); err != nil {
 		t.Fatal(err)
 	}
-	if n := count(FactText, "北京"); n != 0 {
+	if n := count(store.FactText, "北京"); n != 0 {
 		t.Errorf("北京 still matches %d facts after the fact was deleted", n)
 	}
 	// With no CJK fact left, the index is what FTS5 itself would build
 	// from the rows.
 	if _, err := s.ExecContext(ctx, `INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 0)`); err != nil {
 		t.Errorf("facts_fts integrity check: %v", err)
+	}
+}
+
+// TestMigrationsReachSchemaVersion: the SQLite schema has one migration
+// per version up to store.SchemaVersion, the version both engines share.
+func TestMigrationsReachSchemaVersion(t *testing.T) {
+	if len(migrations) != store.SchemaVersion {
+		t.Fatalf("%d SQLite migrations, store.SchemaVersion is %d: add the migration to schema.go and set store.SchemaVersion to match", len(migrations), store.SchemaVersion)
 	}
 }

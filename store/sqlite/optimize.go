@@ -1,9 +1,11 @@
-package store
+package sqlite
 
 import (
 	"context"
 	"database/sql"
 	"fmt"
+
+	"github.com/recollect/recollect/store"
 )
 
 // analysisLimit bounds the rows ANALYZE reads per index while Optimize
@@ -32,7 +34,7 @@ const statsMinRows = 10_000
 // plans with the statistics it loaded when it opened, so the
 // pool's idle connections are closed afterwards: the next statements
 // open connections that load these.
-func (sqliteEngine) Optimize(ctx context.Context, db *DB) error {
+func (sqliteEngine) Optimize(ctx context.Context, db *store.DB) error {
 	if err := db.CheckWrite(); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package store_test
+package sqlite_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 	"github.com/recollect/recollect/store/storetest"
 )
 
@@ -57,7 +58,7 @@ func plan(t *testing.T, db *store.DB) string {
 // already held, and keeps the statistics of tables large enough to use.
 func TestOptimizeHealsStaleStatistics(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir())
+	db, err := sqlite.Open(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +112,7 @@ func TestOptimizeHealsStaleStatistics(t *testing.T) {
 // moment must not outlive the store's growth (an import right after).
 func TestOptimizeOnANewStoreKeepsNoSmallStatistics(t *testing.T) {
 	ctx := context.Background()
-	db, err := store.Open(ctx, t.TempDir())
+	db, err := sqlite.Open(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

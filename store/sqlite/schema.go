@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 // migrations holds the schema, one entry per version. Entry i moves a store
 // from user_version i to i+1. Entries are append-only: a released migration is
@@ -698,6 +698,3 @@ INSERT INTO events_fts(rowid, content) SELECT seq, recollect_index_text(content)
 	WHERE recollect_index_text(content) <> content;
 `,
 }
-
-// SchemaVersion is the version a store has after every migration ran.
-var SchemaVersion = len(migrations)

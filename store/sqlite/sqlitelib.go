@@ -1,6 +1,6 @@
 //go:build cgo
 
-package store
+package sqlite
 
 /*
 // What recollect asks of the SQLite library itself, beside the driver:

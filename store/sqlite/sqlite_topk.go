@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"cmp"
@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/recollect/recollect/graph/text"
+	"github.com/recollect/recollect/store"
 )
 
 // The best k facts for a query of several words, without scoring every
@@ -79,7 +80,7 @@ type topWord struct {
 // is false when the rare words cannot settle the best k, the store or
 // the query's matches are smaller than least, or the query is not made of
 // plain words: the caller ranks the whole query instead.
-func topFactText(ctx context.Context, db Querier, q TextQuery, k int, least topTextMin) (top string, ok bool, err error) {
+func topFactText(ctx context.Context, db store.Querier, q store.TextQuery, k int, least topTextMin) (top string, ok bool, err error) {
 	words, ok := plainWords(q)
 	if !ok || len(words) < 2 {
 		return "", false, nil
@@ -184,7 +185,7 @@ type scored struct {
 }
 
 // bestMatches is FTS5's best k for match, best first, ties by id.
-func bestMatches(ctx context.Context, db Querier, match string, k int) ([]scored, error) {
+func bestMatches(ctx context.Context, db store.Querier, match string, k int) ([]scored, error) {
 	rows, err := db.QueryContext(ctx, `SELECT id, score FROM (SELECT rowid AS id, -bm25(facts_fts) AS score FROM facts_fts
 		WHERE facts_fts MATCH ?) ORDER BY score DESC, id LIMIT ?`, match, k)
 	if err != nil {
@@ -229,7 +230,7 @@ func mergeBest(both, alone []scored, k int) []scored {
 // plainWords returns q's words with their stems when every element is one
 // plain lowercase ASCII word, each with its own stem: a phrase, or a word
 // FTS5 would fold or split, is ranked by FTS5 whole.
-func plainWords(q TextQuery) ([]topWord, bool) {
+func plainWords(q store.TextQuery) ([]topWord, bool) {
 	seen := map[string]bool{}
 	out := make([]topWord, 0, len(q))
 	for _, w := range q {
@@ -248,7 +249,7 @@ func plainWords(q TextQuery) ([]topWord, bool) {
 
 // factTextRows reads how many facts the facts' index holds from its
 // averages record, as bm25() does.
-func factTextRows(ctx context.Context, db Querier) (int64, error) {
+func factTextRows(ctx context.Context, db store.Querier) (int64, error) {
 	var rec []byte
 	err := db.QueryRowContext(ctx, `SELECT block FROM facts_fts_data WHERE id = 1`).Scan(&rec)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -263,7 +264,7 @@ func factTextRows(ctx context.Context, db Querier) (int64, error) {
 
 // wordCounts sets each word's counts from facts_fts_vocab (0 for a word
 // the index does not hold).
-func wordCounts(ctx context.Context, db Querier, words []topWord) error {
+func wordCounts(ctx context.Context, db store.Querier, words []topWord) error {
 	in := make([]string, len(words))
 	args := make([]any, len(words))
 	for i, w := range words {
@@ -318,7 +319,7 @@ func bm25IDF(n, df int64) float64 {
 
 // wordsFTS5 is the words as an FTS5 OR query.
 func wordsFTS5(ws []topWord) string {
-	q := make(TextQuery, len(ws))
+	q := make(store.TextQuery, len(ws))
 	for i, w := range ws {
 		q[i] = w.word
 	}

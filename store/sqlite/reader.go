@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -7,14 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/recollect/recollect/store"
 )
-
-// ErrNoStore means a data directory holds no database yet.
-var ErrNoStore = errors.New("no store in this data directory")
-
-// ErrOlderSchema means a store still needs a migration that a reader may
-// not run.
-var ErrOlderSchema = errors.New("store needs a migration")
 
 // OpenReader opens the store in data directory dir for reading only, as a
 // hook does on every session start and prompt: it creates nothing (a
@@ -22,11 +17,11 @@ var ErrOlderSchema = errors.New("store needs a migration")
 // schema version is refused with the command that fixes it), and its
 // connection cannot write. Readers still see every committed write, WAL
 // included.
-func OpenReader(ctx context.Context, dir string) (*DB, error) {
-	path := filepath.Join(dir, DBFile)
+func OpenReader(ctx context.Context, dir string) (*store.DB, error) {
+	path := filepath.Join(dir, store.DBFile)
 	if _, err := os.Stat(path); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("%w: %s; run recollect init", ErrNoStore, dir)
+			return nil, fmt.Errorf("%w: %s; run recollect init", store.ErrNoStore, dir)
 		}
 		return nil, fmt.Errorf("stat %s: %w", path, err)
 	}
@@ -36,19 +31,19 @@ func OpenReader(ctx context.Context, dir string) (*DB, error) {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	sqlDB.SetMaxOpenConns(1)
-	db := Wrap(sqlDB, sqliteEngine{}, dir, path)
+	db := store.Wrap(sqlDB, sqliteEngine{}, dir, path)
 	v, err := db.Version(ctx)
 	if err != nil {
 		sqlDB.Close()
 		return nil, err
 	}
 	switch {
-	case v > SchemaVersion:
+	case v > store.SchemaVersion:
 		sqlDB.Close()
-		return nil, fmt.Errorf("%w: %s is at schema version %d, this binary knows up to %d; upgrade recollect", ErrNewerSchema, path, v, SchemaVersion)
-	case v < SchemaVersion:
+		return nil, fmt.Errorf("%w: %s is at schema version %d, this binary knows up to %d; upgrade recollect", store.ErrNewerSchema, path, v, store.SchemaVersion)
+	case v < store.SchemaVersion:
 		sqlDB.Close()
-		return nil, fmt.Errorf("%w: %s is at schema version %d, this binary's is %d; run any recollect command (e.g. recollect stats) to migrate it", ErrOlderSchema, path, v, SchemaVersion)
+		return nil, fmt.Errorf("%w: %s is at schema version %d, this binary's is %d; run any recollect command (e.g. recollect stats) to migrate it", store.ErrOlderSchema, path, v, store.SchemaVersion)
 	}
 	return db, nil
 }

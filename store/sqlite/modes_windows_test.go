@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/recollect/recollect/fixtures/testdir"
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/owneronly"
 )
 
@@ -25,7 +26,7 @@ func TestOpenRestrictsOnWindows(t *testing.T) {
 	if testdir.UnderWine() {
 		t.Skip("Wine keeps no DACL on files; the access lists are checked on real Windows only")
 	}
-	for _, p := range []string{dir, filepath.Join(dir, DBFile)} {
+	for _, p := range []string{dir, filepath.Join(dir, store.DBFile)} {
 		r, err := owneronly.Check(p)
 		if err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/mattn/go-sqlite3"
+	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/regfile"
 )
 
@@ -58,7 +59,7 @@ type handle struct {
 	cacheKiB atomic.Int64
 }
 
-var _ Handle = (*handle)(nil)
+var _ store.Handle = (*handle)(nil)
 
 // watchFiles pins a connection and notes the files it opened.
 func (h *handle) watchFiles() error {

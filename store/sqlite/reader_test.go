@@ -1,4 +1,4 @@
-package store
+package sqlite
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/recollect/recollect/store"
 )
 
 // TestOpenReader: a reader creates nothing, migrates nothing and cannot
@@ -13,15 +15,15 @@ import (
 func TestOpenReader(t *testing.T) {
 	ctx := context.Background()
 	empty := t.TempDir()
-	if _, err := OpenReader(ctx, empty); !errors.Is(err, ErrNoStore) {
+	if _, err := OpenReader(ctx, empty); !errors.Is(err, store.ErrNoStore) {
 		t.Fatalf("empty directory: %v, want ErrNoStore", err)
 	}
-	if _, err := os.Stat(filepath.Join(empty, DBFile)); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("the reader created %s", DBFile)
+	if _, err := os.Stat(filepath.Join(empty, store.DBFile)); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("the reader created %s", store.DBFile)
 	}
 
 	w := openTemp(t)
-	if _, err := w.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('a fact', 'd', 'test', ?)`, Now()); err != nil {
+	if _, err := w.ExecContext(ctx, `INSERT INTO facts(content, digest, producer, recorded_at) VALUES ('a fact', 'd', 'test', ?)`, store.Now()); err != nil {
 		t.Fatal(err)
 	}
 	r, err := OpenReader(ctx, w.Dir)
@@ -38,7 +40,7 @@ func TestOpenReader(t *testing.T) {
 	}
 
 	old := t.TempDir()
-	o, err := OpenFile(ctx, filepath.Join(old, DBFile))
+	o, err := OpenFile(ctx, filepath.Join(old, store.DBFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +48,7 @@ func TestOpenReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	o.Close()
-	if _, err := OpenReader(ctx, old); !errors.Is(err, ErrOlderSchema) {
+	if _, err := OpenReader(ctx, old); !errors.Is(err, store.ErrOlderSchema) {
 		t.Fatalf("older store: %v, want ErrOlderSchema", err)
 	}
 }
