@@ -45,7 +45,7 @@ const SchemaVersion = 29
 // through its ExecContext, QueryContext and QueryRowContext (and Tx), which
 // rebind them for the engine, while sharing one connection pool and one set
 // of connection settings. The embedded *sql.DB is the engine's raw handle,
-// for store and for tests.
+// for the engines' packages (store/sqlite, store/postgres) and for tests.
 type DB struct {
 	*sql.DB
 	eng Engine

@@ -13,7 +13,7 @@ import (
 
 // OpenReader opens the store in data directory dir for reading only, as a
 // hook does on every session start and prompt: it creates nothing (a
-// missing database is ErrNoStore), migrates nothing (a store at another
+// missing database is store.ErrNoStore), migrates nothing (a store at another
 // schema version is refused with the command that fixes it), and its
 // connection cannot write. Readers still see every committed write, WAL
 // included.

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
@@ -159,18 +158,6 @@ func TestInsertEventDedupeAndValidation(t *testing.T) {
 		if err := e.Validate(); !errors.As(err, &fe) || fe.Field != b.field {
 			t.Errorf("Validate = %v, want a FieldError on %s", err, b.field)
 		}
-	}
-}
-
-func TestTimeFormatOrdersAsText(t *testing.T) {
-	a := store.FormatTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	b := store.FormatTime(time.Date(2026, 1, 2, 3, 4, 5, 1, time.UTC))
-	if !(a < b) {
-		t.Fatalf("%s !< %s", a, b)
-	}
-	got, err := store.ParseTime(a)
-	if err != nil || store.FormatTime(got) != a {
-		t.Fatalf("round trip %s -> %v, %v", a, got, err)
 	}
 }
 
