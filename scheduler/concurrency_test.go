@@ -150,7 +150,15 @@ func captureUntil(ctx context.Context, stop time.Time, cs *mcp.ClientSession, wh
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "capture_fact", Arguments: map[string]any{
 			"content": fmt.Sprintf("%s captured fact number %d about the build cache.", who, i)}})
 		if err != nil || res.IsError {
-			errs <- fmt.Errorf("capture_fact %d: %v %v", i, err, res)
+			var text string
+			if res != nil {
+				for _, c := range res.Content {
+					if tc, ok := c.(*mcp.TextContent); ok {
+						text += tc.Text
+					}
+				}
+			}
+			errs <- fmt.Errorf("capture_fact %d: %v %v %s", i, err, res, text)
 			return
 		}
 		captures.Add(1)
