@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/recollect/recollect/scheduler"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // hardStop is how long the process may keep running after SIGTERM or
@@ -33,7 +34,7 @@ func exitAfterSignal(ctx context.Context) {
 }
 
 func main() {
-	if !builtWithFTS5 {
+	if !sqlite.BuiltWithFTS5 {
 		fmt.Fprintln(os.Stderr, "recollect: built without the sqlite_fts5 build tag, so search cannot work; rebuild with: go install -tags sqlite_fts5 ./cmd/recollect")
 		os.Exit(1)
 	}

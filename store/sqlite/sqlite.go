@@ -3,11 +3,11 @@
 // schema and its migrations, opening a store for writing (Open, OpenFile:
 // WAL, busy timeout, foreign keys, secure delete, the page cache) or for
 // reading only (OpenReader), the check that the binary was built with the
-// sqlite_fts5 tag (ErrNoFTS5), the watch on the store's files under a
-// running process (ErrFilesChanged), and the engine's forms of what
-// store.Engine asks: FTS5 search and its best-k ranking, PRAGMA
-// maintenance, VACUUM. It is the one package that imports the SQLite
-// driver; everything it opens is a *store.DB.
+// sqlite_fts5 tag (BuiltWithFTS5; ErrNoFTS5 at open), the watch on the
+// store's files under a running process (ErrFilesChanged), and the
+// engine's forms of what store.Engine asks: FTS5 search and its best-k
+// ranking, PRAGMA maintenance, VACUUM. It is the one package that imports
+// the SQLite driver; everything it opens is a *store.DB.
 package sqlite
 
 import (

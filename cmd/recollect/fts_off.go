@@ -1,5 +1,0 @@
-//go:build !sqlite_fts5
-
-package main
-
-const builtWithFTS5 = false
