@@ -193,62 +193,21 @@ func (r *Reader) LoadHit(ctx context.Context, id int64) (Hit, error) {
 // (a sorter over them cost more than the reading); the few of each fact
 // are put in order here.
 func loadHits(ctx context.Context, db querier, ids []int64) (map[int64]*Hit, error) {
-	return loadHitsLinked(ctx, db, ids, nil)
-}
-
-// linkRead asks loadHitsLinked for the chain links (see links) of ids in
-// scope sc, to be read into known.
-type linkRead struct {
-	sc    scope
-	ids   []int64
-	known map[int64]chainLink
-}
-
-// loadHitsLinked is loadHits that also reads, in the same statement, the
-// chain links lk asks for (none when lk is nil): of a fact it loads, from
-// its row; of any other, from a row of only those columns.
-func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) (map[int64]*Hit, error) {
 	out := make(map[int64]*Hit, len(ids))
-	if len(ids) == 0 && lk == nil {
+	if len(ids) == 0 {
 		return out, nil
 	}
 	eng := db.Engine()
-	live, linkPart := `CAST(NULL AS BIGINT)`, ""
-	var args, largs []any
-	if lk != nil {
-		var cond string
-		cond, largs = lk.sc.live()
-		live = `CASE WHEN ` + cond + ` THEN 1 ELSE 0 END`
-		args = append(args, largs...)
-	}
-	args = append(args, jsonIDs(ids), jsonIDs(ids), jsonIDs(ids))
-	if lk != nil {
-		loading := make(map[int64]bool, len(ids))
-		for _, id := range ids {
-			loading[id] = true
-		}
-		var rest []int64
-		for _, id := range lk.ids {
-			if !loading[id] {
-				rest = append(rest, id)
-			}
-		}
-		// The link columns stand where a fact's row has them (readLink).
-		linkPart = `
-		UNION ALL SELECT 3, f.id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, f.session_id, f.said_at, f.valid_from, NULL, f.recorded_at,
-			NULL, f.importance, f.superseded_by, ` + live + `, NULL
-		FROM facts f WHERE ` + idIn(eng, "f.id")
-		args = append(append(args, largs...), jsonIDs(rest))
-	}
+	args := []any{jsonIDs(ids), jsonIDs(ids), jsonIDs(ids)}
 	rows, err := db.QueryContext(ctx, `SELECT 0 AS k, f.id, f.content, f.domain, f.subdomain, f.status, f.producer, f.speaker_role, f.speaker,
-			f.session_id, f.said_at, f.valid_from, f.valid_until, f.recorded_at, f.confidence, f.importance, f.superseded_by, `+live+`, f.kind
+			f.session_id, f.said_at, f.valid_from, f.valid_until, f.recorded_at, f.confidence, f.importance, f.superseded_by, CAST(NULL AS BIGINT), f.kind
 		FROM facts f WHERE `+idIn(eng, "f.id")+`
 		UNION ALL SELECT 1, fact_id, COALESCE(session_id, ''), NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 			NULL, NULL, event_seq, NULL, NULL
 		FROM fact_provenance WHERE `+idIn(eng, "fact_id")+`
 		UNION ALL SELECT 2, fe.fact_id, e.name, e.type, fe.role, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
 			NULL, NULL, e.id, fe.is_subject, NULL
-		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id WHERE `+idIn(eng, "fe.fact_id")+linkPart, args...)
+		FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id WHERE `+idIn(eng, "fe.fact_id"), args...)
 	if err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
 	}
@@ -280,27 +239,15 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 				Confidence: row.float(14), Importance: row.float(15), SupersededBy: row.int(16), Kind: row.str(18),
 				EventIDs: []int64{}, Entities: []EntityRef{}, MatchedBy: []Match{}, Sessions: []string{}}
 			out[id] = h
-			if lk != nil {
-				lk.known[id] = readLink(row)
-			}
 		case hitProvenance:
 			provs = append(provs, provenance{fact: id, seq: row.int(16), event: !row.null(16), session: row.str(2)})
 		case hitEntity:
 			ents = append(ents, entity{fact: id, ref: EntityRef{ID: row.int(16), Name: row.str(2), Type: row.str(3),
 				Role: row.str(4), IsSubject: row.int(17) != 0}})
-		case hitLink:
-			lk.known[id] = readLink(row)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("load facts: %w", err)
-	}
-	if lk != nil {
-		for _, id := range lk.ids {
-			if _, ok := lk.known[id]; !ok && id != 0 {
-				lk.known[id] = chainLink{}
-			}
-		}
 	}
 	// A fact's events in order, then its rows of no event; its sessions
 	// in the order of their first row.
@@ -348,21 +295,11 @@ func loadHitsLinked(ctx context.Context, db querier, ids []int64, lk *linkRead) 
 	return out, nil
 }
 
-// readLink reads a chain link from a loadHitsLinked row of a fact or of
-// its link: session_id (9), said_at, valid_from and recorded_at (10, 11,
-// 13), importance (15), superseded_by (16) and whether it is believed (17).
-func readLink(row *values) chainLink {
-	h := Hit{SaidAt: row.str(10), ValidFrom: row.str(11), RecordedAt: row.str(13)}
-	return chainLink{next: row.int(16), live: row.int(17) != 0, importance: row.float(15), when: h.Time(), recorded: h.RecordedAt,
-		conversation: Conversation(row.str(9), row.str(10))}
-}
-
 // What a row of loadHits carries (its first column).
 const (
 	hitFact = iota
 	hitProvenance
 	hitEntity
-	hitLink
 )
 
 func contains[T comparable](xs []T, x T) bool {

@@ -138,14 +138,6 @@ func Adjust(importance float64, age time.Duration) float64 {
 	return 1 + ImportanceWeight*(imp-0.5) + RecencyWeight*rec
 }
 
-// AdjustLow and AdjustHigh bound Adjust: the factor of a fact of no
-// importance, older than any other by far, and of an important fact as
-// new as the newest.
-const (
-	AdjustLow  = 1 - ImportanceWeight*0.5
-	AdjustHigh = 1 + ImportanceWeight*0.5 + RecencyWeight
-)
-
 // rankAdjusted applies Adjust to the scores of ids, with ages measured from
 // the newest of them, and returns the ids best first, ties by id.
 func rankAdjusted(ids []int64, score map[int64]float64, known map[int64]chainLink) []int64 {

@@ -1,10 +1,8 @@
 package graph
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"slices"
 )
 
 // Supersession walking: a hit on a fact no longer believed leads to its
@@ -111,23 +109,12 @@ func successors(ctx context.Context, db querier, sc scope, ids []int64, known ma
 // ranked from the light columns links reads; only the best want facts (all
 // when want is 0) are loaded in full.
 //
-// Where each statement is a round trip (PostgreSQL), the links and the
-// facts that can be among the first want whatever the links say (mayRank)
-// are read in one statement, a round trip fewer than links then hits (at
-// 10k facts, 27 facts read in full for a limit of 20). A fact the
-// links then bring in (a successor, or a predecessor to show) is read
-// after, so the answer is the same either way.
+// The links are read first (successors), then the hits kept, in full
+// (loadHits). Reading in full, with the links, every fact that might be
+// kept would save a statement but load several times as many facts as a
+// limit keeps, which costs both engines as much as the statement or more.
 func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool, want int) ([]*Hit, error) {
-	var all map[int64]*Hit
-	var known map[int64]chainLink
-	if want > 0 && !history && db.Engine().Remote() {
-		known = make(map[int64]chainLink, len(f.order))
-		var err error
-		if all, err = loadHitsLinked(ctx, db, mayRank(f, want), &linkRead{sc: sc, ids: f.order, known: known}); err != nil {
-			return nil, err
-		}
-	}
-	known, succ, err := successors(ctx, db, sc, f.order, known)
+	known, succ, err := successors(ctx, db, sc, f.order, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -158,25 +145,11 @@ func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool,
 	}
 	var load []int64
 	for _, id := range keep {
-		if _, ok := all[id]; !ok {
-			load = append(load, id)
-		}
-		for _, old := range via[id] {
-			if _, ok := all[old]; !ok {
-				load = append(load, old)
-			}
-		}
+		load = append(append(load, id), via[id]...)
 	}
-	more, err := loadHits(ctx, db, dedupe(load))
+	all, err := loadHits(ctx, db, dedupe(load))
 	if err != nil {
 		return nil, err
-	}
-	if all == nil {
-		all = more
-	} else {
-		for id, h := range more {
-			all[id] = h
-		}
 	}
 	var out []*Hit
 	for _, id := range keep {
@@ -193,31 +166,4 @@ func resolve(ctx context.Context, db querier, sc scope, f *fusion, history bool,
 		out = append(out, h)
 	}
 	return out, nil
-}
-
-// mayRank is the facts of f that can be among the first want hits
-// resolve keeps if every fact of f is believed: Adjust moves a score by
-// a factor within [AdjustLow, AdjustHigh], so a fact whose score times
-// AdjustHigh falls below the want-th best direct hit's (not found only as
-// context) times AdjustLow ranks below want direct hits, and roomForDirect
-// never reaches it.
-func mayRank(f *fusion, want int) []int64 {
-	var direct []float64
-	for _, id := range f.order {
-		if !(Hit{MatchedBy: f.matches[id]}).OnlyContext() {
-			direct = append(direct, f.score[id])
-		}
-	}
-	if len(direct) < want {
-		return f.order
-	}
-	slices.SortFunc(direct, func(a, b float64) int { return cmp.Compare(b, a) })
-	bar := AdjustLow * direct[want-1]
-	var out []int64
-	for _, id := range f.order {
-		if AdjustHigh*f.score[id] >= bar {
-			out = append(out, id)
-		}
-	}
-	return out
 }

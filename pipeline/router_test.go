@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/extract/model/modeltest"
+	"github.com/recollect/recollect/fixtures/testlog"
 	"github.com/recollect/recollect/store/config"
 )
 
@@ -209,7 +209,7 @@ func TestRouterWarnsOncePerRun(t *testing.T) {
 	if err := config.Write(dir, cfg); err != nil {
 		t.Fatal(err)
 	}
-	var logs syncBuffer
+	var logs testlog.Buffer
 	p, err := Open(ctx, dir, Options{Getenv: func(string) string { return "" }, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -245,22 +245,4 @@ func TestRouterWarnsOncePerRun(t *testing.T) {
 			t.Errorf("after run %d the log says %q %d times, want once per run (%d)", run, warning, n, run)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer a logger may write from several goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -10,11 +10,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/recollect/recollect/fixtures/testbin"
+	"github.com/recollect/recollect/fixtures/testlog"
 	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/scheduler"
@@ -248,24 +248,6 @@ func TestRunningErrorNamesTheHolder(t *testing.T) {
 	}
 }
 
-// lockedBuffer is a log destination safe for the scheduler's goroutines.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // TestStartRunLogsTheBacklogItCopied: the transcripts already there when
 // the scheduler starts are copied by the follower's first pass, before the
 // start run's copy step finds them done; the start run's log line counts
@@ -282,7 +264,7 @@ func TestStartRunLogsTheBacklogItCopied(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	r := startScheduler(t, p, scheduler.Options{Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
 	r.stop(t)

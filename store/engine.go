@@ -17,9 +17,13 @@ type Engine interface {
 	// Name names the engine in stats and errors ("sqlite").
 	Name() string
 	// Remote reports that each statement is a round trip to a server
-	// (PostgreSQL): a read that takes two statements in turn is better
-	// folded into one there, where in this process (SQLite) two plain
-	// statements can cost less than one that must sort to fold them.
+	// (PostgreSQL), and each new connection starts a server process. Stats
+	// report it; a reader's first search runs its arms on the one
+	// connection it has there; and the keyword and entity arms fold their
+	// reads into one statement there, where in this process (SQLite) plain
+	// statements in turn cost less than one that must sort to fold them
+	// (and SQLite has no LATERAL join for the entity arm's limit per
+	// entity).
 	Remote() bool
 	// IndexHint is the clause written after a statement's FROM table that
 	// has the planner read the table by index (by the table itself, in key
