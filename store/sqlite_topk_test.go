@@ -5,8 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/recollect/recollect/graph/text"
 )
 
 // topkStore fills a SQLite store with facts of 4 to 30 words: two words
@@ -190,4 +195,146 @@ func TestVarint(t *testing.T) {
 			t.Errorf("varint(% x) = %d, %d; want %d, %d", c.b, v, size, c.v, c.size)
 		}
 	}
+}
+
+// TestRecollectBM25IsBM25: recollect_bm25, given each phrase's count of
+// matching rows from facts_fts_vocab, scores every match of a query as
+// FTS5's bm25() does, to the bit.
+func TestRecollectBM25IsBM25(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 3000)
+	for _, q := range []TextQuery{
+		{"zebra3"},
+		{"zebra3", "note"},
+		{"note", "project", "release", "alpha", "omega"},
+		{"zebra1", "zebra2", "release", "note", "zebra1"},
+	} {
+		words := make([]topWord, len(q))
+		for i, w := range q {
+			words[i] = topWord{word: w, stem: text.Stem(w)}
+		}
+		if err := wordCounts(ctx, db, words); err != nil {
+			t.Fatal(err)
+		}
+		counts := ""
+		for i, w := range words {
+			counts += fmt.Sprint(w.df)
+			if i < len(words)-1 {
+				counts += " "
+			}
+		}
+		rows, err := db.QueryContext(ctx, `SELECT rowid, bm25(facts_fts), recollect_bm25(facts_fts, ?) FROM facts_fts WHERE facts_fts MATCH ?`, counts, renderFTS5(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			var want, got float64
+			if err := rows.Scan(&id, &want, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q, fact %d: recollect_bm25 %v, bm25 %v", q, id, got, want)
+			}
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if n == 0 {
+			t.Errorf("%q matches nothing: the test compares no scores", q)
+		}
+	}
+}
+
+// TestRecollectBM25Counts: a count list that does not fit the query's
+// phrases is an error that says so, not a score.
+func TestRecollectBM25Counts(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 200)
+	for _, c := range []struct{ counts, want string }{
+		{"12", "fewer counts than the query has phrases"},
+		{"12 13 14", "more counts than the query has phrases"},
+		{"twelve 13", "fewer counts than the query has phrases"},
+	} {
+		var score float64
+		err := db.QueryRowContext(ctx, `SELECT recollect_bm25(facts_fts, ?) FROM facts_fts WHERE facts_fts MATCH '"note" OR "project"' LIMIT 1`, c.counts).Scan(&score)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("counts %q: err = %v, want %q", c.counts, err, c.want)
+		}
+	}
+}
+
+// TestTopFactTextEitherRanker: the best k are the same facts, in the same
+// order, with the same scores, whether recollect_bm25 or FTS5's bm25()
+// scores the matches.
+func TestTopFactTextEitherRanker(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 4000)
+	for _, q := range []TextQuery{
+		{"zebra3", "note"},
+		{"note", "project", "zebra7"},
+		{"zebra1", "zebra2", "release", "note"},
+		{"project", "zebra5", "note", "release", "alpha", "theta"},
+	} {
+		for _, k := range []int{10, 40} {
+			got, ok, err := topFactText(ctx, db, q, k, topTextMin{})
+			if err != nil || !ok {
+				t.Fatalf("%q, k %d: ok %v, err %v; want the rare words to settle the best k", q, k, ok, err)
+			}
+			want, _, err := topFactText(ctx, db, q, k, topTextMin{recount: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q, k %d: recollect_bm25 ranks %s, bm25() %s", q, k, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkTopFactText times topFactText with recollect_bm25 and with
+// FTS5's own bm25() (topTextMin.recount), the two taking turns going
+// first, over queries of a rare word and common ones, and reports the
+// first's total over the second's as new-old-ratio. The store is a
+// generated one of RECOLLECT_TOPK_FACTS facts (100,000 unless set).
+func BenchmarkTopFactText(b *testing.B) {
+	n := 100_000
+	if env := os.Getenv("RECOLLECT_TOPK_FACTS"); env != "" {
+		v, err := strconv.Atoi(env)
+		if err != nil || v <= 0 {
+			b.Fatalf("RECOLLECT_TOPK_FACTS=%q: want a positive number of facts", env)
+		}
+		n = v
+	}
+	ctx := context.Background()
+	db := topkStore(b, n)
+	queries := []TextQuery{
+		{"zebra3", "note"},
+		{"note", "project", "zebra7"},
+		{"zebra1", "zebra2", "release", "note"},
+		{"project", "zebra5", "note", "release", "alpha", "theta"},
+		{"zebra8", "omega", "sigma", "project"},
+	}
+	var spent [2]time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := queries[i%len(queries)]
+		for _, recount := range []bool{i%2 == 1, i%2 == 0} {
+			t0 := time.Now()
+			if _, _, err := topFactText(ctx, db, q, 200, topTextMin{recount: recount}); err != nil {
+				b.Fatal(err)
+			}
+			if recount {
+				spent[1] += time.Since(t0)
+			} else {
+				spent[0] += time.Since(t0)
+			}
+		}
+	}
+	b.ReportMetric(float64(spent[0])/float64(spent[1]), "new-old-ratio")
+	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "new-ms/op")
+	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "old-ms/op")
 }
