@@ -105,7 +105,7 @@ func TestTopFactTextRanksAsFTS5(t *testing.T) {
 	} {
 		t.Run(strings.Join(q, "_"), func(t *testing.T) {
 			const k = 40
-			top, ok, err := topFactText(ctx, db, q, k, topTextMin{})
+			top, ok, _, err := topFactText(ctx, db, q, k, topTextMin{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,7 +145,7 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 		{"matches too few to save anything", TextQuery{"zebra3", "note"}, topTextMin{rows: 1_000_000}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, ok, err := topFactText(ctx, db, c.q, 40, c.least); err != nil || ok {
+			if _, ok, _, err := topFactText(ctx, db, c.q, 40, c.least); err != nil || ok {
 				t.Errorf("%q: ok = %v, err = %v; want the whole query ranked", c.q, ok, err)
 			}
 		})
@@ -153,28 +153,41 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 }
 
 // TestTopTextSource: the source TopText hands the keyword arm holds the
-// same facts in the same order as the whole ranking, on the fast path and
-// off it.
+// same facts in the same order, with the same scores, as FTS5's whole
+// ranking by bm25(), on the fast path, off it once the words' counts are
+// read (ranked whole by recollect_bm25), and off it before.
 func TestTopTextSource(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 3000)
 	eng := sqliteEngine{}
-	for i, q := range []TextQuery{{"zebra2", "note", "project"}, {"note", "project"}} {
-		src, args, err := eng.topText(ctx, db, FactText, q, 30, topTextMin{})
+	for _, c := range []struct {
+		q     TextQuery
+		least topTextMin
+		form  string
+	}{
+		{TextQuery{"zebra2", "note", "project"}, topTextMin{}, "json_each"},
+		{TextQuery{"note", "project"}, topTextMin{}, "recollect_bm25"},
+		{TextQuery{"project", "note"}, topTextMin{}, "recollect_bm25"},
+		{TextQuery{"note", "quokka", "project"}, topTextMin{}, "recollect_bm25"},
+		{TextQuery{"note", "project", "alpha", "omega"}, topTextMin{}, "json_each"},
+		{TextQuery{"note", "project"}, topTextMin{recount: true}, "-bm25"},
+		{TextQuery{"note", "project"}, topTextMin{facts: 1_000_000}, "-bm25"},
+	} {
+		src, args, err := eng.topText(ctx, db, FactText, c.q, 30, c.least)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fast := strings.Contains(src, "json_each"); fast != (i == 0) {
-			t.Errorf("%q: ranked from the rare words = %v, want %v", q, fast, i == 0)
+		if !strings.Contains(src, c.form) {
+			t.Errorf("%q, %+v: the source is %s; want it ranked by %s", c.q, c.least, src, c.form)
 		}
 		got := rankedRows(t, db, src, args...)
-		want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(q), 30)
+		want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(c.q), 30)
 		if len(got) != len(want) {
-			t.Fatalf("%q: %d facts, want %d", q, len(got), len(want))
+			t.Fatalf("%q: %d facts, want %d", c.q, len(got), len(want))
 		}
 		for i := range want {
-			if got[i].id != want[i].id {
-				t.Fatalf("%q rank %d: fact %d, want %d", q, i+1, got[i].id, want[i].id)
+			if got[i].id != want[i].id || got[i].score != want[i].score {
+				t.Fatalf("%q rank %d: fact %d scoring %v, FTS5 ranks fact %d scoring %v", c.q, i+1, got[i].id, got[i].score, want[i].id, want[i].score)
 			}
 		}
 	}
@@ -280,11 +293,11 @@ func TestTopFactTextEitherRanker(t *testing.T) {
 		{"project", "zebra5", "note", "release", "alpha", "theta"},
 	} {
 		for _, k := range []int{10, 40} {
-			got, ok, err := topFactText(ctx, db, q, k, topTextMin{})
+			got, ok, _, err := topFactText(ctx, db, q, k, topTextMin{})
 			if err != nil || !ok {
 				t.Fatalf("%q, k %d: ok %v, err %v; want the rare words to settle the best k", q, k, ok, err)
 			}
-			want, _, err := topFactText(ctx, db, q, k, topTextMin{recount: true})
+			want, _, _, err := topFactText(ctx, db, q, k, topTextMin{recount: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -295,10 +308,12 @@ func TestTopFactTextEitherRanker(t *testing.T) {
 	}
 }
 
-// BenchmarkTopFactText times topFactText with recollect_bm25 and with
-// FTS5's own bm25() (topTextMin.recount), the two taking turns going
-// first, over queries of a rare word and common ones, and reports the
-// first's total over the second's as new-old-ratio. The store is a
+// BenchmarkTopFactText times the keyword arm's best 200 (topText's source,
+// read) scored by recollect_bm25 and by FTS5's own bm25()
+// (topTextMin.recount), the two taking turns going first, over queries of
+// a rare word and common ones and one of common words only (ranked
+// whole), and reports the first's total over the second's as
+// new-old-ratio. The store is a
 // generated one of RECOLLECT_TOPK_FACTS facts (100,000 unless set).
 func BenchmarkTopFactText(b *testing.B) {
 	n := 100_000
@@ -317,6 +332,7 @@ func BenchmarkTopFactText(b *testing.B) {
 		{"zebra1", "zebra2", "release", "note"},
 		{"project", "zebra5", "note", "release", "alpha", "theta"},
 		{"zebra8", "omega", "sigma", "project"},
+		{"note", "project", "alpha"},
 	}
 	var spent [2]time.Duration
 	b.ResetTimer()
@@ -324,9 +340,11 @@ func BenchmarkTopFactText(b *testing.B) {
 		q := queries[i%len(queries)]
 		for _, recount := range []bool{i%2 == 1, i%2 == 0} {
 			t0 := time.Now()
-			if _, _, err := topFactText(ctx, db, q, 200, topTextMin{recount: recount}); err != nil {
+			src, args, err := (sqliteEngine{}).topText(ctx, db, FactText, q, 200, topTextMin{recount: recount})
+			if err != nil {
 				b.Fatal(err)
 			}
+			rankedRows(b, db, src, args...)
 			if recount {
 				spent[1] += time.Since(t0)
 			} else {
