@@ -664,17 +664,19 @@ func changeStep(s string) bool {
 	if len(words) < 3 {
 		return false
 	}
-	return changeVerbs[strings.Trim(words[0], ",.:;")]
+	return changeVerbs()[strings.Trim(words[0], ",.:;")]
 }
 
-var changeVerbs = map[string]bool{
-	"add": true, "implement": true, "fix": true, "update": true, "remove": true, "delete": true, "create": true,
-	"write": true, "refactor": true, "rename": true, "move": true, "replace": true, "migrate": true, "unify": true,
-	"set": true, "bump": true, "upgrade": true, "downgrade": true, "introduce": true, "extract": true, "split": true,
-	"merge": true, "support": true, "enable": true, "disable": true, "wire": true, "port": true, "convert": true,
-	"drop": true, "extend": true, "document": true, "deprecate": true, "harden": true, "handle": true, "switch": true,
-	"change": true, "adjust": true, "configure": true, "install": true, "patch": true, "build": true, "persist": true,
-}
+var changeVerbs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"add": true, "implement": true, "fix": true, "update": true, "remove": true, "delete": true, "create": true,
+		"write": true, "refactor": true, "rename": true, "move": true, "replace": true, "migrate": true, "unify": true,
+		"set": true, "bump": true, "upgrade": true, "downgrade": true, "introduce": true, "extract": true, "split": true,
+		"merge": true, "support": true, "enable": true, "disable": true, "wire": true, "port": true, "convert": true,
+		"drop": true, "extend": true, "document": true, "deprecate": true, "harden": true, "handle": true, "switch": true,
+		"change": true, "adjust": true, "configure": true, "install": true, "patch": true, "build": true, "persist": true,
+	}
+})
 
 var (
 	heredocRe = sync.OnceValue(func() *regexp.Regexp {

@@ -1,9 +1,10 @@
 package extract
 
 import (
-	"github.com/recollect/recollect/store"
 	"strings"
 	"testing"
+
+	"github.com/recollect/recollect/store"
 )
 
 func TestCommitFact(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -28,7 +29,9 @@ func Fold(name string) string {
 }
 
 // selfFolds are the names that mean the store's owner.
-var selfFolds = map[string]bool{"theuser": true, "user": true, "me": true, "myself": true}
+var selfFolds = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"theuser": true, "user": true, "me": true, "myself": true}
+})
 
 // EntityQuery asks about one named thing.
 type EntityQuery struct {
@@ -189,7 +192,7 @@ func cardsWithin(ctx context.Context, db *store.DB, sc scope, cards []EntityCard
 func findEntities(ctx context.Context, db *store.DB, fold, typ string) ([]EntityCard, error) {
 	q := `SELECT DISTINCT e.id, e.name, e.type, e.is_self FROM entities e LEFT JOIN entity_aliases a ON a.entity_id = e.id
 		WHERE (e.fold = ? OR a.fold = ? OR (e.is_self = 1 AND ?))`
-	args := []any{fold, fold, selfFolds[fold]}
+	args := []any{fold, fold, selfFolds()[fold]}
 	if typ != "" {
 		q += ` AND lower(e.type) = lower(trim(?))`
 		args = append(args, typ)

@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/recollect/recollect/store"
@@ -204,7 +205,9 @@ func roomForDirect(ranked []int64, matches map[int64][]Match, want int) []int64 
 	return out
 }
 
-var armOrder = map[Arm]int{ArmKeyword: 0, ArmContext: 1, ArmEntity: 2, ArmSemantic: 3, ArmDomain: 4}
+var armOrder = sync.OnceValue(func() map[Arm]int {
+	return map[Arm]int{ArmKeyword: 0, ArmContext: 1, ArmEntity: 2, ArmSemantic: 3, ArmDomain: 4}
+})
 
 func sortMatches(ms []Match) []Match {
 	if ms == nil {
@@ -214,8 +217,8 @@ func sortMatches(ms []Match) []Match {
 		if ms[i].Via != ms[j].Via {
 			return ms[i].Via < ms[j].Via
 		}
-		if armOrder[ms[i].Arm] != armOrder[ms[j].Arm] {
-			return armOrder[ms[i].Arm] < armOrder[ms[j].Arm]
+		if armOrder()[ms[i].Arm] != armOrder()[ms[j].Arm] {
+			return armOrder()[ms[i].Arm] < armOrder()[ms[j].Arm]
 		}
 		return ms[i].Rank < ms[j].Rank
 	})

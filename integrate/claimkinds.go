@@ -40,14 +40,16 @@ const (
 )
 
 // kindByName maps the slot kinds readClaims makes to their bits.
-var kindByName = map[string]kinds{"port": kindPort, "version": kindVersion, "residence": kindResidence,
-	"employer": kindEmployer, "host": kindHost, "location": kindLocation, "owner": kindOwner, "use": kindUse,
-	"preference": kindPreference, "is": kindIs}
+var kindByName = sync.OnceValue(func() map[string]kinds {
+	return map[string]kinds{"port": kindPort, "version": kindVersion, "residence": kindResidence,
+		"employer": kindEmployer, "host": kindHost, "location": kindLocation, "owner": kindOwner, "use": kindUse,
+		"preference": kindPreference, "is": kindIs}
+})
 
 // kindOf is the kind of a claim's slot.
 func kindOf(slot string) kinds {
 	name, _, _ := strings.Cut(slot, ":")
-	if k, ok := kindByName[name]; ok {
+	if k, ok := kindByName()[name]; ok {
 		return k
 	}
 	return kindOther

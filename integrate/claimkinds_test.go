@@ -190,7 +190,7 @@ func TestPossibleKindsRules(t *testing.T) {
 				has = has || cl.additive
 			}
 		}
-		if kind, ok := kindByName[c.kind]; ok {
+		if kind, ok := kindByName()[c.kind]; ok {
 			has = r.kinds()&kind != 0
 		}
 		if !has {
@@ -313,7 +313,7 @@ func TestKindsKnown(t *testing.T) {
 			}
 		}
 	}
-	for name := range kindByName {
+	for name := range kindByName() {
 		if !seen[name] {
 			t.Logf("no statement of the corpus claims %q", name)
 		}

@@ -157,61 +157,79 @@ var copulaRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(?:is|are|was|were)\s+(?:now\s+|still\s+)?(.+)`)
 })
 
-var leadingSkip = set("so", "well", "also", "and", "but", "btw", "actually", "yes", "yeah", "ok", "okay", "oh", "hey",
-	"then", "anyway", "honestly", "recently", "lately", "currently", "today", "yesterday", "now", "finally",
-	"nowadays", "meanwhile", "update", "fyi", "note", "since", "as", "of")
+var leadingSkip = sync.OnceValue(func() map[string]bool {
+	return set("so", "well", "also", "and", "but", "btw", "actually", "yes", "yeah", "ok", "okay", "oh", "hey",
+		"then", "anyway", "honestly", "recently", "lately", "currently", "today", "yesterday", "now", "finally",
+		"nowadays", "meanwhile", "update", "fyi", "note", "since", "as", "of")
+})
 
 var (
-	timeLead = set("last", "this", "next", "these", "since")
-	timeNoun = set("week", "month", "year", "spring", "summer", "autumn", "fall", "winter", "days", "weekend", "morning", "time", "sprint", "quarter")
+	timeLead = sync.OnceValue(func() map[string]bool { return set("last", "this", "next", "these", "since") })
+	timeNoun = sync.OnceValue(func() map[string]bool {
+		return set("week", "month", "year", "spring", "summer", "autumn", "fall", "winter", "days", "weekend", "morning", "time", "sprint", "quarter")
+	})
 )
 
 // calendarWords name dates, not products: "May 5" is no version.
-var calendarWords = set("january", "february", "march", "april", "may", "june", "july", "august", "september",
-	"october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
-	"dec", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "week", "day", "year",
-	"month", "today", "tomorrow", "yesterday", "tonight", "page", "chapter", "season", "episode", "part", "room", "level", "grade", "floor", "step", "phase", "round")
+var calendarWords = sync.OnceValue(func() map[string]bool {
+	return set("january", "february", "march", "april", "may", "june", "july", "august", "september",
+		"october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov",
+		"dec", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday", "week", "day", "year",
+		"month", "today", "tomorrow", "yesterday", "tonight", "page", "chapter", "season", "episode", "part", "room", "level", "grade", "floor", "step", "phase", "round")
+})
 
-var homeWords = set("flat", "apartment", "house", "home", "place")
+var homeWords = sync.OnceValue(func() map[string]bool {
+	return set("flat", "apartment", "house", "home", "place")
+})
 
-var firstPersonWords = map[string]string{"i": "i", "i'm": "i", "i've": "i", "i'd": "i", "i'll": "i", "me": "i",
-	"we": "we", "we're": "we", "we've": "we", "we'd": "we", "we'll": "we", "us": "we", "my": "i", "our": "we"}
+var firstPersonWords = sync.OnceValue(func() map[string]string {
+	return map[string]string{"i": "i", "i'm": "i", "i've": "i", "i'd": "i", "i'll": "i", "me": "i",
+		"we": "we", "we're": "we", "we've": "we", "we'd": "we", "we'll": "we", "us": "we", "my": "i", "our": "we"}
+})
 
 // pronouns name a subject only through context the heuristic lacks.
-var pronouns = set("it", "it's", "its", "this", "that", "these", "those", "he", "she", "they", "he's", "she's", "they're",
-	"you", "you're", "there", "here", "what", "which", "who", "everyone", "someone", "something", "nobody", "people",
-	// an elliptical "(It) sounds like…" has no subject
-	"sounds", "looks", "seems", "feels", "smells")
+var pronouns = sync.OnceValue(func() map[string]bool {
+	return set("it", "it's", "its", "this", "that", "these", "those", "he", "she", "they", "he's", "she's", "they're",
+		"you", "you're", "there", "here", "what", "which", "who", "everyone", "someone", "something", "nobody", "people",
+		// an elliptical "(It) sounds like…" has no subject
+		"sounds", "looks", "seems", "feels", "smells")
+})
 
-var determiners = set("the", "a", "an", "this", "that", "these", "those", "your", "their", "his", "her", "its", "some",
-	"many", "most", "all", "every", "each", "any", "our", "my")
+var determiners = sync.OnceValue(func() map[string]bool {
+	return set("the", "a", "an", "this", "that", "these", "those", "your", "their", "his", "her", "its", "some",
+		"many", "most", "all", "every", "each", "any", "our", "my")
+})
 
 // predicateWords end a subject phrase: auxiliaries, adverbs and the verbs
 // the frames read.
-var predicateWords = set("is", "are", "was", "were", "be", "been", "am", "has", "have", "had", "do", "does", "did",
-	"don't", "doesn't", "didn't", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "won't",
-	"can't", "isn't", "aren't", "wasn't", "no", "not", "never", "now", "still", "also", "always", "usually", "often",
-	"sometimes", "currently", "just", "only", "already", "finally", "recently", "really", "actually", "then",
-	"live", "lives", "lived", "living", "reside", "resides", "moved", "move", "moves", "moving", "relocated",
-	"work", "works", "worked", "working", "use", "uses", "used", "using", "switched", "switch", "switches",
-	"migrated", "migrate", "migrates", "changed", "change", "changes", "deploy", "deploys", "deployed", "ship", "ships",
-	"shipped", "host", "hosts", "hosted", "run", "runs", "ran", "running", "listen", "listens", "serve", "serves",
-	"like", "likes", "liked", "love", "loves", "loved", "prefer", "prefers", "preferred", "enjoy", "enjoys", "hate",
-	"hates", "want", "wants", "need", "needs", "own", "owns", "maintain", "maintains", "lead", "leads", "joined",
-	"left", "started", "stopped", "quit", "got", "went", "build", "builds", "built", "replaced", "replace", "requires",
-	"require", "depends", "points", "pins", "targets", "owned", "maintained", "based", "settled", "keep", "keeps",
-	"stay", "stays", "publish", "publishes", "published", "pin", "target", "point", "call", "calls", "called",
-	"go", "goes", "send", "sends", "write", "writes", "read", "reads", "store", "stores", "stored", "talk", "talks",
-	"manage", "manages", "managed", "play", "plays", "drive", "drives", "speak", "speaks", "learn", "learns", "learning",
-	"eat", "eats", "drink", "drinks", "make", "makes", "take", "takes", "sold", "bought", "upgraded", "happen", "happens",
-	"listened", "expose", "exposes", "connect", "connects", "connected", "return", "returns", "handle", "handles",
-	"support", "supports", "include", "includes", "contain", "contains", "load", "loads", "fetch", "fetches", "sit", "sits", "belong", "belongs")
+var predicateWords = sync.OnceValue(func() map[string]bool {
+	return set("is", "are", "was", "were", "be", "been", "am", "has", "have", "had", "do", "does", "did",
+		"don't", "doesn't", "didn't", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "won't",
+		"can't", "isn't", "aren't", "wasn't", "no", "not", "never", "now", "still", "also", "always", "usually", "often",
+		"sometimes", "currently", "just", "only", "already", "finally", "recently", "really", "actually", "then",
+		"live", "lives", "lived", "living", "reside", "resides", "moved", "move", "moves", "moving", "relocated",
+		"work", "works", "worked", "working", "use", "uses", "used", "using", "switched", "switch", "switches",
+		"migrated", "migrate", "migrates", "changed", "change", "changes", "deploy", "deploys", "deployed", "ship", "ships",
+		"shipped", "host", "hosts", "hosted", "run", "runs", "ran", "running", "listen", "listens", "serve", "serves",
+		"like", "likes", "liked", "love", "loves", "loved", "prefer", "prefers", "preferred", "enjoy", "enjoys", "hate",
+		"hates", "want", "wants", "need", "needs", "own", "owns", "maintain", "maintains", "lead", "leads", "joined",
+		"left", "started", "stopped", "quit", "got", "went", "build", "builds", "built", "replaced", "replace", "requires",
+		"require", "depends", "points", "pins", "targets", "owned", "maintained", "based", "settled", "keep", "keeps",
+		"stay", "stays", "publish", "publishes", "published", "pin", "target", "point", "call", "calls", "called",
+		"go", "goes", "send", "sends", "write", "writes", "read", "reads", "store", "stores", "stored", "talk", "talks",
+		"manage", "manages", "managed", "play", "plays", "drive", "drives", "speak", "speaks", "learn", "learns", "learning",
+		"eat", "eats", "drink", "drinks", "make", "makes", "take", "takes", "sold", "bought", "upgraded", "happen", "happens",
+		"listened", "expose", "exposes", "connect", "connects", "connected", "return", "returns", "handle", "handles",
+		"support", "supports", "include", "includes", "contain", "contains", "load", "loads", "fetch", "fetches", "sit", "sits", "belong", "belongs")
+})
 
 // stopValue ends a value phrase.
-var stopValue = set("for", "in", "on", "at", "with", "since", "because", "and", "but", "instead", "now", "last", "this",
-	"next", "from", "to", "by", "as", "so", "when", "while", "after", "before", "until", "which", "that", "where",
-	"every", "each", "anymore", "again", "these", "today", "yesterday", "tomorrow", "recently", "lately", "already",
-	"too", "though", "then", "rather", "than", "if", "or", "nowadays", "these", "days", "of", "over", "via")
+var stopValue = sync.OnceValue(func() map[string]bool {
+	return set("for", "in", "on", "at", "with", "since", "because", "and", "but", "instead", "now", "last", "this",
+		"next", "from", "to", "by", "as", "so", "when", "while", "after", "before", "until", "which", "that", "where",
+		"every", "each", "anymore", "again", "these", "today", "yesterday", "tomorrow", "recently", "lately", "already",
+		"too", "though", "then", "rather", "than", "if", "or", "nowadays", "these", "days", "of", "over", "via")
+})
 
 // readStatement reads a statement; speaker is who "I" is when the text
 // does not start with "<Name>: ".
@@ -248,11 +266,11 @@ func readClause(clauseText, speaker string, prev *clause, keyed bool) (clause, b
 	toks := text.StatementWordSpans(clauseText)
 	lower := func(i int) string { return strings.ToLower(clauseText[toks[i][0]:toks[i][1]]) }
 	i := 0
-	for i < len(toks) && leadingSkip[lower(i)] {
+	for i < len(toks) && leadingSkip()[lower(i)] {
 		i++
 	}
 	// A leading time phrase: "last month", "these days".
-	if i+1 < len(toks) && timeLead[lower(i)] && timeNoun[lower(i+1)] {
+	if i+1 < len(toks) && timeLead()[lower(i)] && timeNoun()[lower(i+1)] {
 		i += 2
 	}
 	if i >= len(toks) {
@@ -261,26 +279,26 @@ func readClause(clauseText, speaker string, prev *clause, keyed bool) (clause, b
 	var possessed []string
 	start := i
 	w := lower(i)
-	switch fp, isFP := firstPersonWords[w]; {
+	switch fp, isFP := firstPersonWords()[w]; {
 	case isFP:
 		c.self = fp + ":" + speaker
 		i++
 		if w == "my" || w == "our" {
-			for i < len(toks) && !predicateWords[lower(i)] && len(possessed) < 4 {
+			for i < len(toks) && !predicateWords()[lower(i)] && len(possessed) < 4 {
 				possessed = append(possessed, lower(i))
 				i++
 			}
 			c.subject = wordSet(strings.Join(possessed, " "))
 		}
-	case pronouns[w]:
+	case pronouns()[w]:
 		return c, false
-	case predicateWords[w] && prev != nil:
+	case predicateWords()[w] && prev != nil:
 		c.self, c.subject = prev.self, prev.subject
 	default:
 		var subj []string
-		for i < len(toks) && !predicateWords[lower(i)] {
+		for i < len(toks) && !predicateWords()[lower(i)] {
 			t := lower(i)
-			if i > start && !determiners[lower(i-1)] && len(t) > 4 && strings.HasSuffix(t, "ed") {
+			if i > start && !determiners()[lower(i-1)] && len(t) > 4 && strings.HasSuffix(t, "ed") {
 				break
 			}
 			subj = append(subj, t)
@@ -297,7 +315,7 @@ func readClause(clauseText, speaker string, prev *clause, keyed bool) (clause, b
 			return c, false
 		}
 		for _, s := range subj {
-			if pronouns[s] {
+			if pronouns()[s] {
 				return c, false
 			}
 		}
@@ -313,7 +331,7 @@ func readClause(clauseText, speaker string, prev *clause, keyed bool) (clause, b
 	may := rulesFor(clauseText, keyed)
 	c.claims = readClaims(pred, clauseText[toks[i][0]:], len(possessed) > 0, w == "i'd" || w == "we'd", may)
 	// "My flat is in Berlin" says where I live.
-	if len(possessed) > 0 && subset(c.subject, homeWords) {
+	if len(possessed) > 0 && subset(c.subject, homeWords()) {
 		c.subject = nil
 	}
 	for k := range c.claims {
@@ -378,7 +396,7 @@ func readClaims(pred, verbPhrase string, possessed, wish bool, may func(literal)
 			v = valuePhrase(firstNonEmpty(groups...))
 		case "version":
 			if len(groups) == 2 {
-				if stopValue[strings.ToLower(groups[0])] || determiners[strings.ToLower(groups[0])] || calendarWords[strings.ToLower(groups[0])] {
+				if stopValue()[strings.ToLower(groups[0])] || determiners()[strings.ToLower(groups[0])] || calendarWords()[strings.ToLower(groups[0])] {
 					continue
 				}
 				slot += ":" + strings.ToLower(groups[0])
@@ -456,15 +474,17 @@ func (r reading) claimsSomething() bool {
 
 // slotWords are words a stored statement of the same attribute likely
 // holds, to find it by keyword when it shares no value with the new one.
-var slotWords = map[string][]string{
-	"residence": {"live", "lives", "living", "moved", "based", "home"},
-	"employer":  {"work", "works", "job", "employer"},
-	"port":      {"port"},
-	"version":   {"version"},
-	"owner":     {"owns", "owned", "owner", "maintained", "maintains", "manages", "managed"},
-	"host":      {"deploy", "deployed", "deploys", "hosted"},
-	"location":  {"stored", "kept"},
-}
+var slotWords = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"residence": {"live", "lives", "living", "moved", "based", "home"},
+		"employer":  {"work", "works", "job", "employer"},
+		"port":      {"port"},
+		"version":   {"version"},
+		"owner":     {"owns", "owned", "owner", "maintained", "maintains", "manages", "managed"},
+		"host":      {"deploy", "deployed", "deploys", "hosted"},
+		"location":  {"stored", "kept"},
+	}
+})
 
 // negatedAt: a negation ("no longer", "don't", "used to", "stopped") stands
 // within three words before the attribute at i, or "anymore" follows it.
@@ -515,10 +535,10 @@ func valuePhrase(s string) value {
 		}
 		t := s[loc[0]:loc[1]]
 		low := strings.ToLower(t)
-		if len(kept) > 0 && (stopValue[low] || firstPersonWords[low] != "" || pronouns[low]) {
+		if len(kept) > 0 && (stopValue()[low] || firstPersonWords()[low] != "" || pronouns()[low]) {
 			break
 		}
-		if stopValue[low] || determiners[low] {
+		if stopValue()[low] || determiners()[low] {
 			if len(kept) == 0 {
 				continue
 			}
@@ -543,12 +563,14 @@ func nameLike(s string, lowerOK bool) bool {
 	if unicode.IsUpper(r) || unicode.IsDigit(r) || r == '`' {
 		return true
 	}
-	return lowerOK && len(text.StatementWordSpans(valuePhrase(s).text)) == 1 && !determiners[strings.ToLower(f)] &&
-		!intensifiers[strings.ToLower(f)]
+	return lowerOK && len(text.StatementWordSpans(valuePhrase(s).text)) == 1 && !determiners()[strings.ToLower(f)] &&
+		!intensifiers()[strings.ToLower(f)]
 }
 
-var intensifiers = set("so", "very", "really", "pretty", "super", "too", "quite", "not", "always", "also", "just", "still",
-	"a", "an", "the", "going", "getting", "doing", "kind", "sort", "more", "less", "much", "such", "gonna", "happy", "glad", "sure")
+var intensifiers = sync.OnceValue(func() map[string]bool {
+	return set("so", "very", "really", "pretty", "super", "too", "quite", "not", "always", "also", "just", "still",
+		"a", "an", "the", "going", "getting", "doing", "kind", "sort", "more", "less", "much", "such", "gonna", "happy", "glad", "sure")
+})
 
 func firstWord(s string) string {
 	return text.FirstStatementWord(s)
@@ -581,7 +603,7 @@ func wordSet(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range text.StatementWords(s) {
 		t = strings.ToLower(strings.Trim(t, "`"))
-		if stopwords[t] || determiners[t] || stopValue[t] || firstPersonWords[t] != "" {
+		if stopwords()[t] || determiners()[t] || stopValue()[t] || firstPersonWords()[t] != "" {
 			continue
 		}
 		if len(t) > 3 && strings.HasSuffix(t, "s") && !strings.HasSuffix(t, "ss") {

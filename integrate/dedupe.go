@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/recollect/recollect/graph/text"
 )
@@ -23,21 +24,25 @@ type querier interface {
 // two facts are near duplicates that the reconcile stage looks at.
 const NearThreshold = 0.6
 
-var stopwords = map[string]bool{
-	"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true, "on": true,
-	"at": true, "for": true, "with": true, "by": true, "from": true, "is": true, "am": true, "are": true, "was": true,
-	"were": true, "be": true, "been": true, "i": true, "my": true, "me": true, "we": true, "our": true, "it": true,
-	"its": true, "this": true, "that": true, "user": true, "user's": true, "s": true, "m": true, "really": true,
-	"very": true, "also": true, "just": true,
-}
+var stopwords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"a": true, "an": true, "the": true, "and": true, "or": true, "of": true, "to": true, "in": true, "on": true,
+		"at": true, "for": true, "with": true, "by": true, "from": true, "is": true, "am": true, "are": true, "was": true,
+		"were": true, "be": true, "been": true, "i": true, "my": true, "me": true, "we": true, "our": true, "it": true,
+		"its": true, "this": true, "that": true, "user": true, "user's": true, "s": true, "m": true, "really": true,
+		"very": true, "also": true, "just": true,
+	}
+})
 
-var negations = map[string]bool{"not": true, "no": true, "never": true, "don": true, "doesn": true, "isn": true, "t": true, "longer": true, "nor": true}
+var negations = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"not": true, "no": true, "never": true, "don": true, "doesn": true, "isn": true, "t": true, "longer": true, "nor": true}
+})
 
 // contentWords are a fact's words without stop words.
 func contentWords(s string) map[string]bool {
 	out := map[string]bool{}
 	for _, t := range text.Terms(s) {
-		if !stopwords[t] {
+		if !stopwords()[t] {
 			out[t] = true
 		}
 	}
@@ -46,7 +51,7 @@ func contentWords(s string) map[string]bool {
 
 func negated(s string) bool {
 	for _, t := range text.Terms(s) {
-		if negations[t] {
+		if negations()[t] {
 			return true
 		}
 	}

@@ -224,8 +224,8 @@ func nameSpans(s string, a, b int, starts map[int]bool) [][2]int {
 		word := strings.TrimSuffix(strings.TrimSuffix(s[ws:we], "'s"), "’s")
 		we = ws + len(word)
 		l := strings.ToLower(word)
-		if word == "I" || text.IsStopword(l) || interjections[l] || starts[ws] && commonWord(word) ||
-			placeholder(word) || calendarWords[l] || calendarWords[strings.TrimSuffix(l, "s")] || emphasis(word) {
+		if word == "I" || text.IsStopword(l) || interjections()[l] || starts[ws] && commonWord(word) ||
+			placeholder(word) || calendarWords()[l] || calendarWords()[strings.TrimSuffix(l, "s")] || emphasis(word) {
 			if start >= 0 {
 				out = append(out, [2]int{start, end})
 			}
@@ -337,7 +337,7 @@ var (
 // and replies ("Thanks", "Wow", "Instead"); never a name on its own.
 func commonWord(w string) bool {
 	l := strings.ToLower(strings.Trim(w, "'’"))
-	return text.IsStopword(l) || commonWords[l]
+	return text.IsStopword(l) || commonWords()[l]
 }
 
 // emphasis is a common word in capitals ("NOT", "NEVER", "IMPORTANT").
@@ -346,56 +346,64 @@ func emphasis(w string) bool {
 		return false
 	}
 	l := strings.ToLower(w)
-	return commonWords[l] || text.IsStopword(l) || emphasisWords[l]
+	return commonWords()[l] || text.IsStopword(l) || emphasisWords()[l]
 }
 
 // placeholder is a stand-in for removed text ("REDACTED", "[redacted]",
 // "TODO"), not a name.
 func placeholder(w string) bool {
 	l := strings.ToLower(strings.Trim(w, "[]<>*_ "))
-	return placeholders[l] || strings.HasPrefix(l, "redacted")
+	return placeholders()[l] || strings.HasPrefix(l, "redacted")
 }
 
-var placeholders = set("redacted", "redaction", "placeholder", "todo", "fixme", "xxx", "tbd", "n/a", "na", "null", "nil", "none", "undefined", "secret", "token", "password", "hidden", "removed", "omitted", "snip", "elided")
+var placeholders = sync.OnceValue(func() map[string]bool {
+	return set("redacted", "redaction", "placeholder", "todo", "fixme", "xxx", "tbd", "n/a", "na", "null", "nil", "none", "undefined", "secret", "token", "password", "hidden", "removed", "omitted", "snip", "elided")
+})
 
-var emphasisWords = set("important", "note", "warning", "must", "never", "always", "only", "all", "every", "yes", "no", "ok", "okay", "done", "fixed", "new", "old", "edit", "update", "nb", "ps", "fyi", "asap", "lol", "omg", "wtf", "btw", "imo", "imho", "tl;dr", "tldr", "eta", "faq", "diy", "aka", "etc", "am", "pm", "gmt", "utc")
+var emphasisWords = sync.OnceValue(func() map[string]bool {
+	return set("important", "note", "warning", "must", "never", "always", "only", "all", "every", "yes", "no", "ok", "okay", "done", "fixed", "new", "old", "edit", "update", "nb", "ps", "fyi", "asap", "lol", "omg", "wtf", "btw", "imo", "imho", "tl;dr", "tldr", "eta", "faq", "diy", "aka", "etc", "am", "pm", "gmt", "utc")
+})
 
 // interjections are never names, wherever they stand ("Oh, Hey Mel").
-var interjections = set("thanks", "thank", "wow", "oh", "ah", "aw", "aww", "hey", "hi", "hello", "yes", "yeah", "yep", "ok", "okay",
-	"sure", "lol", "haha", "omg", "congrats", "congratulations", "please", "sorry", "cheers", "bye", "instead", "here", "there")
+var interjections = sync.OnceValue(func() map[string]bool {
+	return set("thanks", "thank", "wow", "oh", "ah", "aw", "aww", "hey", "hi", "hello", "yes", "yeah", "yep", "ok", "okay",
+		"sure", "lol", "haha", "omg", "congrats", "congratulations", "please", "sorry", "cheers", "bye", "instead", "here", "there")
+})
 
 // commonWords are frequent English words that start sentences and replies
 // — interjections, discourse words, adverbs, imperative verbs and common
 // adjectives — a general list, not one drawn from any data set.
-var commonWords = set(
-	"thanks", "thank", "wow", "oh", "ah", "aw", "aww", "awww", "hey", "hi", "hello", "yes", "yeah", "yep", "yup", "nope", "ok", "okay", "sure",
-	"well", "hmm", "hm", "um", "uh", "haha", "hahaha", "lol", "omg", "whoa", "ugh", "oops", "alright", "cool", "nice", "great", "awesome",
-	"amazing", "wonderful", "fantastic", "lovely", "perfect", "good", "bad", "sorry", "please", "congrats", "congratulations", "cheers", "bye",
-	"goodbye", "welcome", "dear", "instead", "here", "there", "also", "anyway", "anyways", "btw", "actually", "absolutely", "definitely",
-	"totally", "really", "maybe", "perhaps", "probably", "certainly", "exactly", "indeed", "agreed", "right", "true", "false", "today",
-	"tomorrow", "yesterday", "tonight", "now", "then", "next", "first", "second", "third", "last", "finally", "still", "already", "soon",
-	"later", "recently", "lately", "currently", "usually", "sometimes", "often", "always", "never", "every", "everyone", "everything",
-	"someone", "something", "anything", "nothing", "nobody", "somebody", "anybody", "everybody", "let", "let's", "lets", "check", "see",
-	"look", "make", "use", "run", "add", "fix", "try", "remember", "note", "keep", "set", "get", "go", "come", "take", "give", "tell",
-	"ask", "find", "show", "read", "write", "open", "close", "start", "stop", "wait", "move", "put", "call", "done", "glad", "happy",
-	"sad", "sounds", "looks", "seems", "guess", "think", "hope", "wish", "love", "like", "know", "want", "need", "feel", "got", "gotta",
-	"gonna", "wanna", "did", "does", "do", "is", "are", "was", "were", "will", "would", "can", "could", "should", "must", "may", "might",
-	"shall", "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "whoever", "whatever", "whenever", "wherever",
-	"however", "although", "though", "because", "since", "unless", "while", "whereas", "if", "so", "but", "and", "or", "nor", "yet",
-	"plus", "besides", "meanwhile", "otherwise", "therefore", "thus", "hence", "overall", "basically", "honestly", "seriously",
-	"literally", "obviously", "clearly", "apparently", "hopefully", "luckily", "unfortunately", "fortunately", "sadly", "interestingly",
-	"speaking", "talking", "regarding", "about", "after", "before", "during", "until", "with", "without", "within", "for", "from",
-	"into", "onto", "over", "under", "between", "through", "across", "around", "along", "near", "by", "via", "per", "like", "unlike",
-	"this", "that", "these", "those", "it", "its", "it's", "he", "she", "they", "we", "you", "your", "yours", "my", "mine", "our",
-	"ours", "his", "her", "hers", "their", "theirs", "me", "him", "them", "us", "i'm", "i've", "i'd", "i'll", "you're", "you've",
-	"you'll", "he's", "she's", "they're", "we're", "that's", "there's", "here's", "what's", "it'll", "isn't", "don't", "doesn't",
-	"didn't", "can't", "won't", "wouldn't", "shouldn't", "couldn't", "no", "not", "none", "all", "some", "any", "many", "much", "more",
-	"most", "few", "less", "least", "each", "both", "either", "neither", "other", "another", "such", "same", "own", "only", "just",
-	"even", "very", "too", "quite", "rather", "pretty", "enough", "almost", "again", "ever", "once", "twice", "new", "old", "big",
-	"small", "little", "long", "short", "high", "low", "best", "better", "worst", "worse", "sweet", "fun", "funny", "cute", "beautiful",
-	"interesting", "important", "hard", "easy", "super", "totally", "yay", "woohoo", "hooray", "bravo", "ooh", "ahh", "mhm", "nah",
-	"sir", "madam", "folks", "guys", "morning", "afternoon", "evening", "night", "mr", "mrs", "ms", "dr",
-)
+var commonWords = sync.OnceValue(func() map[string]bool {
+	return set(
+		"thanks", "thank", "wow", "oh", "ah", "aw", "aww", "awww", "hey", "hi", "hello", "yes", "yeah", "yep", "yup", "nope", "ok", "okay", "sure",
+		"well", "hmm", "hm", "um", "uh", "haha", "hahaha", "lol", "omg", "whoa", "ugh", "oops", "alright", "cool", "nice", "great", "awesome",
+		"amazing", "wonderful", "fantastic", "lovely", "perfect", "good", "bad", "sorry", "please", "congrats", "congratulations", "cheers", "bye",
+		"goodbye", "welcome", "dear", "instead", "here", "there", "also", "anyway", "anyways", "btw", "actually", "absolutely", "definitely",
+		"totally", "really", "maybe", "perhaps", "probably", "certainly", "exactly", "indeed", "agreed", "right", "true", "false", "today",
+		"tomorrow", "yesterday", "tonight", "now", "then", "next", "first", "second", "third", "last", "finally", "still", "already", "soon",
+		"later", "recently", "lately", "currently", "usually", "sometimes", "often", "always", "never", "every", "everyone", "everything",
+		"someone", "something", "anything", "nothing", "nobody", "somebody", "anybody", "everybody", "let", "let's", "lets", "check", "see",
+		"look", "make", "use", "run", "add", "fix", "try", "remember", "note", "keep", "set", "get", "go", "come", "take", "give", "tell",
+		"ask", "find", "show", "read", "write", "open", "close", "start", "stop", "wait", "move", "put", "call", "done", "glad", "happy",
+		"sad", "sounds", "looks", "seems", "guess", "think", "hope", "wish", "love", "like", "know", "want", "need", "feel", "got", "gotta",
+		"gonna", "wanna", "did", "does", "do", "is", "are", "was", "were", "will", "would", "can", "could", "should", "must", "may", "might",
+		"shall", "what", "when", "where", "which", "who", "whom", "whose", "why", "how", "whoever", "whatever", "whenever", "wherever",
+		"however", "although", "though", "because", "since", "unless", "while", "whereas", "if", "so", "but", "and", "or", "nor", "yet",
+		"plus", "besides", "meanwhile", "otherwise", "therefore", "thus", "hence", "overall", "basically", "honestly", "seriously",
+		"literally", "obviously", "clearly", "apparently", "hopefully", "luckily", "unfortunately", "fortunately", "sadly", "interestingly",
+		"speaking", "talking", "regarding", "about", "after", "before", "during", "until", "with", "without", "within", "for", "from",
+		"into", "onto", "over", "under", "between", "through", "across", "around", "along", "near", "by", "via", "per", "like", "unlike",
+		"this", "that", "these", "those", "it", "its", "it's", "he", "she", "they", "we", "you", "your", "yours", "my", "mine", "our",
+		"ours", "his", "her", "hers", "their", "theirs", "me", "him", "them", "us", "i'm", "i've", "i'd", "i'll", "you're", "you've",
+		"you'll", "he's", "she's", "they're", "we're", "that's", "there's", "here's", "what's", "it'll", "isn't", "don't", "doesn't",
+		"didn't", "can't", "won't", "wouldn't", "shouldn't", "couldn't", "no", "not", "none", "all", "some", "any", "many", "much", "more",
+		"most", "few", "less", "least", "each", "both", "either", "neither", "other", "another", "such", "same", "own", "only", "just",
+		"even", "very", "too", "quite", "rather", "pretty", "enough", "almost", "again", "ever", "once", "twice", "new", "old", "big",
+		"small", "little", "long", "short", "high", "low", "best", "better", "worst", "worse", "sweet", "fun", "funny", "cute", "beautiful",
+		"interesting", "important", "hard", "easy", "super", "totally", "yay", "woohoo", "hooray", "bravo", "ooh", "ahh", "mhm", "nah",
+		"sir", "madam", "folks", "guys", "morning", "afternoon", "evening", "night", "mr", "mrs", "ms", "dr",
+	)
+})
 
 // ResolveEntity finds or creates the entity row for (name, type). An exact
 // canonical match wins; otherwise a fold match binds only when exactly one

@@ -20,19 +20,21 @@ import (
 // labelWords are words that open a labelled note rather than name a
 // speaker: "Decision: use Postgres" was not said by someone called
 // Decision.
-var labelWords = set("decision", "decisions", "error", "errors", "warning", "warnings", "update", "updates", "todo",
-	"answer", "question", "summary", "result", "results", "output", "input", "context", "goal", "goals", "status",
-	"step", "steps", "example", "examples", "reason", "usage", "tip", "tips", "edit", "bug", "bugs", "plan", "fix",
-	"note", "notes", "important", "issue", "issues", "problem", "solution", "conclusion", "rationale", "action",
-	"actions", "outcome", "info", "debug", "failure", "success", "next", "notice", "caveat", "assumption",
-	"constraint", "constraints", "requirement", "requirements", "pros", "cons", "change", "changes", "feature",
-	"test", "tests", "build", "deploy", "commit", "branch", "file", "path", "command", "response", "request",
-	"prompt", "source", "task", "tasks", "owner", "reminder", "fact", "facts", "preference", "convention", "rule",
-	"rules", "lesson", "learned", "workaround", "cause", "symptom", "repro", "expected", "actual", "log", "logs",
-	"stack", "trace", "hint", "see", "ref", "re", "subject", "topic", "agenda", "attendees", "date", "time",
-	"location", "priority", "severity", "version", "release", "changelog", "breaking", "deprecated", "security",
-	"performance", "docs", "documentation", "config", "configuration", "setup", "install", "installation", "env",
-	"environment", "tldr", "ps", "nb", "fyi", "q", "a")
+var labelWords = sync.OnceValue(func() map[string]bool {
+	return set("decision", "decisions", "error", "errors", "warning", "warnings", "update", "updates", "todo",
+		"answer", "question", "summary", "result", "results", "output", "input", "context", "goal", "goals", "status",
+		"step", "steps", "example", "examples", "reason", "usage", "tip", "tips", "edit", "bug", "bugs", "plan", "fix",
+		"note", "notes", "important", "issue", "issues", "problem", "solution", "conclusion", "rationale", "action",
+		"actions", "outcome", "info", "debug", "failure", "success", "next", "notice", "caveat", "assumption",
+		"constraint", "constraints", "requirement", "requirements", "pros", "cons", "change", "changes", "feature",
+		"test", "tests", "build", "deploy", "commit", "branch", "file", "path", "command", "response", "request",
+		"prompt", "source", "task", "tasks", "owner", "reminder", "fact", "facts", "preference", "convention", "rule",
+		"rules", "lesson", "learned", "workaround", "cause", "symptom", "repro", "expected", "actual", "log", "logs",
+		"stack", "trace", "hint", "see", "ref", "re", "subject", "topic", "agenda", "attendees", "date", "time",
+		"location", "priority", "severity", "version", "release", "changelog", "breaking", "deprecated", "security",
+		"performance", "docs", "documentation", "config", "configuration", "setup", "install", "installation", "env",
+		"environment", "tldr", "ps", "nb", "fyi", "q", "a")
+})
 
 // lineSpeaker returns the speaker a "[date] Name: text" line names, or ""
 // when it names none: the name is one to three capitalised words that are
@@ -44,7 +46,7 @@ func lineSpeaker(content string) string {
 	}
 	name := m[1]
 	for _, w := range strings.Fields(name) {
-		if commonWord(w) || labelWords[strings.ToLower(w)] || emphasis(w) || placeholder(w) {
+		if commonWord(w) || labelWords()[strings.ToLower(w)] || emphasis(w) || placeholder(w) {
 			return ""
 		}
 	}

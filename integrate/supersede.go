@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
@@ -225,7 +226,7 @@ func (r reading) distinctive() []string {
 		}
 		for _, cl := range c.claims {
 			kind, _, _ := strings.Cut(cl.slot, ":")
-			for _, w := range slotWords[kind] {
+			for _, w := range slotWords()[kind] {
 				ws[w] = true
 			}
 			for w := range cl.val.words {
@@ -499,10 +500,12 @@ func slotsMatch(a, b string) bool {
 	}
 	qa, okA := strings.CutPrefix(a, "use:")
 	qb, okB := strings.CutPrefix(b, "use:")
-	return okA && okB && (qa == "" && universal[qb] || qb == "" && universal[qa])
+	return okA && okB && (qa == "" && universal()[qb] || qb == "" && universal()[qa])
 }
 
-var universal = set("everything", "all", "anything")
+var universal = sync.OnceValue(func() map[string]bool {
+	return set("everything", "all", "anything")
+})
 
 // usePurposeKnown: a tool replaces another only for a stated purpose; "we
 // now use Docker" says nothing about "we use MySQL".

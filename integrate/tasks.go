@@ -108,7 +108,7 @@ func taskWords(s string) []string {
 	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r > 127)
 	}) {
-		if len(w) < 4 || seen[w] || taskStopwords[w] {
+		if len(w) < 4 || seen[w] || taskStopwords()[w] {
 			continue
 		}
 		seen[w] = true
@@ -117,4 +117,6 @@ func taskWords(s string) []string {
 	return out
 }
 
-var taskStopwords = map[string]bool{"task": true, "done": true, "with": true, "that": true, "this": true, "from": true, "into": true, "open": true, "pending": true, "progress": true}
+var taskStopwords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"task": true, "done": true, "with": true, "that": true, "this": true, "from": true, "into": true, "open": true, "pending": true, "progress": true}
+})

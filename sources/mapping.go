@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/recollect/recollect/store"
@@ -92,11 +93,13 @@ type block struct {
 
 // droppedTypes are record types read and counted but never stored: they
 // are bookkeeping of the agent, not conversation.
-var droppedTypes = map[string]bool{
-	"progress": true, "attachment": true, "file-history-snapshot": true, "queue-operation": true,
-	"permission-mode": true, "last-prompt": true, "summary": true, "custom-title": true,
-	"ai-title": true, "turn_ended": true,
-}
+var droppedTypes = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"progress": true, "attachment": true, "file-history-snapshot": true, "queue-operation": true,
+		"permission-mode": true, "last-prompt": true, "summary": true, "custom-title": true,
+		"ai-title": true, "turn_ended": true,
+	}
+})
 
 // Map turns one transcript line of the given kind into events. The same
 // function serves Claude Code and Cursor (kind only switches on Cursor's
@@ -141,7 +144,7 @@ func (m *mapper) run() {
 		m.compactBoundary()
 	case rec.Type == "system" && rec.Subtype != "":
 		m.skip("system/" + rec.Subtype)
-	case droppedTypes[rec.Type] || rec.Type == "system":
+	case droppedTypes()[rec.Type] || rec.Type == "system":
 		m.skip(rec.Type)
 	case rec.Type == "":
 		m.skip("unknown:(no type)")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // copyTables lists the tables a store holds, parents before the tables
@@ -22,7 +23,9 @@ var copyTables = []string{
 // order would name a row not yet copied (a successor can have a higher
 // key), so it writes the column as NULL first and sets it once every row
 // of the table is in, in the same transaction.
-var selfReferences = map[string]string{"facts": "superseded_by"}
+var selfReferences = sync.OnceValue(func() map[string]string {
+	return map[string]string{"facts": "superseded_by"}
+})
 
 // generatedColumns are columns an engine computes itself (PostgreSQL's
 // full-text vectors, and the adjacent facts its triggers keep on each
@@ -155,7 +158,7 @@ func copyTable(ctx context.Context, from, to *DB, table string) error {
 			ptrs[i] = &vals[i]
 		}
 		self, key := -1, slices.Index(cols, "id")
-		if col, ok := selfReferences[table]; ok && key >= 0 {
+		if col, ok := selfReferences()[table]; ok && key >= 0 {
 			self = slices.Index(cols, col)
 		}
 		var later [][2]any // key, self-reference set after every row is in

@@ -18,8 +18,75 @@ import (
 // was most of the binary's own start-up work; they are built on first use
 // (sync.OnceValue) instead.
 func TestNoRegexpCompiledAtInit(t *testing.T) {
+	for _, f := range moduleFiles(t) {
+		for _, at := range compiledAtInit(f.ast) {
+			t.Errorf("%s: a regular expression is compiled when the process starts; build it on first use (sync.OnceValue)", f.fset.Position(at))
+		}
+	}
+}
+
+// TestNoMapBuiltAtInit refuses a package-level variable that builds a map
+// while the process starts (a map literal, set(…) of words, or a function
+// called on the spot): every command pays for it, whether it reads the map
+// or not. The word lists of the heuristic, integrate and query analysis
+// are built on first use (sync.OnceValue) instead. Exported maps are other
+// packages' API and are left as they are.
+func TestNoMapBuiltAtInit(t *testing.T) {
+	for _, f := range moduleFiles(t) {
+		for _, d := range f.ast.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok || g.Tok != token.VAR {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs := s.(*ast.ValueSpec)
+				for i, v := range vs.Values {
+					if i < len(vs.Names) && vs.Names[i].IsExported() {
+						continue
+					}
+					if buildsMap(v) {
+						t.Errorf("%s: %s builds a map when the process starts; build it on first use (sync.OnceValue)", f.fset.Position(v.Pos()), vs.Names[min(i, len(vs.Names)-1)].Name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// buildsMap reports whether the value expression v builds a map when it is
+// evaluated: a map literal, a call of set, or a function literal called on
+// the spot that returns a map.
+func buildsMap(v ast.Expr) bool {
+	switch v := v.(type) {
+	case *ast.CompositeLit:
+		_, isMap := v.Type.(*ast.MapType)
+		return isMap
+	case *ast.CallExpr:
+		if id, ok := v.Fun.(*ast.Ident); ok && id.Name == "set" {
+			return true
+		}
+		if lit, ok := v.Fun.(*ast.FuncLit); ok && lit.Type.Results != nil {
+			for _, r := range lit.Type.Results.List {
+				if _, isMap := r.Type.(*ast.MapType); isMap {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// goFile is one parsed source file of the module.
+type goFile struct {
+	fset *token.FileSet
+	ast  *ast.File
+}
+
+// moduleFiles parses the module's Go files, tests and testdata left out.
+func moduleFiles(t *testing.T) map[string]goFile {
+	t.Helper()
 	root := filepath.Join("..", "..")
-	files := 0
+	out := map[string]goFile{}
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -38,18 +105,16 @@ func TestNoRegexpCompiledAtInit(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		files++
-		for _, at := range compiledAtInit(f) {
-			t.Errorf("%s: a regular expression is compiled when the process starts; build it on first use (sync.OnceValue)", fset.Position(at))
-		}
+		out[path] = goFile{fset: fset, ast: f}
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if files < 50 {
-		t.Fatalf("walked only %d files; is the walk rooted right?", files)
+	if len(out) < 50 {
+		t.Fatalf("walked only %d files; is the walk rooted right?", len(out))
 	}
+	return out
 }
 
 // compiledAtInit returns where f compiles a regular expression during

@@ -216,7 +216,7 @@ func sentences(p string) []string {
 		}
 		// Do not split after common abbreviations and initials.
 		word := lastWord(string(runes[start : i+1]))
-		if abbreviations[strings.ToLower(word)] || (utf8.RuneCountInString(word) == 2 && unicode.IsUpper([]rune(word)[0])) {
+		if abbreviations()[strings.ToLower(word)] || (utf8.RuneCountInString(word) == 2 && unicode.IsUpper([]rune(word)[0])) {
 			continue
 		}
 		out = append(out, strings.TrimSpace(string(runes[start:i+1])))
@@ -247,4 +247,6 @@ func lastWord(s string) string {
 	return f[len(f)-1]
 }
 
-var abbreviations = map[string]bool{"e.g.": true, "i.e.": true, "etc.": true, "mr.": true, "mrs.": true, "ms.": true, "dr.": true, "vs.": true, "st.": true, "jr.": true, "inc.": true, "co.": true}
+var abbreviations = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"e.g.": true, "i.e.": true, "etc.": true, "mr.": true, "mrs.": true, "ms.": true, "dr.": true, "vs.": true, "st.": true, "jr.": true, "inc.": true, "co.": true}
+})

@@ -1,12 +1,13 @@
 package model
 
 import (
-	"github.com/recollect/recollect/graph"
-	"github.com/recollect/recollect/store"
 	"regexp"
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
 )
 
 // Reasons the heuristic gives for what it keeps and skips. Tests and the
@@ -45,46 +46,54 @@ func AddressesModel(text string) bool { return graph.AddressesModel(text) }
 func injectionRe() interface{ MatchString(string) bool } { return graph.InjectionPattern() }
 
 // Words that open a command or request rather than a statement.
-var imperative = map[string]bool{
-	"add": true, "build": true, "change": true, "check": true, "create": true, "delete": true, "do": true,
-	"explain": true, "find": true, "fix": true, "give": true, "help": true, "implement": true, "install": true,
-	"let's": true, "lets": true, "list": true, "look": true, "make": true, "move": true, "open": true, "please": true,
-	"refactor": true, "remove": true, "rename": true, "run": true, "show": true, "start": true, "stop": true,
-	"tell": true, "test": true, "try": true, "update": true, "use": true, "write": true, "go": true, "read": true,
-	"keep": true, "ensure": true, "set": true, "put": true, "push": true, "commit": true, "merge": true, "revert": true,
-	"debug": true, "review": true, "append": true, "report": true, "summarize": true, "summarise": true, "describe": true,
-	"document": true, "capture": true, "outline": true, "enumerate": true, "include": true, "wrap": true, "point": true,
-	"target": true, "structure": true, "contrast": true, "compare": true, "analyze": true, "analyse": true, "note": true,
-	"pay": true, "focus": true, "double-check": true, "verify": true, "pretend": true, "hand": true, "have": true,
-	"call": true, "send": true, "spawn": true, "wait": true, "continue": true, "proceed": true, "clean": true,
-	"close": true, "deploy": true, "edit": true, "mark": true, "print": true, "replace": true, "search": true,
-	"copy": true, "paste": true, "bump": true, "drop": true, "skip": true, "avoid": true, "don't": true, "dont": true,
-	"remember": true, "ask": true, "work": true, "tidy": true, "consider": true, "insert": true, "generate": true,
-	"finish": true, "complete": true, "wire": true,
-}
+var imperative = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"add": true, "build": true, "change": true, "check": true, "create": true, "delete": true, "do": true,
+		"explain": true, "find": true, "fix": true, "give": true, "help": true, "implement": true, "install": true,
+		"let's": true, "lets": true, "list": true, "look": true, "make": true, "move": true, "open": true, "please": true,
+		"refactor": true, "remove": true, "rename": true, "run": true, "show": true, "start": true, "stop": true,
+		"tell": true, "test": true, "try": true, "update": true, "use": true, "write": true, "go": true, "read": true,
+		"keep": true, "ensure": true, "set": true, "put": true, "push": true, "commit": true, "merge": true, "revert": true,
+		"debug": true, "review": true, "append": true, "report": true, "summarize": true, "summarise": true, "describe": true,
+		"document": true, "capture": true, "outline": true, "enumerate": true, "include": true, "wrap": true, "point": true,
+		"target": true, "structure": true, "contrast": true, "compare": true, "analyze": true, "analyse": true, "note": true,
+		"pay": true, "focus": true, "double-check": true, "verify": true, "pretend": true, "hand": true, "have": true,
+		"call": true, "send": true, "spawn": true, "wait": true, "continue": true, "proceed": true, "clean": true,
+		"close": true, "deploy": true, "edit": true, "mark": true, "print": true, "replace": true, "search": true,
+		"copy": true, "paste": true, "bump": true, "drop": true, "skip": true, "avoid": true, "don't": true, "dont": true,
+		"remember": true, "ask": true, "work": true, "tidy": true, "consider": true, "insert": true, "generate": true,
+		"finish": true, "complete": true, "wire": true,
+	}
+})
 
 // Words that open a subordinate clause: a sentence that starts with one
 // and has no comma lacks its main clause ("If not it should.").
-var subordinate = map[string]bool{
-	"if": true, "unless": true, "although": true, "though": true, "whereas": true, "because": true,
-	"while": true, "whether": true, "once": true, "otherwise": true,
-}
+var subordinate = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"if": true, "unless": true, "although": true, "though": true, "whereas": true, "because": true,
+		"while": true, "whether": true, "once": true, "otherwise": true,
+	}
+})
 
 // Words that open a question.
-var questionWord = map[string]bool{
-	"what": true, "why": true, "how": true, "when": true, "where": true, "who": true, "which": true, "whose": true,
-	"is": true, "are": true, "does": true, "did": true, "can": true, "could": true, "would": true, "will": true,
-	"should": true, "shall": true, "may": true, "do": true, "have": true, "has": true, "was": true, "were": true,
-}
+var questionWord = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"what": true, "why": true, "how": true, "when": true, "where": true, "who": true, "which": true, "whose": true,
+		"is": true, "are": true, "does": true, "did": true, "can": true, "could": true, "would": true, "will": true,
+		"should": true, "shall": true, "may": true, "do": true, "have": true, "has": true, "was": true, "were": true,
+	}
+})
 
 // Greetings, thanks, acknowledgements and interjections.
-var chatter = map[string]bool{
-	"hi": true, "hello": true, "hey": true, "thanks": true, "thank": true, "ok": true, "okay": true, "yes": true,
-	"no": true, "sure": true, "great": true, "cool": true, "nice": true, "perfect": true, "lgtm": true, "yep": true,
-	"nope": true, "good": true, "awesome": true, "wow": true, "oops": true, "hmm": true, "well": true, "alright": true,
-	"right": true, "done": true, "yeah": true, "sorry": true, "ah": true, "oh": true, "lol": true, "excellent": true,
-	"expected": true, "interesting": true, "got": true, "bye": true, "cheers": true, "warmup": true,
-}
+var chatter = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"hi": true, "hello": true, "hey": true, "thanks": true, "thank": true, "ok": true, "okay": true, "yes": true,
+		"no": true, "sure": true, "great": true, "cool": true, "nice": true, "perfect": true, "lgtm": true, "yep": true,
+		"nope": true, "good": true, "awesome": true, "wow": true, "oops": true, "hmm": true, "well": true, "alright": true,
+		"right": true, "done": true, "yeah": true, "sorry": true, "ah": true, "oh": true, "lol": true, "excellent": true,
+		"expected": true, "interesting": true, "got": true, "bye": true, "cheers": true, "warmup": true,
+	}
+})
 
 var (
 	// A plan or a next step: what someone is about to do, not how things are.
@@ -147,7 +156,7 @@ func judge(u unit) (keep bool, reason string) {
 	}
 	words := strings.Fields(s)
 	first := strings.ToLower(strings.Trim(words[0], ",.!;:\"'()*_"))
-	if chatter[first] || chatterRe().MatchString(s) {
+	if chatter()[first] || chatterRe().MatchString(s) {
 		return false, ReasonChatter
 	}
 	if len(words) < 4 {
@@ -171,10 +180,10 @@ func judge(u unit) (keep bool, reason string) {
 	if first == "you" || first == "your" {
 		return false, ReasonToAgent
 	}
-	if questionWord[first] && !standingRuleRe().MatchString(s) && !imperative[first] {
+	if questionWord()[first] && !standingRuleRe().MatchString(s) && !imperative()[first] {
 		return false, ReasonQuestion
 	}
-	if imperative[first] && !standingRuleRe().MatchString(s) {
+	if imperative()[first] && !standingRuleRe().MatchString(s) {
 		return false, ReasonCommand
 	}
 	if transientRe().MatchString(s) {
@@ -183,7 +192,7 @@ func judge(u unit) (keep bool, reason string) {
 	if tentativeRe().MatchString(s) {
 		return false, ReasonTentative
 	}
-	if subordinate[first] && !strings.ContainsAny(s, ",;") && !strings.Contains(strings.ToLower(s), " then ") {
+	if subordinate()[first] && !strings.ContainsAny(s, ",;") && !strings.Contains(strings.ToLower(s), " then ") {
 		return false, ReasonFragment
 	}
 	if !durableRe().MatchString(s) {

@@ -3,6 +3,7 @@ package text
 import (
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -77,10 +78,10 @@ func Analyze(text string) Analysis {
 	}
 	a.Names = names(text)
 	for _, w := range words {
-		if firstPerson[w] && !slices.Contains(a.Self, w) {
+		if firstPerson()[w] && !slices.Contains(a.Self, w) {
 			a.Self = append(a.Self, w)
 		}
-		if secondPerson[w] {
+		if secondPerson()[w] {
 			a.AsksYou = true
 		}
 	}
@@ -172,13 +173,17 @@ func (a Analysis) WithoutNames(names map[string]bool) Analysis {
 
 // IsFirstPerson reports whether w (lowercase) is a word by which a person
 // speaks of themselves: i, me, my, myself.
-func IsFirstPerson(w string) bool { return firstPerson[w] }
+func IsFirstPerson(w string) bool { return firstPerson()[w] }
 
 // firstPerson is the words by which a person speaks of themselves.
-var firstPerson = map[string]bool{"i": true, "me": true, "my": true, "myself": true}
+var firstPerson = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"i": true, "me": true, "my": true, "myself": true}
+})
 
 // secondPerson is the words by which a person addresses another.
-var secondPerson = map[string]bool{"you": true, "your": true, "yours": true, "yourself": true}
+var secondPerson = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"you": true, "your": true, "yours": true, "yourself": true}
+})
 
 // Variant is the second word a query term is searched by, or "". Porter
 // turns a final "y" into "i" before it strips "-ment", "-er" or "-able",
@@ -288,14 +293,16 @@ func names(text string) []string {
 	return out
 }
 
-var months = map[string]int{
-	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-	"august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
-	"oct": 10, "nov": 11, "dec": 12,
-}
+var months = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+		"august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+		"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9,
+		"oct": 10, "nov": 11, "dec": 12,
+	}
+})
 
-func monthNumber(w string) int { return months[w] }
+func monthNumber(w string) int { return months()[w] }
 
 func yearNumber(w string) int {
 	if len(w) != 4 || (w[0] != '1' && w[0] != '2') {

@@ -1,5 +1,7 @@
 package text
 
+import "sync"
+
 // Stem reduces a lowercase token to the stem SQLite's FTS5 "porter"
 // tokenizer stores for it, so that Go code can compare query words with
 // indexed words the way the index does. It is a faithful port of
@@ -30,9 +32,9 @@ func Stem(token string) string {
 	if at(b, len(b)-1) == 'y' && hasVowel(b[:len(b)-1]) {
 		b[len(b)-1] = 'i'
 	}
-	b = applyRules(b, step2Rules, mGt0)
-	b = applyRules(b, step3Rules, mGt0)
-	b = applyRules(b, step4Rules, mGt1)
+	b = applyRules(b, step2Rules(), mGt0)
+	b = applyRules(b, step3Rules(), mGt0)
+	b = applyRules(b, step4Rules(), mGt1)
 	if at(b, len(b)-1) == 'e' {
 		s := b[:len(b)-1]
 		if mGt1(s) || (mEq1(s) && !oStar(s)) {
@@ -174,40 +176,46 @@ type rule struct{ suffix, out string }
 
 // Rules are grouped by the second-to-last letter, the way the generated C
 // switches on aBuf[nBuf-2], so "first match" means the same thing.
-var step2Rules = map[byte][]rule{
-	'a': {{"ational", "ate"}, {"tional", "tion"}},
-	'c': {{"enci", "ence"}, {"anci", "ance"}},
-	'e': {{"izer", "ize"}},
-	'g': {{"logi", "log"}},
-	'l': {{"bli", "ble"}, {"alli", "al"}, {"entli", "ent"}, {"eli", "e"}, {"ousli", "ous"}},
-	'o': {{"ization", "ize"}, {"ation", "ate"}, {"ator", "ate"}},
-	's': {{"alism", "al"}, {"iveness", "ive"}, {"fulness", "ful"}, {"ousness", "ous"}},
-	't': {{"aliti", "al"}, {"iviti", "ive"}, {"biliti", "ble"}},
-}
+var step2Rules = sync.OnceValue(func() map[byte][]rule {
+	return map[byte][]rule{
+		'a': {{"ational", "ate"}, {"tional", "tion"}},
+		'c': {{"enci", "ence"}, {"anci", "ance"}},
+		'e': {{"izer", "ize"}},
+		'g': {{"logi", "log"}},
+		'l': {{"bli", "ble"}, {"alli", "al"}, {"entli", "ent"}, {"eli", "e"}, {"ousli", "ous"}},
+		'o': {{"ization", "ize"}, {"ation", "ate"}, {"ator", "ate"}},
+		's': {{"alism", "al"}, {"iveness", "ive"}, {"fulness", "ful"}, {"ousness", "ous"}},
+		't': {{"aliti", "al"}, {"iviti", "ive"}, {"biliti", "ble"}},
+	}
+})
 
-var step3Rules = map[byte][]rule{
-	'a': {{"ical", "ic"}},
-	's': {{"ness", ""}},
-	't': {{"icate", "ic"}, {"iciti", "ic"}},
-	'u': {{"ful", ""}},
-	'v': {{"ative", ""}},
-	'z': {{"alize", "al"}},
-}
+var step3Rules = sync.OnceValue(func() map[byte][]rule {
+	return map[byte][]rule{
+		'a': {{"ical", "ic"}},
+		's': {{"ness", ""}},
+		't': {{"icate", "ic"}, {"iciti", "ic"}},
+		'u': {{"ful", ""}},
+		'v': {{"ative", ""}},
+		'z': {{"alize", "al"}},
+	}
+})
 
-var step4Rules = map[byte][]rule{
-	'a': {{"al", ""}},
-	'c': {{"ance", ""}, {"ence", ""}},
-	'e': {{"er", ""}},
-	'i': {{"ic", ""}},
-	'l': {{"able", ""}, {"ible", ""}},
-	'n': {{"ant", ""}, {"ement", ""}, {"ment", ""}, {"ent", ""}},
-	'o': {{"ion", ""}, {"ou", ""}},
-	's': {{"ism", ""}},
-	't': {{"ate", ""}, {"iti", ""}},
-	'u': {{"ous", ""}},
-	'v': {{"ive", ""}},
-	'z': {{"ize", ""}},
-}
+var step4Rules = sync.OnceValue(func() map[byte][]rule {
+	return map[byte][]rule{
+		'a': {{"al", ""}},
+		'c': {{"ance", ""}, {"ence", ""}},
+		'e': {{"er", ""}},
+		'i': {{"ic", ""}},
+		'l': {{"able", ""}, {"ible", ""}},
+		'n': {{"ant", ""}, {"ement", ""}, {"ment", ""}, {"ent", ""}},
+		'o': {{"ion", ""}, {"ou", ""}},
+		's': {{"ism", ""}},
+		't': {{"ate", ""}, {"iti", ""}},
+		'u': {{"ous", ""}},
+		'v': {{"ive", ""}},
+		'z': {{"ize", ""}},
+	}
+})
 
 func applyRules(b []byte, rules map[byte][]rule, cond func([]byte) bool) []byte {
 	for _, r := range rules[at(b, len(b)-2)] {

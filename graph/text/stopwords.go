@@ -1,12 +1,14 @@
 package text
 
+import "sync"
+
 // IsStopword reports whether w (lowercase) is a function word that carries
 // no topic: articles, pronouns, auxiliaries, question words, and the
 // fragments the tokenizer leaves from contractions ("don't" → "don", "t").
 // Matching them only adds noise to a ranked keyword search.
-func IsStopword(w string) bool { return stopwords[w] }
+func IsStopword(w string) bool { return stopwords()[w] }
 
-var stopwords = func() map[string]bool {
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range []string{
 		"a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are", "aren",
@@ -26,4 +28,4 @@ var stopwords = func() map[string]bool {
 		m[w] = true
 	}
 	return m
-}()
+})

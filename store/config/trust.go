@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/recollect/recollect/store/datadir"
@@ -182,7 +183,7 @@ func Describe(cfg Config) []string {
 		for _, s := range cfg.Sources {
 			home := Show(s.Home)
 			if s.Home == "" {
-				home = "the default home (" + defaultHomes[s.Kind] + ")"
+				home = "the default home (" + defaultHomes()[s.Kind] + ")"
 			}
 			cwd := "EVERY project (no cwd)"
 			if s.Cwd != "" {
@@ -251,12 +252,14 @@ func Describe(cfg Config) []string {
 
 // defaultHomes names where each source kind looks when a source gives no
 // home, as Describe shows it.
-var defaultHomes = map[string]string{
-	"claude-code": "$CLAUDE_CONFIG_DIR or ~/.claude",
-	"cursor":      "~/.cursor",
-	"codex":       "$CODEX_HOME or ~/.codex",
-	"gemini":      "$GEMINI_CLI_HOME/.gemini or ~/.gemini",
-}
+var defaultHomes = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"claude-code": "$CLAUDE_CONFIG_DIR or ~/.claude",
+		"cursor":      "~/.cursor",
+		"codex":       "$CODEX_HOME or ~/.codex",
+		"gemini":      "$GEMINI_CLI_HOME/.gemini or ~/.gemini",
+	}
+})
 
 // CheckProject refuses dir's config.json unless it is missing, harmless,
 // does not parse (loading reports why) or its path and digest are

@@ -22,21 +22,23 @@ type intRange struct {
 // intRanges bounds every whole-number field of config.json, by its path.
 // Loading checks each, and a value given in another form (1e9, 2.5) is
 // refused with its range.
-var intRanges = map[string]intRange{
-	"extraction.batch_size":          {1, 100000, ""},
-	"extraction.min_content_length":  {0, 1 << 20, "0 takes every event"},
-	"extraction.max_content_chars":   {0, 1 << 24, "0 sends events whole"},
-	"extraction.context_events":      {0, 1000, "0 sends no earlier events"},
-	"extraction.working_memory_size": {0, 1000000, "0 keeps no window"},
-	"embedding.batch_size":           {1, 512, ""},
-	"scheduler.threshold_events":     {0, 100000000, "0 runs on the interval alone"},
-	"scheduler.extract_cap":          {1, 1000000, ""},
-	"context.session_budget":         {MinContextBudget, 200000, ""},
-	"context.prompt_budget":          {MinContextBudget, 200000, ""},
-	"intelligence.http.timeout_ms":   {1, MaxTimeoutMS, ""},
-	"intelligence.ollama.timeout_ms": {1, MaxTimeoutMS, ""},
-	"intelligence.cli.timeout_ms":    {1, MaxTimeoutMS, ""},
-}
+var intRanges = sync.OnceValue(func() map[string]intRange {
+	return map[string]intRange{
+		"extraction.batch_size":          {1, 100000, ""},
+		"extraction.min_content_length":  {0, 1 << 20, "0 takes every event"},
+		"extraction.max_content_chars":   {0, 1 << 24, "0 sends events whole"},
+		"extraction.context_events":      {0, 1000, "0 sends no earlier events"},
+		"extraction.working_memory_size": {0, 1000000, "0 keeps no window"},
+		"embedding.batch_size":           {1, 512, ""},
+		"scheduler.threshold_events":     {0, 100000000, "0 runs on the interval alone"},
+		"scheduler.extract_cap":          {1, 1000000, ""},
+		"context.session_budget":         {MinContextBudget, 200000, ""},
+		"context.prompt_budget":          {MinContextBudget, 200000, ""},
+		"intelligence.http.timeout_ms":   {1, MaxTimeoutMS, ""},
+		"intelligence.ollama.timeout_ms": {1, MaxTimeoutMS, ""},
+		"intelligence.cli.timeout_ms":    {1, MaxTimeoutMS, ""},
+	}
+})
 
 // rangeMsg says what a field takes.
 func (r intRange) msg() string {
@@ -70,7 +72,7 @@ func (c Config) checkRanges() error {
 	}
 	sort.Strings(paths)
 	for _, p := range paths {
-		r, v := intRanges[p], values[p]
+		r, v := intRanges()[p], values[p]
 		if v < r.min || v > r.max {
 			return &Error{Path: p, Msg: fmt.Sprintf("%d is out of range; write %s", v, r.msg())}
 		}
@@ -81,7 +83,7 @@ func (c Config) checkRanges() error {
 // RangeOf says what the whole-number field at path takes, for messages
 // about a value that is not one.
 func RangeOf(path string) (string, bool) {
-	r, ok := intRanges[path]
+	r, ok := intRanges()[path]
 	if !ok {
 		return "", false
 	}

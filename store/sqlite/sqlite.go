@@ -305,12 +305,18 @@ func (e sqliteEngine) TopText(ctx context.Context, q store.Querier, ix store.Tex
 // topText is TopText trying the rare words apart from the sizes least on.
 func (e sqliteEngine) topText(ctx context.Context, q store.Querier, ix store.TextIndex, text store.TextQuery, k int, least topTextMin) (string, []any, error) {
 	if ix == store.FactText && k > 0 {
-		top, ok, err := topFactText(ctx, q, text, k, least)
+		top, ok, counts, err := topFactText(ctx, q, text, k, least)
 		if err != nil {
 			return "", nil, err
 		}
 		if ok {
 			return `(SELECT CAST(value->>0 AS INTEGER) AS id, value->>1 AS score FROM json_each(?))`, []any{top}, nil
+		}
+		if counts != "" && !least.recount {
+			// The words' counts are read: the whole ranking need not
+			// read every word's matches again to score them.
+			return `(SELECT id, score FROM (SELECT rowid AS id, -recollect_bm25(facts_fts, ?) AS score FROM facts_fts WHERE facts_fts MATCH ?) m
+				ORDER BY score DESC, id LIMIT ?)`, []any{counts, renderFTS5(text), k}, nil
 		}
 	}
 	return `(SELECT id, score FROM ` + e.TextMatches(ix) + ` m ORDER BY score DESC, id LIMIT ?)`, []any{renderFTS5(text), k}, nil

@@ -5,9 +5,13 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -102,7 +106,7 @@ func TestTopFactTextRanksAsFTS5(t *testing.T) {
 	} {
 		t.Run(strings.Join(q, "_"), func(t *testing.T) {
 			const k = 40
-			top, ok, err := topFactText(ctx, db, q, k, topTextMin{})
+			top, ok, _, err := topFactText(ctx, db, q, k, topTextMin{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -142,7 +146,7 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 		{"matches too few to save anything", store.TextQuery{"zebra3", "note"}, topTextMin{rows: 1_000_000}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, ok, err := topFactText(ctx, db, c.q, 40, c.least); err != nil || ok {
+			if _, ok, _, err := topFactText(ctx, db, c.q, 40, c.least); err != nil || ok {
 				t.Errorf("%q: ok = %v, err = %v; want the whole query ranked", c.q, ok, err)
 			}
 		})
@@ -150,28 +154,41 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 }
 
 // TestTopTextSource: the source TopText hands the keyword arm holds the
-// same facts in the same order as the whole ranking, on the fast path and
-// off it.
+// same facts in the same order, with the same scores, as FTS5's whole
+// ranking by bm25(), on the fast path, off it once the words' counts are
+// read (ranked whole by recollect_bm25), and off it before.
 func TestTopTextSource(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 3000)
 	eng := sqliteEngine{}
-	for i, q := range []store.TextQuery{{"zebra2", "note", "project"}, {"note", "project"}} {
-		src, args, err := eng.topText(ctx, db, store.FactText, q, 30, topTextMin{})
+	for _, c := range []struct {
+		q     store.TextQuery
+		least topTextMin
+		form  string
+	}{
+		{store.TextQuery{"zebra2", "note", "project"}, topTextMin{}, "json_each"},
+		{store.TextQuery{"note", "project"}, topTextMin{}, "recollect_bm25"},
+		{store.TextQuery{"project", "note"}, topTextMin{}, "recollect_bm25"},
+		{store.TextQuery{"note", "quokka", "project"}, topTextMin{}, "recollect_bm25"},
+		{store.TextQuery{"note", "project", "alpha", "omega"}, topTextMin{}, "json_each"},
+		{store.TextQuery{"note", "project"}, topTextMin{recount: true}, "-bm25"},
+		{store.TextQuery{"note", "project"}, topTextMin{facts: 1_000_000}, "-bm25"},
+	} {
+		src, args, err := eng.topText(ctx, db, store.FactText, c.q, 30, c.least)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if fast := strings.Contains(src, "json_each"); fast != (i == 0) {
-			t.Errorf("%q: ranked from the rare words = %v, want %v", q, fast, i == 0)
+		if !strings.Contains(src, c.form) {
+			t.Errorf("%q, %+v: the source is %s; want it ranked by %s", c.q, c.least, src, c.form)
 		}
 		got := rankedRows(t, db, src, args...)
-		want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(q), 30)
+		want := rankedRows(t, db, `(SELECT id, score FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?)`, renderFTS5(c.q), 30)
 		if len(got) != len(want) {
-			t.Fatalf("%q: %d facts, want %d", q, len(got), len(want))
+			t.Fatalf("%q: %d facts, want %d", c.q, len(got), len(want))
 		}
 		for i := range want {
-			if got[i].id != want[i].id {
-				t.Fatalf("%q rank %d: fact %d, want %d", q, i+1, got[i].id, want[i].id)
+			if got[i].id != want[i].id || got[i].score != want[i].score {
+				t.Fatalf("%q rank %d: fact %d scoring %v, FTS5 ranks fact %d scoring %v", c.q, i+1, got[i].id, got[i].score, want[i].id, want[i].score)
 			}
 		}
 	}
@@ -192,4 +209,151 @@ func TestVarint(t *testing.T) {
 			t.Errorf("varint(% x) = %d, %d; want %d, %d", c.b, v, size, c.v, c.size)
 		}
 	}
+}
+
+// TestRecollectBM25IsBM25: recollect_bm25, given each phrase's count of
+// matching rows from facts_fts_vocab, scores every match of a query as
+// FTS5's bm25() does, to the bit.
+func TestRecollectBM25IsBM25(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 3000)
+	for _, q := range []store.TextQuery{
+		{"zebra3"},
+		{"zebra3", "note"},
+		{"note", "project", "release", "alpha", "omega"},
+		{"zebra1", "zebra2", "release", "note", "zebra1"},
+	} {
+		words := make([]topWord, len(q))
+		for i, w := range q {
+			words[i] = topWord{word: w, stem: text.Stem(w)}
+		}
+		if err := wordCounts(ctx, db, words); err != nil {
+			t.Fatal(err)
+		}
+		counts := ""
+		for i, w := range words {
+			counts += fmt.Sprint(w.df)
+			if i < len(words)-1 {
+				counts += " "
+			}
+		}
+		rows, err := db.QueryContext(ctx, `SELECT rowid, bm25(facts_fts), recollect_bm25(facts_fts, ?) FROM facts_fts WHERE facts_fts MATCH ?`, counts, renderFTS5(q))
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for rows.Next() {
+			var id int64
+			var want, got float64
+			if err := rows.Scan(&id, &want, &got); err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q, fact %d: recollect_bm25 %v, bm25 %v", q, id, got, want)
+			}
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Fatal(err)
+		}
+		rows.Close()
+		if n == 0 {
+			t.Errorf("%q matches nothing: the test compares no scores", q)
+		}
+	}
+}
+
+// TestRecollectBM25Counts: a count list that does not fit the query's
+// phrases is an error that says so, not a score.
+func TestRecollectBM25Counts(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 200)
+	for _, c := range []struct{ counts, want string }{
+		{"12", "fewer counts than the query has phrases"},
+		{"12 13 14", "more counts than the query has phrases"},
+		{"twelve 13", "fewer counts than the query has phrases"},
+	} {
+		var score float64
+		err := db.QueryRowContext(ctx, `SELECT recollect_bm25(facts_fts, ?) FROM facts_fts WHERE facts_fts MATCH '"note" OR "project"' LIMIT 1`, c.counts).Scan(&score)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("counts %q: err = %v, want %q", c.counts, err, c.want)
+		}
+	}
+}
+
+// TestTopFactTextEitherRanker: the best k are the same facts, in the same
+// order, with the same scores, whether recollect_bm25 or FTS5's bm25()
+// scores the matches.
+func TestTopFactTextEitherRanker(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 4000)
+	for _, q := range []store.TextQuery{
+		{"zebra3", "note"},
+		{"note", "project", "zebra7"},
+		{"zebra1", "zebra2", "release", "note"},
+		{"project", "zebra5", "note", "release", "alpha", "theta"},
+	} {
+		for _, k := range []int{10, 40} {
+			got, ok, _, err := topFactText(ctx, db, q, k, topTextMin{})
+			if err != nil || !ok {
+				t.Fatalf("%q, k %d: ok %v, err %v; want the rare words to settle the best k", q, k, ok, err)
+			}
+			want, _, _, err := topFactText(ctx, db, q, k, topTextMin{recount: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != want {
+				t.Errorf("%q, k %d: recollect_bm25 ranks %s, bm25() %s", q, k, got, want)
+			}
+		}
+	}
+}
+
+// BenchmarkTopFactText times the keyword arm's best 200 (topText's source,
+// read) scored by recollect_bm25 and by FTS5's own bm25()
+// (topTextMin.recount), the two taking turns going first, over queries of
+// a rare word and common ones and one of common words only (ranked
+// whole), and reports the first's total over the second's as
+// new-old-ratio. The store is a
+// generated one of RECOLLECT_TOPK_FACTS facts (100,000 unless set).
+func BenchmarkTopFactText(b *testing.B) {
+	n := 100_000
+	if env := os.Getenv("RECOLLECT_TOPK_FACTS"); env != "" {
+		v, err := strconv.Atoi(env)
+		if err != nil || v <= 0 {
+			b.Fatalf("RECOLLECT_TOPK_FACTS=%q: want a positive number of facts", env)
+		}
+		n = v
+	}
+	ctx := context.Background()
+	db := topkStore(b, n)
+	queries := []store.TextQuery{
+		{"zebra3", "note"},
+		{"note", "project", "zebra7"},
+		{"zebra1", "zebra2", "release", "note"},
+		{"project", "zebra5", "note", "release", "alpha", "theta"},
+		{"zebra8", "omega", "sigma", "project"},
+		{"note", "project", "alpha"},
+	}
+	var spent [2]time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := queries[i%len(queries)]
+		for _, recount := range []bool{i%2 == 1, i%2 == 0} {
+			t0 := time.Now()
+			src, args, err := (sqliteEngine{}).topText(ctx, db, store.FactText, q, 200, topTextMin{recount: recount})
+			if err != nil {
+				b.Fatal(err)
+			}
+			rankedRows(b, db, src, args...)
+			if recount {
+				spent[1] += time.Since(t0)
+			} else {
+				spent[0] += time.Since(t0)
+			}
+		}
+	}
+	b.ReportMetric(float64(spent[0])/float64(spent[1]), "new-old-ratio")
+	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "new-ms/op")
+	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "old-ms/op")
 }

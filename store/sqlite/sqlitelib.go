@@ -50,6 +50,175 @@ static int recollect_memory_counted(void) {
 	sqlite3_status(0, &now, &high, 0);
 	return now;
 }
+
+// FTS5's interface for auxiliary functions, as fts5.h declares it, up to
+// the members recollect calls.
+typedef struct sqlite3_context sqlite3_context;
+typedef struct sqlite3_value sqlite3_value;
+typedef struct Fts5Context Fts5Context;
+typedef struct Fts5ExtensionApi Fts5ExtensionApi;
+struct Fts5ExtensionApi {
+	int iVersion;
+	void *(*xUserData)(Fts5Context*);
+	int (*xColumnCount)(Fts5Context*);
+	int (*xRowCount)(Fts5Context*, long long *pnRow);
+	int (*xColumnTotalSize)(Fts5Context*, int iCol, long long *pnToken);
+	int (*xTokenize)(Fts5Context*, const char *pText, int nText, void *pCtx,
+		int (*xToken)(void*, int, const char*, int, int, int));
+	int (*xPhraseCount)(Fts5Context*);
+	int (*xPhraseSize)(Fts5Context*, int iPhrase);
+	int (*xInstCount)(Fts5Context*, int *pnInst);
+	int (*xInst)(Fts5Context*, int iIdx, int *piPhrase, int *piCol, int *piOff);
+	long long (*xRowid)(Fts5Context*);
+	int (*xColumnText)(Fts5Context*, int iCol, const char **pz, int *pn);
+	int (*xColumnSize)(Fts5Context*, int iCol, int *pnToken);
+	int (*xQueryPhrase)(Fts5Context*, int iPhrase, void *pUserData,
+		int (*)(const Fts5ExtensionApi*, Fts5Context*, void*));
+	int (*xSetAuxdata)(Fts5Context*, void *pAux, void (*xDelete)(void*));
+	void *(*xGetAuxdata)(Fts5Context*, int bClear);
+};
+typedef void (*fts5_extension_function)(const Fts5ExtensionApi*, Fts5Context*,
+	sqlite3_context*, int, sqlite3_value**);
+typedef struct fts5_api fts5_api;
+struct fts5_api {
+	int iVersion;
+	int (*xCreateTokenizer)(fts5_api*, const char*, void*, void*, void (*)(void*));
+	int (*xFindTokenizer)(fts5_api*, const char*, void**, void*);
+	int (*xCreateFunction)(fts5_api*, const char*, void*, fts5_extension_function, void (*)(void*));
+};
+typedef struct sqlite3_api_routines sqlite3_api_routines;
+int sqlite3_auto_extension(void (*)(void));
+int sqlite3_bind_pointer(sqlite3_stmt*, int, void*, const char*, void (*)(void*));
+const unsigned char *sqlite3_value_text(sqlite3_value*);
+void *sqlite3_malloc64(unsigned long long);
+void sqlite3_free(void*);
+void sqlite3_result_double(sqlite3_context*, double);
+void sqlite3_result_error(sqlite3_context*, const char*, int);
+void sqlite3_result_error_code(sqlite3_context*, int);
+#include <math.h>
+#include <string.h>
+
+// recollect_bm25_data is what recollect_bm25 computes once per query.
+typedef struct {
+	int phrases;
+	double avgdl;
+	double *idf;
+	double *freq;
+} recollect_bm25_data;
+
+// recollect_bm25 is FTS5's bm25() with every column weighing 1, to the
+// bit, except where each phrase's count of matching rows comes from: its
+// one argument, the counts as decimal numbers separated by spaces in the
+// order of the query's phrases, in place of reading every phrase's
+// matches again (bm25() reads them all on a query's first row). recollect
+// reads the counts from facts_fts_vocab before it ranks, so a query's
+// common words are read once instead of once per statement.
+static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
+		sqlite3_context *ctx, int nval, sqlite3_value **val) {
+	const double k1 = 1.2;
+	const double b = 0.75;
+	recollect_bm25_data *p = (recollect_bm25_data*)api->xGetAuxdata(fts, 0);
+	int rc = 0;
+	if (p == 0) {
+		int n = api->xPhraseCount(fts);
+		long long rows = 0, tokens = 0;
+		const char *counts = nval == 1 ? (const char*)sqlite3_value_text(val[0]) : 0;
+		if (counts == 0) {
+			sqlite3_result_error(ctx, "recollect_bm25: want one argument, the phrases' counts of matching rows", -1);
+			return;
+		}
+		p = (recollect_bm25_data*)sqlite3_malloc64(sizeof(recollect_bm25_data) + 2*(unsigned long long)n*sizeof(double));
+		if (p == 0) {
+			sqlite3_result_error_code(ctx, 7); // SQLITE_NOMEM
+			return;
+		}
+		memset(p, 0, sizeof(recollect_bm25_data) + 2*(unsigned long long)n*sizeof(double));
+		p->phrases = n;
+		p->idf = (double*)&p[1];
+		p->freq = &p->idf[n];
+		rc = api->xRowCount(fts, &rows);
+		if (rc == 0) rc = api->xColumnTotalSize(fts, -1, &tokens);
+		if (rc == 0) p->avgdl = (double)tokens / (double)rows;
+		for (int i = 0; rc == 0 && i < n; i++) {
+			char *end = 0;
+			long long hits = strtoll(counts, &end, 10);
+			if (end == counts || hits < 0) {
+				sqlite3_free(p);
+				sqlite3_result_error(ctx, "recollect_bm25: fewer counts than the query has phrases", -1);
+				return;
+			}
+			counts = end;
+			double idf = log((rows - hits + 0.5) / (hits + 0.5));
+			if (idf <= 0.0) idf = 1e-6;
+			p->idf[i] = idf;
+		}
+		if (rc == 0) {
+			while (*counts == ' ') counts++;
+			if (*counts != 0) {
+				sqlite3_free(p);
+				sqlite3_result_error(ctx, "recollect_bm25: more counts than the query has phrases", -1);
+				return;
+			}
+			rc = api->xSetAuxdata(fts, p, sqlite3_free);
+		} else {
+			sqlite3_free(p);
+		}
+		if (rc != 0) {
+			sqlite3_result_error_code(ctx, rc);
+			return;
+		}
+	}
+	int inst = 0;
+	memset(p->freq, 0, sizeof(double) * p->phrases);
+	rc = api->xInstCount(fts, &inst);
+	for (int i = 0; rc == 0 && i < inst; i++) {
+		int ip, ic, io;
+		rc = api->xInst(fts, i, &ip, &ic, &io);
+		if (rc == 0) p->freq[ip] += 1.0;
+	}
+	double D = 0.0;
+	if (rc == 0) {
+		int tok;
+		rc = api->xColumnSize(fts, -1, &tok);
+		D = (double)tok;
+	}
+	if (rc != 0) {
+		sqlite3_result_error_code(ctx, rc);
+		return;
+	}
+	double score = 0.0;
+	for (int i = 0; i < p->phrases; i++) {
+		score += p->idf[i] * (
+			(p->freq[i] * (k1 + 1.0)) /
+			(p->freq[i] + k1 * (1 - b + b * D / p->avgdl))
+		);
+	}
+	sqlite3_result_double(ctx, -1.0 * score);
+}
+
+// recollect_fts5_functions adds recollect_bm25 to each new connection: it
+// is SQLite's entry point of an extension, registered for every
+// connection the process opens (sqlite3_auto_extension).
+static int recollect_fts5_functions(sqlite3 *db, char **err, const sqlite3_api_routines *api) {
+	fts5_api *fts = 0;
+	sqlite3_stmt *stmt = 0;
+	(void)err;
+	(void)api;
+	if (sqlite3_prepare_v2(db, "SELECT fts5(?1)", -1, &stmt, 0) != 0) {
+		return 0; // a build without FTS5 has nothing to add to
+	}
+	sqlite3_bind_pointer(stmt, 1, (void*)&fts, "fts5_api_ptr", 0);
+	sqlite3_step(stmt);
+	sqlite3_finalize(stmt);
+	if (fts == 0 || fts->iVersion < 2) {
+		return 0;
+	}
+	return fts->xCreateFunction(fts, "recollect_bm25", 0, recollect_bm25, 0);
+}
+
+static int recollect_register_fts5_functions(void) {
+	return sqlite3_auto_extension((void (*)(void))recollect_fts5_functions);
+}
 */
 import "C"
 
@@ -72,7 +241,13 @@ import (
 // (SQLITE_MISUSE), which can only mean a database was opened before this
 // package's init: the setting then stays as it was, which changes speed,
 // never behaviour.
-func init() { C.recollect_memstatus_off() }
+//
+// It also registers recollect_bm25 (see sqlite_topk.go) for every
+// connection the process opens.
+func init() {
+	C.recollect_memstatus_off()
+	C.recollect_register_fts5_functions()
+}
 
 // allocationsCounted reports whether SQLite keeps allocation statistics:
 // with a database open, it counts the memory the connection holds.
