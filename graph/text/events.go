@@ -1,14 +1,14 @@
 package text
 
 import (
-	"regexp"
 	"strings"
+	"unicode"
 )
 
 // eventJoints are the words that join the events of a question about
 // their order or the time between them: "the gala or the bake sale",
 // "between the move and the new job", "before the race".
-var eventJoints = regexp.MustCompile(`(?i)\b(?:or|and|between|before|after|then)\b`)
+var eventJoints = map[string]bool{"or": true, "and": true, "between": true, "before": true, "after": true, "then": true}
 
 // orderWords make a question about the order of events or the span
 // between them; timeUnits after "how many", "how much" or "how long"
@@ -46,7 +46,7 @@ func Events(text string) []string {
 	}
 	var events []string
 	start := 0
-	for _, at := range append(eventJoints.FindAllStringIndex(text, -1), []int{len(text), len(text)}) {
+	for _, at := range append(joints(text), []int{len(text), len(text)}) {
 		piece := strings.Trim(text[start:at[0]], " \t\n,;:?!.")
 		if strings.EqualFold(text[at[0]:at[1]], "between") {
 			// what comes before "between" frames the question
@@ -68,4 +68,24 @@ func Events(text string) []string {
 		return nil
 	}
 	return events
+}
+
+// joints are the byte spans of text's joining words (eventJoints), in
+// order.
+func joints(text string) [][]int {
+	var out [][]int
+	start := -1
+	for i, r := range text + " " {
+		word := unicode.IsLetter(r) || unicode.IsNumber(r)
+		switch {
+		case word && start < 0:
+			start = i
+		case !word && start >= 0:
+			if eventJoints[strings.ToLower(text[start:i])] {
+				out = append(out, []int{start, i})
+			}
+			start = -1
+		}
+	}
+	return out
 }

@@ -128,6 +128,8 @@ func TestEvents(t *testing.T) {
 			want: nil},
 		{text: "How long did the trip to Lisbon take before the visa and the flights?",
 			want: []string{"How long did the trip to Lisbon take", "the visa", "the flights"}},
+		{text: "Which did I visit first, Orlando OR Andorra?",
+			want: []string{"Which did I visit first, Orlando", "Andorra"}},
 		{text: "Did I buy the lamp or the chair?", want: nil},
 		{text: "What did I cook first?", want: nil},
 		{text: "", want: nil},
