@@ -83,8 +83,11 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 		})
 	}
 	var keyword, entity armList
+	var events []armList
 	if match != "" {
 		a := text.Analyze(q.Text)
+		named := text.Events(q.Text)
+		events = make([]armList, len(named))
 		g.Go(func() error {
 			speakers, err := knownSpeakers(gctx, db, a.Names)
 			if err != nil {
@@ -97,7 +100,19 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 				return err
 			})
 			keyword, err = keywordArm(gctx, r, a, speakers, sc, depth)
-			return err
+			if err != nil {
+				return err
+			}
+			// Each event a question of order names is searched on its
+			// own, for its best match (see fusion.placeEvents).
+			for i, e := range named {
+				if events[i], err = keywordArm(gctx, r, text.Analyze(e), speakers, sc, eventDepth); err != nil {
+					return err
+				}
+				detail := fmt.Sprintf("the best match of %q", e)
+				events[i].detail = func(int64) string { return detail }
+			}
+			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -127,8 +142,13 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 		ans.Arms = append(ans.Arms, ArmDomain)
 		f.add(dom)
 	}
+	f.placeEvents(events, q.Limit)
 	return nil
 }
+
+// eventDepth is how many facts the keyword arm reads for each event a
+// question of order names: only its best direct match is used.
+const eventDepth = 10
 
 // armGroup runs the arms: in an errgroup when they run side by side, or
 // each at once, in the order they are started, when they run one after

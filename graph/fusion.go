@@ -113,6 +113,63 @@ func (f *fusion) keepFirst(kr armList) {
 	}
 }
 
+// placeEvents gives the best direct match of each event a question of
+// order names (text.Events: "which came first, the gala or the bake
+// sale?") a place among the first limit: an answer about two events needs
+// both, however strongly the rest of the question matches one. The
+// matches without a place take the last places: each is lifted above the
+// fact now there (by EventLift, so that Adjust keeps it above) and below
+// the one before it, so what ranks above the last places keeps its order
+// and the first stays first.
+func (f *fusion) placeEvents(events []armList, limit int) {
+	if len(events) == 0 {
+		return
+	}
+	ranked := f.ranked()
+	placed := make(map[int64]bool, limit)
+	for _, id := range ranked[:min(limit, len(ranked))] {
+		placed[id] = true
+	}
+	var lift []int64
+	var lifted []Match
+	for _, l := range events {
+		for i, id := range l.ids {
+			if l.context[id] {
+				continue
+			}
+			if !placed[id] {
+				placed[id] = true
+				lift = append(lift, id)
+				lifted = append(lifted, Match{Arm: l.arm, Rank: i + 1, Detail: l.detail(id)})
+			}
+			break
+		}
+	}
+	if len(lift) == 0 {
+		return
+	}
+	score := 1 / float64(RRFK+limit) // no fact needs to make room
+	if at := max(min(limit, len(ranked))-len(lift), 0); at < len(ranked) {
+		score = f.score[ranked[at]] * EventLift
+		if at == 0 {
+			score = math.Nextafter(f.score[ranked[0]], 0) // the first stays first
+		} else if below := math.Nextafter(f.score[ranked[at-1]], 0); below > f.score[ranked[at]] {
+			score = min(score, below)
+		}
+	}
+	for i, id := range lift {
+		if _, seen := f.score[id]; !seen {
+			f.order = append(f.order, id)
+		}
+		f.score[id] = max(f.score[id], score)
+		f.matches[id] = append(f.matches[id], lifted[i])
+	}
+}
+
+// EventLift is how far above the place it is given an event's best match
+// is lifted: more than Adjust can move two scores apart.
+const EventLift = AdjustHigh / AdjustLow * 1.01
+
 // Adjustment weights: importance moves a score by at most ±3%, recency
 // adds at most 3%, halving every RecencyHalfLife.
 const (
@@ -138,6 +195,14 @@ func Adjust(importance float64, age time.Duration) float64 {
 	imp := math.Max(0, math.Min(1, importance))
 	return 1 + ImportanceWeight*(imp-0.5) + RecencyWeight*rec
 }
+
+// AdjustLow and AdjustHigh bound Adjust: the factor of a fact of no
+// importance, older than any other by far, and of an important fact as
+// new as the newest.
+const (
+	AdjustLow  = 1 - ImportanceWeight*0.5
+	AdjustHigh = 1 + ImportanceWeight*0.5 + RecencyWeight
+)
 
 // rankAdjusted applies Adjust to the scores of ids, with ages measured from
 // the newest of them, and returns the ids best first, ties by id.

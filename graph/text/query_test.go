@@ -112,3 +112,34 @@ func FuzzSanitize(f *testing.F) {
 		}
 	})
 }
+
+func TestEvents(t *testing.T) {
+	cases := []struct {
+		text string
+		want []string
+	}{
+		{text: "Which did I do first, the piano recital or the chess club?",
+			want: []string{"Which did I do first, the piano recital", "the chess club"}},
+		{text: "How many days passed between the day I sold the van and the day I bought a bike?",
+			want: []string{"the day I sold the van", "the day I bought a bike"}},
+		{text: "How many weeks after the move did I start the new job?",
+			want: nil},
+		{text: "How long after starting at Acme did I get promoted?",
+			want: nil},
+		{text: "How long did the trip to Lisbon take before the visa and the flights?",
+			want: []string{"How long did the trip to Lisbon take", "the visa", "the flights"}},
+		{text: "Which did I visit first, Orlando OR Andorra?",
+			want: []string{"Which did I visit first, Orlando", "Andorra"}},
+		{text: "Did I buy the lamp or the chair?", want: nil},
+		{text: "What did I cook first?", want: nil},
+		{text: "", want: nil},
+	}
+	for _, c := range cases {
+		t.Run(c.text, func(t *testing.T) {
+			got := text.Events(c.text)
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("Events = %q, want %q", got, c.want)
+			}
+		})
+	}
+}
