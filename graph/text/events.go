@@ -2,23 +2,32 @@ package text
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 )
 
 // eventJoints are the words that join the events of a question about
 // their order or the time between them: "the gala or the bake sale",
 // "between the move and the new job", "before the race".
-var eventJoints = map[string]bool{"or": true, "and": true, "between": true, "before": true, "after": true, "then": true}
+var eventJoints = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"or": true, "and": true, "between": true, "before": true, "after": true, "then": true}
+})
 
 // orderWords make a question about the order of events or the span
 // between them; timeUnits after "how many", "how much" or "how long"
 // make one about a span ("how many days passed between …").
 var (
-	orderWords = map[string]bool{"first": true, "before": true, "after": true, "between": true,
-		"earlier": true, "later": true, "sooner": true}
-	timeUnits = map[string]bool{"minute": true, "minutes": true, "hour": true, "hours": true, "day": true,
-		"days": true, "week": true, "weeks": true, "months": true, "month": true, "year": true, "years": true}
-	spanWords = map[string]bool{"many": true, "much": true, "long": true, "ago": true}
+	orderWords = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"first": true, "before": true, "after": true, "between": true,
+			"earlier": true, "later": true, "sooner": true}
+	})
+	timeUnits = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"minute": true, "minutes": true, "hour": true, "hours": true, "day": true,
+			"days": true, "week": true, "weeks": true, "months": true, "month": true, "year": true, "years": true}
+	})
+	spanWords = sync.OnceValue(func() map[string]bool {
+		return map[string]bool{"many": true, "much": true, "long": true, "ago": true}
+	})
 )
 
 // Events are the events a question names when it asks for their order or
@@ -33,11 +42,11 @@ func Events(text string) []string {
 	words := Tokens(text)
 	asks := false
 	for i, w := range words {
-		if orderWords[w] {
+		if orderWords()[w] {
 			asks = true
 		}
 		if w == "how" && i+2 < len(words) && (words[i+1] == "many" || words[i+1] == "much" || words[i+1] == "long") &&
-			(timeUnits[words[i+2]] || words[i+1] == "long") {
+			(timeUnits()[words[i+2]] || words[i+1] == "long") {
 			asks = true
 		}
 	}
@@ -55,7 +64,7 @@ func Events(text string) []string {
 		start = at[1]
 		named := false
 		for _, t := range Terms(piece) {
-			if !orderWords[t] && !timeUnits[t] && !spanWords[t] {
+			if !orderWords()[t] && !timeUnits()[t] && !spanWords()[t] {
 				named = true
 				break
 			}
@@ -81,7 +90,7 @@ func joints(text string) [][]int {
 		case word && start < 0:
 			start = i
 		case !word && start >= 0:
-			if eventJoints[strings.ToLower(text[start:i])] {
+			if eventJoints()[strings.ToLower(text[start:i])] {
 				out = append(out, []int{start, i})
 			}
 			start = -1
