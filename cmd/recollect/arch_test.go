@@ -56,7 +56,7 @@ var rooms = []room{
 	// and link no store, so recollect-bench uses them beside the
 	// scheduler's tests.
 	{root: "scheduler/notifybench", may: []string{"scheduler/daemonproc", "hooks"}},
-	{root: "scheduler/daemonproc", may: []string{"hooks"}},
+	{root: "scheduler/daemonproc", may: []string{"hooks", "fixtures"}},
 	{root: "pipeline", may: []string{"sources", "extract", "integrate", "extract/model", "graph", "graph/text", "graph/vector", "store", "store/sqlite", "hooks"}},
 	{root: "sources", may: []string{"store", "hooks"}},
 	{root: "extract", may: []string{"extract/model", "graph", "graph/text", "graph/vector", "store", "hooks"}},

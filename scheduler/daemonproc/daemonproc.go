@@ -6,17 +6,16 @@
 package daemonproc
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
+	"github.com/recollect/recollect/fixtures/testlog"
 	"github.com/recollect/recollect/hooks/control"
 	"github.com/recollect/recollect/hooks/notice"
 )
@@ -25,33 +24,16 @@ import (
 type Proc struct {
 	cmd    *exec.Cmd
 	dir    string
-	stderr *lockedBuffer
+	stderr *testlog.Buffer
 	done   chan struct{}
 	err    error
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // Start runs `bin daemon --data dir`, with env ("NAME=value") added to
 // this process's environment, and waits until its control socket answers
 // with its pid.
 func Start(ctx context.Context, bin, dir string, env ...string) (*Proc, error) {
-	d := &Proc{dir: dir, stderr: &lockedBuffer{}, done: make(chan struct{})}
+	d := &Proc{dir: dir, stderr: &testlog.Buffer{}, done: make(chan struct{})}
 	d.cmd = exec.Command(bin, "daemon", "--data", dir)
 	d.cmd.Stderr = d.stderr
 	d.cmd.Env = append(os.Environ(), env...)
