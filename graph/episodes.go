@@ -218,7 +218,7 @@ func episodeWindow(ctx context.Context, db *store.DB, session string, seq int64,
 			continue
 		}
 		if ev.Seq == seq {
-			ev.Content, ev.Truncated = Passage(ev.Content, stems, PassageChars)
+			ev.Content, ev.Truncated = Passage(ev.Content, stems, PassageChars, ev.EventType == "message" || ev.EventType == "artifact")
 			ep.coverage = coverage(ev.Content, stems)
 		} else if len(ev.Content) > EpisodeChars {
 			ev.Content, ev.Truncated = cutUTF8(ev.Content, EpisodeChars)+" …", true

@@ -10,7 +10,7 @@ import (
 
 // PassageChars bounds the passage an episode shows of the event a search
 // hit: the part of a long message (a compaction summary, an agent's
-// report) around the query's words, not its first lines.
+// report) that holds the query's words.
 const PassageChars = 700
 
 // queryStems are the stems a passage is matched on: the query's content
@@ -97,8 +97,11 @@ func rune0(s string) rune {
 // Passage returns the part of text, at most max bytes, that holds the most
 // distinct query stems (the earliest such part on a tie), widened to start
 // at a line or sentence where one is near, with "…" where it was cut.
+// With opening set, the text is a message that may say up front what it
+// is about, and its opening is the passage while that holds at least half
+// as many.
 // Text within max bytes is returned whole; cut reports whether it was not.
-func Passage(text string, stems map[string]bool, max int) (passage string, cut bool) {
+func Passage(text string, stems map[string]bool, max int, opening bool) (passage string, cut bool) {
 	if len(text) <= max {
 		return text, false
 	}
@@ -120,7 +123,11 @@ func Passage(text string, stems map[string]bool, max int) (passage string, cut b
 			bestStart, bestN = from, len(seen)
 		}
 	}
-	if bestN <= 0 {
+	// A report says up front what it is about: its opening is the passage
+	// while it holds at least half as many of the query's words as the best
+	// part. A part further down that holds more of them is often the
+	// question quoted back.
+	if bestN <= 0 || (opening && 2*openingWords(words, stems, max) >= bestN) {
 		return cutUTF8(text, max) + " …", true
 	}
 	// Start at a line or a sentence when one begins in the lead.
@@ -147,6 +154,21 @@ func Passage(text string, stems map[string]bool, max int) (passage string, cut b
 		out += " …"
 	}
 	return out, true
+}
+
+// openingWords is how many distinct query stems the first max bytes of
+// a text hold.
+func openingWords(words []wordSpan, stems map[string]bool, max int) int {
+	seen := map[string]bool{}
+	for _, w := range words {
+		if w.end > max {
+			break
+		}
+		if stems[w.stem] {
+			seen[w.stem] = true
+		}
+	}
+	return len(seen)
 }
 
 func max0(n int) int {
