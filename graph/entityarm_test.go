@@ -78,29 +78,28 @@ func readEntityList(l armList) entityList {
 }
 
 // TestEntityArmReadsTheSameInOneStatement compares PostgreSQL's
-// one-statement entity arm with the arm read a step at a time (as SQLite
-// reads it) on the same store: the facts, their order, weights and the
-// entities named, for names and aliases, an entity on more than half the
-// store (weight 0), one past EntityFactCap, rejected facts, subjects,
-// importance and an as-of time.
+// one-statement entity arm rows (its store.Engine.EntityFacts) with the
+// rows read a step at a time (store.EntityFactsInSteps, as SQLite reads
+// them) on the same store, as the arm's lists: the facts, their order,
+// weights and the entities named, for names and aliases, an entity on more
+// than half the store (weight 0), one past EntityFactCap, rejected facts,
+// subjects, importance and an as-of time.
 func TestEntityArmReadsTheSameInOneStatement(t *testing.T) {
 	db := storetest.Open(t, "postgres")
 	ctx := context.Background()
 	asOf := entityArmFixture(t, db)
-	r := NewReader(db)
-	defer r.Close()
 	for _, q := range entityArmQueries {
 		for _, sc := range []scope{newScope(time.Time{}), newScope(asOf)} {
-			grams := termGrams(text.Terms(q))
-			apart, err := entityArmApart(ctx, db, sc, grams, 60)
+			eq := entityQuery(sc, termGrams(text.Terms(q)), 60)
+			apart, err := store.EntityFactsInSteps(ctx, db, eq)
 			if err != nil {
 				t.Fatal(err)
 			}
-			one, err := entityArmOneStatement(ctx, db, sc, grams, 60)
+			one, err := db.Engine().EntityFacts(ctx, db, eq)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, o := readEntityList(apart), readEntityList(one)
+			a, o := readEntityList(entityArmList(apart)), readEntityList(entityArmList(one))
 			if !reflect.DeepEqual(a, o) {
 				t.Errorf("%q (as of %q): read apart %+v\nin one statement %+v", q, sc.asOf, a, o)
 			}

@@ -59,6 +59,10 @@ type Engine interface {
 	// but an engine may run statements of its own first to find them
 	// without scoring every match (store/sqlite's TopText).
 	TopText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int) (source string, args []any, err error)
+	// EntityFacts reads the entity arm's rows (EntityQuery) in the
+	// engine's best statements: a statement per step where each costs
+	// little (EntityFactsInSteps), one where each is a round trip.
+	EntityFacts(ctx context.Context, c Conn, a EntityQuery) (EntityRows, error)
 	// TextQuery renders q as the argument of TextMatches; "" when q holds
 	// nothing to search.
 	TextQuery(q TextQuery) string

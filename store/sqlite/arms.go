@@ -1,0 +1,15 @@
+package sqlite
+
+import (
+	"context"
+
+	"github.com/recollect/recollect/store"
+)
+
+// EntityFacts reads the entity arm's rows a statement per step
+// (store.EntityFactsInSteps): in this process plain statements in turn
+// cost less than one that must sort to fold them, and SQLite has no
+// LATERAL join for the limit per entity.
+func (sqliteEngine) EntityFacts(ctx context.Context, c store.Conn, a store.EntityQuery) (store.EntityRows, error) {
+	return store.EntityFactsInSteps(ctx, c, a)
+}
