@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -236,17 +237,20 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 	if cond == "" {
 		cond = "1 = 1"
 	}
-	// Where each statement is a round trip, the pool's statement reads
-	// its seeds' neighbours too.
-	remote := db.Engine().Remote()
-	carrier, _ := db.Engine().(store.FactTopCarrier)
+	names := slices.Sorted(maps.Keys(speakers))
+	// The engine writes the pool's statement (store.Engine.KeywordPool);
+	// where it reads the seeds' neighbours too, they are not read again.
 	var near []neighbor
+	var readNear bool
 	pool := func(ranked int) (order []*candidate, err error) {
-		if remote {
-			order, near, err = poolWithNeighbors(ctx, r, text, cond, args, ranked, speakers, carrier)
-			return order, err
+		st, err := db.Engine().KeywordPool(ctx, db, store.PoolQuery{Text: text, Cond: cond, Args: args, Ranked: ranked,
+			Size: keywordPool, Speakers: names, Boost: 1 + SpeakerBoost, Seeds: neighborSeeds})
+		if err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
 		}
-		return bm25Pool(ctx, r, text, cond, args, ranked)
+		order, near, err = readPool(ctx, r, st)
+		readNear = !st.Neighbours
+		return order, err
 	}
 	order, err := pool(keywordPool)
 	if err != nil {
@@ -278,7 +282,7 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 		cands[c.id] = c
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
-	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, !remote); err != nil {
+	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, readNear); err != nil {
 		return kr, err
 	}
 	kr.IDs = contextOrder(cands, speakers, depth)
@@ -288,41 +292,6 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 		}
 	}
 	return kr, nil
-}
-
-// bm25Pool reads the best keywordPool facts that pass cond among the
-// ranked best matches of the full-text query, best first, ties by id. The
-// index ranks alone first (store.Engine.TopText, which on SQLite reads a
-// common word's facts only when they can enter the best ranked), then only
-// the ranked are joined with facts (as the outer loop: CROSS JOIN):
-// joining every match before sorting costs a row read per match. The few
-// hundred joined rows are sorted here; a sorter in SQLite costs more.
-func bm25Pool(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int) ([]*candidate, error) {
-	top, targs, err := r.db.Engine().TopText(ctx, r.db, store.FactText, text, ranked)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	// The statement's text is one of a few (the engine's sources, the
-	// scope's conditions), so the reader keeps it prepared.
-	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM `+top+` r CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append(targs, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	defer rows.Close()
-	var out []*candidate
-	for rows.Next() {
-		c := &candidate{matched: true}
-		if err := rows.Scan(&c.id, &c.own, &c.session, &c.speaker); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	sortPool(out)
-	return out[:min(len(out), keywordPool)], nil
 }
 
 // sortPool orders keyword matches by score, best first, ties by id.

@@ -210,3 +210,71 @@ func entityFacts(ctx context.Context, q Conn, a EntityQuery, weights map[int64]f
 	}
 	return out, nil
 }
+
+// PoolQuery asks for the keyword arm's pool: the best Size facts that
+// pass Cond among the Ranked best matches of Text over FactText (TopText),
+// and, where the engine reads them in the same statement, the facts said
+// next to the pool's best (its seeds, see PoolStatement).
+type PoolQuery struct {
+	Text TextQuery
+	// Cond is a condition on the facts row f (with its ? arguments Args)
+	// that every fact of the pool, and every neighbour read from facts,
+	// passes.
+	Cond string
+	Args []any
+	// Ranked is how many best matches are ranked; Size how many of those
+	// that pass Cond the pool keeps.
+	Ranked, Size int
+	// The seeds are the first Seeds facts of the pool with a session, the
+	// pool ordered by score with the scores of the facts said by one of
+	// Speakers (sorted) multiplied by Boost, ties by score, then id.
+	Speakers []string
+	Boost    float64
+	Seeds    int
+}
+
+// The kinds of a pool statement's rows (its first column).
+const (
+	// PoolFact is a fact of the pool: id, score, session, speaker.
+	PoolFact = 0
+	// PoolNeighbour is a fact said next to a seed that asks a question
+	// (its text holds a "?"), read from facts (and passing Cond): id the
+	// seed, n the neighbour, session the seed's, speaker the neighbour's,
+	// asks 1.
+	PoolNeighbour = 1
+	// PoolAdjacent is a seed that asks nothing, with the facts said just
+	// before and after it (n and m, NULL when none) as they are: such a
+	// seed lends only to a fact that is a candidate already, whose row the
+	// pool or a PoolNeighbour holds. id is the seed, session its.
+	PoolAdjacent = 2
+)
+
+// PoolStatement is the keyword pool's statement, with its arguments. Its
+// rows have the columns kind, id, n, m, score, session, speaker, asks
+// (each kind fills those it names, the others hold 0 or ”). Its pool
+// rows (PoolFact) come in any order and may be more than Size: the caller
+// orders them by score, ties by id, and keeps Size. When Neighbours is
+// false the statement reads the pool alone and the caller reads the
+// seeds' neighbours apart.
+type PoolStatement struct {
+	Query      string
+	Args       []any
+	Neighbours bool
+}
+
+// KeywordPoolAlone is the keyword pool's statement reading the pool
+// alone: the ranked matches (TopText) joined with facts (as the outer
+// loop: CROSS JOIN), since joining every match before ranking costs a row
+// read per match. Its text is one of a few (the engine's sources, the
+// condition), so a caller may keep it prepared.
+func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, error) {
+	top, args, err := q.Engine().TopText(ctx, q, FactText, p.Text, p.Ranked)
+	if err != nil {
+		return PoolStatement{}, err
+	}
+	return PoolStatement{
+		Query: `SELECT 0 AS k, f.id, 0 AS n, 0 AS m, r.score, COALESCE(f.session_id, '') AS session, COALESCE(f.speaker, '') AS speaker, 0 AS asks
+		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id AND ` + p.Cond,
+		Args: append(args, p.Args...),
+	}, nil
+}

@@ -59,6 +59,11 @@ type Engine interface {
 	// but an engine may run statements of its own first to find them
 	// without scoring every match (store/sqlite's TopText).
 	TopText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int) (source string, args []any, err error)
+	// KeywordPool is the statement of the keyword arm's pool (PoolQuery)
+	// in the engine's best form: the pool alone where each statement
+	// costs little (KeywordPoolAlone), its seeds' neighbours read in the
+	// same statement where each is a round trip.
+	KeywordPool(ctx context.Context, c Conn, p PoolQuery) (PoolStatement, error)
 	// EntityFacts reads the entity arm's rows (EntityQuery) in the
 	// engine's best statements: a statement per step where each costs
 	// little (EntityFactsInSteps), one where each is a round trip.
@@ -321,15 +326,4 @@ func AdjacentSeeks(p string) string {
 				ORDER BY q.event_seq, q.fact_id LIMIT 1)
 		ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = ` + p + `.session_id AND q.event_seq IS NULL
 				AND q.session_fact_id > ` + p + `.session_fact_id ORDER BY q.session_fact_id, q.fact_id LIMIT 1) END AS next`
-}
-
-// FactTopCarrier is an Engine whose best k facts for a text query can carry
-// columns of the facts' rows along with id and score, read where each
-// match is scored: a caller that needs a few columns of the best k need not
-// look each of them up again by id (on PostgreSQL, 200 index lookups for
-// the keyword arm's pool).
-type FactTopCarrier interface {
-	// TopFactsCarrying is TopText over FactText whose rows also hold the
-	// named columns of facts, under their own names.
-	TopFactsCarrying(text TextQuery, k int, columns []string) (source string, args []any)
 }

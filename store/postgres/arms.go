@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/recollect/recollect/store"
 )
@@ -57,4 +58,81 @@ func (e Engine) EntityFacts(ctx context.Context, c store.Conn, a store.EntityQue
 		return out, fmt.Errorf("entity match: %w", err)
 	}
 	return out, nil
+}
+
+// KeywordPool reads the pool and its seeds' neighbours in one statement,
+// where each statement is a round trip: the pool, with the columns of its
+// facts carried through the ranking (topFactsCarrying), and for each seed
+// chosen in the statement its neighbours (store.PoolNeighbour,
+// store.PoolAdjacent).
+//
+// Each seed's provenance is read through its own index lookup (the fenced
+// LATERAL): in a plan made for the query's values (PostgreSQL's first five
+// runs of a statement on each connection), the planner, expecting as many
+// seeds as the pool has facts, would hash the whole provenance table
+// instead, a scan of every row. Its adjacent facts come with the row
+// (Adjacent), so a seed costs that lookup. Only a seed that asks a question
+// brings in a neighbour outside the pool, so only its neighbours are read
+// from facts; any other seed's row comes back with its two adjacent facts
+// as they are, for the caller to look up among the candidates: in the
+// caller's process that is a map read, where in the statement it is an
+// array search on the server, and a join on the pool is planned as a scan
+// of the pool for every neighbour.
+func (e Engine) KeywordPool(_ context.Context, _ store.Conn, p store.PoolQuery) (store.PoolStatement, error) {
+	asks := `CASE WHEN ` + e.Contains("f.content", "'?'") + ` THEN 1 ELSE 0 END AS asks`
+	top, targs := e.topFactsCarrying(p.Text, p.Ranked, carriedColumns(p.Cond))
+	poolSQL := `SELECT f.id, f.score, COALESCE(f.session_id, '') AS session, COALESCE(f.speaker, '') AS speaker, ` + asks + `
+		FROM ` + top + ` f WHERE ` + p.Cond + ` ORDER BY f.score DESC, f.id LIMIT ?`
+	// A speaker matters only as one of the query's (the boost, and whose
+	// neighbours count): with none in the query, no speaker is read back.
+	boosted, speaker, nbSpeaker := `p.score`, `''`, `''`
+	args := append(append(append([]any{}, targs...), p.Args...), p.Size)
+	if len(p.Speakers) > 0 {
+		speaker, nbSpeaker = `speaker`, `COALESCE(f.speaker, '')`
+		in, nargs := store.InList(p.Speakers)
+		boosted = `CASE WHEN p.speaker IN (` + in + `) THEN p.score * ? ELSE p.score END`
+		args = append(append(args, nargs...), p.Boost)
+	}
+	args = append(append(args, p.Seeds), p.Args...)
+	return store.PoolStatement{Query: `WITH pool AS MATERIALIZED (` + poolSQL + `),
+	seeds AS MATERIALIZED (SELECT s.id, s.asks FROM (SELECT p.id, p.session, p.asks,
+			row_number() OVER (ORDER BY ` + boosted + ` DESC, p.score DESC, p.id) AS rn FROM pool p) s
+		WHERE s.rn <= ? AND s.session <> ''),
+	adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, s.asks, p.prev, p.next
+		FROM seeds s CROSS JOIN LATERAL (SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id, ` + e.Adjacent("p") + `
+			FROM fact_provenance p WHERE p.fact_id = s.id OFFSET 0) p
+		WHERE p.session_id IS NOT NULL AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL)),
+	near AS MATERIALIZED (SELECT a.seed, a.session, a.asks, v.id FROM adj a CROSS JOIN LATERAL (VALUES (a.prev), (a.next)) v(id)
+		WHERE a.asks = 1 AND v.id <> a.seed),
+	asked AS MATERIALIZED (SELECT n.seed, f.id, n.session, ` + nbSpeaker + ` AS speaker, n.asks
+		FROM near n JOIN facts f ON f.id = n.id WHERE ` + p.Cond + `)
+	SELECT 0 AS k, id, 0 AS n, 0 AS m, score, session, ` + speaker + ` AS speaker, asks FROM pool
+	UNION ALL SELECT 1, seed, id, 0, 0, session, speaker, asks FROM asked
+	UNION ALL SELECT 2, seed, prev, next, 0, session, '', asks FROM adj WHERE asks = 0`,
+		Args: args, Neighbours: true}, nil
+}
+
+// carriedColumns is what the keyword pool reads of a fact: its session,
+// speaker and content, and every column of alias f that cond reads (each
+// "f." not inside a longer name, then the column's name). Carried through
+// the ranking, they spare a lookup of each ranked fact by id.
+func carriedColumns(cond string) []string {
+	cols := []string{"session_id", "speaker", "content"}
+	word := func(c byte) bool {
+		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+	}
+	for i := 0; i+2 < len(cond); i++ {
+		if cond[i] != 'f' || cond[i+1] != '.' || i > 0 && word(cond[i-1]) {
+			continue
+		}
+		j := i + 2
+		for j < len(cond) && (cond[j] == '_' || cond[j] >= 'a' && cond[j] <= 'z') {
+			j++
+		}
+		if c := cond[i+2 : j]; c != "" && c != "id" && !slices.Contains(cols, c) {
+			cols = append(cols, c)
+		}
+		i = j - 1
+	}
+	return cols
 }

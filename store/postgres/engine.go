@@ -325,9 +325,11 @@ func DropSchema(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
-// TopFactsCarrying is TopText over the facts, its rows carrying the named
-// columns of each fact as read where the fact is scored (store.FactTopCarrier).
-func (e Engine) TopFactsCarrying(text store.TextQuery, k int, columns []string) (string, []any) {
+// topFactsCarrying is TopText over the facts, its rows carrying the named
+// columns of each fact as read where the fact is scored: a caller that
+// needs a few columns of the best k need not look each of them up again by
+// id (for the keyword pool, 200 index lookups).
+func (e Engine) topFactsCarrying(text store.TextQuery, k int, columns []string) (string, []any) {
 	var carry strings.Builder
 	for _, c := range columns {
 		carry.WriteString(", f." + quoteIdent(c))

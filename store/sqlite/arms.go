@@ -13,3 +13,10 @@ import (
 func (sqliteEngine) EntityFacts(ctx context.Context, c store.Conn, a store.EntityQuery) (store.EntityRows, error) {
 	return store.EntityFactsInSteps(ctx, c, a)
 }
+
+// KeywordPool reads the pool alone (store.KeywordPoolAlone): the seeds'
+// neighbours are read apart once the pool is ranked, each statement
+// costing little in this process.
+func (sqliteEngine) KeywordPool(ctx context.Context, c store.Conn, p store.PoolQuery) (store.PoolStatement, error) {
+	return store.KeywordPoolAlone(ctx, c, p)
+}
