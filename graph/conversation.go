@@ -172,22 +172,29 @@ func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candid
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
+	}
 	var pool []*candidate
 	var near, lent []neighbor
+	// A statement of the pool alone ends after speaker: the columns it
+	// lacks read as 0.
 	row := newValues(8)
+	scan := row.ptrs[:min(len(cols), len(row.ptrs))]
 	for rows.Next() {
-		if err := row.scan(rows); err != nil {
+		if err := rows.Scan(scan...); err != nil {
 			return nil, nil, fmt.Errorf("keyword search: %w", err)
 		}
-		nb := neighbor{seed: row.int(1), id: row.int(2), session: row.str(5), speaker: row.str(6), asks: row.int(7) != 0}
-		switch row.int(0) {
+		nb := neighbor{seed: row.int(0), id: row.int(5), session: row.str(2), speaker: row.str(3), asks: row.int(7) != 0}
+		switch row.int(4) {
 		case store.PoolFact:
-			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(4), matched: true})
+			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(1), matched: true})
 		case store.PoolNeighbour:
 			near = append(near, nb)
 		case store.PoolAdjacent:
 			// Either may be NULL.
-			for _, id := range []int64{nb.id, row.int(3)} {
+			for _, id := range []int64{nb.id, row.int(6)} {
 				if id != 0 && id != nb.seed {
 					lent = append(lent, neighbor{seed: nb.seed, id: id, session: nb.session})
 				}

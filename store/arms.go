@@ -233,7 +233,7 @@ type PoolQuery struct {
 	Seeds    int
 }
 
-// The kinds of a pool statement's rows (its first column).
+// The kinds of a pool statement's rows (its fifth column, kind).
 const (
 	// PoolFact is a fact of the pool: id, score, session, speaker.
 	PoolFact = 0
@@ -250,12 +250,13 @@ const (
 )
 
 // PoolStatement is the keyword pool's statement, with its arguments. Its
-// rows have the columns kind, id, n, m, score, session, speaker, asks
-// (each kind fills those it names, the others hold 0 or ”). Its pool
-// rows (PoolFact) come in any order and may be more than Size: the caller
-// orders them by score, ties by id, and keeps Size. When Neighbours is
-// false the statement reads the pool alone and the caller reads the
-// seeds' neighbours apart.
+// rows have the columns id, score, session, speaker, kind, n, m, asks (each
+// kind fills those it names, the others hold 0 or ”); a statement of the
+// pool alone may end after speaker, all its rows being PoolFact. Its pool
+// rows come in any order and may be more than Size: the caller orders
+// them by score, ties by id, and keeps Size. When Neighbours is false the
+// statement reads the pool alone and the caller reads the seeds'
+// neighbours apart.
 type PoolStatement struct {
 	Query      string
 	Args       []any
@@ -273,7 +274,7 @@ func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, 
 		return PoolStatement{}, err
 	}
 	return PoolStatement{
-		Query: `SELECT 0 AS k, f.id, 0 AS n, 0 AS m, r.score, COALESCE(f.session_id, '') AS session, COALESCE(f.speaker, '') AS speaker, 0 AS asks
+		Query: `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
 		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id AND ` + p.Cond,
 		Args: append(args, p.Args...),
 	}, nil

@@ -106,9 +106,9 @@ func (e Engine) KeywordPool(_ context.Context, _ store.Conn, p store.PoolQuery) 
 		WHERE a.asks = 1 AND v.id <> a.seed),
 	asked AS MATERIALIZED (SELECT n.seed, f.id, n.session, ` + nbSpeaker + ` AS speaker, n.asks
 		FROM near n JOIN facts f ON f.id = n.id WHERE ` + p.Cond + `)
-	SELECT 0 AS k, id, 0 AS n, 0 AS m, score, session, ` + speaker + ` AS speaker, asks FROM pool
-	UNION ALL SELECT 1, seed, id, 0, 0, session, speaker, asks FROM asked
-	UNION ALL SELECT 2, seed, prev, next, 0, session, '', asks FROM adj WHERE asks = 0`,
+	SELECT id, score, session, ` + speaker + ` AS speaker, 0 AS k, 0 AS n, 0 AS m, asks FROM pool
+	UNION ALL SELECT seed, 0, session, speaker, 1, id, 0, asks FROM asked
+	UNION ALL SELECT seed, 0, session, '', 2, prev, next, asks FROM adj WHERE asks = 0`,
 		Args: args, Neighbours: true}, nil
 }
 
