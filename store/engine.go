@@ -16,15 +16,17 @@ import (
 type Engine interface {
 	// Name names the engine in stats and errors ("sqlite").
 	Name() string
-	// Remote reports that each statement is a round trip to a server
-	// (PostgreSQL), and each new connection starts a server process. Stats
-	// report it; a reader's first search runs its arms on the one
-	// connection it has there; and the keyword and entity arms fold their
-	// reads into one statement there, where in this process (SQLite) plain
-	// statements in turn cost less than one that must sort to fold them
-	// (and SQLite has no LATERAL join for the entity arm's limit per
-	// entity).
+	// Remote reports that the store lives on a server (PostgreSQL): each
+	// statement is a round trip and each new connection starts a server
+	// process. Stats report it. What differs for that is asked of the
+	// engine by what it is for: CheapConnections, KeywordPool,
+	// EntityFacts.
 	Remote() bool
+	// CheapConnections reports that a new connection costs little more
+	// than reading its schema (SQLite, in this process), so a reader may
+	// open several for one search; false where each starts a process on
+	// a server that loads the catalog for itself (PostgreSQL).
+	CheapConnections() bool
 	// IndexHint is the clause written after a statement's FROM table that
 	// has the planner read the table by index (by the table itself, in key
 	// order, when index is ""): SQLite's INDEXED BY and NOT INDEXED, for a

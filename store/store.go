@@ -18,6 +18,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/recollect/recollect/store/datadir"
@@ -61,6 +62,12 @@ type DB struct {
 	// OnClose, when set, runs once the database is closed (after its
 	// last connection, so a WAL SQLite removes is gone by then).
 	OnClose func() error
+}
+
+// InDir reports whether the store is the database file in its data
+// directory (Dir/DBFile), as SQLite's is; a store on a server is not.
+func (db *DB) InDir() bool {
+	return db.Dir != "" && filepath.Clean(db.Path) == filepath.Join(db.Dir, DBFile)
 }
 
 // Version reports the store's schema version.

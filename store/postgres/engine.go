@@ -44,6 +44,9 @@ func (Engine) TextIndexRows() bool { return false }
 // Remote is true: every statement is a round trip to the server.
 func (Engine) Remote() bool { return true }
 
+// CheapConnections is false: each new connection starts a server process.
+func (Engine) CheapConnections() bool { return false }
+
 // IndexHint is empty: PostgreSQL plans by the statistics ANALYZE (or
 // autovacuum) keeps, and has no hints.
 func (Engine) IndexHint(string) string { return "" }
