@@ -4,8 +4,9 @@
 // Engine method), the DB and Tx wrappers that rebind the portable SQL the
 // layers above write, the schema version both engines migrate to, the row
 // types and small write helpers every layer shares (events, sessions, the
-// mutation log, meta), the text index and query types, the copy between
-// stores and the data directory's privacy. The engines live below it:
+// mutation log, meta), the text index and query types, the rows graph's
+// search arms read (each engine reads them its own way; the portable forms
+// are here), the copy between stores and the data directory's privacy. The engines live below it:
 // store/sqlite (the default, a file in the data directory) and
 // store/postgres; each opens a store and hands back a *DB.
 //
