@@ -358,7 +358,7 @@ const EntityWeight = 0.25
 // entity names and aliases, and returns the facts linked to those entities:
 // most matched entities first, then facts about them, then importance.
 // Each fact's vote weighs EntityWeight times its entity weight
-// (store.EntityWeight: an entity named by half the store weighs nothing).
+// (store.EntityIDF: an entity named by half the store weighs nothing).
 // The engine reads the rows (store.Engine.EntityFacts).
 func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, depth int) (armList, error) {
 	grams := termGrams(terms)

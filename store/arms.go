@@ -57,13 +57,13 @@ type EntityFact struct {
 	Entities string
 }
 
-// EntityWeight is an entity's weight, which falls with how many facts name
+// EntityIDF is an entity's weight, which falls with how many facts name
 // it, like a word's inverse document frequency: 1 for an entity one fact
 // names, 0 for one named by half the store or more. half is half the
 // highest fact id (standing for the store's size), d the entity's facts,
 // counted to past half or to EntityQuery.CountCap: log(half/d) /
 // log(half), at least 0.
-func EntityWeight(half, d float64) float64 {
+func EntityIDF(half, d float64) float64 {
 	if half > 1 && d > 0 && d < half {
 		return max(math.Log(half/d)/math.Log(half), 0)
 	}
@@ -158,7 +158,7 @@ func entityWeights(ctx context.Context, q Querier, names map[int64]string, count
 	}
 	out := map[int64]float64{}
 	for _, id := range ids {
-		w := EntityWeight(half, counts[id])
+		w := EntityIDF(half, counts[id])
 		if w <= 0 {
 			delete(names, id)
 			continue

@@ -10,7 +10,7 @@ import (
 
 // EntityFacts reads the entity arm's rows in one statement, where each
 // statement is a round trip to the server: the entities the folds name,
-// their weights (store.EntityWeight, counted as store.EntityFactsInSteps
+// their weights (store.EntityIDF, counted as store.EntityFactsInSteps
 // counts them, in whole units rounded half to even), their facts and, as
 // rows of their own, their names. Read a step at a time they take four
 // round trips.
