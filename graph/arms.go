@@ -4,7 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"math"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -237,17 +237,20 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 	if cond == "" {
 		cond = "1 = 1"
 	}
-	// Where each statement is a round trip, the pool's statement reads
-	// its seeds' neighbours too.
-	remote := db.Engine().Remote()
-	carrier, _ := db.Engine().(store.FactTopCarrier)
+	names := slices.Sorted(maps.Keys(speakers))
+	// The engine writes the pool's statement (store.Engine.KeywordPool);
+	// where it reads the seeds' neighbours too, they are not read again.
 	var near []neighbor
+	var readNear bool
 	pool := func(ranked int) (order []*candidate, err error) {
-		if remote {
-			order, near, err = poolWithNeighbors(ctx, r, text, cond, args, ranked, speakers, carrier)
-			return order, err
+		st, err := db.Engine().KeywordPool(ctx, db, store.PoolQuery{Text: text, Cond: cond, Args: args, Ranked: ranked,
+			Size: keywordPool, Speakers: names, Boost: 1 + SpeakerBoost, Seeds: neighborSeeds})
+		if err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
 		}
-		return bm25Pool(ctx, r, text, cond, args, ranked)
+		order, near, err = readPool(ctx, r, st)
+		readNear = !st.Neighbours
+		return order, err
 	}
 	order, err := pool(keywordPool)
 	if err != nil {
@@ -279,7 +282,7 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 		cands[c.id] = c
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
-	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, !remote); err != nil {
+	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, readNear); err != nil {
 		return kr, err
 	}
 	kr.IDs = contextOrder(cands, speakers, depth)
@@ -289,41 +292,6 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 		}
 	}
 	return kr, nil
-}
-
-// bm25Pool reads the best keywordPool facts that pass cond among the
-// ranked best matches of the full-text query, best first, ties by id. The
-// index ranks alone first (store.Engine.TopText, which on SQLite reads a
-// common word's facts only when they can enter the best ranked), then only
-// the ranked are joined with facts (as the outer loop: CROSS JOIN):
-// joining every match before sorting costs a row read per match. The few
-// hundred joined rows are sorted here; a sorter in SQLite costs more.
-func bm25Pool(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int) ([]*candidate, error) {
-	top, targs, err := r.db.Engine().TopText(ctx, r.db, store.FactText, text, ranked)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	// The statement's text is one of a few (the engine's sources, the
-	// scope's conditions), so the reader keeps it prepared.
-	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM `+top+` r CROSS JOIN facts f WHERE f.id = r.id AND `+cond, append(targs, args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	defer rows.Close()
-	var out []*candidate
-	for rows.Next() {
-		c := &candidate{matched: true}
-		if err := rows.Scan(&c.id, &c.own, &c.session, &c.speaker); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	sortPool(out)
-	return out[:min(len(out), keywordPool)], nil
 }
 
 // sortPool orders keyword matches by score, best first, ties by id.
@@ -389,174 +357,45 @@ const EntityWeight = 0.25
 // entityArm matches query words (and runs of two or three words) against
 // entity names and aliases, and returns the facts linked to those entities:
 // most matched entities first, then facts about them, then importance.
-// Each fact's vote weighs EntityWeight times its entity weight.
+// Each fact's vote weighs EntityWeight times its entity weight
+// (store.EntityIDF: an entity named by half the store weighs nothing).
+// The engine reads the rows (store.Engine.EntityFacts).
 func entityArm(ctx context.Context, db *store.DB, sc scope, terms []string, depth int) (armList, error) {
 	grams := termGrams(terms)
 	if len(grams) == 0 {
 		return armList{arm: ArmEntity}, nil
 	}
-	if db.Engine().Remote() {
-		return entityArmOneStatement(ctx, db, sc, grams, depth)
-	}
-	return entityArmApart(ctx, db, sc, grams, depth)
-}
-
-// entityArmApart is entityArm in a statement per step: the entities the
-// grams name, their weights (entityWeights), their facts (entityFacts).
-func entityArmApart(ctx context.Context, db *store.DB, sc scope, grams []string, depth int) (armList, error) {
-	in, args := store.InList(grams)
-	rows, err := db.QueryContext(ctx, `SELECT id, name FROM entities WHERE fold IN (`+in+`)
-		UNION SELECT e.id, e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold IN (`+in+`)`,
-		append(args, args...)...)
-	if err != nil {
-		return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
-	}
-	names := map[int64]string{}
-	for rows.Next() {
-		var id int64
-		var name string
-		if err := rows.Scan(&id, &name); err != nil {
-			rows.Close()
-			return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
-		}
-		names[id] = name
-	}
-	rows.Close()
-	if len(names) == 0 {
-		return armList{arm: ArmEntity}, nil
-	}
-	weights, err := entityWeights(ctx, db, names)
+	rows, err := db.Engine().EntityFacts(ctx, db, entityQuery(sc, grams, depth))
 	if err != nil {
 		return armList{arm: ArmEntity}, err
 	}
-	if len(names) == 0 {
-		return armList{arm: ArmEntity}, nil
-	}
-	return entityFacts(ctx, db, sc, names, weights, depth)
+	return entityArmList(rows), nil
 }
 
-// entityWeights gives each entity a weight that falls with how many facts
-// name it, like a word's inverse document frequency: 1 for an entity one
-// fact names, 0 for one named by half the store or more — a name on every
-// other fact (the person talking) says nothing about which fact is meant.
-// With n facts in the store and d naming the entity, the weight is
-// log(n/2d) / log(n/2), at least 0. Entities of weight 0 are dropped from
-// names. The count stops at EntityCountCap, so an entity past it is
-// weighed as if it had that many facts.
-func entityWeights(ctx context.Context, db *store.DB, names map[int64]string) (map[int64]float64, error) {
-	var n float64
-	// The highest fact id stands for the store's size: one seek, where
-	// counting the active facts reads them all.
-	if err := db.QueryRowContext(ctx, `SELECT COALESCE(max(id), 0) FROM facts`).Scan(&n); err != nil {
-		return nil, fmt.Errorf("entity weights: %w", err)
-	}
-	out := map[int64]float64{}
-	half := n / 2
-	// One statement counts every entity's facts, each count stopping past
-	// half the store (or at EntityCountCap).
-	ids := make([]int64, 0, len(names))
-	for id := range names {
-		ids = append(ids, id)
-	}
-	parts := make([]string, len(ids))
-	args := make([]any, 0, 3*len(ids))
-	for i, id := range ids {
-		parts[i] = `SELECT CAST(? AS BIGINT), (SELECT count(*) FROM (SELECT 1 FROM fact_entities WHERE entity_id = ? LIMIT ?) s)`
-		args = append(args, id, id, min(int64(half)+1, EntityCountCap))
-	}
-	rows, err := db.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
-	if err != nil {
-		return nil, fmt.Errorf("entity weights: %w", err)
-	}
-	defer rows.Close()
-	counts := map[int64]float64{}
-	for rows.Next() {
-		var id int64
-		var d float64
-		if err := rows.Scan(&id, &d); err != nil {
-			return nil, fmt.Errorf("entity weights: %w", err)
-		}
-		counts[id] = d
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("entity weights: %w", err)
-	}
-	for _, id := range ids {
-		d := counts[id]
-		w := 0.0
-		if half > 1 && d > 0 && d < half {
-			w = math.Log(half/d) / math.Log(half)
-		}
-		if w <= 0 {
-			delete(names, id)
-			continue
-		}
-		out[id] = w
-	}
-	return out, nil
+// entityQuery asks for the entity arm's rows of the fold keys grams, at
+// most depth facts that sc allows.
+func entityQuery(sc scope, grams []string, depth int) store.EntityQuery {
+	cond, args := sc.candidate()
+	return store.EntityQuery{Folds: grams, Cond: cond, Args: args,
+		CountCap: EntityCountCap, FactCap: EntityFactCap, Depth: depth, Unit: weightUnit}
 }
 
-// entityArmOneStatement is entityArm in one statement, where each
-// statement is a round trip to the server: the entities the grams name,
-// their weights (entityWeights' formula, counted the same way), their
-// facts (entityFacts' rows) and, as rows of their own, their names.
-// Reading them apart took four round trips while the keyword arm's
-// statement ran on the other connection.
-func entityArmOneStatement(ctx context.Context, db *store.DB, sc scope, grams []string, depth int) (armList, error) {
-	in, args := store.InList(grams)
-	cond, cargs := sc.candidate()
-	eng := db.Engine()
-	args = append(append(append(append(args, args...), EntityCountCap, weightUnit), cargs...), EntityFactCap, depth)
-	// w: each named entity with its weight, log(n/2d) / log(n/2) with n the
-	// highest fact id and d its facts counted up to past n/2 (or the cap).
-	rows, err := db.QueryContext(ctx, `WITH m AS MATERIALIZED (SELECT id, name FROM entities WHERE fold IN (`+in+`)
-			UNION SELECT e.id, e.name FROM entity_aliases a JOIN entities e ON e.id = a.entity_id WHERE a.fold IN (`+in+`)),
-		h AS MATERIALIZED (SELECT CAST(COALESCE(max(id), 0) AS DOUBLE PRECISION) / 2 AS half FROM facts),
-		c AS MATERIALIZED (SELECT m.id, m.name, h.half, (SELECT count(*) FROM (SELECT 1 FROM fact_entities
-				WHERE entity_id = m.id LIMIT LEAST(CAST(floor(h.half) AS BIGINT) + 1, ?)) s) AS d
-			FROM m CROSS JOIN h),
-		w AS MATERIALIZED (SELECT id, name, CAST(round(ln(half / d) / ln(half) * ?) AS BIGINT) AS w FROM c WHERE half > 1 AND d > 0 AND d < half),
-		x AS (SELECT fe.fact_id, fe.entity_id, fe.is_subject, fe.importance, w.w FROM w CROSS JOIN LATERAL (
-			SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance
-			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
-			WHERE fe.entity_id = w.id AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) fe WHERE w.w > 0)
-		SELECT * FROM (SELECT 0 AS k, fact_id, CAST(sum(w) AS BIGINT) ws, max(is_subject) s, max(importance) imp, `+eng.JoinText("entity_id", ",")+` AS list
-			FROM x GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?) t
-		UNION ALL SELECT 1, id, w, 0, 0, name FROM w WHERE w > 0`, args...)
-	if err != nil {
-		return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
+// entityArmList is the entity arm's list of rows: each fact's vote is
+// EntityWeight times its entities' summed weight (at most 1), its detail
+// the entities' names.
+func entityArmList(rows store.EntityRows) armList {
+	if len(rows.Facts) == 0 {
+		return armList{arm: ArmEntity}
 	}
-	defer rows.Close()
-	names := map[int64]string{}
-	lists := map[int64]string{}
-	out := armList{arm: ArmEntity, weight: map[int64]float64{}}
-	for rows.Next() {
-		var kind, id, ws, subj int64
-		var imp float64
-		var text string
-		if err := rows.Scan(&kind, &id, &ws, &subj, &imp, &text); err != nil {
-			return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
-		}
-		if kind == 1 {
-			names[id] = text
-			continue
-		}
-		out.ids = append(out.ids, id)
-		out.weight[id] = EntityWeight * min(float64(ws)/weightUnit, 1)
-		lists[id] = text
-	}
-	if err := rows.Err(); err != nil {
-		return armList{arm: ArmEntity}, fmt.Errorf("entity match: %w", err)
-	}
-	if len(out.ids) == 0 {
-		return armList{arm: ArmEntity}, nil
-	}
-	detail := make(map[int64]string, len(lists))
-	for id, list := range lists {
-		detail[id] = entityDetail(list, names)
+	out := armList{arm: ArmEntity, weight: make(map[int64]float64, len(rows.Facts))}
+	detail := make(map[int64]string, len(rows.Facts))
+	for _, f := range rows.Facts {
+		out.ids = append(out.ids, f.ID)
+		out.weight[f.ID] = EntityWeight * min(float64(f.Weight)/weightUnit, 1)
+		detail[f.ID] = entityDetail(f.Entities, rows.Names)
 	}
 	out.detail = func(id int64) string { return detail[id] }
-	return out, nil
+	return out
 }
 
 // entityDetail names the entities of list (their ids, comma-separated),
@@ -573,18 +412,16 @@ func entityDetail(list string, names map[int64]string) string {
 }
 
 // weightUnit is the step entity weights are counted in when the entity
-// arm sums them: a fact's weight is the sum of its entities', and as
-// floating point the sum of the same weights depends on the order it is
-// taken in, which the database does not keep, so facts naming the same
-// entities came out a last bit apart and were ordered by that instead of
-// newest first. Whole billionths sum exactly in any order.
+// arm sums them (store.EntityQuery.Unit): a fact's weight is the sum of
+// its entities', and as floating point the sum of the same weights depends
+// on the order it is taken in, which the database does not keep, so facts
+// naming the same entities would come out a last bit apart and be ordered
+// by that instead of newest first. Whole billionths sum exactly in any
+// order.
 const weightUnit = 1e9
 
-// weightUnits is w in whole weightUnits, rounded as PostgreSQL rounds a
-// double (half to even), where the one-statement arm computes it.
-func weightUnits(w float64) int64 { return int64(math.RoundToEven(w * weightUnit)) }
-
-// EntityCountCap bounds how many facts of one entity entityWeights counts.
+// EntityCountCap bounds how many facts of one entity are counted for its
+// weight: an entity past it is weighed as if it had that many facts.
 const EntityCountCap = 20000
 
 // EntityFactCap is how many facts of one entity the entity arm reads: the
@@ -593,50 +430,6 @@ const EntityCountCap = 20000
 // row read for each, to order them by nothing the query said; its newest
 // few hundred are the ones worth lending a vote.
 const EntityFactCap = 256
-
-// entityFacts lists the facts of the named entities, at most EntityFactCap
-// of each, weighed by the entities they name.
-func entityFacts(ctx context.Context, db *store.DB, sc scope, names map[int64]string, weights map[int64]float64, depth int) (armList, error) {
-	var ents []int64
-	for id := range names {
-		ents = append(ents, id)
-	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i] < ents[j] })
-	cond, cargs := sc.candidate()
-	var parts []string
-	var args []any
-	for _, e := range ents {
-		parts = append(parts, `SELECT * FROM (SELECT fe.fact_id, fe.entity_id, fe.is_subject, f.importance, CAST(? AS BIGINT) AS w
-			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
-			WHERE fe.entity_id = ? AND `+cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) x`)
-		args = append(append(append(args, weightUnits(weights[e]), e), cargs...), EntityFactCap)
-	}
-	rows, err := db.QueryContext(ctx, `SELECT fact_id, CAST(sum(w) AS BIGINT) ws, max(is_subject) s, max(importance) imp,
-		`+db.Engine().JoinText("entity_id", ",")+`
-		FROM (`+strings.Join(parts, " UNION ALL ")+`) u
-		GROUP BY fact_id ORDER BY ws DESC, s DESC, imp DESC, fact_id DESC LIMIT ?`,
-		append(args, depth)...)
-	if err != nil {
-		return armList{}, fmt.Errorf("entity facts: %w", err)
-	}
-	defer rows.Close()
-	detail := map[int64]string{}
-	out := armList{arm: ArmEntity, weight: map[int64]float64{}}
-	for rows.Next() {
-		var id, ws int64
-		var subj int
-		var imp float64
-		var list string
-		if err := rows.Scan(&id, &ws, &subj, &imp, &list); err != nil {
-			return armList{}, fmt.Errorf("entity facts: %w", err)
-		}
-		out.ids = append(out.ids, id)
-		out.weight[id] = EntityWeight * min(float64(ws)/weightUnit, 1)
-		detail[id] = entityDetail(list, names)
-	}
-	out.detail = func(id int64) string { return detail[id] }
-	return out, rows.Err()
-}
 
 // termGrams folds runs of one to three query words into entity fold keys
 // ("acme corp" → "acmecorp"); one-letter keys are dropped.

@@ -82,8 +82,8 @@ func neighborSeedsOf(order []*candidate) map[int64]*candidate {
 // best hits (in the same session) NeighborShare of what that hit scores
 // above their own. When
 // the query names speakers, only their facts inherit. near holds the
-// neighbours when the pool's statement read them (poolWithNeighbors);
-// otherwise they are read here.
+// neighbours the pool's statement read (readPool); when read is true it
+// read none, and they are read here.
 func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
 	cond string, args []any, near []neighbor, read bool) error {
 	seeds := neighborSeedsOf(order)
@@ -159,88 +159,42 @@ func neighborQuery(eng store.Engine, cond string) string {
 		WHERE f.id != a.seed AND ` + cond
 }
 
-// poolWithNeighbors is bm25Pool and readNeighbors in one statement, for an
-// engine where each statement is a round trip (store.Engine.Remote): the
-// pool (the best keywordPool of the ranked matches that pass cond, as
-// bm25Pool returns it) and the neighbours of its seeds, chosen in the
-// statement as neighborSeedsOf chooses them from the pool ordered as
-// rankKeyword orders it (the speakers' facts' scores raised by
-// SpeakerBoost, then the pool's order).
-//
-// Each seed's provenance is read through its own index lookup (the
-// fenced LATERAL): in a plan made for the query's values (PostgreSQL's
-// first five runs of a statement on each connection), the planner,
-// expecting as many seeds as the pool has facts, would hash the whole
-// provenance table instead, a scan of every row. Its adjacent
-// facts come with the row (store.Engine.Adjacent: PostgreSQL keeps them
-// there), so a seed costs that lookup. Only a seed that asks a question
-// brings in a neighbour outside the pool (lendToNeighbors), so only its
-// neighbours are read from facts (asked); any other seed lends only to a
-// fact already a candidate, so its row comes back with its two adjacent
-// facts as they are, and those are looked up here among the pool's and
-// asked's, whose rows passed cond and carry the speaker: in this process
-// the lookup is a map read, where in the statement it is an array search
-// on the server, and a join on the pool is planned as a scan of the pool
-// for every neighbour. The pool itself is keywordPoolSource's, its facts'
-// columns carried through the ranking when carrier is not nil.
-func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, cond string, args []any, ranked int,
-	speakers map[string]bool, carrier store.FactTopCarrier) ([]*candidate, []neighbor, error) {
-	eng := r.db.Engine()
-	poolSQL, targs, err := keywordPoolSource(ctx, r, text, cond, ranked, carrier)
-	if err != nil {
-		return nil, nil, err
-	}
-	names := make([]string, 0, len(speakers))
-	for n := range speakers {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	// A speaker matters only as one of the query's (the boost, and whose
-	// neighbours count): with none in the query, no speaker is read back.
-	boosted, speaker, nbSpeaker := `p.score`, `''`, `''`
-	qargs := append(append(append([]any{}, targs...), args...), keywordPool)
-	if len(names) > 0 {
-		speaker, nbSpeaker = `speaker`, `COALESCE(f.speaker, '')`
-		in, nargs := store.InList(names)
-		boosted = `CASE WHEN p.speaker IN (` + in + `) THEN p.score * ? ELSE p.score END`
-		qargs = append(append(qargs, nargs...), 1+SpeakerBoost)
-	}
-	qargs = append(append(qargs, neighborSeeds), args...)
-	rows, err := preparedQuerier{r}.QueryContext(ctx, `WITH pool AS MATERIALIZED (`+poolSQL+`),
-	seeds AS MATERIALIZED (SELECT s.id, s.asks FROM (SELECT p.id, p.session, p.asks,
-			row_number() OVER (ORDER BY `+boosted+` DESC, p.score DESC, p.id) AS rn FROM pool p) s
-		WHERE s.rn <= ? AND s.session <> ''),
-	adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, s.asks, p.prev, p.next
-		FROM seeds s CROSS JOIN LATERAL (SELECT p.fact_id, p.session_id, p.event_seq, p.session_fact_id, `+eng.Adjacent("p")+`
-			FROM fact_provenance p WHERE p.fact_id = s.id OFFSET 0) p
-		WHERE p.session_id IS NOT NULL AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL)),
-	near AS MATERIALIZED (SELECT a.seed, a.session, a.asks, v.id FROM adj a CROSS JOIN LATERAL (VALUES (a.prev), (a.next)) v(id)
-		WHERE a.asks = 1 AND v.id <> a.seed),
-	asked AS MATERIALIZED (SELECT n.seed, f.id, n.session, `+nbSpeaker+` AS speaker, n.asks
-		FROM near n JOIN facts f ON f.id = n.id WHERE `+cond+`)
-	SELECT 0 AS k, id, 0 AS n, 0 AS m, score, session, `+speaker+` AS speaker, asks FROM pool
-	UNION ALL SELECT 1, seed, id, 0, 0, session, speaker, asks FROM asked
-	UNION ALL SELECT 2, seed, prev, next, 0, session, '', asks FROM adj WHERE asks = 0`, qargs...)
+// readPool runs the keyword pool's statement (store.PoolStatement) and
+// reads its rows: the pool, best first, ties by id, cut to keywordPool,
+// and the seeds' neighbours the statement read with it. A seed that asks
+// nothing comes with its two adjacent facts as they are: it lends only to
+// a fact that is a candidate already (lendToNeighbors), one of the pool
+// or a question's neighbour, which is known here with the speaker its row
+// was read with.
+func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candidate, []neighbor, error) {
+	rows, err := preparedQuerier{r}.QueryContext(ctx, st.Query, st.Args...)
 	if err != nil {
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
+	cols, err := rows.Columns()
+	if err != nil {
+		return nil, nil, fmt.Errorf("keyword search: %w", err)
+	}
 	var pool []*candidate
 	var near, lent []neighbor
+	// A statement of the pool alone ends after speaker: the columns it
+	// lacks read as 0.
 	row := newValues(8)
+	scan := row.ptrs[:min(len(cols), len(row.ptrs))]
 	for rows.Next() {
-		if err := row.scan(rows); err != nil {
+		if err := rows.Scan(scan...); err != nil {
 			return nil, nil, fmt.Errorf("keyword search: %w", err)
 		}
-		nb := neighbor{seed: row.int(1), id: row.int(2), session: row.str(5), speaker: row.str(6), asks: row.int(7) != 0}
-		switch row.int(0) {
-		case 0:
-			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(4), matched: true})
-		case 1:
+		nb := neighbor{seed: row.int(0), id: row.int(5), session: row.str(2), speaker: row.str(3), asks: row.int(7) != 0}
+		switch row.int(4) {
+		case store.PoolFact:
+			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(1), matched: true})
+		case store.PoolNeighbour:
 			near = append(near, nb)
-		default:
-			// A statement seed's two adjacent facts (either may be NULL).
-			for _, id := range []int64{nb.id, row.int(3)} {
+		case store.PoolAdjacent:
+			// Either may be NULL.
+			for _, id := range []int64{nb.id, row.int(6)} {
 				if id != 0 && id != nb.seed {
 					lent = append(lent, neighbor{seed: nb.seed, id: id, session: nb.session})
 				}
@@ -250,76 +204,25 @@ func poolWithNeighbors(ctx context.Context, r *Reader, text store.TextQuery, con
 	if err := rows.Err(); err != nil {
 		return nil, nil, fmt.Errorf("keyword search: %w", err)
 	}
-	// A statement seed lends only to a fact that is a candidate already:
-	// one of the pool, or a question's neighbour read above; it is known
-	// with the speaker its row was read with.
-	known := make(map[int64]string, len(pool)+len(near))
-	for _, nb := range near {
-		if _, ok := known[nb.id]; !ok {
-			known[nb.id] = nb.speaker
+	if len(lent) > 0 {
+		known := make(map[int64]string, len(pool)+len(near))
+		for _, nb := range near {
+			if _, ok := known[nb.id]; !ok {
+				known[nb.id] = nb.speaker
+			}
 		}
-	}
-	for _, c := range pool {
-		known[c.id] = c.speaker
-	}
-	for _, nb := range lent {
-		if sp, ok := known[nb.id]; ok {
-			nb.speaker = sp
-			near = append(near, nb)
+		for _, c := range pool {
+			known[c.id] = c.speaker
+		}
+		for _, nb := range lent {
+			if sp, ok := known[nb.id]; ok {
+				nb.speaker = sp
+				near = append(near, nb)
+			}
 		}
 	}
 	sortPool(pool)
-	return pool, near, nil
-}
-
-// keywordPoolSource is the statement of the keyword pool: the best
-// keywordPool of the ranked best matches that pass cond, best first, each
-// with its session, speaker and whether it asks (columns id, score,
-// session, speaker, asks), and the arguments of its ranking and of cond.
-// With a carrier the ranking hands over what the pool needs of each fact
-// (and the columns cond reads) with its score; without, each ranked fact is
-// looked up again by id — at 10k facts on PostgreSQL the search paid 0.1
-// ms more for those 200 lookups than for carrying the columns through the
-// ranking's sort.
-func keywordPoolSource(ctx context.Context, r *Reader, text store.TextQuery, cond string, ranked int,
-	carrier store.FactTopCarrier) (string, []any, error) {
-	eng := r.db.Engine()
-	asks := `CASE WHEN ` + eng.Contains("f.content", "'?'") + ` THEN 1 ELSE 0 END AS asks`
-	if carrier != nil {
-		top, targs := carrier.TopFactsCarrying(text, ranked, carriedColumns(cond))
-		return `SELECT f.id, f.score, COALESCE(f.session_id, '') AS session, COALESCE(f.speaker, '') AS speaker, ` + asks + `
-		FROM ` + top + ` f WHERE ` + cond + ` ORDER BY f.score DESC, f.id LIMIT ?`, targs, nil
-	}
-	top, targs, err := eng.TopText(ctx, r.db, store.FactText, text, ranked)
-	if err != nil {
-		return "", nil, fmt.Errorf("keyword search: %w", err)
-	}
-	return `SELECT f.id, r.score, COALESCE(f.session_id, '') AS session, COALESCE(f.speaker, '') AS speaker, ` + asks + `
-		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id AND ` + cond + ` ORDER BY r.score DESC, f.id LIMIT ?`, targs, nil
-}
-
-// carriedColumns is what the keyword pool reads of a fact: its session,
-// speaker and content, and every column of alias f that cond reads (each
-// "f." not inside a longer name, then the column's name).
-func carriedColumns(cond string) []string {
-	cols := []string{"session_id", "speaker", "content"}
-	word := func(c byte) bool {
-		return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
-	}
-	for i := 0; i+2 < len(cond); i++ {
-		if cond[i] != 'f' || cond[i+1] != '.' || i > 0 && word(cond[i-1]) {
-			continue
-		}
-		j := i + 2
-		for j < len(cond) && (cond[j] == '_' || cond[j] >= 'a' && cond[j] <= 'z') {
-			j++
-		}
-		if c := cond[i+2 : j]; c != "" && c != "id" && !slices.Contains(cols, c) {
-			cols = append(cols, c)
-		}
-		i = j - 1
-	}
-	return cols
+	return pool[:min(len(pool), keywordPool)], near, nil
 }
 
 // contextOrder adds the session share and sorts.

@@ -78,29 +78,28 @@ func readEntityList(l armList) entityList {
 }
 
 // TestEntityArmReadsTheSameInOneStatement compares PostgreSQL's
-// one-statement entity arm with the arm read a step at a time (as SQLite
-// reads it) on the same store: the facts, their order, weights and the
-// entities named, for names and aliases, an entity on more than half the
-// store (weight 0), one past EntityFactCap, rejected facts, subjects,
-// importance and an as-of time.
+// one-statement entity arm rows (its store.Engine.EntityFacts) with the
+// rows read a step at a time (store.EntityFactsInSteps, as SQLite reads
+// them) on the same store, as the arm's lists: the facts, their order,
+// weights and the entities named, for names and aliases, an entity on more
+// than half the store (weight 0), one past EntityFactCap, rejected facts,
+// subjects, importance and an as-of time.
 func TestEntityArmReadsTheSameInOneStatement(t *testing.T) {
 	db := storetest.Open(t, "postgres")
 	ctx := context.Background()
 	asOf := entityArmFixture(t, db)
-	r := NewReader(db)
-	defer r.Close()
 	for _, q := range entityArmQueries {
 		for _, sc := range []scope{newScope(time.Time{}), newScope(asOf)} {
-			grams := termGrams(text.Terms(q))
-			apart, err := entityArmApart(ctx, db, sc, grams, 60)
+			eq := entityQuery(sc, termGrams(text.Terms(q)), 60)
+			apart, err := store.EntityFactsInSteps(ctx, db, eq)
 			if err != nil {
 				t.Fatal(err)
 			}
-			one, err := entityArmOneStatement(ctx, db, sc, grams, 60)
+			one, err := db.Engine().EntityFacts(ctx, db, eq)
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, o := readEntityList(apart), readEntityList(one)
+			a, o := readEntityList(entityArmList(apart)), readEntityList(entityArmList(one))
 			if !reflect.DeepEqual(a, o) {
 				t.Errorf("%q (as of %q): read apart %+v\nin one statement %+v", q, sc.asOf, a, o)
 			}
@@ -250,21 +249,4 @@ func TestEntityArmOrdersFactsOfTheSameEntitiesNewestFirst(t *testing.T) {
 			t.Errorf("facts naming all three entities ranked %v…, want newest first %v", got.ids[:min(len(got.ids), 10)], all[:10])
 		}
 	})
-}
-
-// TestCarriedColumns: the keyword pool carries the columns of alias f a
-// filter reads, each once, and nothing of another alias.
-func TestCarriedColumns(t *testing.T) {
-	for cond, want := range map[string]string{
-		`f.status != 'rejected'`: "[session_id speaker content status]",
-		`f.status != 'rejected' AND f.recorded_at <= ? AND COALESCE(f.retracted_at,
-		(SELECT n.recorded_at FROM facts n WHERE n.id = f.superseded_by), '9999') > ?`: "[session_id speaker content status recorded_at retracted_at superseded_by]",
-		`1 = 1`:                  "[session_id speaker content]",
-		`f.id > 3 AND elf.x = 1`: "[session_id speaker content]",
-		`f.speaker = 'a' AND f.status = 'active'`: "[session_id speaker content status]",
-	} {
-		if got := fmt.Sprint(carriedColumns(cond)); got != want {
-			t.Errorf("carriedColumns(%q) = %s, want %s", cond, got, want)
-		}
-	}
 }

@@ -33,17 +33,16 @@ type Reader struct {
 }
 
 // parallel reports whether a search runs its arms (and its pending facts)
-// on several connections at once. On a server engine a reader's first
-// search runs them one after another on one connection: each new server
-// connection starts a process on the server that loads the catalog for
-// itself, so a new process (a CLI search, a hook) opening three for its one
-// answer paid three of those, on the server's and its own CPUs, for arms
-// that take a fraction of that warm. Later searches run in parallel on
-// the connections the pool then keeps. In this process (SQLite) a
-// connection costs no more than its schema, and the arms always run side by
-// side.
+// on several connections at once. Where connections are not cheap
+// (store.Engine.CheapConnections: each new one starts a process on a
+// server that loads the catalog for itself) a reader's first search runs
+// them one after another on one connection, so a new process (a CLI
+// search, a hook) does not pay three of those, on the server's and its own
+// CPUs, for arms that take a fraction of that warm. Later searches run in
+// parallel on the connections the pool then keeps. Where connections are
+// cheap (SQLite) the arms always run side by side.
 func (r *Reader) parallel() bool {
-	return !r.db.Engine().Remote() || r.searched.Load()
+	return r.db.Engine().CheapConnections() || r.searched.Load()
 }
 
 // statements are the statements a reader runs on every search, keyed by

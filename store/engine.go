@@ -16,15 +16,17 @@ import (
 type Engine interface {
 	// Name names the engine in stats and errors ("sqlite").
 	Name() string
-	// Remote reports that each statement is a round trip to a server
-	// (PostgreSQL), and each new connection starts a server process. Stats
-	// report it; a reader's first search runs its arms on the one
-	// connection it has there; and the keyword and entity arms fold their
-	// reads into one statement there, where in this process (SQLite) plain
-	// statements in turn cost less than one that must sort to fold them
-	// (and SQLite has no LATERAL join for the entity arm's limit per
-	// entity).
+	// Remote reports that the store lives on a server (PostgreSQL): each
+	// statement is a round trip and each new connection starts a server
+	// process. Stats report it. What differs for that is asked of the
+	// engine by what it is for: CheapConnections, KeywordPool,
+	// EntityFacts.
 	Remote() bool
+	// CheapConnections reports that a new connection costs little more
+	// than reading its schema (SQLite, in this process), so a reader may
+	// open several for one search; false where each starts a process on
+	// a server that loads the catalog for itself (PostgreSQL).
+	CheapConnections() bool
 	// IndexHint is the clause written after a statement's FROM table that
 	// has the planner read the table by index (by the table itself, in key
 	// order, when index is ""): SQLite's INDEXED BY and NOT INDEXED, for a
@@ -59,6 +61,15 @@ type Engine interface {
 	// but an engine may run statements of its own first to find them
 	// without scoring every match (store/sqlite's TopText).
 	TopText(ctx context.Context, q Querier, ix TextIndex, text TextQuery, k int) (source string, args []any, err error)
+	// KeywordPool is the statement of the keyword arm's pool (PoolQuery)
+	// in the engine's best form: the pool alone where each statement
+	// costs little (KeywordPoolAlone), its seeds' neighbours read in the
+	// same statement where each is a round trip.
+	KeywordPool(ctx context.Context, c Conn, p PoolQuery) (PoolStatement, error)
+	// EntityFacts reads the entity arm's rows (EntityQuery) in the
+	// engine's best statements: a statement per step where each costs
+	// little (EntityFactsInSteps), one where each is a round trip.
+	EntityFacts(ctx context.Context, c Conn, a EntityQuery) (EntityRows, error)
 	// TextQuery renders q as the argument of TextMatches; "" when q holds
 	// nothing to search.
 	TextQuery(q TextQuery) string
@@ -317,15 +328,4 @@ func AdjacentSeeks(p string) string {
 				ORDER BY q.event_seq, q.fact_id LIMIT 1)
 		ELSE (SELECT q.fact_id FROM fact_provenance q WHERE q.session_id = ` + p + `.session_id AND q.event_seq IS NULL
 				AND q.session_fact_id > ` + p + `.session_fact_id ORDER BY q.session_fact_id, q.fact_id LIMIT 1) END AS next`
-}
-
-// FactTopCarrier is an Engine whose best k facts for a text query can carry
-// columns of the facts' rows along with id and score, read where each
-// match is scored: a caller that needs a few columns of the best k need not
-// look each of them up again by id (on PostgreSQL, 200 index lookups for
-// the keyword arm's pool).
-type FactTopCarrier interface {
-	// TopFactsCarrying is TopText over FactText whose rows also hold the
-	// named columns of facts, under their own names.
-	TopFactsCarrying(text TextQuery, k int, columns []string) (source string, args []any)
 }

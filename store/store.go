@@ -4,8 +4,9 @@
 // Engine method), the DB and Tx wrappers that rebind the portable SQL the
 // layers above write, the schema version both engines migrate to, the row
 // types and small write helpers every layer shares (events, sessions, the
-// mutation log, meta), the text index and query types, the copy between
-// stores and the data directory's privacy. The engines live below it:
+// mutation log, meta), the text index and query types, the rows graph's
+// search arms read (each engine reads them its own way; the portable forms
+// are here), the copy between stores and the data directory's privacy. The engines live below it:
 // store/sqlite (the default, a file in the data directory) and
 // store/postgres; each opens a store and hands back a *DB.
 //
@@ -18,6 +19,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/recollect/recollect/store/datadir"
@@ -61,6 +63,12 @@ type DB struct {
 	// OnClose, when set, runs once the database is closed (after its
 	// last connection, so a WAL SQLite removes is gone by then).
 	OnClose func() error
+}
+
+// InDir reports whether the store is the database file in its data
+// directory (Dir/DBFile), as SQLite's is; a store on a server is not.
+func (db *DB) InDir() bool {
+	return db.Dir != "" && filepath.Clean(db.Path) == filepath.Join(db.Dir, DBFile)
 }
 
 // Version reports the store's schema version.

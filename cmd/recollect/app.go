@@ -276,9 +276,10 @@ func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pip
 // adoptStore records a store this user's command made (or approved) as
 // theirs: in a project store, a new random identity is written into it
 // and the approval records it (config.ApproveStoreIdentity), so a file
-// whose content is swapped for another's later is refused.
+// whose content is swapped for another's later is refused. A store that
+// is not the data directory's file (one on a server) is approved as it is.
 func adoptStore(ctx context.Context, db *store.DB, dir string, env Env) error {
-	if !config.Subject(dir, env.Getenv) || db.Engine().Remote() {
+	if !config.Subject(dir, env.Getenv) || !db.InDir() {
 		return config.ApproveStore(dir, env.Getenv)
 	}
 	id, err := store.NewIdentity(ctx, db)

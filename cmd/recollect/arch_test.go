@@ -262,6 +262,16 @@ func TestImportDirectionRules(t *testing.T) {
 // than asking the engine (store.Engine) for what differs.
 var engineNameTest = regexp.MustCompile(`Engine\(\)\.Name\(\)\s*[!=]=|\.Engine\s*[!=]=\s*"(sqlite|postgres)"`)
 
+// engineKindTest matches code that asks whether the engine is a server
+// (store.Engine.Remote) rather than asking the engine for what differs:
+// its statements (KeywordPool, EntityFacts), its connections' cost
+// (CheapConnections), or the store for where it lives (store.DB.InDir).
+var engineKindTest = regexp.MustCompile(`\.Remote\(\)`)
+
+// engineKindReporters may ask Remote: they report the engine, and branch
+// on nothing.
+var engineKindReporters = []string{filepath.Join("pipeline", "stats", "stats.go")}
+
 // TestNoEngineNameTestsOutsideStore: only store and its engines know how
 // the engines differ; every other room asks store.Engine. The benchmark
 // harness is the one exception: it states its targets per engine, by name.
@@ -286,6 +296,9 @@ func TestNoEngineNameTestsOutsideStore(t *testing.T) {
 			if engineNameTest.MatchString(line) {
 				t.Errorf("%s:%d branches on the engine's name; ask store.Engine instead: %s", rel, i+1, strings.TrimSpace(line))
 			}
+			if engineKindTest.MatchString(line) && !slices.Contains(engineKindReporters, rel) {
+				t.Errorf("%s:%d asks whether the engine is a server; ask store.Engine for what differs instead (its statements, CheapConnections) or store.DB.InDir: %s", rel, i+1, strings.TrimSpace(line))
+			}
 		}
 		return nil
 	})
@@ -294,6 +307,11 @@ func TestNoEngineNameTestsOutsideStore(t *testing.T) {
 	}
 	for _, bad := range []string{`if p.DB.Engine().Name() == "postgres" {`, `case rep.Engine == "postgres":`} {
 		if !engineNameTest.MatchString(bad) {
+			t.Errorf("the rule misses %q", bad)
+		}
+	}
+	for _, bad := range []string{`if db.Engine().Remote() {`, `remote := eng.Remote()`} {
+		if !engineKindTest.MatchString(bad) {
 			t.Errorf("the rule misses %q", bad)
 		}
 	}

@@ -44,6 +44,9 @@ func (Engine) TextIndexRows() bool { return false }
 // Remote is true: every statement is a round trip to the server.
 func (Engine) Remote() bool { return true }
 
+// CheapConnections is false: each new connection starts a server process.
+func (Engine) CheapConnections() bool { return false }
+
 // IndexHint is empty: PostgreSQL plans by the statistics ANALYZE (or
 // autovacuum) keeps, and has no hints.
 func (Engine) IndexHint(string) string { return "" }
@@ -325,9 +328,11 @@ func DropSchema(ctx context.Context, db *store.DB) error {
 	return nil
 }
 
-// TopFactsCarrying is TopText over the facts, its rows carrying the named
-// columns of each fact as read where the fact is scored (store.FactTopCarrier).
-func (e Engine) TopFactsCarrying(text store.TextQuery, k int, columns []string) (string, []any) {
+// topFactsCarrying is TopText over the facts, its rows carrying the named
+// columns of each fact as read where the fact is scored: a caller that
+// needs a few columns of the best k need not look each of them up again by
+// id (for the keyword pool, 200 index lookups).
+func (e Engine) topFactsCarrying(text store.TextQuery, k int, columns []string) (string, []any) {
 	var carry strings.Builder
 	for _, c := range columns {
 		carry.WriteString(", f." + quoteIdent(c))

@@ -78,7 +78,7 @@ func textMatches(ix int) string {
 // entry in the arrays, so its place in the score reads NULL and adds 0.
 //
 // carry is more of the select list (", f.col …"): columns of the facts'
-// rows each row carries along (TopFactsCarrying).
+// rows each row carries along (topFactsCarrying).
 func topFactText(m int, carry string) string {
 	t := textTables[store.FactText]
 	score := make([]string, 0, m)

@@ -69,6 +69,9 @@ func FileBytes(path string) int64 {
 // Remote is false: SQLite runs in this process.
 func (sqliteEngine) Remote() bool { return false }
 
+// CheapConnections is true: a connection opens the file in this process.
+func (sqliteEngine) CheapConnections() bool { return true }
+
 // IndexHint is INDEXED BY index, or NOT INDEXED for the table itself.
 func (sqliteEngine) IndexHint(index string) string {
 	if index == "" {
