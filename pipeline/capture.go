@@ -49,7 +49,7 @@ func (p *Pipeline) Capture(ctx context.Context, session string, c extract.Candid
 	}
 	redacted := map[string]int64{}
 	c.Content, c.CaptureNotes = red.Redact(c.Content, redacted), red.Redact(c.CaptureNotes, redacted)
-	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err = p.db.Tx(ctx, func(tx *store.Tx) error {
 		if sourceEvent > 0 {
 			if err := citeEvent(ctx, tx, sourceEvent, &c); err != nil {
 				return err
@@ -123,7 +123,7 @@ type Captured struct {
 // consolidation (pending or claimed), oldest first; none said before the
 // retention window began.
 func (p *Pipeline) PendingCaptures(ctx context.Context, session string) ([]Captured, error) {
-	rows, err := p.DB.QueryContext(ctx, `SELECT id, content, status, producer, importance FROM session_facts
+	rows, err := p.db.QueryContext(ctx, `SELECT id, content, status, producer, importance FROM session_facts
 		WHERE session_id = ? AND status IN ('pending','claimed') AND COALESCE(said_at, created_at) >= ? ORDER BY id`,
 		session, store.FormatTime(p.Reader.Floor()))
 	if err != nil {
@@ -157,7 +157,7 @@ type EventsQuery struct {
 // happened before the retention window began.
 func (p *Pipeline) Events(ctx context.Context, q EventsQuery) ([]store.Event, error) {
 	within, wargs := p.Reader.EventWithin("session_events")
-	rows, err := p.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
+	rows, err := p.db.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
 		WHERE seq > ? AND (? = '' OR session_id = ?) AND `+within+` ORDER BY seq LIMIT ?`,
 		append(append([]any{q.After, q.Session, q.Session}, wargs...), q.Limit)...)
 	if err != nil {
@@ -182,7 +182,7 @@ func (p *Pipeline) Events(ctx context.Context, q EventsQuery) ([]store.Event, er
 // id.
 func (p *Pipeline) SessionKnown(ctx context.Context, id string) (bool, error) {
 	var n int
-	err := p.DB.QueryRowContext(ctx, `SELECT CASE WHEN EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
+	err := p.db.QueryRowContext(ctx, `SELECT CASE WHEN EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
 		OR EXISTS(SELECT 1 FROM session_facts WHERE session_id = ?) THEN 1 ELSE 0 END`, id, id).Scan(&n)
 	if err != nil {
 		return false, fmt.Errorf("look up session %q: %w", id, err)

@@ -72,7 +72,7 @@ func (p *Pipeline) removeInspectPage(rep *ForgetReport) error {
 	if len(rep.Facts) == 0 && rep.RowsBy["session_events"] == 0 && rep.ScrubbedEvents == 0 {
 		return nil
 	}
-	page := filepath.Join(p.DB.Dir, inspect.PageFile)
+	page := filepath.Join(p.db.Dir, inspect.PageFile)
 	err := os.Remove(page)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -105,7 +105,7 @@ const ForgottenText = "[forgotten]"
 // so the old pages leave the disk too (the store zeroes deleted content:
 // secure_delete is on for every connection).
 func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) (ForgetReport, error) {
-	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}, Engine: p.DB.Engine().Name()}
+	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}, Engine: p.db.Engine().Name()}
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
@@ -119,7 +119,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	// or untouched), and none holds the store's write lock for long.
 	for start := 0; start < len(ids); start += ForgetChunk {
 		chunk := ids[start:min(len(ids), start+ForgetChunk)]
-		err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := p.db.Tx(ctx, func(tx *store.Tx) error {
 			if err := tx.SecureDelete(ctx); err != nil {
 				return fmt.Errorf("forget: %w", err)
 			}
@@ -146,7 +146,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		rep.Rows += n
 	}
 	// The code files cache sign codes, the forgotten facts' among them.
-	if err := vector.RemoveCodeFiles(p.DB.Dir); err != nil {
+	if err := vector.RemoveCodeFiles(p.db.Dir); err != nil {
 		return rep, fmt.Errorf("forget: %w", err)
 	}
 	if err := p.removeInspectPage(&rep); err != nil {
@@ -164,7 +164,7 @@ func (p *Pipeline) checkFactsExist(ctx context.Context, ids []int64) error {
 	for start := 0; start < len(ids); start += 500 {
 		chunk := ids[start:min(len(ids), start+500)]
 		in, args := store.InList(chunk)
-		found, err := store.Column[int64](ctx, p.DB, `SELECT id FROM facts WHERE id IN (`+in+`)`, args...)
+		found, err := store.Column[int64](ctx, p.db, `SELECT id FROM facts WHERE id IN (`+in+`)`, args...)
 		if err != nil {
 			return fmt.Errorf("forget: %w", err)
 		}
@@ -182,10 +182,10 @@ func (p *Pipeline) checkFactsExist(ctx context.Context, ids []int64) error {
 // holds an old snapshot (a running daemon mid-search) can keep it; that is
 // said, not hidden.
 func (p *Pipeline) truncateWAL(ctx context.Context) (wal string, residue bool) {
-	if residue := p.DB.Engine().DeleteResidue(); residue != "" {
+	if residue := p.db.Engine().DeleteResidue(); residue != "" {
 		return residue, true
 	}
-	complete, err := p.DB.Checkpoint(ctx)
+	complete, err := p.db.Checkpoint(ctx)
 	if err != nil {
 		return "not checkpointed (" + err.Error() + "); the old text leaves memory.db-wal at the next checkpoint", false
 	}

@@ -90,21 +90,21 @@ func (p *Pipeline) Select(ctx context.Context, s Selector) (Selection, error) {
 			args = append(args, s.Session)
 		}
 		cond := strings.Join(where, " AND ")
-		events, err := store.Column[int64](ctx, p.DB, `SELECT seq FROM session_events WHERE `+cond+` ORDER BY seq`, args...)
+		events, err := store.Column[int64](ctx, p.db, `SELECT seq FROM session_events WHERE `+cond+` ORDER BY seq`, args...)
 		if err != nil {
 			return sel, fmt.Errorf("select events: %w", err)
 		}
 		sel.Events = events
 		// Facts every cited event of which is picked; a fact citing no
 		// event is picked by Before on when it was said.
-		facts, err := store.Column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND `+prefixed(cond, "e.")+`)
+		facts, err := store.Column[int64](ctx, p.db, `SELECT f.id FROM facts f WHERE EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND `+prefixed(cond, "e.")+`)
 			AND NOT EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND NOT (`+prefixed(cond, "e.")+`))
 			ORDER BY f.id`, append(args, args...)...)
 		if err != nil {
 			return sel, fmt.Errorf("select facts: %w", err)
 		}
 		if !s.Before.IsZero() && s.Session == "" {
-			uncited, err := store.Column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE NOT EXISTS (SELECT 1 FROM fact_provenance v WHERE v.fact_id = f.id AND v.event_seq IS NOT NULL)
+			uncited, err := store.Column[int64](ctx, p.db, `SELECT f.id FROM facts f WHERE NOT EXISTS (SELECT 1 FROM fact_provenance v WHERE v.fact_id = f.id AND v.event_seq IS NOT NULL)
 				AND COALESCE(f.said_at, f.recorded_at) < ? ORDER BY f.id`, args[0])
 			if err != nil {
 				return sel, fmt.Errorf("select facts: %w", err)
@@ -115,7 +115,7 @@ func (p *Pipeline) Select(ctx context.Context, s Selector) (Selection, error) {
 		sel.Facts = facts
 	}
 	if s.Entity != "" {
-		facts, err := store.Column[int64](ctx, p.DB, `SELECT DISTINCT fe.fact_id FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
+		facts, err := store.Column[int64](ctx, p.db, `SELECT DISTINCT fe.fact_id FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
 			WHERE e.fold = ? OR lower(e.name) = lower(?) ORDER BY fe.fact_id`, graph.Fold(s.Entity), s.Entity)
 		if err != nil {
 			return sel, fmt.Errorf("select facts naming %q: %w", s.Entity, err)
@@ -137,7 +137,7 @@ func (p *Pipeline) Select(ctx context.Context, s Selector) (Selection, error) {
 	}
 	for _, id := range sel.Facts[:min(5, len(sel.Facts))] {
 		var content string
-		if err := p.DB.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, id).Scan(&content); err != nil {
+		if err := p.db.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, id).Scan(&content); err != nil {
 			return sel, fmt.Errorf("read fact %d: %w", id, err)
 		}
 		sel.Sample = append(sel.Sample, fmt.Sprintf("[fact %d] %s", id, content))
@@ -185,7 +185,7 @@ func (p *Pipeline) ForgetSelected(ctx context.Context, s Selector, opts ForgetOp
 	}
 	for start := 0; start < len(sel.Events); start += ForgetChunk * 4 {
 		chunk := sel.Events[start:min(len(sel.Events), start+ForgetChunk*4)]
-		err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := p.db.Tx(ctx, func(tx *store.Tx) error {
 			if err := tx.SecureDelete(ctx); err != nil {
 				return fmt.Errorf("forget: %w", err)
 			}
@@ -212,7 +212,7 @@ func (p *Pipeline) ForgetSelected(ctx context.Context, s Selector, opts ForgetOp
 	if err != nil {
 		return rep, sel, err
 	}
-	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err = p.db.Tx(ctx, func(tx *store.Tx) error {
 		return store.LogMutation(ctx, tx, "forget", "selector:"+s.String(), opts.Actor, opts.Reason, detail)
 	})
 	if err != nil {

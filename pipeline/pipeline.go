@@ -78,7 +78,7 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
 	var err error
-	sum.RunID, _, err = p.DB.InsertID(ctx, "id", `INSERT INTO runs(trigger, started_at) VALUES (?, ?)`, sum.Trigger, store.Now())
+	sum.RunID, _, err = p.db.InsertID(ctx, "id", `INSERT INTO runs(trigger, started_at) VALUES (?, ?)`, sum.Trigger, store.Now())
 	if err != nil {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
@@ -96,13 +96,13 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 // PostgreSQL schema, or a newer binary's command beside this daemon — whose
 // tables this binary no longer knows.
 func (p *Pipeline) checkVersion(ctx context.Context) error {
-	v, err := p.DB.Version(ctx)
+	v, err := p.db.Version(ctx)
 	if err != nil {
 		return err
 	}
 	if v > store.SchemaVersion {
 		return fmt.Errorf("%w: %s is at schema version %d since this process opened it, and this binary knows up to %d; upgrade recollect here and restart it",
-			store.ErrNewerSchema, p.DB.Path, v, store.SchemaVersion)
+			store.ErrNewerSchema, p.db.Path, v, store.SchemaVersion)
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (p *Pipeline) finishRun(ctx context.Context, sum Summary) error {
 	if err != nil {
 		return err
 	}
-	if _, err := p.DB.ExecContext(context.WithoutCancel(ctx), `UPDATE runs SET finished_at = ?, summary = ? WHERE id = ?`, store.Now(), data, sum.RunID); err != nil {
+	if _, err := p.db.ExecContext(context.WithoutCancel(ctx), `UPDATE runs SET finished_at = ?, summary = ? WHERE id = ?`, store.Now(), data, sum.RunID); err != nil {
 		return fmt.Errorf("finish run %d: %w", sum.RunID, err)
 	}
 	return nil
@@ -197,9 +197,9 @@ func (p *Pipeline) ExtractStage(ctx context.Context) (*extract.Stage, error) {
 func (p *Pipeline) extractStage(run *model.Run) *extract.Stage {
 	var ex extract.Extractor = extract.Heuristic{}
 	if run.ProviderFor("extract") != "heuristic" {
-		ex = &extract.ModelExtractor{DB: p.DB, Run: run, Config: p.Config.Extraction, Log: p.Logger()}
+		ex = &extract.ModelExtractor{DB: p.db, Run: run, Config: p.Config.Extraction, Log: p.Logger()}
 	}
-	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: ex, Log: p.Logger()}
+	return &extract.Stage{DB: p.db, Config: p.Config.Extraction, Extractor: ex, Log: p.Logger()}
 }
 
 // Integrator builds the integrate stage with the model router (its stages
@@ -216,7 +216,7 @@ func (p *Pipeline) Integrator(ctx context.Context) (*integrate.Integrator, error
 
 // integrator builds the integrate stage whose model stages call run.
 func (p *Pipeline) integrator(run *model.Run) (*integrate.Integrator, error) {
-	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Logger(), Model: run, Readings: p.readings}
+	in := &integrate.Integrator{DB: p.db, Config: p.Config, Log: p.Logger(), Model: run, Readings: p.readings}
 	emb, err := p.Embedder()
 	switch {
 	case err == nil:

@@ -43,7 +43,7 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 	if err := p.EnsureRoom(ctx); err != nil {
 		return res, err
 	}
-	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err = p.db.Tx(ctx, func(tx *store.Tx) error {
 		for i := range evs {
 			seq, inserted, err := store.InsertEvent(ctx, tx, &evs[i])
 			if err != nil {

@@ -54,7 +54,7 @@ func (p *Pipeline) pastWindow(ctx context.Context, now time.Time) (*WindowReport
 		return nil, s, fmt.Errorf("retention window: %w", err)
 	}
 	rep := &WindowReport{Window: w.String(), Floor: floor.UTC().Format(time.RFC3339), Facts: len(sel.Facts), Events: len(sel.Events)}
-	if err := p.DB.QueryRowContext(ctx, `SELECT count(*) FROM summaries WHERE created_at < ?`, store.FormatTime(floor)).Scan(&rep.Summaries); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM summaries WHERE created_at < ?`, store.FormatTime(floor)).Scan(&rep.Summaries); err != nil {
 		return nil, s, fmt.Errorf("retention window: count summaries: %w", err)
 	}
 	return rep, s, nil
@@ -82,7 +82,7 @@ func (p *Pipeline) EnforceWindow(ctx context.Context, actor string) (*WindowRepo
 		}
 	}
 	if rep.Summaries > 0 {
-		err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := p.db.Tx(ctx, func(tx *store.Tx) error {
 			if err := tx.SecureDelete(ctx); err != nil {
 				return err
 			}

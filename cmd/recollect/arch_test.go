@@ -10,6 +10,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"maps"
@@ -331,5 +334,94 @@ func TestSQLiteDriverOnlyInStoreSQLite(t *testing.T) {
 	}
 	if !seen {
 		t.Errorf("store/sqlite does not import %s: the check looks at the wrong package", sqliteDriver)
+	}
+}
+
+// storeTakers are the files of cmd and scheduler whose production code
+// takes a store handle (a Pipeline's or a graph.Reader's Store()), each with
+// why its work is storage itself; every other file goes through the
+// package named for the operation: Pipeline.Dir for the data directory,
+// the Reader for reads of knowledge, pipeline/stats for the self-report,
+// Run, Forget and Prune for the stages and deletions. cmd/recollect-bench,
+// which seeds and measures rows, is the one folder taken whole.
+var storeTakers = map[string]string{
+	"cmd/recollect/app.go":       "records the identity of a store the command created (store.NewIdentity)",
+	"cmd/recollect/conflicts.go": "hands the store to integrate's conflict listing and resolution",
+	"cmd/recollect/daemon.go":    "sizes the daemon's connection cache",
+	"cmd/recollect/mcp.go":       "checks the store answers before the MCP handshake",
+	"cmd/recollect/storecopy.go": "copies the store to another engine",
+	"cmd/recollect/why.go":       "hands the store to integrate's decision trail",
+}
+
+// storeTakes lists, as file:line, the calls of a method named Store with
+// no arguments in the Go source src.
+func storeTakes(name string, src []byte) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			return true
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Store" {
+			out = append(out, fset.Position(call.Pos()).String())
+		}
+		return true
+	})
+	return out, nil
+}
+
+// TestStoreHandleTakers: the front ends and the scheduler take the store
+// handle only where their work is storage itself (storeTakers); each such
+// file still needs it, so the list does not outlive its reasons.
+func TestStoreHandleTakers(t *testing.T) {
+	root := filepath.Join("..", "..")
+	taking := map[string]bool{}
+	for _, top := range []string{"cmd", "scheduler"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() && rel == "cmd/recollect-bench" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			takes, err := storeTakes(rel, src)
+			if err != nil {
+				return err
+			}
+			if len(takes) == 0 {
+				return nil
+			}
+			taking[rel] = true
+			if _, ok := storeTakers[rel]; !ok {
+				t.Errorf("%s takes the store handle; go through the package named for the operation (Pipeline.Dir, Reader, pipeline/stats, integrate), or add the file to storeTakers with why its work is storage", strings.Join(takes, ", "))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, file := range slices.Sorted(maps.Keys(storeTakers)) {
+		if !taking[file] {
+			t.Errorf("%s is in storeTakers (%s) but takes no store handle: remove it from the list", file, storeTakers[file])
+		}
+	}
+	takes, err := storeTakes("bad.go", []byte("package x\nfunc f() { _ = p.Store().Dir; _ = p.Reader.Store() }\n"))
+	if err != nil || len(takes) != 2 {
+		t.Errorf("the rule finds %v (%v) in two takes of the handle", takes, err)
 	}
 }
