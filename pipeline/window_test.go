@@ -51,7 +51,7 @@ func readAll(t *testing.T, p *Pipeline) string {
 	add(p.Briefing(ctx))
 	add(p.Reader.Profile(ctx))
 	add(hookctx.SessionStart(ctx, p.Reader, hookctx.SessionInput{Source: hookctx.SourceStartup, Budget: 2000}))
-	add(p.Events(ctx, EventsQuery{Limit: 100}))
+	add(p.Reader.Events(ctx, graph.EventsQuery{Limit: 100}))
 	add(p.Reader.Schemas(ctx))
 	return strings.ToLower(b.String())
 }
