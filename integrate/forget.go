@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/recollect/recollect/store"
 )
@@ -218,4 +219,33 @@ func EventCited(ctx context.Context, q store.Querier, seq int64) (bool, error) {
 		return false, fmt.Errorf("read event %d's citations: %w", seq, err)
 	}
 	return n > 0, nil
+}
+
+// Tombstoned reports whether a forgotten fact's tombstone holds digest:
+// its sentence is not stored again.
+func Tombstoned(ctx context.Context, q store.Querier, digest string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&n); err != nil {
+		return false, fmt.Errorf("check tombstones: %w", err)
+	}
+	return n > 0, nil
+}
+
+// SummariesBefore counts the consolidation summaries written before t.
+func SummariesBefore(ctx context.Context, q store.Querier, t time.Time) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM summaries WHERE created_at < ?`, store.FormatTime(t)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count summaries: %w", err)
+	}
+	return n, nil
+}
+
+// ForgetSummariesBefore deletes the consolidation summaries written before
+// t, inside tx, and returns how many went.
+func ForgetSummariesBefore(ctx context.Context, tx *store.Tx, t time.Time) (int, error) {
+	n, err := store.Changed(ctx, tx, `DELETE FROM summaries WHERE created_at < ?`, store.FormatTime(t))
+	if err != nil {
+		return 0, fmt.Errorf("delete summaries: %w", err)
+	}
+	return n, nil
 }

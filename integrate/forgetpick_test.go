@@ -72,5 +72,50 @@ func TestForgetLookups(t *testing.T) {
 		if _, err := integrate.FactsWithin(ctx, db, integrate.EventRange{}); err == nil {
 			t.Error("FactsWithin with an empty range picked facts; want an error")
 		}
+
+		if gone, err := integrate.Tombstoned(ctx, db, o.Digest); err != nil || gone {
+			t.Errorf("Tombstoned before forget = %v, %v; want false", gone, err)
+		}
+		err = db.Tx(ctx, func(tx *store.Tx) error {
+			_, err := integrate.ForgetFact(ctx, tx, atlas, []string{o.Digest}, integrate.Forgetter{Actor: "test"}, map[string]int{})
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if gone, err := integrate.Tombstoned(ctx, db, o.Digest); err != nil || !gone {
+			t.Errorf("Tombstoned after forget = %v, %v; want true", gone, err)
+		}
+		if _, ok, err := integrate.FactWithDigest(ctx, db, o.Digest); err != nil || ok {
+			t.Errorf("FactWithDigest after forget found one (%v)", err)
+		}
+	})
+}
+
+// TestSummariesBefore: the consolidation summaries written before a time
+// are counted and deleted, the later ones kept.
+func TestSummariesBefore(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		for _, d := range []int{1, 2, 5} {
+			if _, err := db.ExecContext(ctx, `INSERT INTO summaries(summary, open_threads, created_at) VALUES ('s', '[]', ?)`, store.FormatTime(day(d))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n, err := integrate.SummariesBefore(ctx, db, day(3)); err != nil || n != 2 {
+			t.Errorf("SummariesBefore(day 3) = %d, %v; want 2", n, err)
+		}
+		var n int
+		err := db.Tx(ctx, func(tx *store.Tx) error {
+			var err error
+			n, err = integrate.ForgetSummariesBefore(ctx, tx, day(3))
+			return err
+		})
+		if err != nil || n != 2 {
+			t.Errorf("ForgetSummariesBefore(day 3) = %d, %v; want 2", n, err)
+		}
+		if left := storetest.Count(t, db, `SELECT count(*) FROM summaries`); left != 1 {
+			t.Errorf("%d summaries left, want the one of day 5", left)
+		}
 	})
 }

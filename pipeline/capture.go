@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 )
@@ -95,15 +96,15 @@ func citeEvent(ctx context.Context, tx *store.Tx, seq int64, c *extract.Candidat
 // fact (new or the session's earlier capture of the same text).
 func captureOutcome(ctx context.Context, tx *store.Tx, session, content string, res *CaptureResult) error {
 	digest := store.Digest(content)
-	var gone int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&gone); err != nil {
-		return fmt.Errorf("check tombstones: %w", err)
+	gone, err := integrate.Tombstoned(ctx, tx, digest)
+	if err != nil {
+		return err
 	}
-	if gone > 0 {
+	if gone {
 		res.Forgotten = true
 		return nil
 	}
-	err := tx.QueryRowContext(ctx, `SELECT id, status FROM session_facts WHERE session_id = ? AND digest = ?`, session, digest).Scan(&res.ID, &res.Status)
+	err = tx.QueryRowContext(ctx, `SELECT id, status FROM session_facts WHERE session_id = ? AND digest = ?`, session, digest).Scan(&res.ID, &res.Status)
 	if err != nil {
 		return fmt.Errorf("read captured fact: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
@@ -54,8 +55,8 @@ func (p *Pipeline) pastWindow(ctx context.Context, now time.Time) (*WindowReport
 		return nil, s, fmt.Errorf("retention window: %w", err)
 	}
 	rep := &WindowReport{Window: w.String(), Floor: floor.UTC().Format(time.RFC3339), Facts: len(sel.Facts), Events: len(sel.Events)}
-	if err := p.db.QueryRowContext(ctx, `SELECT count(*) FROM summaries WHERE created_at < ?`, store.FormatTime(floor)).Scan(&rep.Summaries); err != nil {
-		return nil, s, fmt.Errorf("retention window: count summaries: %w", err)
+	if rep.Summaries, err = integrate.SummariesBefore(ctx, p.db, floor); err != nil {
+		return nil, s, fmt.Errorf("retention window: %w", err)
 	}
 	return rep, s, nil
 }
@@ -86,12 +87,11 @@ func (p *Pipeline) EnforceWindow(ctx context.Context, actor string) (*WindowRepo
 			if err := tx.SecureDelete(ctx); err != nil {
 				return err
 			}
-			res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE created_at < ?`, store.FormatTime(s.Before))
+			n, err := integrate.ForgetSummariesBefore(ctx, tx, s.Before)
 			if err != nil {
 				return err
 			}
-			n, _ := res.RowsAffected()
-			rep.RowsBy["summaries"] += int(n)
+			rep.RowsBy["summaries"] += n
 			detail, err := jsonString(map[string]any{"summaries": n, "before": rep.Floor})
 			if err != nil {
 				return err

@@ -425,3 +425,65 @@ func TestStoreHandleTakers(t *testing.T) {
 		t.Errorf("the rule finds %v (%v) in two takes of the handle", takes, err)
 	}
 }
+
+// knowledgeTable matches SQL that reads or writes one of integrate's
+// tables, the K layer and what integrate keeps beside it.
+var knowledgeTable = regexp.MustCompile(`(?i)\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+(facts|fact_provenance|fact_entities|fact_signatures|fact_signature_backfill|fact_counts|entities|entity_aliases|entity_edges|embeddings|conflicts|summaries|tombstones|domains|vector_codes|vector_code_changes)\b`)
+
+// knowledgeSQLInPipeline are the files of package pipeline allowed SQL on
+// integrate's tables, each with why.
+var knowledgeSQLInPipeline = map[string]string{
+	"prune.go": "the reclaimable-events condition keeps every event a fact's provenance cites, in the one statement that both counts and deletes",
+}
+
+// TestPipelineLeavesKnowledgeSQLToIntegrate: package pipeline orders the
+// stages and the deletions; what is read or deleted of integrate's tables
+// is integrate's code (integrate.ForgetFact, FactOrigin, FactsWithin, …),
+// beside the code that writes them.
+func TestPipelineLeavesKnowledgeSQLToIntegrate(t *testing.T) {
+	dir := filepath.Join("..", "..", "pipeline")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	using := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			m := knowledgeTable.FindString(lit.Value)
+			if m == "" {
+				return true
+			}
+			using[name] = true
+			if _, ok := knowledgeSQLInPipeline[name]; !ok {
+				t.Errorf("%s: SQL on integrate's table (%s); add a function to integrate beside the code that writes it", fset.Position(lit.Pos()), m)
+			}
+			return true
+		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(knowledgeSQLInPipeline)) {
+		if !using[name] {
+			t.Errorf("pipeline/%s is in knowledgeSQLInPipeline but holds no SQL on integrate's tables: remove it from the list", name)
+		}
+	}
+	for _, bad := range []string{"`SELECT id FROM facts WHERE digest = ?`", "`DELETE FROM summaries WHERE created_at < ?`", "`SELECT 1 FROM fact_provenance v JOIN\n entities e`"} {
+		if !knowledgeTable.MatchString(bad) {
+			t.Errorf("the rule misses %q", bad)
+		}
+	}
+	if knowledgeTable.MatchString("`SELECT content FROM session_facts WHERE fact_id = ?`") {
+		t.Error("the rule takes session_facts, extract's table, for integrate's")
+	}
+}
