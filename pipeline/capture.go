@@ -44,7 +44,7 @@ type CaptureResult struct {
 // one never again.
 func (p *Pipeline) Capture(ctx context.Context, session string, c extract.Candidate, sourceEvent int64) (CaptureResult, error) {
 	var res CaptureResult
-	red, err := p.Redactor()
+	red, err := p.redactor()
 	if err != nil {
 		return res, err
 	}

@@ -63,7 +63,11 @@ func TestWhereDoILiveAcrossTime(t *testing.T) {
 		if _, err := p.Run(ctx, RunOptions{Steps: Steps{Extract: true}}); err != nil {
 			t.Fatal(err)
 		}
-		in, err := p.Integrator(ctx)
+		run, err := p.router.BeginRun(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := p.integrator(run)
 		if err != nil {
 			t.Fatal(err)
 		}

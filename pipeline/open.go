@@ -168,7 +168,7 @@ func (p *Pipeline) Dir() string { return p.db.Dir }
 // that reads or changes its knowledge rows (why, conflicts), the self-report
 // in pipeline/stats, and benchmarks that seed and measure rows. Searching
 // goes through Reader, running the stages through Run, and deleting
-// through Forget, Prune and EnforceWindow.
+// through Forget, ForgetSelected and Prune.
 func (p *Pipeline) Store() *store.DB { return p.db }
 
 // Close closes the read side, then the store.

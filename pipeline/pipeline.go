@@ -141,7 +141,7 @@ func (p *Pipeline) runSteps(ctx context.Context, opts RunOptions, sum *Summary) 
 		sum.Integrate = &rep
 		// A consolidation (the daemon's or consolidate's) also deletes
 		// what has passed the retention window since the last one.
-		if sum.Window, err = p.EnforceWindow(ctx, "run:"+sum.Trigger); err != nil {
+		if sum.Window, err = p.enforceWindow(ctx, "run:"+sum.Trigger); err != nil {
 			return err
 		}
 	}
@@ -200,18 +200,6 @@ func (p *Pipeline) extractStage(run *model.Run) *extract.Stage {
 		ex = &extract.ModelExtractor{DB: p.db, Run: run, Config: p.Config.Extraction, Log: p.Logger()}
 	}
 	return &extract.Stage{DB: p.db, Config: p.Config.Extraction, Extractor: ex, Log: p.Logger()}
-}
-
-// Integrator builds the integrate stage with the model router (its stages
-// classify, entities, reconcile, supersede and summarise run where
-// config.json routes them, over a run of its own on the pipeline's router)
-// and the configured embedder.
-func (p *Pipeline) Integrator(ctx context.Context) (*integrate.Integrator, error) {
-	run, err := p.router.BeginRun(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("integrate: %w", err)
-	}
-	return p.integrator(run)
 }
 
 // integrator builds the integrate stage whose model stages call run.

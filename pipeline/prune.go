@@ -100,7 +100,7 @@ type KeptCounts struct {
 // other artifacts that extraction has examined and no fact cites. The
 // conversation's text is never removed. Facts, entities and embeddings are
 // never touched — except that, under retention.window, what is past the
-// window goes first, facts included (EnforceWindow).
+// window goes first, facts included (enforceWindow).
 func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, error) {
 	rep := PruneReport{Ranges: [][2]int64{}, Takes: map[string]int{}, WorkingMemory: p.workingMemory()}
 	if opts.Actor == "" {
@@ -108,7 +108,7 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 	}
 	var err error
 	if opts.Apply {
-		rep.Window, err = p.EnforceWindow(ctx, opts.Actor)
+		rep.Window, err = p.enforceWindow(ctx, opts.Actor)
 	} else {
 		rep.Window, err = p.PastWindow(ctx)
 	}

@@ -31,7 +31,7 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 			return res, err
 		}
 	}
-	red, err := p.Redactor()
+	red, err := p.redactor()
 	if err != nil {
 		return res, err
 	}
@@ -62,9 +62,9 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 	return res, err
 }
 
-// Redactor is the store's secret redactor, built from the config's
+// redactor is the store's secret redactor, built from the config's
 // redaction section: the one every write path uses.
-func (p *Pipeline) Redactor() (*sources.Redactor, error) {
+func (p *Pipeline) redactor() (*sources.Redactor, error) {
 	return sources.NewRedactor(p.Config.Redaction)
 }
 

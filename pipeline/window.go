@@ -61,12 +61,12 @@ func (p *Pipeline) pastWindow(ctx context.Context, now time.Time) (*WindowReport
 	return rep, s, nil
 }
 
-// EnforceWindow deletes what is past retention.window, as forget --before
+// enforceWindow deletes what is past retention.window, as forget --before
 // would (the same cascade, tombstones and mutation record, naming the
 // window as the reason), and the consolidation summaries written before
 // the window began. It returns nil when no window is set, and writes
 // nothing when nothing is past it.
-func (p *Pipeline) EnforceWindow(ctx context.Context, actor string) (*WindowReport, error) {
+func (p *Pipeline) enforceWindow(ctx context.Context, actor string) (*WindowReport, error) {
 	rep, s, err := p.pastWindow(ctx, time.Now())
 	if err != nil || rep == nil {
 		return rep, err
