@@ -71,7 +71,7 @@ func (p *Pipeline) removeInspectPage(rep *ForgetReport) error {
 	if len(rep.Facts) == 0 && rep.RowsBy["session_events"] == 0 && rep.ScrubbedEvents == 0 {
 		return nil
 	}
-	page := filepath.Join(p.db.Dir, inspect.PageFile)
+	page := filepath.Join(p.Dir(), inspect.PageFile)
 	err := os.Remove(page)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -145,7 +145,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		rep.Rows += n
 	}
 	// The code files cache sign codes, the forgotten facts' among them.
-	if err := vector.RemoveCodeFiles(p.db.Dir); err != nil {
+	if err := vector.RemoveCodeFiles(p.Dir()); err != nil {
 		return rep, fmt.Errorf("forget: %w", err)
 	}
 	if err := p.removeInspectPage(&rep); err != nil {
