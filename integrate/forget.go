@@ -2,8 +2,12 @@ package integrate
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/recollect/recollect/store"
 )
@@ -148,4 +152,100 @@ func dropOrphans(ctx context.Context, tx *store.Tx, entities []int64, rowsBy map
 		}
 	}
 	return nil
+}
+
+// Origin is what forgetting a stored fact reads of it first, to find
+// everything else that holds its sentence: its wording and digest, when
+// it was recorded, and the raw events its provenance cites.
+type Origin struct {
+	Content    string
+	Digest     string
+	RecordedAt string
+	Events     []int64
+}
+
+// FactOrigin reads fact id's Origin; ok is false when no fact has that id.
+func FactOrigin(ctx context.Context, q store.Querier, id int64) (o Origin, ok bool, err error) {
+	err = q.QueryRowContext(ctx, `SELECT content, digest, recorded_at FROM facts WHERE id = ?`, id).Scan(&o.Content, &o.Digest, &o.RecordedAt)
+	if errors.Is(err, sql.ErrNoRows) {
+		return o, false, nil
+	}
+	if err != nil {
+		return o, false, fmt.Errorf("read fact %d: %w", id, err)
+	}
+	if o.Events, err = store.Column[int64](ctx, q, `SELECT event_seq FROM fact_provenance WHERE fact_id = ? AND event_seq IS NOT NULL`, id); err != nil {
+		return o, false, fmt.Errorf("read fact %d's events: %w", id, err)
+	}
+	return o, true, nil
+}
+
+// MissingFact returns the first of ids that names no stored fact; ok is
+// false when every one is stored.
+func MissingFact(ctx context.Context, q store.Querier, ids []int64) (id int64, ok bool, err error) {
+	for start := 0; start < len(ids); start += 500 {
+		chunk := ids[start:min(len(ids), start+500)]
+		in, args := store.InList(chunk)
+		found, err := store.Column[int64](ctx, q, `SELECT id FROM facts WHERE id IN (`+in+`)`, args...)
+		if err != nil {
+			return 0, false, fmt.Errorf("look up facts: %w", err)
+		}
+		for _, id := range chunk {
+			if !slices.Contains(found, id) {
+				return id, true, nil
+			}
+		}
+	}
+	return 0, false, nil
+}
+
+// FactWithDigest returns the stored fact of lowest id whose wording has
+// digest; ok is false when there is none.
+func FactWithDigest(ctx context.Context, q store.Querier, digest string) (id int64, ok bool, err error) {
+	err = q.QueryRowContext(ctx, `SELECT id FROM facts WHERE digest = ? ORDER BY id LIMIT 1`, digest).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, fmt.Errorf("find a fact with the same wording: %w", err)
+	}
+	return id, true, nil
+}
+
+// EventCited reports whether any stored fact's provenance cites raw event
+// seq.
+func EventCited(ctx context.Context, q store.Querier, seq int64) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM fact_provenance WHERE event_seq = ?`, seq).Scan(&n); err != nil {
+		return false, fmt.Errorf("read event %d's citations: %w", seq, err)
+	}
+	return n > 0, nil
+}
+
+// Tombstoned reports whether a forgotten fact's tombstone holds digest:
+// its sentence is not stored again.
+func Tombstoned(ctx context.Context, q store.Querier, digest string) (bool, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&n); err != nil {
+		return false, fmt.Errorf("check tombstones: %w", err)
+	}
+	return n > 0, nil
+}
+
+// SummariesBefore counts the consolidation summaries written before t.
+func SummariesBefore(ctx context.Context, q store.Querier, t time.Time) (int, error) {
+	var n int
+	if err := q.QueryRowContext(ctx, `SELECT count(*) FROM summaries WHERE created_at < ?`, store.FormatTime(t)).Scan(&n); err != nil {
+		return 0, fmt.Errorf("count summaries: %w", err)
+	}
+	return n, nil
+}
+
+// ForgetSummariesBefore deletes the consolidation summaries written before
+// t, inside tx, and returns how many went.
+func ForgetSummariesBefore(ctx context.Context, tx *store.Tx, t time.Time) (int, error) {
+	n, err := store.Changed(ctx, tx, `DELETE FROM summaries WHERE created_at < ?`, store.FormatTime(t))
+	if err != nil {
+		return 0, fmt.Errorf("delete summaries: %w", err)
+	}
+	return n, nil
 }

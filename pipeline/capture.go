@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/recollect/recollect/extract"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/sources"
 	"github.com/recollect/recollect/store"
 )
@@ -43,13 +44,13 @@ type CaptureResult struct {
 // one never again.
 func (p *Pipeline) Capture(ctx context.Context, session string, c extract.Candidate, sourceEvent int64) (CaptureResult, error) {
 	var res CaptureResult
-	red, err := p.Redactor()
+	red, err := p.redactor()
 	if err != nil {
 		return res, err
 	}
 	redacted := map[string]int64{}
 	c.Content, c.CaptureNotes = red.Redact(c.Content, redacted), red.Redact(c.CaptureNotes, redacted)
-	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err = p.db.Tx(ctx, func(tx *store.Tx) error {
 		if sourceEvent > 0 {
 			if err := citeEvent(ctx, tx, sourceEvent, &c); err != nil {
 				return err
@@ -95,97 +96,17 @@ func citeEvent(ctx context.Context, tx *store.Tx, seq int64, c *extract.Candidat
 // fact (new or the session's earlier capture of the same text).
 func captureOutcome(ctx context.Context, tx *store.Tx, session, content string, res *CaptureResult) error {
 	digest := store.Digest(content)
-	var gone int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tombstones WHERE digest = ?`, digest).Scan(&gone); err != nil {
-		return fmt.Errorf("check tombstones: %w", err)
+	gone, err := integrate.Tombstoned(ctx, tx, digest)
+	if err != nil {
+		return err
 	}
-	if gone > 0 {
+	if gone {
 		res.Forgotten = true
 		return nil
 	}
-	err := tx.QueryRowContext(ctx, `SELECT id, status FROM session_facts WHERE session_id = ? AND digest = ?`, session, digest).Scan(&res.ID, &res.Status)
+	err = tx.QueryRowContext(ctx, `SELECT id, status FROM session_facts WHERE session_id = ? AND digest = ?`, session, digest).Scan(&res.ID, &res.Status)
 	if err != nil {
 		return fmt.Errorf("read captured fact: %w", err)
 	}
 	return nil
-}
-
-// Captured is a fact captured in a session and not yet consolidated.
-type Captured struct {
-	ID         int64   `json:"id"`
-	Content    string  `json:"content"`
-	Status     string  `json:"status"`
-	Producer   string  `json:"producer"`
-	Importance float64 `json:"importance"`
-}
-
-// PendingCaptures lists session's captured facts that wait for
-// consolidation (pending or claimed), oldest first; none said before the
-// retention window began.
-func (p *Pipeline) PendingCaptures(ctx context.Context, session string) ([]Captured, error) {
-	rows, err := p.DB.QueryContext(ctx, `SELECT id, content, status, producer, importance FROM session_facts
-		WHERE session_id = ? AND status IN ('pending','claimed') AND COALESCE(said_at, created_at) >= ? ORDER BY id`,
-		session, store.FormatTime(p.Reader.Floor()))
-	if err != nil {
-		return nil, fmt.Errorf("read the session's captures: %w", err)
-	}
-	defer rows.Close()
-	out := []Captured{}
-	for rows.Next() {
-		var c Captured
-		if err := rows.Scan(&c.ID, &c.Content, &c.Status, &c.Producer, &c.Importance); err != nil {
-			return nil, fmt.Errorf("read the session's captures: %w", err)
-		}
-		out = append(out, c)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read the session's captures: %w", err)
-	}
-	return out, nil
-}
-
-// EventsQuery selects raw events to page through.
-type EventsQuery struct {
-	// After returns only events with a larger seq.
-	After int64
-	// Session keeps one session's events; "" means every session.
-	Session string
-	Limit   int
-}
-
-// Events reads raw events in seq order, as q selects them; none that
-// happened before the retention window began.
-func (p *Pipeline) Events(ctx context.Context, q EventsQuery) ([]store.Event, error) {
-	within, wargs := p.Reader.EventWithin("session_events")
-	rows, err := p.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
-		WHERE seq > ? AND (? = '' OR session_id = ?) AND `+within+` ORDER BY seq LIMIT ?`,
-		append(append([]any{q.After, q.Session, q.Session}, wargs...), q.Limit)...)
-	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	defer rows.Close()
-	var out []store.Event
-	for rows.Next() {
-		ev, err := store.ScanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ev)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	return out, nil
-}
-
-// SessionKnown reports whether any event or captured fact carries session
-// id.
-func (p *Pipeline) SessionKnown(ctx context.Context, id string) (bool, error) {
-	var n int
-	err := p.DB.QueryRowContext(ctx, `SELECT CASE WHEN EXISTS(SELECT 1 FROM session_events WHERE session_id = ?)
-		OR EXISTS(SELECT 1 FROM session_facts WHERE session_id = ?) THEN 1 ELSE 0 END`, id, id).Scan(&n)
-	if err != nil {
-		return false, fmt.Errorf("look up session %q: %w", id, err)
-	}
-	return n > 0, nil
 }

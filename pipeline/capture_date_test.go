@@ -25,13 +25,13 @@ func TestCaptureTakesStatedDate(t *testing.T) {
 		t.Fatal(err)
 	}
 	var said string
-	if err := p.DB.QueryRowContext(ctx, `SELECT COALESCE(said_at, '') FROM facts WHERE content LIKE '%Miso%'`).Scan(&said); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT COALESCE(said_at, '') FROM facts WHERE content LIKE '%Miso%'`).Scan(&said); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := store.ParseTime(said); err != nil || !got.Equal(time.Date(2023, 5, 21, 0, 0, 0, 0, time.UTC)) {
 		t.Errorf("said_at of the dated capture = %q; want 2023-05-21", said)
 	}
-	if err := p.DB.QueryRowContext(ctx, `SELECT COALESCE(said_at, '') FROM facts WHERE content LIKE '%oat milk%'`).Scan(&said); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT COALESCE(said_at, '') FROM facts WHERE content LIKE '%oat milk%'`).Scan(&said); err != nil {
 		t.Fatal(err)
 	}
 	if said != "" {

@@ -87,7 +87,7 @@ func TestCodingSessionKnowledge(t *testing.T) {
 		kind, status, content string
 	}
 	var facts []row
-	rows, err := p.DB.Query(`SELECT id, COALESCE(kind, ''), status, content FROM facts ORDER BY id`)
+	rows, err := p.db.Query(`SELECT id, COALESCE(kind, ''), status, content FROM facts ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,7 +340,7 @@ func TestCodingKnowledgeAcrossAgents(t *testing.T) {
 		t.Fatalf("copied %d events from the fixtures; the homes are laid out wrong (%+v)", rep.Events, rep)
 	}
 	consolidate(t, p)
-	rows, err := p.DB.Query(`SELECT COALESCE(kind, ''), content FROM facts ORDER BY id`)
+	rows, err := p.db.Query(`SELECT COALESCE(kind, ''), content FROM facts ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}

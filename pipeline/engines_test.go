@@ -76,7 +76,7 @@ func TestCopyExtractIntegrateSearchOnEveryEngine(t *testing.T) {
 {"type":"user","sessionId":"s","cwd":"/w/app","timestamp":"2026-01-09T09:00:00Z","message":{"role":"user","content":"I moved to Berlin last week."}}
 `)
 			p := openEngine(t, engine, home)
-			if got := p.DB.Engine().Name(); got != engine {
+			if got := p.db.Engine().Name(); got != engine {
 				t.Fatalf("store engine %q, want %q", got, engine)
 			}
 			sum, err := p.Run(ctx, RunOptions{Steps: Steps{Copy: true, Extract: true, Integrate: true}})
@@ -125,12 +125,12 @@ func TestCopyExtractIntegrateSearchOnEveryEngine(t *testing.T) {
 					t.Errorf("forgotten fact still found: %+v", h)
 				}
 			}
-			active, superseded := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE status = 'active'`), storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE status = 'superseded'`)
-			if events := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events`); active == 0 || superseded == 0 || events != 2 {
+			active, superseded := storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE status = 'active'`), storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE status = 'superseded'`)
+			if events := storetest.Count(t, p.db, `SELECT count(*) FROM session_events`); active == 0 || superseded == 0 || events != 2 {
 				t.Errorf("facts %d active, %d superseded, events %d; want active and superseded facts and 2 events (3 copied, 1 forgotten with its fact)", active, superseded, events)
 			}
 			// Nothing fell back to a SQLite file beside the config.
-			_, err = os.Stat(filepath.Join(p.DB.Dir, store.DBFile))
+			_, err = os.Stat(filepath.Join(p.db.Dir, store.DBFile))
 			if exists := err == nil; exists != (engine == "sqlite") {
 				t.Errorf("%s store: memory.db exists = %v", engine, exists)
 			}
@@ -197,7 +197,7 @@ func TestRunRefusesAStoreUpgradedSinceOpen(t *testing.T) {
 			if engine == "postgres" {
 				newer = `UPDATE recollect_schema SET version = ` + fmt.Sprint(store.SchemaVersion+1)
 			}
-			if _, err := p.DB.ExecContext(ctx, newer); err != nil {
+			if _, err := p.db.ExecContext(ctx, newer); err != nil {
 				t.Fatal(err)
 			}
 			_, err := p.Run(ctx, RunOptions{Trigger: "test"})
@@ -231,7 +231,7 @@ func TestNULAndInvalidUTF8OnEveryEngine(t *testing.T) {
 			if sum.Copy == nil || sum.Copy.Events != 1 || sum.Copy.Detail == nil || len(sum.Copy.Detail.Errors) != 0 {
 				t.Fatalf("copy report %+v, want the one line stored", sum.Copy)
 			}
-			contents := storetest.Column[string](t, p.DB, `SELECT content FROM session_events ORDER BY seq`)
+			contents := storetest.Column[string](t, p.db, `SELECT content FROM session_events ORDER BY seq`)
 			blob, bytes := "ELF\x00\x01", "\xff\xfe"
 			if engine == "postgres" {
 				blob, bytes = "ELF\uFFFD\x01", "\uFFFD"

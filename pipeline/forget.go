@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +71,7 @@ func (p *Pipeline) removeInspectPage(rep *ForgetReport) error {
 	if len(rep.Facts) == 0 && rep.RowsBy["session_events"] == 0 && rep.ScrubbedEvents == 0 {
 		return nil
 	}
-	page := filepath.Join(p.DB.Dir, inspect.PageFile)
+	page := filepath.Join(p.Dir(), inspect.PageFile)
 	err := os.Remove(page)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -105,7 +104,7 @@ const ForgottenText = "[forgotten]"
 // so the old pages leave the disk too (the store zeroes deleted content:
 // secure_delete is on for every connection).
 func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) (ForgetReport, error) {
-	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}, Engine: p.DB.Engine().Name()}
+	rep := ForgetReport{Facts: []int64{}, RowsBy: map[string]int{}, Engine: p.db.Engine().Name()}
 	if opts.Actor == "" {
 		opts.Actor = "cli"
 	}
@@ -119,7 +118,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 	// or untouched), and none holds the store's write lock for long.
 	for start := 0; start < len(ids); start += ForgetChunk {
 		chunk := ids[start:min(len(ids), start+ForgetChunk)]
-		err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := p.db.Tx(ctx, func(tx *store.Tx) error {
 			if err := tx.SecureDelete(ctx); err != nil {
 				return fmt.Errorf("forget: %w", err)
 			}
@@ -146,7 +145,7 @@ func (p *Pipeline) Forget(ctx context.Context, ids []int64, opts ForgetOptions) 
 		rep.Rows += n
 	}
 	// The code files cache sign codes, the forgotten facts' among them.
-	if err := vector.RemoveCodeFiles(p.DB.Dir); err != nil {
+	if err := vector.RemoveCodeFiles(p.Dir()); err != nil {
 		return rep, fmt.Errorf("forget: %w", err)
 	}
 	if err := p.removeInspectPage(&rep); err != nil {
@@ -161,18 +160,12 @@ const ForgetChunk = 250
 
 // checkFactsExist refuses ids naming a fact that is not stored.
 func (p *Pipeline) checkFactsExist(ctx context.Context, ids []int64) error {
-	for start := 0; start < len(ids); start += 500 {
-		chunk := ids[start:min(len(ids), start+500)]
-		in, args := store.InList(chunk)
-		found, err := store.Column[int64](ctx, p.DB, `SELECT id FROM facts WHERE id IN (`+in+`)`, args...)
-		if err != nil {
-			return fmt.Errorf("forget: %w", err)
-		}
-		for _, id := range chunk {
-			if !slices.Contains(found, id) {
-				return fmt.Errorf("forget fact %d: %w; list candidates with recollect forget --matching QUERY --dry-run", id, ErrFactNotFound)
-			}
-		}
+	id, missing, err := integrate.MissingFact(ctx, p.db, ids)
+	if err != nil {
+		return fmt.Errorf("forget: %w", err)
+	}
+	if missing {
+		return fmt.Errorf("forget fact %d: %w; list candidates with recollect forget --matching QUERY --dry-run", id, ErrFactNotFound)
 	}
 	return nil
 }
@@ -182,10 +175,10 @@ func (p *Pipeline) checkFactsExist(ctx context.Context, ids []int64) error {
 // holds an old snapshot (a running daemon mid-search) can keep it; that is
 // said, not hidden.
 func (p *Pipeline) truncateWAL(ctx context.Context) (wal string, residue bool) {
-	if residue := p.DB.Engine().DeleteResidue(); residue != "" {
+	if residue := p.db.Engine().DeleteResidue(); residue != "" {
 		return residue, true
 	}
-	complete, err := p.DB.Checkpoint(ctx)
+	complete, err := p.db.Checkpoint(ctx)
 	if err != nil {
 		return "not checkpointed (" + err.Error() + "); the old text leaves memory.db-wal at the next checkpoint", false
 	}
@@ -195,28 +188,21 @@ func (p *Pipeline) truncateWAL(ctx context.Context) (wal string, residue bool) {
 	return "truncated", false
 }
 
-// sourceEvents adds to events the raw events fact id came from (cited by
-// its provenance or by the extracted facts behind it) and every event whose
-// text holds one of its wordings. Each lookup goes through an index: the
-// provenance by fact, the extracted facts by fact id and by digest, and
+// sourceEvents adds to events the raw events fact id (whose origin is o)
+// came from (cited by its provenance or by the extracted facts behind it)
+// and every event whose text holds one of its wordings. Each lookup goes
+// through an index: the provenance by fact, the extracted facts by fact id
+// and by digest, and
 // the events' full-text index for the wordings (a candidate is an event
 // holding the wording's words in order; its text is then checked for the
 // wording itself), so the cost follows the fact, not the store.
-func sourceEvents(ctx context.Context, tx *store.Tx, id int64, events map[int64]bool) error {
-	seqs, err := store.Column[int64](ctx, tx, `SELECT event_seq FROM fact_provenance WHERE fact_id = ? AND event_seq IS NOT NULL`, id)
-	if err != nil {
-		return fmt.Errorf("find its events: %w", err)
-	}
-	for _, s := range seqs {
+func sourceEvents(ctx context.Context, tx *store.Tx, id int64, o integrate.Origin, events map[int64]bool) error {
+	for _, s := range o.Events {
 		events[s] = true
 	}
-	var content, digest string
-	if err := tx.QueryRowContext(ctx, `SELECT content, digest FROM facts WHERE id = ?`, id).Scan(&content, &digest); err != nil {
-		return fmt.Errorf("find its events: %w", err)
-	}
-	wordings := []string{content}
+	wordings := []string{o.Content}
 	rows, err := tx.QueryContext(ctx, `SELECT content, event_ids FROM session_facts WHERE fact_id = ?
-		UNION ALL SELECT content, event_ids FROM session_facts WHERE digest = ?`, id, digest)
+		UNION ALL SELECT content, event_ids FROM session_facts WHERE digest = ?`, id, o.Digest)
 	if err != nil {
 		return fmt.Errorf("find its events: %w", err)
 	}
@@ -314,13 +300,14 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 		return fmt.Errorf("forget events: read citations: %w", err)
 	}
 	for _, seq := range slices.Sorted(maps.Keys(events)) {
-		cited := 0
-		if stillCited[seq] {
-			cited = 1
-		} else if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM fact_provenance WHERE event_seq = ?`, seq).Scan(&cited); err != nil {
-			return fmt.Errorf("forget event %d: %w", seq, err)
+		cited := stillCited[seq]
+		if !cited {
+			var err error
+			if cited, err = integrate.EventCited(ctx, tx, seq); err != nil {
+				return fmt.Errorf("forget event %d: %w", seq, err)
+			}
 		}
-		if cited != 0 {
+		if cited {
 			n, err := store.Changed(ctx, tx, `UPDATE session_events SET content = ?2, content_ref = NULL, metadata = NULL WHERE seq = ?1`, seq, ForgottenText)
 			if err != nil {
 				return fmt.Errorf("forget event %d: scrub: %w", seq, err)
@@ -351,30 +338,29 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 // integrate.ForgetFact deletes the fact with its knowledge rows and
 // tombstones its digests. Other facts with the same wording follow.
 func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, events map[int64]bool, rep *ForgetReport) error {
-	var digest string
-	err := tx.QueryRowContext(ctx, `SELECT digest FROM facts WHERE id = ?`, id).Scan(&digest)
-	if errors.Is(err, sql.ErrNoRows) {
+	o, ok, err := integrate.FactOrigin(ctx, tx, id)
+	if err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	if !ok {
 		return fmt.Errorf("forget fact %d: %w; list candidates with recollect forget --matching QUERY --dry-run", id, ErrFactNotFound)
 	}
+	digests, err := store.Column[string](ctx, tx, `SELECT ? UNION SELECT digest FROM session_facts WHERE fact_id = ?`, o.Digest, id)
 	if err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
-	digests, err := store.Column[string](ctx, tx, `SELECT ? UNION SELECT digest FROM session_facts WHERE fact_id = ?`, digest, id)
-	if err != nil {
+	if err := sourceEvents(ctx, tx, id, o, events); err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
-	if err := sourceEvents(ctx, tx, id, events); err != nil {
-		return fmt.Errorf("forget fact %d: %w", id, err)
-	}
-	n, err := scrubRunSummaries(ctx, tx, id)
+	n, err := scrubRunSummaries(ctx, tx, o.RecordedAt)
 	if err != nil {
 		return fmt.Errorf("forget fact %d: runs.summary: %w", id, err)
 	}
 	rep.ScrubbedRuns += n
 	// The extracted facts behind it, and any sharing its digest, so a
 	// pending copy cannot bring it back.
-	n, err = store.Changed(ctx, tx, `DELETE FROM session_facts WHERE fact_id = ?1 OR digest IN (SELECT digest FROM facts WHERE id = ?1)
-		OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`, id)
+	n, err = store.Changed(ctx, tx, `DELETE FROM session_facts WHERE fact_id = ?1 OR digest = ?2
+		OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`, id, o.Digest)
 	if err != nil {
 		return fmt.Errorf("forget fact %d: session_facts: %w", id, err)
 	}
@@ -391,24 +377,25 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 	// Other facts with the same wording (superseded history, say) go too:
 	// the sentence is forgotten, not one row of it. This one is deleted
 	// already, so the chain ends.
-	var twin int64
-	switch err := tx.QueryRowContext(ctx, `SELECT id FROM facts WHERE digest = ? ORDER BY id LIMIT 1`, digest).Scan(&twin); {
-	case errors.Is(err, sql.ErrNoRows):
+	twin, ok, err := integrate.FactWithDigest(ctx, tx, o.Digest)
+	if err != nil {
+		return fmt.Errorf("forget fact %d: %w", id, err)
+	}
+	if !ok {
 		return nil
-	case err != nil:
-		return fmt.Errorf("forget fact %d: find same wording: %w", id, err)
 	}
 	rep.Facts = append(rep.Facts, twin)
 	return forgetOne(ctx, tx, twin, opts, events, rep)
 }
 
 // scrubRunSummaries takes the integrate step's summary out of the report
-// of every run that finished after fact id arrived (or has not finished):
+// of every run that finished after a fact recorded at recordedAt arrived
+// (or has not finished):
 // a summary written since may quote or paraphrase the fact, and the next
 // consolidation writes a fresh one. It returns how many reports changed.
-func scrubRunSummaries(ctx context.Context, tx *store.Tx, id int64) (int, error) {
+func scrubRunSummaries(ctx context.Context, tx *store.Tx, recordedAt string) (int, error) {
 	rows, err := tx.QueryContext(ctx, `SELECT id, summary FROM runs WHERE summary IS NOT NULL
-		AND (finished_at IS NULL OR finished_at >= (SELECT recorded_at FROM facts WHERE id = ?))`, id)
+		AND (finished_at IS NULL OR finished_at >= ?)`, recordedAt)
 	if err != nil {
 		return 0, err
 	}

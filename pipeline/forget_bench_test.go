@@ -17,7 +17,7 @@ func forgetStore(tb testing.TB, p *Pipeline, n int) []int64 {
 	tb.Helper()
 	ctx := context.Background()
 	var ids []int64
-	err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err := p.db.Tx(ctx, func(tx *store.Tx) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES ('s', 'record', ?)`, store.Now()); err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func BenchmarkForget(b *testing.B) {
 		}
 		inForget += time.Since(start)
 		start = time.Now()
-		err := q.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := q.db.Tx(ctx, func(tx *store.Tx) error {
 			for _, id := range qids[:1000] {
 				for _, stmt := range []string{`DELETE FROM fact_provenance WHERE fact_id = ?`, `DELETE FROM session_facts WHERE fact_id = ?`, `DELETE FROM facts WHERE id = ?`} {
 					if _, err := tx.ExecContext(ctx, stmt, id); err != nil {
@@ -110,13 +110,13 @@ func TestForgetManyFactsAtOnce(t *testing.T) {
 	if len(rep.Facts) != 200 {
 		t.Fatalf("forgot %d facts, want 200", len(rep.Facts))
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != 100 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts`); n != 100 {
 		t.Fatalf("%d facts left, want 100", n)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events`); n != 100 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events`); n != 100 {
 		t.Fatalf("%d events left, want the 100 the remaining facts rest on", n)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE content LIKE '%Service 5 of%'`); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE content LIKE '%Service 5 of%'`); n != 0 {
 		t.Fatalf("a forgotten fact's text is still in an event")
 	}
 }

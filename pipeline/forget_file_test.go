@@ -29,19 +29,19 @@ func TestForgetLeavesNothingOnDisk(t *testing.T) {
 	}
 	consolidate(t, p)
 	var id, other int64
-	if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE content = ?`, shellfish).Scan(&id); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT id FROM facts WHERE content = ?`, shellfish).Scan(&id); err != nil {
 		t.Fatalf("fixture: no shellfish fact: %v", err)
 	}
-	if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE content = ?`, robin).Scan(&other); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT id FROM facts WHERE content = ?`, robin).Scan(&other); err != nil {
 		t.Fatalf("fixture: no Robin fact: %v", err)
 	}
 	// Another fact also cites the first shellfish event: that event stays
 	// (its row is someone's provenance) but loses its text.
-	if _, err := p.DB.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?, ?, 's1', '2026-01-01T00:00:00Z')`, other, seqs[0]); err != nil {
+	if _, err := p.db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?, ?, 's1', '2026-01-01T00:00:00Z')`, other, seqs[0]); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{p.DB.Path, p.DB.Path + "-wal"} {
-		if data, _ := os.ReadFile(f); !bytes.Contains(bytes.ToLower(data), []byte("shellfish")) && f == p.DB.Path+"-wal" {
+	for _, f := range []string{p.db.Path, p.db.Path + "-wal"} {
+		if data, _ := os.ReadFile(f); !bytes.Contains(bytes.ToLower(data), []byte("shellfish")) && f == p.db.Path+"-wal" {
 			t.Fatalf("fixture: %s does not hold the sentence before forget", f)
 		}
 	}
@@ -56,23 +56,23 @@ func TestForgetLeavesNothingOnDisk(t *testing.T) {
 			rep.ScrubbedEvents, rep.RowsBy["session_events"], rep.WAL)
 	}
 	var content string
-	if err := p.DB.QueryRowContext(ctx, `SELECT content FROM session_events WHERE seq = ?`, seqs[0]).Scan(&content); err != nil || content != ForgottenText {
+	if err := p.db.QueryRowContext(ctx, `SELECT content FROM session_events WHERE seq = ?`, seqs[0]).Scan(&content); err != nil || content != ForgottenText {
 		t.Errorf("cited event content %q (%v), want %q", content, err, ForgottenText)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE seq = ?`, tool.Seqs[0]); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE seq = ?`, tool.Seqs[0]); n != 0 {
 		t.Errorf("the uncited event holding the sentence is still stored")
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE content = ?`, robin); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE content = ?`, robin); n != 1 {
 		t.Errorf("an unrelated event was touched")
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'shellfish'`); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'shellfish'`); n != 0 {
 		t.Errorf("events index still finds the word: %d", n)
 	}
 	leftovers(t, p, "shellfish")
-	if _, err := p.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+	if _, err := p.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{p.DB.Path, p.DB.Path + "-wal"} {
+	for _, f := range []string{p.db.Path, p.db.Path + "-wal"} {
 		data, err := os.ReadFile(f)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)

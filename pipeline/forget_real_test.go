@@ -36,14 +36,14 @@ func TestForgetSelectorsOnRealTranscripts(t *testing.T) {
 	}{
 		{"session", func(t *testing.T, p *Pipeline) Selector {
 			var s string
-			if err := p.DB.QueryRowContext(ctx, `SELECT session_id FROM fact_provenance WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY count(*), session_id LIMIT 1`).Scan(&s); err != nil {
+			if err := p.db.QueryRowContext(ctx, `SELECT session_id FROM fact_provenance WHERE session_id IS NOT NULL GROUP BY session_id ORDER BY count(*), session_id LIMIT 1`).Scan(&s); err != nil {
 				t.Fatal(err)
 			}
 			return Selector{Session: s}
 		}},
 		{"entity", func(t *testing.T, p *Pipeline) Selector {
 			var name string
-			if err := p.DB.QueryRowContext(ctx, `SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.id
+			if err := p.db.QueryRowContext(ctx, `SELECT e.name FROM entities e JOIN fact_entities fe ON fe.entity_id = e.id
 				WHERE e.is_self = 0 GROUP BY e.id, e.name HAVING count(*) BETWEEN 2 AND 10 ORDER BY count(*) DESC, e.id LIMIT 1`).Scan(&name); err != nil {
 				t.Fatal(err)
 			}
@@ -70,14 +70,14 @@ func TestForgetSelectorsOnRealTranscripts(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				facts := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`)
+				facts := storetest.Count(t, p.db, `SELECT count(*) FROM facts`)
 				if len(picked.Facts) == 0 || len(picked.Facts) == facts {
 					t.Fatalf("%s picks %d of %d facts; the fixture should give some and keep some", sel, len(picked.Facts), facts)
 				}
 				var texts []string
 				for _, id := range picked.Facts {
 					var s string
-					if err := p.DB.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, id).Scan(&s); err != nil {
+					if err := p.db.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, id).Scan(&s); err != nil {
 						t.Fatal(err)
 					}
 					texts = append(texts, s)
@@ -89,12 +89,12 @@ func TestForgetSelectorsOnRealTranscripts(t *testing.T) {
 				if rep.RowsBy["facts"] != len(picked.Facts) {
 					t.Errorf("%s: removed %d facts, picked %d", sel, rep.RowsBy["facts"], len(picked.Facts))
 				}
-				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != facts-len(picked.Facts) {
+				if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts`); n != facts-len(picked.Facts) {
 					t.Errorf("%s: %d facts left of %d, want %d", sel, n, facts, facts-len(picked.Facts))
 				}
 				var files [][]byte
 				if engine == "sqlite" {
-					for _, f := range []string{p.DB.Path, p.DB.Path + "-wal"} {
+					for _, f := range []string{p.db.Path, p.db.Path + "-wal"} {
 						data, _ := os.ReadFile(f)
 						files = append(files, data)
 					}
@@ -105,7 +105,7 @@ func TestForgetSelectorsOnRealTranscripts(t *testing.T) {
 						if table == "summaries" {
 							col = "summary"
 						}
-						if n := storetest.Count(t, p.DB, `SELECT count(*) FROM `+table+` WHERE `+col+` LIKE ?`, "%"+text+"%"); n != 0 {
+						if n := storetest.Count(t, p.db, `SELECT count(*) FROM `+table+` WHERE `+col+` LIKE ?`, "%"+text+"%"); n != 0 {
 							t.Errorf("%s: %s still holds %q (%d rows)", sel, table, text, n)
 						}
 					}

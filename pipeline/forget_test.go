@@ -33,7 +33,7 @@ func TestForgetEndToEnd(t *testing.T) {
 	}
 	id := cands[0].ID
 	vec, _ := vector.Encode([]float32{1, 0, 0})
-	if _, err := p.DB.ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?, 'ollama', 'm', 3, ?, ?)`, id, vec, store.Now()); err != nil {
+	if _, err := p.db.ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?, 'ollama', 'm', 3, ?, ?)`, id, vec, store.Now()); err != nil {
 		t.Fatal(err)
 	}
 	activeBefore, totalBefore := factCounts(t, p)
@@ -46,7 +46,7 @@ func TestForgetEndToEnd(t *testing.T) {
 	}
 
 	// A code file caches sign codes (the fact's among them): forget removes it.
-	codes := filepath.Join(p.DB.Dir, "vector-codes-0123456789abcdef.bin")
+	codes := filepath.Join(p.db.Dir, "vector-codes-0123456789abcdef.bin")
 	if err := os.WriteFile(codes, []byte("RCVCODE1"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestForgetEndToEnd(t *testing.T) {
 		`SELECT count(*) FROM embeddings`,
 		`SELECT count(*) FROM fact_entities WHERE fact_id = ` + itoa(id),
 	} {
-		if n := storetest.Count(t, p.DB, q); n != 0 {
+		if n := storetest.Count(t, p.db, q); n != 0 {
 			t.Errorf("%s = %d after forget", q, n)
 		}
 	}
@@ -90,16 +90,16 @@ func TestForgetEndToEnd(t *testing.T) {
 	if active, total := factCounts(t, p); active != activeBefore-1 || total != totalBefore-1 {
 		t.Fatalf("facts active %d, total %d -> %d, %d", activeBefore, totalBefore, active, total)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE content LIKE '%Robin%'`); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE content LIKE '%Robin%'`); n != 1 {
 		t.Fatalf("forget took an unrelated fact: %d Robin facts left", n)
 	}
 
 	// A content-free tombstone and log entry.
 	var actor, reason, detail string
-	if err := p.DB.QueryRowContext(ctx, `SELECT actor, reason FROM tombstones WHERE digest = ? AND fact_id = ?`, store.Digest(shellfish), id).Scan(&actor, &reason); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT actor, reason FROM tombstones WHERE digest = ? AND fact_id = ?`, store.Digest(shellfish), id).Scan(&actor, &reason); err != nil {
 		t.Fatalf("no tombstone: %v", err)
 	}
-	if err := p.DB.QueryRowContext(ctx, `SELECT detail FROM mutation_log WHERE op = 'forget' AND target = ?`, "fact:"+itoa(id)).Scan(&detail); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT detail FROM mutation_log WHERE op = 'forget' AND target = ?`, "fact:"+itoa(id)).Scan(&detail); err != nil {
 		t.Fatalf("no forget entry in the mutation log: %v", err)
 	}
 	if actor != "test" || reason != "medical detail" || strings.Contains(detail, "shellfish") {
@@ -107,7 +107,7 @@ func TestForgetEndToEnd(t *testing.T) {
 	}
 
 	// The events it alone cited are gone, not merely prunable.
-	if rep.RowsBy["session_events"] != 2 || storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE seq = ?`, seqs[0]) != 0 {
+	if rep.RowsBy["session_events"] != 2 || storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE seq = ?`, seqs[0]) != 0 {
 		t.Fatalf("forget deleted %d events; want the two shellfish events (report %+v)", rep.RowsBy["session_events"], rep)
 	}
 	now, err := p.Prune(ctx, PruneOptions{})
@@ -121,7 +121,7 @@ func TestForgetEndToEnd(t *testing.T) {
 	// Saying it again does not bring it back.
 	say(t, p, "s3", shellfish)
 	consolidate(t, p)
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE digest = ?`, store.Digest(shellfish)); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE digest = ?`, store.Digest(shellfish)); n != 0 {
 		t.Fatal("re-extracting the forgotten sentence brought it back")
 	}
 	if a := answers(t, p, "shellfish"); len(a[0].Results)+len(a[0].Pending) != 0 {
@@ -134,15 +134,15 @@ func TestForgetUnknownIDForgetsNothing(t *testing.T) {
 	p := openTest(t)
 	say(t, p, "s", shellfish)
 	consolidate(t, p)
-	id := int64(storetest.Count(t, p.DB, `SELECT id FROM facts`))
+	id := int64(storetest.Count(t, p.db, `SELECT id FROM facts`))
 	_, err := p.Forget(ctx, []int64{id, 999}, ForgetOptions{})
 	if !errors.Is(err, ErrFactNotFound) || !strings.Contains(err.Error(), "forget fact 999: fact not found; list candidates with recollect forget --matching QUERY --dry-run") {
 		t.Fatalf("err = %v", err)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts`); n != 1 {
 		t.Fatal("a failed forget removed a fact")
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM tombstones`); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM tombstones`); n != 0 {
 		t.Fatal("a failed forget left a tombstone")
 	}
 }
@@ -153,12 +153,12 @@ func TestForgetTakesEntityLinksAndEdges(t *testing.T) {
 	say(t, p, "s", "My colleague Robin at Acme is leading the Atlas migration to Postgres this quarter.",
 		"Our team lead says Robin at Acme prefers Postgres for every new service.")
 	consolidate(t, p)
-	entities, edges := storetest.Count(t, p.DB, `SELECT count(*) FROM entities`), storetest.Count(t, p.DB, `SELECT count(*) FROM entity_edges`)
+	entities, edges := storetest.Count(t, p.db, `SELECT count(*) FROM entities`), storetest.Count(t, p.db, `SELECT count(*) FROM entity_edges`)
 	if entities < 3 || edges == 0 {
 		t.Fatalf("fixture made %d entities, %d edges", entities, edges)
 	}
 	var id int64
-	if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE content LIKE 'My colleague%'`).Scan(&id); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT id FROM facts WHERE content LIKE 'My colleague%'`).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := p.Forget(ctx, []int64{id}, ForgetOptions{}); err != nil {
@@ -166,13 +166,13 @@ func TestForgetTakesEntityLinksAndEdges(t *testing.T) {
 	}
 	// Entities still named by the other fact stay; those only this fact
 	// named go, and no edge points at a missing entity or has no strength.
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM entities e WHERE is_self = 0 AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = e.id)`); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM entities e WHERE is_self = 0 AND NOT EXISTS (SELECT 1 FROM fact_entities fe WHERE fe.entity_id = e.id)`); n != 0 {
 		t.Fatalf("%d entities left with no fact", n)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM entity_edges WHERE strength <= 0`); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM entity_edges WHERE strength <= 0`); n != 0 {
 		t.Fatalf("%d edges with no strength left", n)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM entities WHERE canonical = 'robin'`); n == 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM entities WHERE canonical = 'robin'`); n == 0 {
 		t.Fatalf("Robin, named by the remaining fact, is gone (%d)", n)
 	}
 }
@@ -207,7 +207,7 @@ func leftovers(tb testing.TB, p *Pipeline, word string) {
 	tb.Helper()
 	ctx := context.Background()
 	var tables []string
-	rows, err := p.DB.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
+	rows, err := p.db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func leftovers(tb testing.TB, p *Pipeline, word string) {
 	}
 	rows.Close()
 	for _, table := range tables {
-		rows, err := p.DB.QueryContext(ctx, `SELECT * FROM "`+table+`"`)
+		rows, err := p.db.QueryContext(ctx, `SELECT * FROM "`+table+`"`)
 		if err != nil {
 			if strings.Contains(err.Error(), "virtual table") {
 				continue
@@ -260,17 +260,17 @@ func TestForgetScrubsLaterRunSummaries(t *testing.T) {
 	ctx := context.Background()
 	p := openTest(t)
 	const early = `{"trigger":"cli","integrate":{"integrated":0,"summary":"nothing yet"}}`
-	if _, err := p.DB.ExecContext(ctx, `INSERT INTO runs(trigger, started_at, finished_at, summary) VALUES ('cli', ?, ?, ?)`, store.Now(), store.Now(), early); err != nil {
+	if _, err := p.db.ExecContext(ctx, `INSERT INTO runs(trigger, started_at, finished_at, summary) VALUES ('cli', ?, ?, ?)`, store.Now(), store.Now(), early); err != nil {
 		t.Fatal(err)
 	}
 	say(t, p, "s1", shellfish)
 	consolidate(t, p)
 	var id int64
-	if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE digest = ?`, store.Digest(shellfish)).Scan(&id); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT id FROM facts WHERE digest = ?`, store.Digest(shellfish)).Scan(&id); err != nil {
 		t.Fatal(err)
 	}
 	const later = `{"trigger":"cli","integrate":{"integrated":1,"summary":"The user is allergic to shellfish."},"elapsed":"1s"}`
-	if _, err := p.DB.ExecContext(ctx, `INSERT INTO runs(trigger, started_at, finished_at, summary) VALUES ('cli', ?, ?, ?)`, store.Now(), store.Now(), later); err != nil {
+	if _, err := p.db.ExecContext(ctx, `INSERT INTO runs(trigger, started_at, finished_at, summary) VALUES ('cli', ?, ?, ?)`, store.Now(), store.Now(), later); err != nil {
 		t.Fatal(err)
 	}
 	rep, err := p.Forget(ctx, []int64{id}, ForgetOptions{Actor: "test"})
@@ -281,15 +281,15 @@ func TestForgetScrubsLaterRunSummaries(t *testing.T) {
 	if rep.ScrubbedRuns != 2 {
 		t.Errorf("scrubbed %d run reports, want the two written after the fact", rep.ScrubbedRuns)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM runs WHERE summary LIKE '%shellfish%'`); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM runs WHERE summary LIKE '%shellfish%'`); n != 0 {
 		t.Errorf("%d run reports still quote the forgotten fact", n)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM runs WHERE summary = ?`, early); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM runs WHERE summary = ?`, early); n != 1 {
 		t.Errorf("the run report from before the fact changed")
 	}
 	var got map[string]any
 	var s string
-	if err := p.DB.QueryRowContext(ctx, `SELECT summary FROM runs WHERE summary LIKE '%"elapsed":"1s"%'`).Scan(&s); err != nil || json.Unmarshal([]byte(s), &got) != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT summary FROM runs WHERE summary LIKE '%"elapsed":"1s"%'`).Scan(&s); err != nil || json.Unmarshal([]byte(s), &got) != nil {
 		t.Fatalf("scrubbed report %q: %v", s, err)
 	}
 	if step, _ := got["integrate"].(map[string]any); step == nil || step["integrated"] != float64(1) || got["trigger"] != "cli" {

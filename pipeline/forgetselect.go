@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
@@ -78,47 +78,21 @@ func (p *Pipeline) Select(ctx context.Context, s Selector) (Selection, error) {
 	sel := Selection{Facts: []int64{}, Events: []int64{}, Sample: []string{}}
 	byEvents := !s.Before.IsZero() || s.Session != ""
 	if byEvents {
-		where, args := []string{}, []any{}
-		if !s.Before.IsZero() {
-			// occurred_at is the transcript's own time; an event that has
-			// none happened when it was recorded.
-			where = append(where, `COALESCE(occurred_at, recorded_at) < ?`)
-			args = append(args, s.Before.UTC().Format("2006-01-02T15:04:05.000000000Z"))
-		}
-		if s.Session != "" {
-			where = append(where, `session_id = ?`)
-			args = append(args, s.Session)
-		}
-		cond := strings.Join(where, " AND ")
-		events, err := store.Column[int64](ctx, p.DB, `SELECT seq FROM session_events WHERE `+cond+` ORDER BY seq`, args...)
+		r := integrate.EventRange{Before: s.Before, Session: s.Session}
+		cond, args := r.Where("")
+		events, err := store.Column[int64](ctx, p.db, `SELECT seq FROM session_events WHERE `+cond+` ORDER BY seq`, args...)
 		if err != nil {
 			return sel, fmt.Errorf("select events: %w", err)
 		}
 		sel.Events = events
-		// Facts every cited event of which is picked; a fact citing no
-		// event is picked by Before on when it was said.
-		facts, err := store.Column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND `+prefixed(cond, "e.")+`)
-			AND NOT EXISTS (SELECT 1 FROM fact_provenance v JOIN session_events e ON e.seq = v.event_seq WHERE v.fact_id = f.id AND NOT (`+prefixed(cond, "e.")+`))
-			ORDER BY f.id`, append(args, args...)...)
-		if err != nil {
-			return sel, fmt.Errorf("select facts: %w", err)
+		if sel.Facts, err = integrate.FactsWithin(ctx, p.db, r); err != nil {
+			return sel, err
 		}
-		if !s.Before.IsZero() && s.Session == "" {
-			uncited, err := store.Column[int64](ctx, p.DB, `SELECT f.id FROM facts f WHERE NOT EXISTS (SELECT 1 FROM fact_provenance v WHERE v.fact_id = f.id AND v.event_seq IS NOT NULL)
-				AND COALESCE(f.said_at, f.recorded_at) < ? ORDER BY f.id`, args[0])
-			if err != nil {
-				return sel, fmt.Errorf("select facts: %w", err)
-			}
-			facts = append(facts, uncited...)
-			slices.Sort(facts)
-		}
-		sel.Facts = facts
 	}
 	if s.Entity != "" {
-		facts, err := store.Column[int64](ctx, p.DB, `SELECT DISTINCT fe.fact_id FROM fact_entities fe JOIN entities e ON e.id = fe.entity_id
-			WHERE e.fold = ? OR lower(e.name) = lower(?) ORDER BY fe.fact_id`, graph.Fold(s.Entity), s.Entity)
+		facts, err := integrate.FactsNaming(ctx, p.db, s.Entity)
 		if err != nil {
-			return sel, fmt.Errorf("select facts naming %q: %w", s.Entity, err)
+			return sel, err
 		}
 		sel.Facts = narrow(sel.Facts, facts, byEvents)
 		byEvents = true
@@ -136,9 +110,9 @@ func (p *Pipeline) Select(ctx context.Context, s Selector) (Selection, error) {
 		sel.Facts = narrow(sel.Facts, facts, byEvents)
 	}
 	for _, id := range sel.Facts[:min(5, len(sel.Facts))] {
-		var content string
-		if err := p.DB.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, id).Scan(&content); err != nil {
-			return sel, fmt.Errorf("read fact %d: %w", id, err)
+		content, err := integrate.FactContent(ctx, p.db, id)
+		if err != nil {
+			return sel, err
 		}
 		sel.Sample = append(sel.Sample, fmt.Sprintf("[fact %d] %s", id, content))
 	}
@@ -160,12 +134,6 @@ func narrow(have, picked []int64, before bool) []int64 {
 	return out
 }
 
-// prefixed qualifies the column names of an event condition with p.
-func prefixed(cond, p string) string {
-	r := strings.NewReplacer("COALESCE(occurred_at, recorded_at)", "COALESCE("+p+"occurred_at, "+p+"recorded_at)", "session_id", p+"session_id")
-	return r.Replace(cond)
-}
-
 // ForgetSelected forgets what s selects: its facts as Forget forgets
 // them (with their tombstones, and the events they alone rest on), then
 // the picked events that remain: deleted, or emptied to ForgottenText
@@ -185,7 +153,7 @@ func (p *Pipeline) ForgetSelected(ctx context.Context, s Selector, opts ForgetOp
 	}
 	for start := 0; start < len(sel.Events); start += ForgetChunk * 4 {
 		chunk := sel.Events[start:min(len(sel.Events), start+ForgetChunk*4)]
-		err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := p.db.Tx(ctx, func(tx *store.Tx) error {
 			if err := tx.SecureDelete(ctx); err != nil {
 				return fmt.Errorf("forget: %w", err)
 			}
@@ -212,7 +180,7 @@ func (p *Pipeline) ForgetSelected(ctx context.Context, s Selector, opts ForgetOp
 	if err != nil {
 		return rep, sel, err
 	}
-	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err = p.db.Tx(ctx, func(tx *store.Tx) error {
 		return store.LogMutation(ctx, tx, "forget", "selector:"+s.String(), opts.Actor, opts.Reason, detail)
 	})
 	if err != nil {

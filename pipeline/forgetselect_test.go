@@ -53,20 +53,20 @@ func TestForgetBySelector(t *testing.T) {
 				}
 				consolidate(t, p)
 				var zephyr, atlas int64
-				if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE content LIKE '%Zephyr%'`).Scan(&zephyr); err != nil {
+				if err := p.db.QueryRowContext(ctx, `SELECT id FROM facts WHERE content LIKE '%Zephyr%'`).Scan(&zephyr); err != nil {
 					t.Fatalf("fixture: no Zephyr fact: %v", err)
 				}
-				if err := p.DB.QueryRowContext(ctx, `SELECT id FROM facts WHERE content LIKE '%Atlas%'`).Scan(&atlas); err != nil {
+				if err := p.db.QueryRowContext(ctx, `SELECT id FROM facts WHERE content LIKE '%Atlas%'`).Scan(&atlas); err != nil {
 					t.Fatalf("fixture: no Atlas fact: %v", err)
 				}
 				// The Atlas fact also rests on the old session's second
 				// event: it stays (the new event supports it), that event
 				// loses its text.
 				var quokkaSeq int64
-				if err := p.DB.QueryRowContext(ctx, `SELECT seq FROM session_events WHERE content LIKE '%Quokka%'`).Scan(&quokkaSeq); err != nil {
+				if err := p.db.QueryRowContext(ctx, `SELECT seq FROM session_events WHERE content LIKE '%Quokka%'`).Scan(&quokkaSeq); err != nil {
 					t.Fatal(err)
 				}
-				if _, err := p.DB.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?, ?, 'old', '2026-03-10T09:00:00Z')`, atlas, quokkaSeq); err != nil {
+				if _, err := p.db.ExecContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (?, ?, 'old', '2026-03-10T09:00:00Z')`, atlas, quokkaSeq); err != nil {
 					t.Fatal(err)
 				}
 
@@ -84,29 +84,29 @@ func TestForgetBySelector(t *testing.T) {
 				if rep.Rows == 0 || rep.RowsBy["facts"] == 0 {
 					t.Errorf("report %+v: want rows counted per table", rep)
 				}
-				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE id = ?`, atlas); n != 1 {
+				if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE id = ?`, atlas); n != 1 {
 					t.Errorf("the Atlas fact, still supported by the new session, was forgotten")
 				}
-				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE session_id = 'new'`); n != 1 {
+				if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE session_id = 'new'`); n != 1 {
 					t.Errorf("the new session's event was touched")
 				}
 				for _, word := range []string{"zephyr", "quokka"} {
-					if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE lower(content) LIKE '%`+word+`%'`) +
-						storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE lower(content) LIKE '%`+word+`%'`) +
-						storetest.Count(t, p.DB, `SELECT count(*) FROM session_facts WHERE lower(content) LIKE '%`+word+`%'`); n != 0 {
+					if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE lower(content) LIKE '%`+word+`%'`) +
+						storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE lower(content) LIKE '%`+word+`%'`) +
+						storetest.Count(t, p.db, `SELECT count(*) FROM session_facts WHERE lower(content) LIKE '%`+word+`%'`); n != 0 {
 						t.Errorf("%q is still stored (%d rows)", word, n)
 					}
 				}
-				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log WHERE op = 'forget' AND target = ?`, "selector:"+sel.String()); n != 1 {
+				if n := storetest.Count(t, p.db, `SELECT count(*) FROM mutation_log WHERE op = 'forget' AND target = ?`, "selector:"+sel.String()); n != 1 {
 					t.Errorf("%d mutation records for the selector, want 1", n)
 				}
 				if engine == "sqlite" {
 					leftovers(t, p, "zephyr")
 					leftovers(t, p, "quokka")
-					if _, err := p.DB.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+					if _, err := p.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
 						t.Fatal(err)
 					}
-					for _, f := range []string{p.DB.Path, p.DB.Path + "-wal"} {
+					for _, f := range []string{p.db.Path, p.db.Path + "-wal"} {
 						data, _ := os.ReadFile(f)
 						if bytes.Contains(bytes.ToLower(data), []byte("quokka")) {
 							t.Errorf("%s still holds the forgotten text", f)

@@ -123,11 +123,11 @@ func answers(tb testing.TB, p *Pipeline, queries ...string) []graph.Answer {
 // provenanceResolves fails when a fact cites an event that no longer exists.
 func provenanceResolves(tb testing.TB, p *Pipeline) {
 	tb.Helper()
-	if n := storetest.Count(tb, p.DB, `SELECT count(*) FROM fact_provenance fp WHERE fp.event_seq IS NOT NULL
+	if n := storetest.Count(tb, p.db, `SELECT count(*) FROM fact_provenance fp WHERE fp.event_seq IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM session_events e WHERE e.seq = fp.event_seq)`); n != 0 {
 		tb.Fatalf("%d fact provenance rows cite missing events", n)
 	}
-	if n := storetest.Count(tb, p.DB, `SELECT count(*) FROM session_facts s, json_each(s.event_ids) j
+	if n := storetest.Count(tb, p.db, `SELECT count(*) FROM session_facts s, json_each(s.event_ids) j
 		WHERE NOT EXISTS (SELECT 1 FROM session_events e WHERE e.seq = j.value)`); n != 0 {
 		tb.Fatalf("%d session fact citations point at missing events", n)
 	}
@@ -137,5 +137,5 @@ func provenanceResolves(tb testing.TB, p *Pipeline) {
 // included: the numbers stats reports as facts.
 func factCounts(tb testing.TB, p *Pipeline) (active, total int) {
 	tb.Helper()
-	return storetest.Count(tb, p.DB, `SELECT count(*) FROM facts WHERE status = 'active'`), storetest.Count(tb, p.DB, `SELECT count(*) FROM facts`)
+	return storetest.Count(tb, p.db, `SELECT count(*) FROM facts WHERE status = 'active'`), storetest.Count(tb, p.db, `SELECT count(*) FROM facts`)
 }

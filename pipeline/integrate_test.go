@@ -34,7 +34,7 @@ func TestRunRoutesIntegrateStagesAndEmbeds(t *testing.T) {
 	if in == nil || in.Integrated != 1 || in.Superseded != 1 || in.Embedding == nil || in.Embedding.Embedded != 1 || in.Embedding.Missing != 0 {
 		t.Fatalf("integrate report = %+v (embedding %+v)", in, in.Embedding)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM spend WHERE stage = 'supersede' AND provider = 'ollama' AND ok = 1 AND run_id = ?`, sum.RunID); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM spend WHERE stage = 'supersede' AND provider = 'ollama' AND ok = 1 AND run_id = ?`, sum.RunID); n != 1 {
 		t.Errorf("%d supersede calls booked under run %d, want 1", n, sum.RunID)
 	}
 	if active, total := factCounts(t, p); total != 2 || active != 1 {
@@ -63,7 +63,11 @@ func TestWhereDoILiveAcrossTime(t *testing.T) {
 		if _, err := p.Run(ctx, RunOptions{Steps: Steps{Extract: true}}); err != nil {
 			t.Fatal(err)
 		}
-		in, err := p.Integrator(ctx)
+		run, err := p.router.BeginRun(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := p.integrator(run)
 		if err != nil {
 			t.Fatal(err)
 		}

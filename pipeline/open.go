@@ -41,7 +41,9 @@ type Options struct {
 // Pipeline and hands it to the scheduler and the MCP server, so every
 // copy in the process goes through the same Copier.
 type Pipeline struct {
-	DB *store.DB
+	// db is the store; Store hands it to the callers that do storage work
+	// of their own.
+	db *store.DB
 	// Reader is the store's read side, built once with the pipeline and
 	// kept, so its vector-code index stays warm across searches.
 	Reader *graph.Reader
@@ -96,7 +98,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Pipeline, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Pipeline{DB: db, Reader: graph.NewReader(db), Config: cfg, getenv: opts.Getenv, log: opts.Log, version: opts.Version}
+	p := &Pipeline{db: db, Reader: graph.NewReader(db), Config: cfg, getenv: opts.Getenv, log: opts.Log, version: opts.Version}
 	p.Reader.Retain(cfg.Retention.Window.Duration())
 	if p.getenv == nil {
 		p.getenv = os.Getenv
@@ -154,11 +156,20 @@ func OpenStore(ctx context.Context, dir string, storage config.Storage, getenv f
 	return db, nil
 }
 
-// CopyStore copies every row of from into to (another engine's store, or
-// a new one), verifying each table's count (see store.Copy).
-func CopyStore(ctx context.Context, from, to *store.DB) ([]store.TableCount, error) {
-	return store.Copy(ctx, from, to)
-}
+// Dir is the data directory the pipeline was opened on: where its
+// config, its inspect page, its vector files, its daemon's lock and socket
+// are, whichever engine holds the rows.
+func (p *Pipeline) Dir() string { return p.db.Dir }
+
+// Store is the pipeline's store handle, for callers whose work is storage
+// itself: copying a store to another engine (storecopy), recording the
+// identity of a store a command created, tuning or checking the
+// connection (daemon, mcp), handing the store to an integrate command
+// that reads or changes its knowledge rows (why, conflicts), the self-report
+// in pipeline/stats, and benchmarks that seed and measure rows. Searching
+// goes through Reader, running the stages through Run, and deleting
+// through Forget, ForgetSelected and Prune.
+func (p *Pipeline) Store() *store.DB { return p.db }
 
 // Close closes the read side, then the store.
 func (p *Pipeline) Close() error {
@@ -166,7 +177,7 @@ func (p *Pipeline) Close() error {
 	if p.Reader != nil {
 		rerr = p.Reader.Close()
 	}
-	return errors.Join(rerr, p.DB.Close())
+	return errors.Join(rerr, p.db.Close())
 }
 
 // Logger is where the pipeline's stages log (Options.Log).

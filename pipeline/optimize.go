@@ -25,7 +25,7 @@ func (p *Pipeline) optimize(ctx context.Context) {
 	}
 	p.optimized = time.Now()
 	t0 := time.Now()
-	if err := p.DB.Optimize(ctx); err != nil {
+	if err := p.db.Optimize(ctx); err != nil {
 		p.log.Warn("could not bring the store's planner statistics up to date; statements may run on stale plans until the next run", "err", err)
 		return
 	}

@@ -15,10 +15,10 @@ func TestRunOptimizesFirst(t *testing.T) {
 	ctx := context.Background()
 	p := openTest(t)
 	stale := `SELECT count(*) FROM sqlite_stat1 WHERE tbl LIKE 'events_fts%'`
-	if _, err := p.DB.ExecContext(ctx, `ANALYZE`); err != nil {
+	if _, err := p.db.ExecContext(ctx, `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
-	if storetest.Count(t, p.DB, stale) == 0 {
+	if storetest.Count(t, p.db, stale) == 0 {
 		t.Fatal("setup: ANALYZE of the empty store wrote no statistics of the event index")
 	}
 	run := func() {
@@ -28,14 +28,14 @@ func TestRunOptimizesFirst(t *testing.T) {
 		}
 	}
 	run()
-	if n := storetest.Count(t, p.DB, stale); n != 0 {
+	if n := storetest.Count(t, p.db, stale); n != 0 {
 		t.Fatalf("after the first run %d statistics rows of the event index are left", n)
 	}
-	if _, err := p.DB.ExecContext(ctx, `ANALYZE`); err != nil {
+	if _, err := p.db.ExecContext(ctx, `ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
 	run()
-	if storetest.Count(t, p.DB, stale) == 0 {
+	if storetest.Count(t, p.db, stale) == 0 {
 		t.Fatalf("the second run within %s optimized again", OptimizeEvery)
 	}
 }

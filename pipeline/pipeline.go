@@ -78,7 +78,7 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
 	var err error
-	sum.RunID, _, err = p.DB.InsertID(ctx, "id", `INSERT INTO runs(trigger, started_at) VALUES (?, ?)`, sum.Trigger, store.Now())
+	sum.RunID, _, err = p.db.InsertID(ctx, "id", `INSERT INTO runs(trigger, started_at) VALUES (?, ?)`, sum.Trigger, store.Now())
 	if err != nil {
 		return sum, fmt.Errorf("start run: %w", err)
 	}
@@ -96,13 +96,13 @@ func (p *Pipeline) Run(ctx context.Context, opts RunOptions) (Summary, error) {
 // PostgreSQL schema, or a newer binary's command beside this daemon — whose
 // tables this binary no longer knows.
 func (p *Pipeline) checkVersion(ctx context.Context) error {
-	v, err := p.DB.Version(ctx)
+	v, err := p.db.Version(ctx)
 	if err != nil {
 		return err
 	}
 	if v > store.SchemaVersion {
 		return fmt.Errorf("%w: %s is at schema version %d since this process opened it, and this binary knows up to %d; upgrade recollect here and restart it",
-			store.ErrNewerSchema, p.DB.Path, v, store.SchemaVersion)
+			store.ErrNewerSchema, p.db.Path, v, store.SchemaVersion)
 	}
 	return nil
 }
@@ -141,7 +141,7 @@ func (p *Pipeline) runSteps(ctx context.Context, opts RunOptions, sum *Summary) 
 		sum.Integrate = &rep
 		// A consolidation (the daemon's or consolidate's) also deletes
 		// what has passed the retention window since the last one.
-		if sum.Window, err = p.EnforceWindow(ctx, "run:"+sum.Trigger); err != nil {
+		if sum.Window, err = p.enforceWindow(ctx, "run:"+sum.Trigger); err != nil {
 			return err
 		}
 	}
@@ -153,7 +153,7 @@ func (p *Pipeline) finishRun(ctx context.Context, sum Summary) error {
 	if err != nil {
 		return err
 	}
-	if _, err := p.DB.ExecContext(context.WithoutCancel(ctx), `UPDATE runs SET finished_at = ?, summary = ? WHERE id = ?`, store.Now(), data, sum.RunID); err != nil {
+	if _, err := p.db.ExecContext(context.WithoutCancel(ctx), `UPDATE runs SET finished_at = ?, summary = ? WHERE id = ?`, store.Now(), data, sum.RunID); err != nil {
 		return fmt.Errorf("finish run %d: %w", sum.RunID, err)
 	}
 	return nil
@@ -197,26 +197,14 @@ func (p *Pipeline) ExtractStage(ctx context.Context) (*extract.Stage, error) {
 func (p *Pipeline) extractStage(run *model.Run) *extract.Stage {
 	var ex extract.Extractor = extract.Heuristic{}
 	if run.ProviderFor("extract") != "heuristic" {
-		ex = &extract.ModelExtractor{DB: p.DB, Run: run, Config: p.Config.Extraction, Log: p.Logger()}
+		ex = &extract.ModelExtractor{DB: p.db, Run: run, Config: p.Config.Extraction, Log: p.Logger()}
 	}
-	return &extract.Stage{DB: p.DB, Config: p.Config.Extraction, Extractor: ex, Log: p.Logger()}
-}
-
-// Integrator builds the integrate stage with the model router (its stages
-// classify, entities, reconcile, supersede and summarise run where
-// config.json routes them, over a run of its own on the pipeline's router)
-// and the configured embedder.
-func (p *Pipeline) Integrator(ctx context.Context) (*integrate.Integrator, error) {
-	run, err := p.router.BeginRun(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("integrate: %w", err)
-	}
-	return p.integrator(run)
+	return &extract.Stage{DB: p.db, Config: p.Config.Extraction, Extractor: ex, Log: p.Logger()}
 }
 
 // integrator builds the integrate stage whose model stages call run.
 func (p *Pipeline) integrator(run *model.Run) (*integrate.Integrator, error) {
-	in := &integrate.Integrator{DB: p.DB, Config: p.Config, Log: p.Logger(), Model: run, Readings: p.readings}
+	in := &integrate.Integrator{DB: p.db, Config: p.Config, Log: p.Logger(), Model: run, Readings: p.readings}
 	emb, err := p.Embedder()
 	switch {
 	case err == nil:

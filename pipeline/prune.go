@@ -100,7 +100,7 @@ type KeptCounts struct {
 // other artifacts that extraction has examined and no fact cites. The
 // conversation's text is never removed. Facts, entities and embeddings are
 // never touched — except that, under retention.window, what is past the
-// window goes first, facts included (EnforceWindow).
+// window goes first, facts included (enforceWindow).
 func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, error) {
 	rep := PruneReport{Ranges: [][2]int64{}, Takes: map[string]int{}, WorkingMemory: p.workingMemory()}
 	if opts.Actor == "" {
@@ -108,14 +108,14 @@ func (p *Pipeline) Prune(ctx context.Context, opts PruneOptions) (PruneReport, e
 	}
 	var err error
 	if opts.Apply {
-		rep.Window, err = p.EnforceWindow(ctx, opts.Actor)
+		rep.Window, err = p.enforceWindow(ctx, opts.Actor)
 	} else {
 		rep.Window, err = p.PastWindow(ctx)
 	}
 	if err != nil {
 		return rep, err
 	}
-	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err = p.db.Tx(ctx, func(tx *store.Tx) error {
 		where := reclaimableWhere(tx.Engine())
 		if err := reclaimable(ctx, tx, rep.WorkingMemory, &rep); err != nil {
 			return err
@@ -171,7 +171,7 @@ func (p *Pipeline) workingMemory() int {
 // working-memory window that keeps the rest.
 func (p *Pipeline) Reclaimable(ctx context.Context) (PruneReport, error) {
 	rep := PruneReport{WorkingMemory: p.workingMemory()}
-	err := reclaimable(ctx, p.DB, rep.WorkingMemory, &rep)
+	err := reclaimable(ctx, p.db, rep.WorkingMemory, &rep)
 	return rep, err
 }
 
@@ -179,7 +179,7 @@ func (p *Pipeline) Reclaimable(ctx context.Context) (PruneReport, error) {
 // (nil when its log entry does not say); at is "" when prune never ran.
 func (p *Pipeline) LastPrune(ctx context.Context) (at string, events *int, err error) {
 	var detail string
-	err = p.DB.QueryRowContext(ctx, `SELECT created_at, COALESCE(detail, '') FROM mutation_log WHERE op = 'prune' ORDER BY id DESC LIMIT 1`).Scan(&at, &detail)
+	err = p.db.QueryRowContext(ctx, `SELECT created_at, COALESCE(detail, '') FROM mutation_log WHERE op = 'prune' ORDER BY id DESC LIMIT 1`).Scan(&at, &detail)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return "", nil, nil
@@ -254,14 +254,14 @@ func keptCounts(ctx context.Context, q store.Conn, window int, k *KeptCounts) er
 // vacuum rebuilds the store and returns its footprint before and after,
 // and what that is of (store.Engine.Footprint).
 func (p *Pipeline) vacuum(ctx context.Context) (before, after int64, of string, err error) {
-	eng := p.DB.Engine()
-	if before, of, err = eng.Footprint(ctx, p.DB); err != nil {
+	eng := p.db.Engine()
+	if before, of, err = eng.Footprint(ctx, p.db); err != nil {
 		return 0, 0, of, err
 	}
-	if err := p.DB.Compact(ctx); err != nil {
+	if err := p.db.Compact(ctx); err != nil {
 		return before, before, of, err
 	}
-	after, _, err = eng.Footprint(ctx, p.DB)
+	after, _, err = eng.Footprint(ctx, p.db)
 	return before, after, of, err
 }
 

@@ -26,7 +26,7 @@ func BenchmarkPruneReport(b *testing.B) {
 	consolidate(b, p)
 	baseline := func() int {
 		n := 0
-		rows, err := p.DB.QueryContext(ctx, `SELECT seq, length(CAST(content AS BLOB)) FROM session_events ORDER BY seq`)
+		rows, err := p.db.QueryContext(ctx, `SELECT seq, length(CAST(content AS BLOB)) FROM session_events ORDER BY seq`)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -58,7 +58,7 @@ type searchState struct {
 // factRows lists every fact's id, status and text.
 func factRows(tb testing.TB, p *Pipeline) []string {
 	tb.Helper()
-	rows, err := p.DB.Query(`SELECT id, status, content FROM facts ORDER BY id`)
+	rows, err := p.db.Query(`SELECT id, status, content FROM facts ORDER BY id`)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestPruneKeepsEveryAnswerOfRealSessions(t *testing.T) {
 			qs := codingQuestions(t, tc.name)
 			const conversation = `SELECT count(*) FROM session_events WHERE (event_type = 'message' AND role IN ('user', 'assistant') AND content_type = 'text')
 				OR (event_type = 'artifact' AND metadata LIKE '%"compact_summary":true%')`
-			talk := storetest.Count(t, p.DB, conversation)
+			talk := storetest.Count(t, p.db, conversation)
 			facts := factRows(t, p)
 			before := searchStates(t, p, qs)
 
@@ -186,7 +186,7 @@ func TestPruneKeepsEveryAnswerOfRealSessions(t *testing.T) {
 			if rep.Events == 0 {
 				t.Fatalf("prune took nothing from a session of tool calls and output: %+v", rep)
 			}
-			if n := storetest.Count(t, p.DB, conversation); n != talk {
+			if n := storetest.Count(t, p.db, conversation); n != talk {
 				t.Errorf("the conversation's text went from %d events to %d", talk, n)
 			}
 			after := searchStates(t, p, qs)

@@ -41,12 +41,12 @@ func TestPruneKeepsWhatKnowledgeNeeds(t *testing.T) {
 	if rep.Kept != (KeptCounts{Conversation: len(cited) + len(asked) + len(recent), Unexamined: len(unexamined), WorkingMemory: 1}) {
 		t.Fatalf("kept = %+v", rep.Kept)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events`); n != 1+1+5+1+3 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events`); n != 1+1+5+1+3 {
 		t.Fatalf("a report-only prune deleted events: %d left", n)
 	}
 
 	before := answers(t, p, "dark mode", "editor terminal", "suite")
-	facts := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`)
+	facts := storetest.Count(t, p.db, `SELECT count(*) FROM facts`)
 	applied, err := p.Prune(ctx, PruneOptions{Apply: true})
 	if err != nil {
 		t.Fatal(err)
@@ -55,29 +55,29 @@ func TestPruneKeepsWhatKnowledgeNeeds(t *testing.T) {
 		t.Fatalf("applied %d, reported %d", applied.Events, rep.Events)
 	}
 	for _, seq := range want {
-		if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE seq = ?`, seq); n != 0 {
+		if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE seq = ?`, seq); n != 0 {
 			t.Errorf("event %d survived prune", seq)
 		}
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'aaaa*' AND rowid = ?`, want[0]); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'aaaa*' AND rowid = ?`, want[0]); n != 0 {
 		t.Errorf("pruned event %d still in the event index", want[0])
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'aaaa*'`); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM events_fts WHERE events_fts MATCH 'aaaa*'`); n != 1 {
 		t.Errorf("event index holds %d rows for session b's kept output, want 1", n)
 	}
 	if after := answers(t, p, "dark mode", "editor terminal", "suite"); !reflect.DeepEqual(before, after) {
 		t.Fatalf("search answers changed:\nbefore %+v\nafter  %+v", before, after)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE seq = ?`, asked[0]); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE seq = ?`, asked[0]); n != 1 {
 		t.Errorf("prune deleted the question no fact covers: the only record of it")
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != facts {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts`); n != facts {
 		t.Fatalf("facts %d -> %d", facts, n)
 	}
 	provenanceResolves(t, p)
 
 	var detail string
-	if err := p.DB.QueryRowContext(ctx, `SELECT detail FROM mutation_log WHERE op = 'prune'`).Scan(&detail); err != nil {
+	if err := p.db.QueryRowContext(ctx, `SELECT detail FROM mutation_log WHERE op = 'prune'`).Scan(&detail); err != nil {
 		t.Fatalf("no prune entry in the mutation log: %v", err)
 	}
 	d, err := decodePruneDetail(detail)
@@ -91,7 +91,7 @@ func TestPruneKeepsWhatKnowledgeNeeds(t *testing.T) {
 	if err != nil || again.Events != 0 {
 		t.Fatalf("second prune = %+v, %v; want nothing left", again, err)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log WHERE op = 'prune'`); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM mutation_log WHERE op = 'prune'`); n != 1 {
 		t.Fatalf("an empty prune logged a mutation: %d entries", n)
 	}
 }

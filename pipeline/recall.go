@@ -9,10 +9,10 @@ import (
 	"github.com/recollect/recollect/graph/vector"
 )
 
-// BriefingInput measures what the briefing needs from the stages: the
+// briefingInput measures what the briefing needs from the stages: the
 // extract backlog, and the raw events prune could reclaim. A count that
 // cannot be measured is unknown with the reason, never a zero.
-func (p *Pipeline) BriefingInput(ctx context.Context) graph.BriefingInput {
+func (p *Pipeline) briefingInput(ctx context.Context) graph.BriefingInput {
 	var in graph.BriefingInput
 	if rep, err := p.Reclaimable(ctx); err != nil {
 		in.Reclaimable = graph.Unknown(err.Error())
@@ -35,14 +35,14 @@ func (p *Pipeline) BriefingInput(ctx context.Context) graph.BriefingInput {
 
 // Briefing renders the session-start briefing of this store.
 func (p *Pipeline) Briefing(ctx context.Context) (string, error) {
-	return p.Reader.Briefing(ctx, p.BriefingInput(ctx))
+	return p.Reader.Briefing(ctx, p.briefingInput(ctx))
 }
 
-// QueryVector embeds a search query with the configured embedder, so the
+// queryVector embeds a search query with the configured embedder, so the
 // semantic arm compares it with facts of the same space. Embeddings off:
 // nil and no note. A failing embedder is not an error: search still
 // answers from its other arms, and the note says why similarity is absent.
-func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32, sp vector.Space, note string) {
+func (p *Pipeline) queryVector(ctx context.Context, text string) (vec []float32, sp vector.Space, note string) {
 	if p.Config.Embedding.Provider == "" || strings.TrimSpace(text) == "" {
 		return nil, vector.Space{}, ""
 	}
@@ -64,7 +64,7 @@ func (p *Pipeline) QueryVector(ctx context.Context, text string) (vec []float32,
 func (p *Pipeline) Search(ctx context.Context, q graph.Query) (graph.Answer, error) {
 	var note string
 	if q.Vector == nil {
-		q.Vector, q.Space, note = p.QueryVector(ctx, q.Text)
+		q.Vector, q.Space, note = p.queryVector(ctx, q.Text)
 	}
 	ans, err := p.Reader.Search(ctx, q)
 	if note != "" {
@@ -77,7 +77,7 @@ func (p *Pipeline) Search(ctx context.Context, q graph.Query) (graph.Answer, err
 func (p *Pipeline) Context(ctx context.Context, q graph.ContextQuery) (graph.ContextAnswer, error) {
 	var note string
 	if q.Vector == nil {
-		q.Vector, q.Space, note = p.QueryVector(ctx, q.Topic)
+		q.Vector, q.Space, note = p.queryVector(ctx, q.Topic)
 	}
 	ans, err := p.Reader.Context(ctx, q)
 	if note != "" {

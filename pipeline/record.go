@@ -31,7 +31,7 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 			return res, err
 		}
 	}
-	red, err := p.Redactor()
+	red, err := p.redactor()
 	if err != nil {
 		return res, err
 	}
@@ -43,7 +43,7 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 	if err := p.EnsureRoom(ctx); err != nil {
 		return res, err
 	}
-	err = p.DB.Tx(ctx, func(tx *store.Tx) error {
+	err = p.db.Tx(ctx, func(tx *store.Tx) error {
 		for i := range evs {
 			seq, inserted, err := store.InsertEvent(ctx, tx, &evs[i])
 			if err != nil {
@@ -62,9 +62,9 @@ func (p *Pipeline) Record(ctx context.Context, evs []store.Event) (RecordResult,
 	return res, err
 }
 
-// Redactor is the store's secret redactor, built from the config's
+// redactor is the store's secret redactor, built from the config's
 // redaction section: the one every write path uses.
-func (p *Pipeline) Redactor() (*sources.Redactor, error) {
+func (p *Pipeline) redactor() (*sources.Redactor, error) {
 	return sources.NewRedactor(p.Config.Redaction)
 }
 

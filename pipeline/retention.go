@@ -45,7 +45,7 @@ func (p *Pipeline) EnsureRoom(ctx context.Context) error {
 	if err != nil || !ok {
 		return err
 	}
-	used, err := p.DB.UsedBytes(ctx)
+	used, err := p.db.UsedBytes(ctx)
 	if err != nil {
 		return err
 	}
@@ -56,7 +56,7 @@ func (p *Pipeline) EnsureRoom(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("make room under retention.disk_budget: %w", err)
 	}
-	after, err := p.DB.UsedBytes(ctx)
+	after, err := p.db.UsedBytes(ctx)
 	if err != nil {
 		return err
 	}
@@ -85,13 +85,13 @@ func (p *Pipeline) recordRefusal(ctx context.Context, msg string) error {
 	if err != nil {
 		return err
 	}
-	return store.SetMeta(ctx, p.DB, metaRefusal, s)
+	return store.SetMeta(ctx, p.db, metaRefusal, s)
 }
 
 // LastRefusal reads the last disk-budget refusal; ok is false when no write
 // was ever refused.
 func (p *Pipeline) LastRefusal(ctx context.Context) (r Refusal, ok bool, err error) {
-	s, ok, err := store.GetMeta(ctx, p.DB, metaRefusal)
+	s, ok, err := store.GetMeta(ctx, p.db, metaRefusal)
 	if err != nil || !ok {
 		return r, false, err
 	}

@@ -62,7 +62,7 @@ func TestPruneThousandsOfToolOutputs(t *testing.T) {
 	if applied.FileBefore == nil || applied.FileAfter == nil || *applied.FileAfter >= *applied.FileBefore {
 		t.Fatalf("vacuum did not shrink the file: %v -> %v", applied.FileBefore, applied.FileAfter)
 	}
-	if got := FileBytes(p.DB.Path); got != *applied.FileAfter {
+	if got := FileBytes(p.db.Path); got != *applied.FileAfter {
 		t.Fatalf("reported size after %d, file is %d", *applied.FileAfter, got)
 	}
 	t.Logf("pruned %d events (%d content bytes); file %d -> %d bytes", applied.Events, applied.Bytes, *applied.FileBefore, *applied.FileAfter)
@@ -78,13 +78,13 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	p.Config.Extraction.WorkingMemorySize = 2
 	say(t, p, "a", "I prefer dark mode in every editor and terminal I use.")
 	consolidate(t, p)
-	base, err := p.DB.UsedBytes(ctx)
+	base, err := p.db.UsedBytes(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	budget := base + 96<<10
 	p.Config.Retention.DiskBudget = config.NewBytes(fmt.Sprint(budget))
-	facts := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`)
+	facts := storetest.Count(t, p.db, `SELECT count(*) FROM facts`)
 
 	// Writes continue by pruning: each batch is examined by extraction,
 	// so the budget check can reclaim it later.
@@ -93,13 +93,13 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 		say(t, p, "a", fmt.Sprintf("Could you run step %d again?", i))
 		consolidate(t, p)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log WHERE op = 'prune' AND actor = 'retention'`); n == 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM mutation_log WHERE op = 'prune' AND actor = 'retention'`); n == 0 {
 		t.Fatal("320 KB written under a 96 KB budget without a retention prune")
 	}
-	if used, _ := p.DB.UsedBytes(ctx); used > budget+64<<10 {
+	if used, _ := p.db.UsedBytes(ctx); used > budget+64<<10 {
 		t.Fatalf("store uses %d bytes against a budget of %d", used, budget)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != facts {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts`); n != facts {
 		t.Fatalf("facts %d -> %d under the budget", facts, n)
 	}
 	provenanceResolves(t, p)
@@ -108,7 +108,7 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	// is not extracted yet. (Session a's conversation text is never
 	// reclaimable, so the budget makes room for some of b's output first.)
 	say(t, p, "b", "Could you check the deploy logs?")
-	used, err := p.DB.UsedBytes(ctx)
+	used, err := p.db.UsedBytes(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestDiskBudgetPrunesThenRefuses(t *testing.T) {
 	if err != nil || !ok || r.Message != refused.Error() || r.Count != 1 {
 		t.Fatalf("refusal not recorded for stats: %+v %v %v", r, ok, err)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != facts {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts`); n != facts {
 		t.Fatalf("facts %d -> %d after refusal", facts, n)
 	}
 	// Extraction makes b's events examined and so reclaimable: writes resume.
@@ -170,7 +170,7 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "cc-1.jsonl"), lines, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	base, err := p.DB.UsedBytes(ctx)
+	base, err := p.db.UsedBytes(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestDiskBudgetGuardsTranscriptCopy(t *testing.T) {
 	if _, err := p.Copy(ctx); !errors.Is(err, store.ErrDiskBudget) {
 		t.Fatalf("copy at the budget with nothing reclaimable: err = %v", err)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 0 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 0 {
 		t.Fatalf("refused copy stored %d events", n)
 	}
 	p.Config.Retention.DiskBudget = config.Bytes{}
@@ -245,7 +245,7 @@ func TestPrunedLinesStayPrunedWhenTheTranscriptIsRewritten(t *testing.T) {
 	if d := rep.Detail; d == nil || d.Reread != 1 || d.Events != 2 || d.Duplicates != 19 {
 		t.Fatalf("re-read after prune: %+v; want reread 1, events 2 (the changed and the new line), duplicates 19", d)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 4 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE source = 'claude-code'`); n != 4 {
 		t.Fatalf("%d events stored, want 4: the 2 kept and the 2 new", n)
 	}
 }

@@ -81,7 +81,7 @@ func factAnswer(content string, seq int64) modeltest.Answer {
 // runIDsOf maps each stage to the run ids its spend rows carry.
 func runIDsOf(t testing.TB, p *Pipeline) map[string][]int64 {
 	t.Helper()
-	rows, err := p.DB.Query(`SELECT stage, COALESCE(run_id, 0) FROM spend ORDER BY id`)
+	rows, err := p.db.Query(`SELECT stage, COALESCE(run_id, 0) FROM spend ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 // enough. It reports whether a scheduler took the notice; none running is
 // not an error (the next run picks the events up).
 func (p *Pipeline) WakeThreshold(ctx context.Context) (bool, error) {
-	_, err := control.Send(ctx, notice.SocketPath(p.DB.Dir), notice.Request{Op: notice.OpNotify, Moment: notice.MomentThreshold})
+	_, err := control.Send(ctx, notice.SocketPath(p.Dir()), notice.Request{Op: notice.OpNotify, Moment: notice.MomentThreshold})
 	switch {
 	case err == nil:
 		return true, nil

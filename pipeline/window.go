@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/recollect/recollect/integrate"
 	"github.com/recollect/recollect/store"
 )
 
@@ -54,18 +55,18 @@ func (p *Pipeline) pastWindow(ctx context.Context, now time.Time) (*WindowReport
 		return nil, s, fmt.Errorf("retention window: %w", err)
 	}
 	rep := &WindowReport{Window: w.String(), Floor: floor.UTC().Format(time.RFC3339), Facts: len(sel.Facts), Events: len(sel.Events)}
-	if err := p.DB.QueryRowContext(ctx, `SELECT count(*) FROM summaries WHERE created_at < ?`, store.FormatTime(floor)).Scan(&rep.Summaries); err != nil {
-		return nil, s, fmt.Errorf("retention window: count summaries: %w", err)
+	if rep.Summaries, err = integrate.SummariesBefore(ctx, p.db, floor); err != nil {
+		return nil, s, fmt.Errorf("retention window: %w", err)
 	}
 	return rep, s, nil
 }
 
-// EnforceWindow deletes what is past retention.window, as forget --before
+// enforceWindow deletes what is past retention.window, as forget --before
 // would (the same cascade, tombstones and mutation record, naming the
 // window as the reason), and the consolidation summaries written before
 // the window began. It returns nil when no window is set, and writes
 // nothing when nothing is past it.
-func (p *Pipeline) EnforceWindow(ctx context.Context, actor string) (*WindowReport, error) {
+func (p *Pipeline) enforceWindow(ctx context.Context, actor string) (*WindowReport, error) {
 	rep, s, err := p.pastWindow(ctx, time.Now())
 	if err != nil || rep == nil {
 		return rep, err
@@ -82,16 +83,15 @@ func (p *Pipeline) EnforceWindow(ctx context.Context, actor string) (*WindowRepo
 		}
 	}
 	if rep.Summaries > 0 {
-		err := p.DB.Tx(ctx, func(tx *store.Tx) error {
+		err := p.db.Tx(ctx, func(tx *store.Tx) error {
 			if err := tx.SecureDelete(ctx); err != nil {
 				return err
 			}
-			res, err := tx.ExecContext(ctx, `DELETE FROM summaries WHERE created_at < ?`, store.FormatTime(s.Before))
+			n, err := integrate.ForgetSummariesBefore(ctx, tx, s.Before)
 			if err != nil {
 				return err
 			}
-			n, _ := res.RowsAffected()
-			rep.RowsBy["summaries"] += int(n)
+			rep.RowsBy["summaries"] += n
 			detail, err := jsonString(map[string]any{"summaries": n, "before": rep.Floor})
 			if err != nil {
 				return err

@@ -51,7 +51,7 @@ func readAll(t *testing.T, p *Pipeline) string {
 	add(p.Briefing(ctx))
 	add(p.Reader.Profile(ctx))
 	add(hookctx.SessionStart(ctx, p.Reader, hookctx.SessionInput{Source: hookctx.SourceStartup, Budget: 2000}))
-	add(p.Events(ctx, EventsQuery{Limit: 100}))
+	add(p.Reader.Events(ctx, graph.EventsQuery{Limit: 100}))
 	add(p.Reader.Schemas(ctx))
 	return strings.ToLower(b.String())
 }
@@ -76,7 +76,7 @@ func TestRetentionWindowOnRead(t *testing.T) {
 					t.Fatalf("fixture: without a window the reads do not return %q", word)
 				}
 			}
-			events, facts := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events`), storetest.Count(t, p.DB, `SELECT count(*) FROM facts`)
+			events, facts := storetest.Count(t, p.db, `SELECT count(*) FROM session_events`), storetest.Count(t, p.db, `SELECT count(*) FROM facts`)
 
 			windowSince(p, time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC))
 			got := readAll(t, p)
@@ -97,7 +97,7 @@ func TestRetentionWindowOnRead(t *testing.T) {
 					t.Errorf("get_entity %s: %+v; only facts past the window name it", name, ans)
 				}
 			}
-			if n, m := storetest.Count(t, p.DB, `SELECT count(*) FROM session_events`), storetest.Count(t, p.DB, `SELECT count(*) FROM facts`); n != events || m != facts {
+			if n, m := storetest.Count(t, p.db, `SELECT count(*) FROM session_events`), storetest.Count(t, p.db, `SELECT count(*) FROM facts`); n != events || m != facts {
 				t.Fatalf("reading deleted rows: %d events → %d, %d facts → %d", events, n, facts, m)
 			}
 
@@ -117,13 +117,13 @@ func TestRetentionWindowOnRead(t *testing.T) {
 				t.Fatalf("prune: window %+v, want the 2 facts and 2 events deleted", rep.Window)
 			}
 			for _, word := range []string{"zephyr", "quokka"} {
-				if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE lower(content) LIKE '%`+word+`%'`) +
-					storetest.Count(t, p.DB, `SELECT count(*) FROM session_events WHERE lower(content) LIKE '%`+word+`%'`) +
-					storetest.Count(t, p.DB, `SELECT count(*) FROM session_facts WHERE lower(content) LIKE '%`+word+`%'`); n != 0 {
+				if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE lower(content) LIKE '%`+word+`%'`) +
+					storetest.Count(t, p.db, `SELECT count(*) FROM session_events WHERE lower(content) LIKE '%`+word+`%'`) +
+					storetest.Count(t, p.db, `SELECT count(*) FROM session_facts WHERE lower(content) LIKE '%`+word+`%'`); n != 0 {
 					t.Errorf("%q is still stored after prune (%d rows)", word, n)
 				}
 			}
-			if n := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log WHERE op = 'forget' AND target LIKE 'selector:%' AND reason = ?`, windowReason(p.Config.Retention.Window.String())); n != 1 {
+			if n := storetest.Count(t, p.db, `SELECT count(*) FROM mutation_log WHERE op = 'forget' AND target LIKE 'selector:%' AND reason = ?`, windowReason(p.Config.Retention.Window.String())); n != 1 {
 				t.Errorf("%d mutation records name the window, want 1", n)
 			}
 			if again, err := p.PastWindow(ctx); err != nil || again.Events != 0 || again.Facts != 0 {
@@ -153,15 +153,15 @@ func TestConsolidationDeletesPastWindow(t *testing.T) {
 	if w := sum.Window; w == nil || !w.Applied || w.Facts != 2 || w.Events != 2 || w.RowsBy["facts"] != 2 {
 		t.Fatalf("run under the window: %+v, want the 2 old facts and events deleted", sum.Window)
 	}
-	logged := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log`)
+	logged := storetest.Count(t, p.db, `SELECT count(*) FROM mutation_log`)
 	sum = consolidate(t, p)
 	if w := sum.Window; w == nil || w.Facts != 0 || w.Events != 0 || w.Rows != 0 {
 		t.Errorf("second run: %+v, want nothing past the window", sum.Window)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM mutation_log`); n != logged {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM mutation_log`); n != logged {
 		t.Errorf("a run with nothing past the window wrote %d mutation records", n-logged)
 	}
-	if n := storetest.Count(t, p.DB, `SELECT count(*) FROM facts WHERE content LIKE '%Atlas%'`); n != 1 {
+	if n := storetest.Count(t, p.db, `SELECT count(*) FROM facts WHERE content LIKE '%Atlas%'`); n != 1 {
 		t.Errorf("the fact within the window went too")
 	}
 }

@@ -59,7 +59,7 @@ func TestBacklogDrains(t *testing.T) {
 		t.Fatalf("after the drain: %d active facts, policy %q", st.Facts.Active, st.Backlog.Policy)
 	}
 	var examined []int
-	rows, err := p.DB.Query(`SELECT json_extract(summary, '$.extract.events_examined'), json_extract(summary, '$.integrate') IS NOT NULL FROM runs WHERE trigger IN ('daemon-start', 'backlog') ORDER BY id`)
+	rows, err := p.Store().Query(`SELECT json_extract(summary, '$.extract.events_examined'), json_extract(summary, '$.integrate') IS NOT NULL FROM runs WHERE trigger IN ('daemon-start', 'backlog') ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -179,7 +179,7 @@ func TestFollowerFiresThreshold(t *testing.T) {
 // it and releases the lock.
 func TestStandbyStepsBackForADaemon(t *testing.T) {
 	p := openPipeline(t)
-	dir := p.DB.Dir
+	dir := p.Dir()
 	release, err := scheduler.Lock(dir) // a daemon
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ type running struct {
 // startScheduler takes the lock and runs s until the test ends or stop.
 func startScheduler(tb testing.TB, p *pipeline.Pipeline, opts scheduler.Options) *running {
 	tb.Helper()
-	release, held, err := scheduler.TryLock(p.DB.Dir)
+	release, held, err := scheduler.TryLock(p.Dir())
 	if err != nil || held {
 		tb.Fatalf("TryLock: held=%v err=%v", held, err)
 	}

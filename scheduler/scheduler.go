@@ -129,7 +129,7 @@ func New(p *pipeline.Pipeline, opts Options) *Scheduler {
 		p: p, opts: opts, log: opts.Log,
 		wake:    make(chan struct{}, 1),
 		settled: make(chan struct{}),
-		status:  control.Status{PID: os.Getpid(), Kind: opts.Kind, DataDir: p.DB.Dir, Runs: map[string]int{}},
+		status:  control.Status{PID: os.Getpid(), Kind: opts.Kind, DataDir: p.Dir(), Runs: map[string]int{}},
 	}
 }
 
@@ -140,7 +140,7 @@ func New(p *pipeline.Pipeline, opts Options) *Scheduler {
 // reported in Status, not returned; Run returns what kept it from serving
 // or from shutting down cleanly.
 func (s *Scheduler) Run(ctx context.Context) error {
-	dir := s.p.DB.Dir
+	dir := s.p.Dir()
 	if s.opts.Kind == KindMCP {
 		var stop context.CancelFunc
 		ctx, stop = context.WithCancel(ctx)

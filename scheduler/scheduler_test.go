@@ -51,7 +51,7 @@ func TestMomentsRunTheirSteps(t *testing.T) {
 	if err := r.stop(t); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
-	rows, err := p.DB.Query(`SELECT trigger, summary FROM runs ORDER BY id`)
+	rows, err := p.Store().Query(`SELECT trigger, summary FROM runs ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func TestCoalescing(t *testing.T) {
 	// The start run counts itself before the worker marks it done: wait for
 	// both, or the first notify below can find it still in flight.
 	storetest.Eventually(t, "start run", func() bool { st := r.s.Status(); return st.Runs["daemon-start"] == 1 && !st.Running && !st.Pending })
-	release := holdWriteLock(t, p.DB.Dir)
+	release := holdWriteLock(t, p.Dir())
 	resp := r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction})
 	if resp.Message != "compaction noted; run queued" {
 		t.Errorf("first notify answered %q", resp.Message)
@@ -174,7 +174,7 @@ func TestCoalescing(t *testing.T) {
 	storetest.Eventually(t, "runs to settle", func() bool { st := r.s.Status(); return !st.Running && !st.Pending && st.Runs["compaction"] >= 2 })
 	// The four notifications made one follow-up run, a compaction one (the
 	// strongest moment among them), ungated: nothing was skipped.
-	if got, want := runTriggers(t, p.DB), []string{"daemon-start", "compaction", "compaction"}; !reflect.DeepEqual(got, want) {
+	if got, want := runTriggers(t, p.Store()), []string{"daemon-start", "compaction", "compaction"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("runs %q, want %q", got, want)
 	}
 	if st := r.s.Status(); st.Skipped != 0 || st.Runs["threshold"] != 0 {
@@ -186,7 +186,7 @@ func TestCoalescing(t *testing.T) {
 // removed and replaced; a live one and a non-socket file are left alone.
 func TestStaleSocketReplaced(t *testing.T) {
 	p := openPipeline(t)
-	path := notice.SocketPath(p.DB.Dir)
+	path := notice.SocketPath(p.Dir())
 	stale, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		t.Fatal(err)
@@ -196,11 +196,11 @@ func TestStaleSocketReplaced(t *testing.T) {
 	if _, err := control.Send(context.Background(), path, notice.Request{Op: notice.OpStatus}); !errors.Is(err, notice.ErrNoDaemon) {
 		t.Fatalf("send to stale socket: %v, want ErrNoDaemon", err)
 	}
-	if err := os.Chmod(p.DB.Dir, 0o755); err != nil {
+	if err := os.Chmod(p.Dir(), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	r := startScheduler(t, p, scheduler.Options{})
-	storetest.Eventually(t, "socket answers", func() bool { _, err := status(p.DB.Dir); return err == nil })
+	storetest.Eventually(t, "socket answers", func() bool { _, err := status(p.Dir()); return err == nil })
 	fi, err := os.Stat(path)
 	if err != nil {
 		t.Fatal(err)
@@ -208,7 +208,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 	if fi.Mode().Perm() != 0o600 {
 		t.Errorf("socket mode %o, want 600", fi.Mode().Perm())
 	}
-	if dfi, _ := os.Stat(p.DB.Dir); dfi.Mode().Perm() != 0o700 {
+	if dfi, _ := os.Stat(p.Dir()); dfi.Mode().Perm() != 0o700 {
 		t.Errorf("data dir mode %o, want 700", dfi.Mode().Perm())
 	}
 	if err := r.stop(t); err != nil {
@@ -222,7 +222,7 @@ func TestStaleSocketReplaced(t *testing.T) {
 func TestSocketRefusals(t *testing.T) {
 	t.Run("a file that is not a socket", func(t *testing.T) {
 		p := openPipeline(t)
-		path := notice.SocketPath(p.DB.Dir)
+		path := notice.SocketPath(p.Dir())
 		if err := os.WriteFile(path, []byte("mine"), 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +236,7 @@ func TestSocketRefusals(t *testing.T) {
 	})
 	t.Run("a live socket", func(t *testing.T) {
 		p := openPipeline(t)
-		ln, err := net.Listen("unix", notice.SocketPath(p.DB.Dir))
+		ln, err := net.Listen("unix", notice.SocketPath(p.Dir()))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,11 +248,11 @@ func TestSocketRefusals(t *testing.T) {
 	})
 	t.Run("too long a path", func(t *testing.T) {
 		p := openPipeline(t)
-		long := filepath.Join(p.DB.Dir, strings.Repeat("d", 100))
+		long := filepath.Join(p.Dir(), strings.Repeat("d", 100))
 		if err := os.Mkdir(long, 0o700); err != nil {
 			t.Fatal(err)
 		}
-		p.DB.Dir = long
+		p.Store().Dir = long
 		err := runOnce(t, p)
 		if err == nil || !strings.Contains(err.Error(), "use a shorter --data directory") {
 			t.Fatalf("Run: %v", err)
@@ -275,7 +275,7 @@ func TestWaitSettled(t *testing.T) {
 	p := openPipeline(t)
 	r := startScheduler(t, p, scheduler.Options{})
 	storetest.Eventually(t, "start run", func() bool { return r.s.Status().Runs["daemon-start"] == 1 })
-	sock := notice.SocketPath(p.DB.Dir)
+	sock := notice.SocketPath(p.Dir())
 	ctx := context.Background()
 
 	resp, err := control.WaitIdle(ctx, sock, 5*time.Second)
@@ -283,7 +283,7 @@ func TestWaitSettled(t *testing.T) {
 		t.Fatalf("idle daemon: %+v, %v", resp, err)
 	}
 
-	release := holdWriteLock(t, p.DB.Dir)
+	release := holdWriteLock(t, p.Dir())
 	r.s.Notify(notice.Request{Op: notice.OpNotify, Moment: notice.MomentCompaction})
 	storetest.Eventually(t, "a run in flight", func() bool { return r.s.Status().Running })
 	resp, err = control.WaitIdle(ctx, sock, 50*time.Millisecond)
@@ -328,23 +328,23 @@ func TestContextRequests(t *testing.T) {
 			got <- r
 			return control.Response{OK: true, Message: "context", Stdout: "{\"hookSpecificOutput\":{}}\n", Stderr: "a line\n"}
 		}})
-		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
-		resp, err := control.Send(context.Background(), notice.SocketPath(p.DB.Dir), req)
+		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.Dir()); return err == nil })
+		resp, err := control.Send(context.Background(), notice.SocketPath(p.Dir()), req)
 		if err != nil || resp.Stdout != "{\"hookSpecificOutput\":{}}\n" || resp.Stderr != "a line\n" {
 			t.Fatalf("%+v, %v", resp, err)
 		}
 		if r := <-got; !reflect.DeepEqual(r, req) {
 			t.Fatalf("handler got %+v, want %+v", r, req)
 		}
-		if st, err := status(p.DB.Dir); err != nil || st.Answered != 1 {
+		if st, err := status(p.Dir()); err != nil || st.Answered != 1 {
 			t.Fatalf("status %+v, %v; want one request answered", st, err)
 		}
 	})
 	t.Run("refused", func(t *testing.T) {
 		p := openPipeline(t)
 		startScheduler(t, p, scheduler.Options{})
-		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.DB.Dir); return err == nil })
-		resp, err := control.Send(context.Background(), notice.SocketPath(p.DB.Dir), req)
+		storetest.Eventually(t, "the socket", func() bool { _, err := status(p.Dir()); return err == nil })
+		resp, err := control.Send(context.Background(), notice.SocketPath(p.Dir()), req)
 		if err == nil || resp.Message != "this scheduler does not answer context requests; read the store directly" {
 			t.Fatalf("%+v, %v; want a refusal", resp, err)
 		}

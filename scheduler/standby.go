@@ -42,7 +42,7 @@ func Standby(ctx context.Context, p *pipeline.Pipeline, opts Options) error {
 	// daemon's to take, not this server's to take back.
 	var yielded time.Time
 	for {
-		release, held, err := TryLock(p.DB.Dir)
+		release, held, err := TryLock(p.Dir())
 		if err != nil {
 			return err
 		}
@@ -66,7 +66,7 @@ func Standby(ctx context.Context, p *pipeline.Pipeline, opts Options) error {
 			}
 			deferring, yielded = true, time.Now()
 		case !deferring:
-			pid, kind := Holder(p.DB.Dir)
+			pid, kind := Holder(p.Dir())
 			opts.Log.Info("another process runs the scheduler for this data directory; deferring to it", "pid", pid, "holder", Describe(kind))
 			deferring = true
 		}

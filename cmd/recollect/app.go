@@ -266,7 +266,7 @@ func openPipelineAt(c *cli.Context, env Env, dir string, log *slog.Logger) (*pip
 		return nil, err
 	}
 	if errors.Is(statErr, os.ErrNotExist) {
-		if err := adoptStore(c.Context, p.DB, dir, env); err != nil {
+		if err := adoptStore(c.Context, p.Store(), dir, env); err != nil {
 			return nil, errors.Join(err, p.Close())
 		}
 	}

@@ -10,6 +10,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"io/fs"
 	"maps"
@@ -349,5 +352,156 @@ func TestSQLiteDriverOnlyInStoreSQLite(t *testing.T) {
 	}
 	if !seen {
 		t.Errorf("store/sqlite does not import %s: the check looks at the wrong package", sqliteDriver)
+	}
+}
+
+// storeTakers are the files of cmd and scheduler whose production code
+// takes a store handle (a Pipeline's or a graph.Reader's Store()), each with
+// why its work is storage itself; every other file goes through the
+// package named for the operation: Pipeline.Dir for the data directory,
+// the Reader for reads of knowledge, pipeline/stats for the self-report,
+// Run, Forget and Prune for the stages and deletions. cmd/recollect-bench,
+// which seeds and measures rows, is the one folder taken whole.
+var storeTakers = map[string]string{
+	"cmd/recollect/app.go":       "records the identity of a store the command created (store.NewIdentity)",
+	"cmd/recollect/conflicts.go": "hands the store to integrate's conflict listing and resolution",
+	"cmd/recollect/daemon.go":    "sizes the daemon's connection cache",
+	"cmd/recollect/mcp.go":       "checks the store answers before the MCP handshake",
+	"cmd/recollect/storecopy.go": "copies the store to another engine",
+	"cmd/recollect/why.go":       "hands the store to integrate's decision trail",
+}
+
+// storeTakes lists, as file:line, the calls of a method named Store with
+// no arguments in the Go source src.
+func storeTakes(name string, src []byte) ([]string, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			return true
+		}
+		if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Store" {
+			out = append(out, fset.Position(call.Pos()).String())
+		}
+		return true
+	})
+	return out, nil
+}
+
+// TestStoreHandleTakers: the front ends and the scheduler take the store
+// handle only where their work is storage itself (storeTakers); each such
+// file still needs it, so the list does not outlive its reasons.
+func TestStoreHandleTakers(t *testing.T) {
+	root := filepath.Join("..", "..")
+	taking := map[string]bool{}
+	for _, top := range []string{"cmd", "scheduler"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, path)
+			rel = filepath.ToSlash(rel)
+			if d.IsDir() && rel == "cmd/recollect-bench" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+				return nil
+			}
+			src, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			takes, err := storeTakes(rel, src)
+			if err != nil {
+				return err
+			}
+			if len(takes) == 0 {
+				return nil
+			}
+			taking[rel] = true
+			if _, ok := storeTakers[rel]; !ok {
+				t.Errorf("%s takes the store handle; go through the package named for the operation (Pipeline.Dir, Reader, pipeline/stats, integrate), or add the file to storeTakers with why its work is storage", strings.Join(takes, ", "))
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, file := range slices.Sorted(maps.Keys(storeTakers)) {
+		if !taking[file] {
+			t.Errorf("%s is in storeTakers (%s) but takes no store handle: remove it from the list", file, storeTakers[file])
+		}
+	}
+	takes, err := storeTakes("bad.go", []byte("package x\nfunc f() { _ = p.Store().Dir; _ = p.Reader.Store() }\n"))
+	if err != nil || len(takes) != 2 {
+		t.Errorf("the rule finds %v (%v) in two takes of the handle", takes, err)
+	}
+}
+
+// knowledgeTable matches SQL that reads or writes one of integrate's
+// tables, the K layer and what integrate keeps beside it.
+var knowledgeTable = regexp.MustCompile(`(?i)\b(FROM|JOIN|INTO|UPDATE|TABLE)\s+(facts|fact_provenance|fact_entities|fact_signatures|fact_signature_backfill|fact_counts|entities|entity_aliases|entity_edges|embeddings|conflicts|summaries|tombstones|domains|vector_codes|vector_code_changes)\b`)
+
+// knowledgeSQLInPipeline are the files of package pipeline allowed SQL on
+// integrate's tables, each with why.
+var knowledgeSQLInPipeline = map[string]string{
+	"prune.go": "the reclaimable-events condition keeps every event a fact's provenance cites, in the one statement that both counts and deletes",
+}
+
+// TestPipelineLeavesKnowledgeSQLToIntegrate: package pipeline orders the
+// stages and the deletions; what is read or deleted of integrate's tables
+// is integrate's code (integrate.ForgetFact, FactOrigin, FactsWithin, …),
+// beside the code that writes them.
+func TestPipelineLeavesKnowledgeSQLToIntegrate(t *testing.T) {
+	dir := filepath.Join("..", "..", "pipeline")
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	using := map[string]bool{}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			lit, ok := n.(*ast.BasicLit)
+			if !ok || lit.Kind != token.STRING {
+				return true
+			}
+			m := knowledgeTable.FindString(lit.Value)
+			if m == "" {
+				return true
+			}
+			using[name] = true
+			if _, ok := knowledgeSQLInPipeline[name]; !ok {
+				t.Errorf("%s: SQL on integrate's table (%s); add a function to integrate beside the code that writes it", fset.Position(lit.Pos()), m)
+			}
+			return true
+		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(knowledgeSQLInPipeline)) {
+		if !using[name] {
+			t.Errorf("pipeline/%s is in knowledgeSQLInPipeline but holds no SQL on integrate's tables: remove it from the list", name)
+		}
+	}
+	for _, bad := range []string{"`SELECT id FROM facts WHERE digest = ?`", "`DELETE FROM summaries WHERE created_at < ?`", "`SELECT 1 FROM fact_provenance v JOIN\n entities e`"} {
+		if !knowledgeTable.MatchString(bad) {
+			t.Errorf("the rule misses %q", bad)
+		}
+	}
+	if knowledgeTable.MatchString("`SELECT content FROM session_facts WHERE fact_id = ?`") {
+		t.Error("the rule takes session_facts, extract's table, for integrate's")
 	}
 }

@@ -29,7 +29,7 @@ func conflictsCommand(env Env) *cli.Command {
 				return err
 			}
 			defer p.Close()
-			list, err := integrate.ListConflicts(c.Context, p.DB, c.Bool("all"))
+			list, err := integrate.ListConflicts(c.Context, p.Store(), c.Bool("all"))
 			if err != nil {
 				return err
 			}
@@ -76,7 +76,7 @@ func resolveConflict(c *cli.Context, env Env) error {
 		return err
 	}
 	defer p.Close()
-	res, err := integrate.ResolveConflict(c.Context, p.DB, id, integrate.ResolveOptions{
+	res, err := integrate.ResolveConflict(c.Context, p.Store(), id, integrate.ResolveOptions{
 		Keep: keep, Both: both, Note: c.String("note"), Actor: "cli", Bitemporal: p.Config.Temporal.Mode == config.TemporalBitemporal,
 	})
 	if errors.Is(err, integrate.ErrConflictInput) {

@@ -44,7 +44,7 @@ func daemonCommand(env Env) *cli.Command {
 			}
 			// The daemon stays up with a pool of connections, each keeping
 			// pages: a smaller cache each holds its memory down.
-			p.DB.LimitCache(daemonCacheKiB)
+			p.Store().LimitCache(daemonCacheKiB)
 			p.LogSources()
 			runErr := scheduler.New(p, scheduler.Options{Log: log, Reads: readServer(p)}).Run(c.Context)
 			if runErr != nil {

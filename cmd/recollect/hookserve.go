@@ -49,8 +49,8 @@ func searchServer(p *pipeline.Pipeline) func(context.Context, notice.Request) co
 				return control.Response{Message: msg}
 			}
 		}
-		if !sameDir(dir, p.DB.Dir) {
-			return control.Response{Message: "this daemon serves " + p.DB.Dir + ", not " + dir}
+		if !sameDir(dir, p.Dir()) {
+			return control.Response{Message: "this daemon serves " + p.Dir() + ", not " + dir}
 		}
 		var q graph.Query
 		if err := json.Unmarshal([]byte(req.Query), &q); err != nil {
@@ -130,13 +130,13 @@ func contextServer(p *pipeline.Pipeline) func(context.Context, notice.Request) c
 		}
 		h := contextHook{env: env, event: event, flag: req.Data, cwd: req.Cwd, deadline: time.Now().Add(timeout), briefings: briefings,
 			warm: func(dir string) (*graph.Reader, error) {
-				if !sameDir(dir, p.DB.Dir) {
+				if !sameDir(dir, p.Dir()) {
 					return nil, errNotServed
 				}
 				return p.Reader, nil
 			}}
 		if err := runContextHook(ctx, h); err != nil {
-			return control.Response{Message: "this daemon serves " + p.DB.Dir + ", not the hook's data directory; run recollect hooks " + req.Hook + " instead"}
+			return control.Response{Message: "this daemon serves " + p.Dir() + ", not the hook's data directory; run recollect hooks " + req.Hook + " instead"}
 		}
 		return control.Response{OK: true, Message: "context", Stdout: stdout.String(), Stderr: stderr.String()}
 	}

@@ -129,7 +129,7 @@ func writeInspectPage(c *cli.Context, env Env, p *pipeline.Pipeline, d inspect.D
 	d.Spend = spendView(st)
 	path := c.String("output")
 	if path == "" {
-		path = filepath.Join(p.DB.Dir, inspect.PageFile)
+		path = filepath.Join(p.Dir(), inspect.PageFile)
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -67,7 +67,7 @@ func newMCPServer(ctx context.Context, c *cli.Context, env Env) (*mcpserver.Serv
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := p.DB.PingContext(ctx); err != nil {
+	if err := p.Store().PingContext(ctx); err != nil {
 		p.Close()
 		return nil, nil, fmt.Errorf("open store for mcp: %w", err)
 	}

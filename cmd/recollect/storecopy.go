@@ -46,7 +46,7 @@ func storeCommand(env Env) *cli.Command {
 					return err
 				}
 				defer p.Close()
-				if filepath.Clean(p.DB.Dir) == to {
+				if filepath.Clean(p.Dir()) == to {
 					return usagef("store copy: --to names this store's own directory; give another")
 				}
 				cfg, err := config.Load(to)
@@ -58,7 +58,7 @@ func storeCommand(env Env) *cli.Command {
 					return err
 				}
 				defer dst.Close()
-				return copyAndPrint(c, env.Stdout, p.DB, dst)
+				return copyAndPrint(c, env.Stdout, p.Store(), dst)
 			},
 		}},
 	}
@@ -87,7 +87,7 @@ func copyFrom(c *cli.Context, env Env) error {
 		return err
 	}
 	defer p.Close()
-	if filepath.Clean(p.DB.Path) == from {
+	if filepath.Clean(p.Store().Path) == from {
 		return usagef("store copy: --from names this store's own file; give another")
 	}
 	src, err := sqlite.OpenFile(c.Context, from)
@@ -95,13 +95,13 @@ func copyFrom(c *cli.Context, env Env) error {
 		return err
 	}
 	defer src.Close()
-	return copyAndPrint(c, env.Stdout, src, p.DB)
+	return copyAndPrint(c, env.Stdout, src, p.Store())
 }
 
 // copyAndPrint copies from into to and prints each table's count, or them
 // all as JSON with --json.
 func copyAndPrint(c *cli.Context, w io.Writer, from, to *store.DB) error {
-	counts, err := pipeline.CopyStore(c.Context, from, to)
+	counts, err := store.Copy(c.Context, from, to)
 	if err != nil {
 		return err
 	}

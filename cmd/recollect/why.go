@@ -30,7 +30,7 @@ func whyCommand(env Env) *cli.Command {
 				return err
 			}
 			defer p.Close()
-			ex, err := integrate.Why(c.Context, p.DB, id)
+			ex, err := integrate.Why(c.Context, p.Store(), id)
 			if err != nil {
 				return err
 			}

@@ -74,7 +74,7 @@ func (m *memory) factID(tb testing.TB, s string) (int64, string) {
 	tb.Helper()
 	var id int64
 	var status string
-	if err := m.p.DB.QueryRowContext(context.Background(), `SELECT id, status FROM facts WHERE content LIKE ? ORDER BY id LIMIT 1`, "%"+s+"%").Scan(&id, &status); err != nil {
+	if err := m.p.Store().QueryRowContext(context.Background(), `SELECT id, status FROM facts WHERE content LIKE ? ORDER BY id LIMIT 1`, "%"+s+"%").Scan(&id, &status); err != nil {
 		tb.Fatalf("no fact holds %q: %v", s, err)
 	}
 	return id, status
@@ -125,7 +125,7 @@ func TestBudgetsHold(t *testing.T) {
 		}
 		m.say(t, "s1", lines...)
 		var n, long int
-		m.p.DB.QueryRowContext(context.Background(), `SELECT count(*), count(*) FILTER (WHERE length(content) > ?) FROM facts WHERE status = 'active'`, hookctx.FactCut).Scan(&n, &long)
+		m.p.Store().QueryRowContext(context.Background(), `SELECT count(*), count(*) FILTER (WHERE length(content) > ?) FROM facts WHERE status = 'active'`, hookctx.FactCut).Scan(&n, &long)
 		if n < 30 || long < 30 {
 			t.Fatalf("the fixture holds %d facts, %d longer than a cut fact; want 30 of each", n, long)
 		}
@@ -337,7 +337,7 @@ func TestOpenConflicts(t *testing.T) {
 		a, _ := m.factID(t, "Postgres")
 		b, _ := m.factID(t, "nightly backup")
 		for _, resolved := range []any{nil, store.Now()} {
-			if _, err := m.p.DB.ExecContext(context.Background(), `INSERT INTO conflicts(fact_id, other_id, target_id, reason, created_at, resolved_at) VALUES (?,?,?,?,?,?)`,
+			if _, err := m.p.Store().ExecContext(context.Background(), `INSERT INTO conflicts(fact_id, other_id, target_id, reason, created_at, resolved_at) VALUES (?,?,?,?,?,?)`,
 				b, b, a, "both replace it", store.Now(), resolved); err != nil {
 				t.Fatal(err)
 			}

@@ -65,7 +65,7 @@ func backlogStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 // extractRate is the elapsed time per examined event over the last runs
 // that examined any, and how many runs that is.
 func extractRate(ctx context.Context, p *pipeline.Pipeline) (time.Duration, int, error) {
-	rows, err := p.DB.QueryContext(ctx, `SELECT summary FROM runs WHERE finished_at IS NOT NULL AND summary IS NOT NULL ORDER BY id DESC LIMIT 50`)
+	rows, err := p.Store().QueryContext(ctx, `SELECT summary FROM runs WHERE finished_at IS NOT NULL AND summary IS NOT NULL ORDER BY id DESC LIMIT 50`)
 	if err != nil {
 		return 0, 0, fmt.Errorf("read runs: %w", err)
 	}

@@ -35,7 +35,7 @@ const maxNotRead = 20
 
 func notReadStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	st.NotRead = NotReadStats{ByProblem: map[string]int{}, Paths: []NotReadPath{}}
-	if err := eachRow(ctx, p.DB, `SELECT problem, count(*) FROM source_problems GROUP BY problem`, func(scan scanFunc) error {
+	if err := eachRow(ctx, p.Store(), `SELECT problem, count(*) FROM source_problems GROUP BY problem`, func(scan scanFunc) error {
 		var k string
 		var n int
 		err := scan(&k, &n)
@@ -44,7 +44,7 @@ func notReadStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	}); err != nil {
 		return err
 	}
-	return eachRow(ctx, p.DB, fmt.Sprintf(`SELECT path, problem, detail, failures, first_at, last_at FROM source_problems
+	return eachRow(ctx, p.Store(), fmt.Sprintf(`SELECT path, problem, detail, failures, first_at, last_at FROM source_problems
 		ORDER BY last_at DESC, path LIMIT %d`, maxNotRead), func(scan scanFunc) error {
 		var r NotReadPath
 		if err := scan(&r.Path, &r.Problem, &r.Detail, &r.Failures, &r.Since, &r.Last); err != nil {
@@ -72,7 +72,7 @@ type ClaimStats struct {
 
 func claimStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	st.Claims = []ClaimStats{}
-	return eachRow(ctx, p.DB, `SELECT claim_token, count(*) FROM session_facts WHERE status = 'claimed' AND claim_token IS NOT NULL
+	return eachRow(ctx, p.Store(), `SELECT claim_token, count(*) FROM session_facts WHERE status = 'claimed' AND claim_token IS NOT NULL
 		GROUP BY claim_token ORDER BY claim_token`, func(scan scanFunc) error {
 		var tok string
 		var n int
@@ -92,7 +92,7 @@ func claimStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 // signStats reads which stored facts the next integrate run signs again
 // (integrate.SignStored): the marker a migration leaves, gone once done.
 func signStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
-	return eachRow(ctx, p.DB, `SELECT upto FROM fact_signature_backfill`, func(scan scanFunc) error {
+	return eachRow(ctx, p.Store(), `SELECT upto FROM fact_signature_backfill`, func(scan scanFunc) error {
 		var upto int64
 		if err := scan(&upto); err != nil {
 			return err

@@ -27,7 +27,7 @@ func TestFailedRunIsFinishedWithItsError(t *testing.T) {
 		t.Fatalf("run with a broken integrate stage: %v; want its error", err)
 	}
 	var finished, summary string
-	if err := p.DB.QueryRow(`SELECT COALESCE(finished_at, ''), COALESCE(summary, '') FROM runs WHERE id = ?`, sum.RunID).Scan(&finished, &summary); err != nil {
+	if err := p.Store().QueryRow(`SELECT COALESCE(finished_at, ''), COALESCE(summary, '') FROM runs WHERE id = ?`, sum.RunID).Scan(&finished, &summary); err != nil {
 		t.Fatal(err)
 	}
 	var got pipeline.Summary
@@ -61,7 +61,7 @@ func TestStatsNamesClaimers(t *testing.T) {
 		at + "/b/" + host + "/" + strconv.Itoa(dead.Process.Pid) + "/1",
 	}
 	ids := []int64{}
-	rows, err := p.DB.Query(`SELECT id FROM session_facts ORDER BY id`)
+	rows, err := p.Store().Query(`SELECT id FROM session_facts ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +75,7 @@ func TestStatsNamesClaimers(t *testing.T) {
 		t.Fatalf("extract made %d session facts, want 2", len(ids))
 	}
 	for i, tok := range tokens {
-		if _, err := p.DB.Exec(`UPDATE session_facts SET status = 'claimed', claim_token = ? WHERE id = ?`, tok, ids[i]); err != nil {
+		if _, err := p.Store().Exec(`UPDATE session_facts SET status = 'claimed', claim_token = ? WHERE id = ?`, tok, ids[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -110,7 +110,7 @@ func TestStatsSurviveAbsurdTokenCounts(t *testing.T) {
 	p := openTest(t)
 	now := time.Now()
 	for _, n := range []int64{1 << 62, 1 << 62, 40} {
-		if _, err := p.DB.Exec(`INSERT INTO spend(stage, provider, input_tokens, output_tokens, elapsed_ms, ok, created_at) VALUES ('extract','http',?,?,1,1,?)`,
+		if _, err := p.Store().Exec(`INSERT INTO spend(stage, provider, input_tokens, output_tokens, elapsed_ms, ok, created_at) VALUES ('extract','http',?,?,1,1,?)`,
 			n, n, store.FormatTime(now.Add(-time.Minute))); err != nil {
 			t.Fatal(err)
 		}

@@ -51,7 +51,7 @@ func modelStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 		ms.Routes[s] = run.ProviderFor(s)
 	}
 	ms.Notes = run.Warnings()
-	rows, err := p.DB.QueryContext(ctx, `SELECT stage, provider, consecutive_failures, COALESCE(last_error, ''), COALESCE(last_error_at, ''), COALESCE(last_ok_at, '')
+	rows, err := p.Store().QueryContext(ctx, `SELECT stage, provider, consecutive_failures, COALESCE(last_error, ''), COALESCE(last_error_at, ''), COALESCE(last_ok_at, '')
 		FROM stage_health ORDER BY stage, provider`)
 	if err != nil {
 		return fmt.Errorf("stats: read stage health: %w", err)
@@ -67,7 +67,7 @@ func modelStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("stats: read stage health: %w", err)
 	}
-	if ms.Held, err = heldExtractions(ctx, p.DB); err != nil {
+	if ms.Held, err = heldExtractions(ctx, p.Store()); err != nil {
 		return err
 	}
 	st.Model = ms

@@ -143,7 +143,7 @@ func spendStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 		{key: "provider", where: "1 = 1", into: sp.ByProvider},
 		{key: "provider || '/' || COALESCE(model, '(unnamed)')", where: "1 = 1", into: sp.ByModel},
 	} {
-		m, err := spendTotals(ctx, p.DB, g.key, g.where, g.args...)
+		m, err := spendTotals(ctx, p.Store(), g.key, g.where, g.args...)
 		if err != nil {
 			return err
 		}
@@ -155,7 +155,7 @@ func spendStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 			g.into[k] = v
 		}
 	}
-	rows, err := p.DB.QueryContext(ctx, `SELECT id, trigger, started_at, COALESCE(finished_at, ''), COALESCE(summary, '')
+	rows, err := p.Store().QueryContext(ctx, `SELECT id, trigger, started_at, COALESCE(finished_at, ''), COALESCE(summary, '')
 		FROM runs ORDER BY id DESC LIMIT 10`)
 	if err != nil {
 		return fmt.Errorf("stats: read runs: %w", err)
@@ -174,7 +174,7 @@ func spendStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 		return fmt.Errorf("stats: read runs: %w", err)
 	}
 	for i := range sp.LastRuns {
-		m, err := spendTotals(ctx, p.DB, "''", "run_id = ?", sp.LastRuns[i].ID)
+		m, err := spendTotals(ctx, p.Store(), "''", "run_id = ?", sp.LastRuns[i].ID)
 		if err != nil {
 			return err
 		}
@@ -208,16 +208,16 @@ func spendTotals(ctx context.Context, q store.Querier, key, where string, args .
 }
 
 func diskStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
-	d := DiskStats{Engine: p.DB.Engine().Name(), Budget: p.Config.Retention.DiskBudget.String()}
+	d := DiskStats{Engine: p.Store().Engine().Name(), Budget: p.Config.Retention.DiskBudget.String()}
 	var err error
-	if d.FileBytes, d.Measured, err = p.DB.Engine().Footprint(ctx, p.DB); err != nil {
+	if d.FileBytes, d.Measured, err = p.Store().Engine().Footprint(ctx, p.Store()); err != nil {
 		return err
 	}
-	if d.UsedBytes, err = p.DB.UsedBytes(ctx); err != nil {
+	if d.UsedBytes, err = p.Store().UsedBytes(ctx); err != nil {
 		return err
 	}
-	d.CacheBytes = pipeline.CacheBytes(p.DB.Dir)
-	if d.Privacy, err = store.Privacy(p.DB.Dir); err != nil {
+	d.CacheBytes = pipeline.CacheBytes(p.Dir())
+	if d.Privacy, err = store.Privacy(p.Dir()); err != nil {
 		d.Privacy = "unknown: " + err.Error()
 	}
 	if b, ok, err := p.DiskBudget(); err != nil {
@@ -281,14 +281,14 @@ func probeDaemon(ctx context.Context, dir string) DaemonStatus {
 func embeddingStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 	es := EmbeddingStats{Leftover: []SpaceVectors{}}
 	cfg := p.Config.Embedding
-	sp, known, err := integrate.WorkingSpace(ctx, p.DB, cfg)
+	sp, known, err := integrate.WorkingSpace(ctx, p.Store(), cfg)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
 	if cfg.Provider == "" {
 		sp = vector.Space{} // no working space: every stored space is leftover
 	}
-	cov, err := integrate.EmbeddingCoverage(ctx, p.DB, sp)
+	cov, err := integrate.EmbeddingCoverage(ctx, p.Store(), sp)
 	if err != nil {
 		return fmt.Errorf("stats: %w", err)
 	}
@@ -297,7 +297,7 @@ func embeddingStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error 
 		if known {
 			dim := sp.Dim
 			es.Semantic.Dim = &dim
-			if err := p.DB.QueryRowContext(ctx, `SELECT
+			if err := p.Store().QueryRowContext(ctx, `SELECT
 				(SELECT count(*) FROM embeddings WHERE provider = ?1 AND model = ?2 AND dim = ?3) -
 				(SELECT count(*) FROM vector_codes WHERE provider = ?1 AND model = ?2 AND dim = ?3)`,
 				sp.Provider, sp.Model, sp.Dim).Scan(&es.Semantic.Uncoded); err != nil {

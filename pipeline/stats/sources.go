@@ -36,7 +36,7 @@ func sourceStats(ctx context.Context, p *pipeline.Pipeline, st *Stats) error {
 		s := SourceStats{SourceReport: r}
 		prefix := r.Projects + string(filepath.Separator)
 		var last sql.NullString
-		err := p.DB.QueryRowContext(ctx, `SELECT count(*), max(updated_at) FROM source_files
+		err := p.Store().QueryRowContext(ctx, `SELECT count(*), max(updated_at) FROM source_files
 			WHERE kind = ? AND substr(path, 1, length(?)) = ?`, r.Kind, prefix, prefix).Scan(&s.FilesCopied, &last)
 		if err != nil {
 			return fmt.Errorf("read copied files of %s: %w", r.Home, err)

@@ -93,7 +93,7 @@ type CountAndBytes struct {
 
 // Read reads the self-report of the store p has open.
 func Read(ctx context.Context, p *pipeline.Pipeline) (Stats, error) {
-	st := Stats{DataDir: p.DB.Dir, FactsBy: map[string]int{}, Domains: map[string]int{}, PendingBy: map[string]int{},
+	st := Stats{DataDir: p.Dir(), FactsBy: map[string]int{}, Domains: map[string]int{}, PendingBy: map[string]int{},
 		Skipped: map[string]int{}, Redactions: map[string]int{}, Events: EventCounts{ByKind: map[string]CountAndBytes{}},
 		Produced: map[string]int{}, Unknown: map[string]string{}, BinaryVersion: p.BinaryVersion()}
 	// A number that cannot be read is reported in Unknown with the reason;
@@ -107,7 +107,7 @@ func Read(ctx context.Context, p *pipeline.Pipeline) (Stats, error) {
 		return true
 	}
 	var err error
-	if st.SchemaVersion, err = p.DB.Version(ctx); unknown("schema_version", err) {
+	if st.SchemaVersion, err = p.Store().Version(ctx); unknown("schema_version", err) {
 		st.SchemaVersion = 0
 	}
 	st.Provider = p.ProviderName()
@@ -127,8 +127,8 @@ func Read(ctx context.Context, p *pipeline.Pipeline) (Stats, error) {
 	if err := ctx.Err(); err != nil {
 		return st, fmt.Errorf("stats: %w", err)
 	}
-	st.Daemon = probeDaemon(ctx, p.DB.Dir)
-	st.Budgets, err = model.Budgets(ctx, p.DB, p.Config.Intelligence, time.Now())
+	st.Daemon = probeDaemon(ctx, p.Dir())
+	st.Budgets, err = model.Budgets(ctx, p.Store(), p.Config.Intelligence, time.Now())
 	unknown("token_budgets", err)
 	if st.Budgets == nil {
 		st.Budgets = []model.Budget{}
@@ -202,7 +202,7 @@ func countStats(ctx context.Context, p *pipeline.Pipeline, st *Stats, unknown fu
 		}},
 	}
 	for _, s := range steps {
-		unknown(s.key, eachRow(ctx, p.DB, s.query, s.fn))
+		unknown(s.key, eachRow(ctx, p.Store(), s.query, s.fn))
 	}
 	for _, n := range st.PendingBy {
 		st.Pending += n
@@ -253,22 +253,22 @@ type StorageStats struct {
 }
 
 func storageStats(ctx context.Context, p *pipeline.Pipeline, st *Stats, unknown func(string, error) bool) {
-	st.Storage = StorageStats{Engine: p.DB.Engine().Name(), Server: p.DB.Engine().Remote(), Where: p.DB.Path}
+	st.Storage = StorageStats{Engine: p.Store().Engine().Name(), Server: p.Store().Engine().Remote(), Where: p.Store().Path}
 	machine, err := store.MachineID(p.Getenv)
 	if !unknown("storage.machine", err) {
 		st.Storage.Machine = machine
 	}
-	err = p.DB.QueryRowContext(ctx, `SELECT count(DISTINCT NULLIF(machine, '')), count(*) FILTER (WHERE machine = '') FROM source_files`).
+	err = p.Store().QueryRowContext(ctx, `SELECT count(DISTINCT NULLIF(machine, '')), count(*) FILTER (WHERE machine = '') FROM source_files`).
 		Scan(&st.Storage.Machines, &st.Storage.Unowned)
 	unknown("storage.machines_copying", err)
 	// A store kept elsewhere than the data directory's file leaves that
 	// file, when there is one, unread.
-	if path := filepath.Join(p.DB.Dir, store.DBFile); p.DB.Dir != "" && filepath.Clean(p.DB.Path) != path {
+	if path := filepath.Join(p.Dir(), store.DBFile); p.Dir() != "" && filepath.Clean(p.Store().Path) != path {
 		if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() {
 			st.Storage.LeftBehind, st.Storage.LeftBehindBytes = path, pipeline.FileBytes(path)
 		}
 	}
-	v, err := p.DB.Engine().VectorStorage(ctx, p.DB)
+	v, err := p.Store().Engine().VectorStorage(ctx, p.Store())
 	if !unknown("storage.vectors", err) {
 		st.Storage.Vectors = v
 	}

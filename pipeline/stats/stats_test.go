@@ -23,7 +23,7 @@ func spendRow(tb testing.TB, p *pipeline.Pipeline, run int64, stage, provider, m
 	if run > 0 {
 		runArg = run
 	}
-	if _, err := p.DB.ExecContext(context.Background(), `INSERT INTO spend(run_id, stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
+	if _, err := p.Store().ExecContext(context.Background(), `INSERT INTO spend(run_id, stage, provider, model, input_tokens, output_tokens, elapsed_ms, ok, created_at)
 		VALUES (?,?,?,?,?,?,?,?,?)`, runArg, stage, provider, model, in, out, 100, ok, store.FormatTime(at)); err != nil {
 		tb.Fatal(err)
 	}
@@ -71,14 +71,14 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 		return b
 	}
 	var first int64
-	if err := p.DB.QueryRowContext(ctx, `SELECT min(id) FROM facts`).Scan(&first); err != nil {
+	if err := p.Store().QueryRowContext(ctx, `SELECT min(id) FROM facts`).Scan(&first); err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range []struct {
 		provider, model string
 		dim             int
 	}{{"ollama", "nomic", 4}, {"http", "old", 2}} {
-		if _, err := p.DB.ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?,?,?,?,?,?)`,
+		if _, err := p.Store().ExecContext(ctx, `INSERT INTO embeddings(fact_id, provider, model, dim, vector, created_at) VALUES (?,?,?,?,?,?)`,
 			first, e.provider, e.model, e.dim, vec(e.dim), store.Now()); err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +101,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 		t.Fatalf("before the embedder learnt its dimension: semantic = %+v", sem)
 	}
 	// The embed step records the dimension of the model's first answer.
-	if err := store.SetMeta(ctx, p.DB, "embedding_dim:ollama/nomic", "4"); err != nil {
+	if err := store.SetMeta(ctx, p.Store(), "embedding_dim:ollama/nomic", "4"); err != nil {
 		t.Fatal(err)
 	}
 	if st, err = Read(ctx, p); err != nil {
@@ -111,7 +111,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 	if sem == nil || sem.Dim == nil || *sem.Dim != 4 || sem.Embedded != 1 || sem.Missing != 1 || sem.Uncoded != 1 {
 		t.Fatalf("semantic = %+v; want the vector stored without a code counted as uncoded", sem)
 	}
-	if n, err := integrate.BackfillCodes(ctx, p.DB, vector.Space{Provider: "ollama", Model: "nomic", Dim: 4}, 10); err != nil || n != 1 {
+	if n, err := integrate.BackfillCodes(ctx, p.Store(), vector.Space{Provider: "ollama", Model: "nomic", Dim: 4}, 10); err != nil || n != 1 {
 		t.Fatalf("backfill: %d, %v", n, err)
 	}
 	if st, err = Read(ctx, p); err != nil || st.Embeddings.Semantic.Uncoded != 0 {
@@ -127,7 +127,7 @@ func TestStatsEmbeddingCoverage(t *testing.T) {
 func TestStatsDaemonProbeWithoutDaemon(t *testing.T) {
 	ctx := context.Background()
 	p := openTest(t)
-	dir := p.DB.Dir
+	dir := p.Dir()
 	if ds := probeDaemon(ctx, dir); ds.Listening || ds.Note != "no daemon: the control socket does not exist; start one with recollect daemon" {
 		t.Fatalf("no socket: %+v", ds)
 	}
@@ -163,7 +163,7 @@ func TestStatsDisk(t *testing.T) {
 	if st.Disk.ReclaimableEvents != 3 || st.Disk.ReclaimableBytes == 0 || st.Disk.BudgetBytes != nil || st.Disk.LastPruneAt != "" {
 		t.Fatalf("disk = %+v", st.Disk)
 	}
-	if st.Disk.FileBytes != pipeline.FileBytes(p.DB.Path) || st.Disk.UsedBytes <= 0 {
+	if st.Disk.FileBytes != pipeline.FileBytes(p.Store().Path) || st.Disk.UsedBytes <= 0 {
 		t.Fatalf("sizes = %+v", st.Disk)
 	}
 	if _, err := p.Prune(ctx, pipeline.PruneOptions{Apply: true}); err != nil {
@@ -185,7 +185,7 @@ func TestStatsUnreadableCountIsUnknown(t *testing.T) {
 	p := openTest(t)
 	say(t, p, "s1", "My colleague Robin at Acme is leading the Atlas migration.")
 	consolidate(t, p)
-	if _, err := p.DB.ExecContext(ctx, `DROP TABLE redactions`); err != nil {
+	if _, err := p.Store().ExecContext(ctx, `DROP TABLE redactions`); err != nil {
 		t.Fatal(err)
 	}
 	st, err := Read(ctx, p)

@@ -135,7 +135,7 @@ func BenchImport(ctx context.Context, bin, work, fixtures string, mb int) (Impor
 		return res, err
 	}
 	defer p.Close()
-	db := p.DB
+	db := p.Store()
 	stage, err := p.ExtractStage(ctx)
 	if err != nil {
 		return res, err

@@ -85,7 +85,7 @@ func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch i
 	if _, err := p.Run(ctx, pipeline.RunOptions{Steps: pipeline.Steps{Extract: true}, Extract: extract.Options{All: true}, Trigger: "bench"}); err != nil {
 		return res, err
 	}
-	pending, err := pendingContents(ctx, p.DB)
+	pending, err := pendingContents(ctx, p.Store())
 	if err != nil {
 		return res, err
 	}
@@ -101,14 +101,14 @@ func BenchIntegrate(ctx context.Context, work, keep, fixtures string, n, batch i
 		var look, or time.Duration
 		for _, c := range pending {
 			t := time.Now()
-			if _, err := integrate.NearDuplicateIDs(ctx, p.DB, c, "general"); err != nil {
+			if _, err := integrate.NearDuplicateIDs(ctx, p.Store(), c, "general"); err != nil {
 				return res, err
 			}
 			look += time.Since(t)
 		}
 		for _, c := range pending {
 			t := time.Now()
-			if err := orQuery(ctx, p.DB, c); err != nil {
+			if err := orQuery(ctx, p.Store(), c); err != nil {
 				return res, err
 			}
 			or += time.Since(t)

@@ -282,10 +282,10 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 	}
 	defer p.Close()
 	if opts.Storage.Provider == "postgres" {
-		defer postgres.DropSchema(context.WithoutCancel(ctx), p.DB)
+		defer postgres.DropSchema(context.WithoutCancel(ctx), p.Store())
 	}
 	start := time.Now()
-	byCapture, dups, err := ingest(ctx, p.DB, route, c)
+	byCapture, dups, err := ingest(ctx, p.Store(), route, c)
 	if err != nil {
 		return err
 	}
@@ -293,7 +293,7 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 	if err != nil {
 		return fmt.Errorf("consolidate: %w", err)
 	}
-	if err := noneLeft(ctx, p.DB); err != nil {
+	if err := noneLeft(ctx, p.Store()); err != nil {
 		return err
 	}
 	rr.Ingest += time.Since(start)
@@ -301,7 +301,7 @@ func runConversation(ctx context.Context, work, route string, c Conversation, rr
 	if sum.Integrate != nil {
 		rr.Superseded += sum.Integrate.Superseded
 	}
-	db := p.DB
+	db := p.Store()
 	byFact, facts, err := factDias(ctx, db, byCapture)
 	if err != nil {
 		return err

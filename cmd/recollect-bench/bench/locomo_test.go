@@ -177,20 +177,20 @@ func TestLocomoCaptureRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	byCapture, dups, err := ingest(context.Background(), p.DB, RouteCapture, convs[0])
+	byCapture, dups, err := ingest(context.Background(), p.Store(), RouteCapture, convs[0])
 	if err != nil || dups != 0 || len(byCapture) != 7 {
 		t.Fatalf("ingest: %v, %d duplicates, %d captures", err, dups, len(byCapture))
 	}
 	var content string
 	var speaker, said sql.NullString
 	var events, ids string
-	if err := p.DB.QueryRow(`SELECT content, speaker, said_at, event_ids FROM session_facts ORDER BY id LIMIT 1`).Scan(&content, &speaker, &said, &ids); err != nil {
+	if err := p.Store().QueryRow(`SELECT content, speaker, said_at, event_ids FROM session_facts ORDER BY id LIMIT 1`).Scan(&content, &speaker, &said, &ids); err != nil {
 		t.Fatal(err)
 	}
 	if content != "[8 May 2023] Ana: Hi Ben! I adopted a grey cat called Pixel yesterday." || speaker.Valid || said.String != "2023-05-08T00:00:00.000000000Z" || ids != "[]" {
 		t.Fatalf("captured %q speaker %v said_at %v events %s; want the dated line, said on its date, and nothing else", content, speaker, said, ids)
 	}
-	if err := p.DB.QueryRow(`SELECT count(*) FROM session_events`).Scan(&events); err != nil || events != "0" {
+	if err := p.Store().QueryRow(`SELECT count(*) FROM session_events`).Scan(&events); err != nil || events != "0" {
 		t.Fatalf("the capture route recorded %s events (%v); capture_fact records none", events, err)
 	}
 	rep, err := RunLocomo(context.Background(), LocomoOptions{Path: filepath.Join("testdata", "mini_locomo.json"), WorkDir: t.TempDir(), Routes: []string{RouteMetadata}})

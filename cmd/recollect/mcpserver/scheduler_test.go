@@ -125,7 +125,7 @@ func TestDaemonAndMCPServerShareOneCopier(t *testing.T) {
 
 	count := func() int {
 		var n int
-		if err := p.DB.QueryRow(`SELECT count(*) FROM session_events WHERE source = 'claude-code'`).Scan(&n); err != nil {
+		if err := p.Store().QueryRow(`SELECT count(*) FROM session_events WHERE source = 'claude-code'`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
@@ -143,7 +143,7 @@ func TestDaemonAndMCPServerShareOneCopier(t *testing.T) {
 		}
 	}
 	var dups int
-	if err := p.DB.QueryRow(`SELECT count(*) FROM (SELECT content FROM session_events WHERE source = 'claude-code' GROUP BY content HAVING count(*) > 1)`).Scan(&dups); err != nil {
+	if err := p.Store().QueryRow(`SELECT count(*) FROM (SELECT content FROM session_events WHERE source = 'claude-code' GROUP BY content HAVING count(*) > 1)`).Scan(&dups); err != nil {
 		t.Fatal(err)
 	}
 	if dups != 0 {

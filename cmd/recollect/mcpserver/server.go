@@ -86,7 +86,7 @@ func New(p *pipeline.Pipeline, opts Options) (*Server, error) {
 	if version == "" {
 		version = "(devel)"
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName(p.DB.Dir, opts.HomeDir), Version: version},
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName(p.Dir(), opts.HomeDir), Version: version},
 		&mcp.ServerOptions{Instructions: instructions, Capabilities: &mcp.ServerCapabilities{}})
 	s.mcp.AddReceivingMiddleware(readableArguments)
 	s.addResources()

@@ -12,7 +12,6 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/text"
-	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/pipeline/stats"
 )
 
@@ -83,9 +82,9 @@ type contextIn struct {
 // output schemas are made from these.
 type (
 	sessionContextOut struct {
-		Briefing  string              `json:"briefing"`
-		SessionID string              `json:"session_id"`
-		Captured  []pipeline.Captured `json:"captured"`
+		Briefing  string           `json:"briefing"`
+		SessionID string           `json:"session_id"`
+		Captured  []graph.Captured `json:"captured"`
 	}
 	logEventOut struct {
 		Seq       int64  `json:"seq"`
@@ -255,7 +254,7 @@ func (s *Server) sessionContext(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if err != nil {
 		return nil, nil, err
 	}
-	captured, err := s.p.PendingCaptures(ctx, session)
+	captured, err := s.p.Reader.PendingCaptures(ctx, session)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -169,7 +169,7 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 			return nil, nil, err
 		}
 	}
-	events, err := s.p.Events(ctx, pipeline.EventsQuery{After: in.AfterSequence, Session: session, Limit: in.Limit})
+	events, err := s.p.Reader.Events(ctx, graph.EventsQuery{After: in.AfterSequence, Session: session, Limit: in.Limit})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -209,7 +209,7 @@ func (s *Server) getEvents(ctx context.Context, _ *mcp.CallToolRequest, in getEv
 // knownSession refuses a session id that no event or captured fact
 // carries, so a mistyped id is not answered with a silent empty list.
 func (s *Server) knownSession(ctx context.Context, field, id string) error {
-	known, err := s.p.SessionKnown(ctx, id)
+	known, err := s.p.Reader.SessionKnown(ctx, id)
 	if err != nil {
 		return err
 	}
