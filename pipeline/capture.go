@@ -104,7 +104,7 @@ func captureOutcome(ctx context.Context, tx *store.Tx, session, content string, 
 		res.Forgotten = true
 		return nil
 	}
-	err = tx.QueryRowContext(ctx, `SELECT id, status FROM session_facts WHERE session_id = ? AND digest = ?`, session, digest).Scan(&res.ID, &res.Status)
+	res.ID, res.Status, err = extract.Pending(ctx, tx, session, digest)
 	if err != nil {
 		return fmt.Errorf("read captured fact: %w", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/recollect/recollect/extract"
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/inspect"
 	"github.com/recollect/recollect/graph/vector"
@@ -201,31 +202,17 @@ func sourceEvents(ctx context.Context, tx *store.Tx, id int64, o integrate.Origi
 		events[s] = true
 	}
 	wordings := []string{o.Content}
-	rows, err := tx.QueryContext(ctx, `SELECT content, event_ids FROM session_facts WHERE fact_id = ?
-		UNION ALL SELECT content, event_ids FROM session_facts WHERE digest = ?`, id, o.Digest)
+	behind, err := extract.Wordings(ctx, tx, id, o.Digest)
 	if err != nil {
 		return fmt.Errorf("find its events: %w", err)
 	}
-	for rows.Next() {
-		var w, ids string
-		if err := rows.Scan(&w, &ids); err != nil {
-			rows.Close()
-			return fmt.Errorf("find its events: %w", err)
+	for _, w := range behind {
+		for _, s := range w.Events {
+			events[s] = true
 		}
-		var cited []int64
-		if json.Unmarshal([]byte(ids), &cited) == nil {
-			for _, s := range cited {
-				events[s] = true
-			}
+		if !slices.Contains(wordings, w.Content) {
+			wordings = append(wordings, w.Content)
 		}
-		if !slices.Contains(wordings, w) {
-			wordings = append(wordings, w)
-		}
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return fmt.Errorf("find its events: %w", err)
 	}
 	for _, w := range wordings {
 		if err := eventsHolding(ctx, tx, w, events); err != nil {
@@ -279,25 +266,9 @@ func forgetEvents(ctx context.Context, tx *store.Tx, events map[int64]bool, rep 
 	}
 	// Which of them extracted facts still cite: one pass over the
 	// extracted facts' citations for all the events, not one per event.
-	stillCited := map[int64]bool{}
-	rows, err := tx.QueryContext(ctx, `SELECT CAST(j.value AS INTEGER) FROM session_facts sf, `+tx.Engine().JSONInts("sf.event_ids", "j")+` WHERE j.value IS NOT NULL`)
+	stillCited, err := extract.CitedAmong(ctx, tx, events)
 	if err != nil {
-		return fmt.Errorf("forget events: read citations: %w", err)
-	}
-	for rows.Next() {
-		var seq int64
-		if err := rows.Scan(&seq); err != nil {
-			rows.Close()
-			return fmt.Errorf("forget events: read citations: %w", err)
-		}
-		if events[seq] {
-			stillCited[seq] = true
-		}
-	}
-	err = rows.Err()
-	rows.Close()
-	if err != nil {
-		return fmt.Errorf("forget events: read citations: %w", err)
+		return fmt.Errorf("forget events: %w", err)
 	}
 	for _, seq := range slices.Sorted(maps.Keys(events)) {
 		cited := stillCited[seq]
@@ -345,7 +316,7 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 	if !ok {
 		return fmt.Errorf("forget fact %d: %w; list candidates with recollect forget --matching QUERY --dry-run", id, ErrFactNotFound)
 	}
-	digests, err := store.Column[string](ctx, tx, `SELECT ? UNION SELECT digest FROM session_facts WHERE fact_id = ?`, o.Digest, id)
+	digests, err := extract.Digests(ctx, tx, id, o.Digest)
 	if err != nil {
 		return fmt.Errorf("forget fact %d: %w", id, err)
 	}
@@ -359,10 +330,9 @@ func forgetOne(ctx context.Context, tx *store.Tx, id int64, opts ForgetOptions, 
 	rep.ScrubbedRuns += n
 	// The extracted facts behind it, and any sharing its digest, so a
 	// pending copy cannot bring it back.
-	n, err = store.Changed(ctx, tx, `DELETE FROM session_facts WHERE fact_id = ?1 OR digest = ?2
-		OR digest IN (SELECT digest FROM session_facts WHERE fact_id = ?1)`, id, o.Digest)
+	n, err = extract.ForgetFacts(ctx, tx, id, o.Digest)
 	if err != nil {
-		return fmt.Errorf("forget fact %d: session_facts: %w", id, err)
+		return err
 	}
 	rep.RowsBy["session_facts"] += n
 	if ftsTables(tx) {
