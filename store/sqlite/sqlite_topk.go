@@ -94,10 +94,7 @@ func topFactText(ctx context.Context, db store.Querier, cache *countCache, q sto
 	if !ok || len(words) < 2 {
 		return "", false, "", nil
 	}
-	cv, err := cache.view(db)
-	if err != nil {
-		return "", false, "", err
-	}
+	cv := cache.view(db)
 	// The index's own count of facts first: in a small store the words'
 	// counts are not read.
 	n, err := cv.factRows(ctx, db)

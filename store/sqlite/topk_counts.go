@@ -65,19 +65,21 @@ type countView struct {
 
 // view reads the store's data version for a search through db. The
 // version is read before any count, so a commit after it changes the
-// version the next search reads.
-func (c *countCache) view(db store.Querier) (countView, error) {
+// version the next search reads. When the version cannot be read, the
+// search reads its counts itself, as without a cache: whether the store
+// changed is then unknown, and the counts are read rather than trusted.
+func (c *countCache) view(db store.Querier) countView {
 	if c == nil {
-		return countView{}, nil
+		return countView{}
 	}
 	if d, ok := db.(*store.DB); !ok || d.DB != c.pool {
-		return countView{}, nil
+		return countView{}
 	}
 	v, ok, err := c.h.DataVersion()
 	if err != nil || !ok {
-		return countView{}, err
+		return countView{}
 	}
-	return countView{c: c, version: v}, nil
+	return countView{c: c, version: v}
 }
 
 // current makes the cache hold the counts of v's version, emptying it

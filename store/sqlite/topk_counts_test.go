@@ -90,6 +90,23 @@ func TestCountCacheSeesWrites(t *testing.T) {
 	}
 }
 
+// TestCountCacheNeedsDataVersion: a handle that cannot tell whether the
+// store changed (no pinned connection, as a reader opened by OpenReader
+// has none) keeps nothing, and every search reads its counts.
+func TestCountCacheNeedsDataVersion(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 3000)
+	cache := newCountCache(&handle{path: db.Path}, db.DB)
+	for _, q := range topkQueries {
+		if got, want := topOf(t, ctx, db, cache, q, 20), topOf(t, ctx, db, nil, q, 20); got != want {
+			t.Errorf("%q: %s; read afresh, %s", q, got, want)
+		}
+	}
+	if n := cache.cachedWords(); n != 0 {
+		t.Errorf("the cache holds %d words' counts with no data version to check them by", n)
+	}
+}
+
 // TestCountCacheNotForTransactions: a search inside a transaction reads
 // the counts its own uncommitted writes make, and leaves the cache as it
 // was.
