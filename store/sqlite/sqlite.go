@@ -25,7 +25,12 @@ import (
 // sqliteEngine is the SQLite engine (mattn/go-sqlite3 with FTS5): the one
 // place that speaks SQLite's own forms — FTS5 MATCH and bm25(), json_each,
 // instr, rowid, PRAGMA, VACUUM and the migrations in schema.go.
-type sqliteEngine struct{}
+//
+// counts, when not nil, keeps the full-text counts topFactText reads for
+// the store the engine was opened with (see countCache).
+type sqliteEngine struct {
+	counts *countCache
+}
 
 var _ store.Engine = sqliteEngine{}
 
@@ -308,7 +313,7 @@ func (e sqliteEngine) TopText(ctx context.Context, q store.Querier, ix store.Tex
 // topText is TopText trying the rare words apart from the sizes least on.
 func (e sqliteEngine) topText(ctx context.Context, q store.Querier, ix store.TextIndex, text store.TextQuery, k int, least topTextMin) (string, []any, error) {
 	if ix == store.FactText && k > 0 {
-		top, ok, counts, err := topFactText(ctx, q, text, k, least)
+		top, ok, counts, err := topFactText(ctx, q, e.counts, text, k, least)
 		if err != nil {
 			return "", nil, err
 		}

@@ -86,19 +86,22 @@ type topWord struct {
 // is false when the rare words cannot settle the best k, the store or
 // the query's matches are smaller than least, or the query is not made of
 // plain words: the caller ranks the whole query instead, and counts, when
-// the words' counts were read, is recollect_bm25's argument for q.
-func topFactText(ctx context.Context, db store.Querier, q store.TextQuery, k int, least topTextMin) (top string, ok bool, counts string, err error) {
+// the words' counts were read, is recollect_bm25's argument for q. cache,
+// when not nil, keeps the counts from one search to the next while the
+// store does not change.
+func topFactText(ctx context.Context, db store.Querier, cache *countCache, q store.TextQuery, k int, least topTextMin) (top string, ok bool, counts string, err error) {
 	words, ok := plainWords(q)
 	if !ok || len(words) < 2 {
 		return "", false, "", nil
 	}
+	cv := cache.view(db)
 	// The index's own count of facts first: in a small store the words'
 	// counts are not read.
-	n, err := factTextRows(ctx, db)
+	n, err := cv.factRows(ctx, db)
 	if err != nil || n <= 0 || n < least.facts {
 		return "", false, "", err
 	}
-	if err := wordCounts(ctx, db, words); err != nil {
+	if err := cv.wordCounts(ctx, db, words); err != nil {
 		return "", false, "", err
 	}
 	// words are q's words in q's order, each one phrase of q's FTS5 query.

@@ -106,7 +106,7 @@ func TestTopFactTextRanksAsFTS5(t *testing.T) {
 	} {
 		t.Run(strings.Join(q, "_"), func(t *testing.T) {
 			const k = 40
-			top, ok, _, err := topFactText(ctx, db, q, k, topTextMin{})
+			top, ok, _, err := topFactText(ctx, db, nil, q, k, topTextMin{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -146,7 +146,7 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 		{"matches too few to save anything", store.TextQuery{"zebra3", "note"}, topTextMin{rows: 1_000_000}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if _, ok, _, err := topFactText(ctx, db, c.q, 40, c.least); err != nil || ok {
+			if _, ok, _, err := topFactText(ctx, db, nil, c.q, 40, c.least); err != nil || ok {
 				t.Errorf("%q: ok = %v, err = %v; want the whole query ranked", c.q, ok, err)
 			}
 		})
@@ -156,11 +156,22 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 // TestTopTextSource: the source TopText hands the keyword arm holds the
 // same facts in the same order, with the same scores, as FTS5's whole
 // ranking by bm25(), on the fast path, off it once the words' counts are
-// read (ranked whole by recollect_bm25), and off it before.
+// read (ranked whole by recollect_bm25), and off it before; with the
+// counts read from the index each time, and with them kept by the store's
+// engine (read on the first search, held on the second).
 func TestTopTextSource(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 3000)
-	eng := sqliteEngine{}
+	for _, eng := range []sqliteEngine{{}, db.Engine().(sqliteEngine), db.Engine().(sqliteEngine)} {
+		testTopTextSource(t, ctx, db, eng)
+	}
+	if n := db.Engine().(sqliteEngine).counts.cachedWords(); n == 0 {
+		t.Errorf("the store's engine holds no word's counts after its searches")
+	}
+}
+
+func testTopTextSource(t *testing.T, ctx context.Context, db *store.DB, eng sqliteEngine) {
+	t.Helper()
 	for _, c := range []struct {
 		q     store.TextQuery
 		least topTextMin
@@ -294,11 +305,11 @@ func TestTopFactTextEitherRanker(t *testing.T) {
 		{"project", "zebra5", "note", "release", "alpha", "theta"},
 	} {
 		for _, k := range []int{10, 40} {
-			got, ok, _, err := topFactText(ctx, db, q, k, topTextMin{})
+			got, ok, _, err := topFactText(ctx, db, nil, q, k, topTextMin{})
 			if err != nil || !ok {
 				t.Fatalf("%q, k %d: ok %v, err %v; want the rare words to settle the best k", q, k, ok, err)
 			}
-			want, _, _, err := topFactText(ctx, db, q, k, topTextMin{recount: true})
+			want, _, _, err := topFactText(ctx, db, nil, q, k, topTextMin{recount: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // BenchmarkPromptSearch times the prompt hook's search (limit 10) of a
@@ -24,6 +27,44 @@ func BenchmarkPromptSearch(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkPromptSearchCounts times the same searches on two warm readers
+// of one connection pool, taking turns going first: the store's own,
+// whose engine keeps the words' full-text counts while nothing commits
+// (the daemon's), and one whose engine reads them for every search (a
+// reader's, as sqlite.OpenReader opens it). It reports the first's total
+// over the second's as kept-read-ratio, with each one's mean.
+func BenchmarkPromptSearchCounts(b *testing.B) {
+	for _, n := range searchBenchSizes(b) {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			db, sentences := searchBenchStore(b, n)
+			ctx := context.Background()
+			plain, err := sqlite.OpenReader(ctx, db.Dir)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer plain.Close()
+			readers := [2]*graph.Reader{graph.NewReader(db), graph.NewReader(store.Wrap(db.DB, plain.Engine(), db.Dir, db.Path))}
+			defer readers[0].Close()
+			defer readers[1].Close()
+			var spent [2]time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				q := graph.Query{Text: sentences[(i*7919)%len(sentences)], Limit: 10}
+				for _, r := range []int{i % 2, 1 - i%2} {
+					t0 := time.Now()
+					if _, err := readers[r].Search(ctx, q); err != nil {
+						b.Fatal(err)
+					}
+					spent[r] += time.Since(t0)
+				}
+			}
+			b.ReportMetric(float64(spent[0])/float64(spent[1]), "kept-read-ratio")
+			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "kept-ms/op")
+			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "read-ms/op")
 		})
 	}
 }

@@ -1,0 +1,174 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"sync"
+
+	"github.com/recollect/recollect/store"
+)
+
+// countCacheWords bounds how many words' counts a store's cache holds: a
+// few hundred kilobytes at most, the vocabulary of thousands of prompts.
+// A cache that would grow past it is emptied and fills again.
+const countCacheWords = 4096
+
+// countCache keeps, for one open store, what topFactText reads before it
+// ranks — the index's count of facts and each query word's counts of
+// facts and occurrences — for as long as nothing commits to the store. A
+// word's counts are read from facts_fts_vocab, which reads every posting
+// of the word to count them: for the common words of a prompt that is
+// tens of thousands of postings, read again on every search that names
+// them. A long-lived process (the daemon's reader) reads them once.
+//
+// Whether the store changed is PRAGMA data_version on the handle's pinned
+// connection (handle.DataVersion), read before the counts: a commit by
+// this process's pool or by another process changes it, and the next
+// search reads afresh. A handle without a data version (a reader opened
+// by OpenReader) caches nothing.
+//
+// The cache serves only reads through the store's own pool (*store.DB),
+// each of which sees what is committed when it runs; a transaction may
+// see its own uncommitted writes, so it reads its counts itself. It is
+// safe for concurrent searches.
+type countCache struct {
+	h    *handle
+	pool *sql.DB
+
+	mu sync.Mutex
+	// version is the data version the counts below were read at (or
+	// after, with nothing committed since it was read).
+	version int64
+	held    bool
+	rows    int64
+	hasRows bool
+	words   map[string]wordCount
+}
+
+// wordCount is a word's counts in the facts' index: the facts holding
+// it, and its occurrences in them.
+type wordCount struct{ df, cnt int64 }
+
+// newCountCache is the cache of the store whose handle is h and pool is
+// pool.
+func newCountCache(h *handle, pool *sql.DB) *countCache {
+	return &countCache{h: h, pool: pool}
+}
+
+// countView is the cache as one search sees it: the data version read at
+// its start. A view of no cache, or of a querier the cache does not
+// serve, reads every count from the store.
+type countView struct {
+	c       *countCache
+	version int64
+}
+
+// view reads the store's data version for a search through db. The
+// version is read before any count, so a commit after it changes the
+// version the next search reads. When the version cannot be read, the
+// search reads its counts itself, as without a cache: whether the store
+// changed is then unknown, and the counts are read rather than trusted.
+func (c *countCache) view(db store.Querier) countView {
+	if c == nil {
+		return countView{}
+	}
+	if d, ok := db.(*store.DB); !ok || d.DB != c.pool {
+		return countView{}
+	}
+	v, ok, err := c.h.DataVersion()
+	if err != nil || !ok {
+		return countView{}
+	}
+	return countView{c: c, version: v}
+}
+
+// current makes the cache hold the counts of v's version, emptying it
+// when it held an older one, and reports whether it does: false when the
+// cache has moved on to a newer version than v. c.mu is held.
+func (c *countCache) current(v int64) bool {
+	switch {
+	case c.held && c.version == v:
+		return true
+	case c.held && c.version > v:
+		return false
+	}
+	c.held, c.version, c.hasRows, c.words = true, v, false, nil
+	return true
+}
+
+// factRows is factTextRows, kept while the store does not change.
+func (cv countView) factRows(ctx context.Context, db store.Querier) (int64, error) {
+	c := cv.c
+	if c == nil {
+		return factTextRows(ctx, db)
+	}
+	c.mu.Lock()
+	if c.current(cv.version) && c.hasRows {
+		n := c.rows
+		c.mu.Unlock()
+		return n, nil
+	}
+	c.mu.Unlock()
+	n, err := factTextRows(ctx, db)
+	if err != nil {
+		return 0, err
+	}
+	c.mu.Lock()
+	if c.current(cv.version) {
+		c.rows, c.hasRows = n, true
+	}
+	c.mu.Unlock()
+	return n, nil
+}
+
+// wordCounts is wordCounts for the words the cache does not hold, the
+// held counts for the rest.
+func (cv countView) wordCounts(ctx context.Context, db store.Querier, words []topWord) error {
+	c := cv.c
+	if c == nil {
+		return wordCounts(ctx, db, words)
+	}
+	missing := make([]topWord, 0, len(words))
+	at := make([]int, 0, len(words))
+	c.mu.Lock()
+	ok := c.current(cv.version)
+	for i := range words {
+		if wc, held := c.words[words[i].stem]; ok && held {
+			words[i].df, words[i].cnt = wc.df, wc.cnt
+			continue
+		}
+		missing, at = append(missing, words[i]), append(at, i)
+	}
+	c.mu.Unlock()
+	if len(missing) == 0 {
+		return nil
+	}
+	if err := wordCounts(ctx, db, missing); err != nil {
+		return err
+	}
+	for j, i := range at {
+		words[i].df, words[i].cnt = missing[j].df, missing[j].cnt
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.current(cv.version) || len(missing) > countCacheWords {
+		return nil
+	}
+	if len(c.words)+len(missing) > countCacheWords {
+		c.words = nil
+	}
+	if c.words == nil {
+		c.words = make(map[string]wordCount, len(missing))
+	}
+	for _, w := range missing {
+		c.words[w.stem] = wordCount{df: w.df, cnt: w.cnt}
+	}
+	return nil
+}
+
+// cachedWords is how many words' counts the cache holds, for tests.
+func (c *countCache) cachedWords() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.words)
+}
