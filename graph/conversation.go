@@ -412,7 +412,11 @@ func withoutSpeakers(terms []string, speakers map[string]bool) []string {
 // "me" and "my" at almost nothing where most facts hold them, so the
 // keyword query's first-person words alone do not tip the balance. A hit
 // gains up to SelfShare of its score, f/(f+1) of it for f first-person
-// words, so one "I" counts half and many count no more than all.
+// words, so one "I" counts half and many count no more than all. A hit
+// that speaks to "you" is a reply to the asker, not their own account
+// ("I'd be happy to help you with your reading list"): its score is
+// divided by as much, 1 + SelfShare·y/(y+1) for y second-person words, so
+// a text that says "I" once and "you" once ends where it began.
 const SelfShare = 0.2
 
 // weighFirstPerson applies SelfShare to the scores of cands (the best of
@@ -432,26 +436,35 @@ func weighFirstPerson(ctx context.Context, r *Reader, cands []*candidate) error 
 		return fmt.Errorf("keyword search: first person: %w", err)
 	}
 	defer rows.Close()
-	count := make(map[int64]int, len(cands))
+	type persons struct{ first, second float64 }
+	count := make(map[int64]persons, len(cands))
 	for rows.Next() {
 		var id int64
 		var content string
 		if err := rows.Scan(&id, &content); err != nil {
 			return fmt.Errorf("keyword search: first person: %w", err)
 		}
+		var p persons
 		for _, w := range text.Tokens(content) {
 			if text.IsFirstPerson(w) {
-				count[id]++
+				p.first++
+			} else if text.IsSecondPerson(w) {
+				p.second++
 			}
 		}
+		count[id] = p
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("keyword search: first person: %w", err)
 	}
 	for _, c := range cands {
-		if f := float64(count[c.id]); f > 0 {
-			c.own *= 1 + SelfShare*f/(f+1)
-		}
+		c.own *= selfWeight(count[c.id].first, count[c.id].second)
 	}
 	return nil
+}
+
+// selfWeight is the factor SelfShare applies to a hit with f first-person
+// and y second-person words.
+func selfWeight(f, y float64) float64 {
+	return (1 + SelfShare*f/(f+1)) / (1 + SelfShare*y/(y+1))
 }

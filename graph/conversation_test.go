@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -481,4 +482,47 @@ func TestRankKeywordFirstPersonQuestion(t *testing.T) {
 			t.Errorf("text.Analyze(%q).AsksYou = %v, want %v", tc.q, got, tc.asks)
 		}
 	}
+}
+
+// TestSelfWeight: a first-person word lifts a hit for a question about the
+// asker, a second-person word lowers it by as much, and one of each
+// cancels out.
+func TestSelfWeight(t *testing.T) {
+	for _, c := range []struct {
+		first, second, want float64
+	}{
+		{0, 0, 1},
+		{1, 0, 1 + SelfShare/2},
+		{0, 1, 1 / (1 + SelfShare/2)},
+		{1, 1, 1},
+		{3, 1, (1 + SelfShare*3/4) / (1 + SelfShare/2)},
+	} {
+		if got := selfWeight(c.first, c.second); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("selfWeight(%v, %v) = %v, want %v", c.first, c.second, got, c.want)
+		}
+	}
+}
+
+// TestFirstPersonQuestionRanksTheAskersAccountAboveAReplyToThem: for a
+// question about the asker, a reply that speaks to "you" and repeats the
+// question's words ranks below what the asker said of themselves, though
+// BM25 alone ranks the reply first; a question that does not ask about the
+// asker keeps BM25's order.
+func TestFirstPersonQuestionRanksTheAskersAccountAboveAReplyToThem(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		own := addConversation(t, db, "s1", []turn{{"Ana", "I am currently reading a long book about old Hollywood, its studios and its stars."}})
+		reply := addConversation(t, db, "s2", []turn{{"Bot", "Which book are you currently reading? I can help you find your next one."}})
+		for _, filler := range []string{"I wrote the staging notes.", "I think the deploy runs at noon.", "I saw the tests pass.",
+			"I made coffee.", "I fixed the parser.", "I moved the meeting.", "I like the new desk.", "I renamed the branch."} {
+			addConversation(t, db, "s3", []turn{{"Ana", filler}})
+		}
+		got := rank(t, db, "What book am I currently reading?")
+		if o, r := position(got, own[0]), position(got, reply[0]); o == 0 || r == 0 || o > r {
+			t.Fatalf("ranking %v; want the asker's own account (%d) above the reply to them (%d)", got, own[0], reply[0])
+		}
+		got = rank(t, db, "What book is he currently reading?")
+		if position(got, reply[0]) != 1 {
+			t.Fatalf("ranking %v; a question not about the asker keeps keyword order (%d first)", got, reply[0])
+		}
+	})
 }
