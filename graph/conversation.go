@@ -81,11 +81,17 @@ func neighborSeedsOf(order []*candidate) map[int64]*candidate {
 // lendToNeighbors gives the facts said just before and after each of the
 // best hits (in the same session) NeighborShare of what that hit scores
 // above their own. When
-// the query names speakers, only their facts inherit. near holds the
+// the query names speakers, only their facts inherit. When it asks about
+// the asker (aboutAsker: in the first person, addressing no one), a
+// neighbour that holds the query's words itself inherits nothing: the
+// question asks what the asker said of themselves, and the reply next to
+// it that repeats their words is ranked by those words alone, not lifted
+// to the asker's own account; a neighbour without the words still comes
+// as context, the answer to a question. near holds the
 // neighbours when the pool's statement read them (poolWithNeighbors);
 // otherwise they are read here.
 func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
-	cond string, args []any, near []neighbor, read bool) error {
+	aboutAsker bool, cond string, args []any, near []neighbor, read bool) error {
 	seeds := neighborSeedsOf(order)
 	if len(seeds) == 0 {
 		return nil
@@ -110,6 +116,9 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 		got := cands[nb.id]
 		if got == nil && !nb.asks {
 			continue // only a question's exchange is context for words it lacks
+		}
+		if got != nil && got.matched && aboutAsker {
+			continue // ranked by its own words (see above)
 		}
 		if got == nil {
 			got = &candidate{id: nb.id, session: seed.session, speaker: nb.speaker}
