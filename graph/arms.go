@@ -282,7 +282,8 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 		cands[c.id] = c
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
-	if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, readNear); err != nil {
+	aboutAsker := len(a.Self) > 0 && !a.AsksYou
+	if err := lendToNeighbors(ctx, r, order, cands, speakers, aboutAsker, cond, args, near, readNear); err != nil {
 		return kr, err
 	}
 	kr.IDs = contextOrder(cands, speakers, depth)

@@ -81,11 +81,17 @@ func neighborSeedsOf(order []*candidate) map[int64]*candidate {
 // lendToNeighbors gives the facts said just before and after each of the
 // best hits (in the same session) NeighborShare of what that hit scores
 // above their own. When
-// the query names speakers, only their facts inherit. near holds the
-// neighbours the pool's statement read (readPool); when read is true it
-// read none, and they are read here.
+// the query names speakers, only their facts inherit. When it asks about
+// the asker (aboutAsker: in the first person, addressing no one), a
+// neighbour that holds the query's words itself inherits nothing: the
+// question asks what the asker said of themselves, and the reply next to
+// it that repeats their words is ranked by those words alone, not lifted
+// to the asker's own account; a neighbour without the words still comes
+// as context, the answer to a question. near holds the neighbours the
+// pool's statement read (readPool); when read is true it read none, and
+// they are read here.
 func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
-	cond string, args []any, near []neighbor, read bool) error {
+	aboutAsker bool, cond string, args []any, near []neighbor, read bool) error {
 	seeds := neighborSeedsOf(order)
 	if len(seeds) == 0 {
 		return nil
@@ -110,6 +116,9 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 		got := cands[nb.id]
 		if got == nil && !nb.asks {
 			continue // only a question's exchange is context for words it lacks
+		}
+		if got != nil && got.matched && aboutAsker {
+			continue // ranked by its own words (see above)
 		}
 		if got == nil {
 			got = &candidate{id: nb.id, session: seed.session, speaker: nb.speaker}
@@ -315,7 +324,11 @@ func withoutSpeakers(terms []string, speakers map[string]bool) []string {
 // "me" and "my" at almost nothing where most facts hold them, so the
 // keyword query's first-person words alone do not tip the balance. A hit
 // gains up to SelfShare of its score, f/(f+1) of it for f first-person
-// words, so one "I" counts half and many count no more than all.
+// words, so one "I" counts half and many count no more than all. A hit
+// that speaks to "you" is a reply to the asker, not their own account
+// ("I'd be happy to help you with your reading list"): its score is
+// divided by as much, 1 + SelfShare·y/(y+1) for y second-person words, so
+// a text that says "I" once and "you" once ends where it began.
 const SelfShare = 0.2
 
 // weighFirstPerson applies SelfShare to the scores of cands (the best of
@@ -335,26 +348,35 @@ func weighFirstPerson(ctx context.Context, r *Reader, cands []*candidate) error 
 		return fmt.Errorf("keyword search: first person: %w", err)
 	}
 	defer rows.Close()
-	count := make(map[int64]int, len(cands))
+	type persons struct{ first, second float64 }
+	count := make(map[int64]persons, len(cands))
 	for rows.Next() {
 		var id int64
 		var content string
 		if err := rows.Scan(&id, &content); err != nil {
 			return fmt.Errorf("keyword search: first person: %w", err)
 		}
+		var p persons
 		for _, w := range text.Tokens(content) {
 			if text.IsFirstPerson(w) {
-				count[id]++
+				p.first++
+			} else if text.IsSecondPerson(w) {
+				p.second++
 			}
 		}
+		count[id] = p
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("keyword search: first person: %w", err)
 	}
 	for _, c := range cands {
-		if f := float64(count[c.id]); f > 0 {
-			c.own *= 1 + SelfShare*f/(f+1)
-		}
+		c.own *= selfWeight(count[c.id].first, count[c.id].second)
 	}
 	return nil
+}
+
+// selfWeight is the factor SelfShare applies to a hit with f first-person
+// and y second-person words.
+func selfWeight(f, y float64) float64 {
+	return (1 + SelfShare*f/(f+1)) / (1 + SelfShare*y/(y+1))
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"strings"
@@ -203,7 +204,7 @@ func TestSharedNeighborTakesTheLowestSeedsSession(t *testing.T) {
 		if reversed {
 			near[0], near[1] = near[1], near[0]
 		}
-		if err := lendToNeighbors(context.Background(), nil, order, cands, nil, "", nil, near, false); err != nil {
+		if err := lendToNeighbors(context.Background(), nil, order, cands, nil, false, "", nil, near, false); err != nil {
 			t.Fatal(err)
 		}
 		got := cands[20]
@@ -324,7 +325,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 				cands[c.id] = c
 			}
 			slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(b.own, a.own) })
-			if err := lendToNeighbors(ctx, r, order, cands, speakers, cond, args, near, !st.Neighbours); err != nil {
+			if err := lendToNeighbors(ctx, r, order, cands, speakers, false, cond, args, near, !st.Neighbours); err != nil {
 				t.Fatal(err)
 			}
 			out := map[int64]candidate{}
@@ -474,4 +475,80 @@ func TestRankKeywordFirstPersonQuestion(t *testing.T) {
 			t.Errorf("text.Analyze(%q).AsksYou = %v, want %v", tc.q, got, tc.asks)
 		}
 	}
+}
+
+// TestSelfWeight: a first-person word lifts a hit for a question about the
+// asker, a second-person word lowers it by as much, and one of each
+// cancels out.
+func TestSelfWeight(t *testing.T) {
+	for _, c := range []struct {
+		first, second, want float64
+	}{
+		{0, 0, 1},
+		{1, 0, 1 + SelfShare/2},
+		{0, 1, 1 / (1 + SelfShare/2)},
+		{1, 1, 1},
+		{3, 1, (1 + SelfShare*3/4) / (1 + SelfShare/2)},
+	} {
+		if got := selfWeight(c.first, c.second); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("selfWeight(%v, %v) = %v, want %v", c.first, c.second, got, c.want)
+		}
+	}
+}
+
+// TestFirstPersonQuestionRanksTheAskersAccountAboveAReplyToThem: for a
+// question about the asker, a reply that speaks to "you" and repeats the
+// question's words ranks below what the asker said of themselves, though
+// BM25 alone ranks the reply first; a question that does not ask about the
+// asker keeps BM25's order.
+func TestFirstPersonQuestionRanksTheAskersAccountAboveAReplyToThem(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		own := addConversation(t, db, "s1", []turn{{"Ana", "I am currently reading a long book about old Hollywood, its studios and its stars."}})
+		reply := addConversation(t, db, "s2", []turn{{"Bot", "Which book are you currently reading? I can help you find your next one."}})
+		for _, filler := range []string{"I wrote the staging notes.", "I think the deploy runs at noon.", "I saw the tests pass.",
+			"I made coffee.", "I fixed the parser.", "I moved the meeting.", "I like the new desk.", "I renamed the branch."} {
+			addConversation(t, db, "s3", []turn{{"Ana", filler}})
+		}
+		got := rank(t, db, "What book am I currently reading?")
+		if o, r := position(got, own[0]), position(got, reply[0]); o == 0 || r == 0 || o > r {
+			t.Fatalf("ranking %v; want the asker's own account (%d) above the reply to them (%d)", got, own[0], reply[0])
+		}
+		got = rank(t, db, "What book is he currently reading?")
+		if position(got, reply[0]) != 1 {
+			t.Fatalf("ranking %v; a question not about the asker keeps keyword order (%d first)", got, reply[0])
+		}
+	})
+}
+
+// TestFirstPersonQuestionReplyNextToTheAskerInheritsNothing: for a question
+// about the asker, the reply said right after their strong hit that
+// repeats some of its words does not inherit from it, so it does not pass
+// another of the asker's own statements that holds as many of the words;
+// the answer to a question, which lacks the words, still comes as context.
+func TestFirstPersonQuestionReplyNextToTheAskerInheritsNothing(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		s1 := addConversation(t, db, "s1", []turn{
+			{"Ana", "I bought a valve amp for my guitar in May, my best buy."},
+			{"Bot", "Valve amps give a guitar warmth."},
+			{"Ana", "Lunch was good."},
+			{"Bot", "The weather turned."},
+			{"Ana", "I play guitar through a small amp at home."},
+		})
+		s3 := addConversation(t, db, "s3", []turn{
+			{"Bot", "Where did you go last weekend?"},
+			{"Ana", "Rome, with my sister."},
+		})
+		got := rank(t, db, "What amp did I buy for my guitar?")
+		if first, echo, other := position(got, s1[0]), position(got, s1[1]), position(got, s1[4]); first != 1 || echo == 0 || other == 0 || other > echo {
+			t.Fatalf("ranking %v; want the asker's purchase (%d) first and their other account (%d) above the reply echoing the purchase (%d)",
+				got, s1[0], s1[4], s1[1])
+		}
+		kr, err := NewReader(db).RankKeyword(context.Background(), text.Analyze("Where did I go last weekend?"), Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !kr.Context[s3[1]] {
+			t.Fatalf("ranking %v, context %v: want the answer %d to the question asked before it found as context", kr.IDs, kr.Context, s3[1])
+		}
+	})
 }

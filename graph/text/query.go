@@ -175,6 +175,10 @@ func (a Analysis) WithoutNames(names map[string]bool) Analysis {
 // speaks of themselves: i, me, my, myself.
 func IsFirstPerson(w string) bool { return firstPerson()[w] }
 
+// IsSecondPerson reports whether w (lowercase) is a word by which a person
+// addresses another: you, your, yours, yourself.
+func IsSecondPerson(w string) bool { return secondPerson()[w] }
+
 // firstPerson is the words by which a person speaks of themselves.
 var firstPerson = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"i": true, "me": true, "my": true, "myself": true}
