@@ -328,16 +328,8 @@ func TestTopFactTextEitherRanker(t *testing.T) {
 // new-old-ratio. The store is a
 // generated one of RECOLLECT_TOPK_FACTS facts (100,000 unless set).
 func BenchmarkTopFactText(b *testing.B) {
-	n := 100_000
-	if env := os.Getenv("RECOLLECT_TOPK_FACTS"); env != "" {
-		v, err := strconv.Atoi(env)
-		if err != nil || v <= 0 {
-			b.Fatalf("RECOLLECT_TOPK_FACTS=%q: want a positive number of facts", env)
-		}
-		n = v
-	}
 	ctx := context.Background()
-	db := topkStore(b, n)
+	db := topkStore(b, topkFacts(b))
 	queries := []store.TextQuery{
 		{"zebra3", "note"},
 		{"note", "project", "zebra7"},
@@ -367,4 +359,18 @@ func BenchmarkTopFactText(b *testing.B) {
 	b.ReportMetric(float64(spent[0])/float64(spent[1]), "new-old-ratio")
 	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "new-ms/op")
 	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "old-ms/op")
+}
+
+// topkFacts is the size of the generated store the keyword benchmarks
+// run on: RECOLLECT_TOPK_FACTS facts, 100,000 unless set.
+func topkFacts(b *testing.B) int {
+	env := os.Getenv("RECOLLECT_TOPK_FACTS")
+	if env == "" {
+		return 100_000
+	}
+	n, err := strconv.Atoi(env)
+	if err != nil || n <= 0 {
+		b.Fatalf("RECOLLECT_TOPK_FACTS=%q: want a positive number of facts", env)
+	}
+	return n
 }

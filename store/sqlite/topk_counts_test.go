@@ -3,8 +3,6 @@ package sqlite
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -211,16 +209,8 @@ func TestCountCacheConcurrent(t *testing.T) {
 // (every count held after the first round). The store is a generated one
 // of RECOLLECT_TOPK_FACTS facts (100,000 unless set).
 func BenchmarkCountCache(b *testing.B) {
-	n := 100_000
-	if env := os.Getenv("RECOLLECT_TOPK_FACTS"); env != "" {
-		v, err := strconv.Atoi(env)
-		if err != nil || v <= 0 {
-			b.Fatalf("RECOLLECT_TOPK_FACTS=%q: want a positive number of facts", env)
-		}
-		n = v
-	}
 	ctx := context.Background()
-	db := topkStore(b, n)
+	db := topkStore(b, topkFacts(b))
 	engines := [2]sqliteEngine{db.Engine().(sqliteEngine), {}}
 	var spent [2]time.Duration
 	b.ResetTimer()
