@@ -1,42 +1,21 @@
 package sources
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 
+	"github.com/recollect/recollect/fixtures/testlog"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/storetest"
 )
 
-// logBuffer collects log output for assertions; safe for concurrent use.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
-}
-
-// newCopier builds a copier over db with HOME pointed at a temp dir.
-func newCopier(t testing.TB, db *store.DB, srcs ...config.Source) (*Copier, *logBuffer) {
+func newCopier(t testing.TB, db *store.DB, srcs ...config.Source) (*Copier, *testlog.Buffer) {
 	t.Helper()
-	logs := &logBuffer{}
+	logs := &testlog.Buffer{}
 	home := t.TempDir()
 	return &Copier{
 		DB: db, Sources: srcs, Redaction: config.Default().Redaction,
@@ -104,5 +83,3 @@ func contents(t testing.TB, db *store.DB, file string) []string {
 	t.Helper()
 	return storetest.Column[string](t, db, `SELECT content FROM session_events WHERE source_file = ? ORDER BY seq`, file)
 }
-
-var _ io.Writer = (*logBuffer)(nil)
