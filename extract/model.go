@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -393,21 +394,13 @@ func (m *ModelExtractor) contextEvents(ctx context.Context, g Group) ([]store.Ev
 	if n <= 0 || len(g.Events) == 0 {
 		return nil, nil
 	}
-	rows, err := m.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
+	out, err := store.Events(ctx, m.DB, `SELECT `+store.EventColumns+` FROM session_events
 		WHERE session_id = ? AND seq < ? AND event_type = 'message' ORDER BY seq DESC LIMIT ?`, g.SessionID, g.Events[0].Seq, n)
 	if err != nil {
 		return nil, fmt.Errorf("read context events: %w", err)
 	}
-	defer rows.Close()
-	var out []store.Event
-	for rows.Next() {
-		ev, err := store.ScanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append([]store.Event{ev}, out...)
-	}
-	return out, rows.Err()
+	slices.Reverse(out)
+	return out, nil
 }
 
 // relatedFacts finds a few active facts sharing words with the group.

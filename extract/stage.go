@@ -349,26 +349,14 @@ func (s *Stage) loadTools(ctx context.Context, groups []Group) error {
 		if err := s.DB.QueryRowContext(ctx, `SELECT COALESCE(max(last_seq), 0) FROM extract_watermarks WHERE session_id = ?`, g.SessionID).Scan(&from); err != nil {
 			return fmt.Errorf("select extract batch: read watermark of %s: %w", g.SessionID, err)
 		}
-		rows, err := s.DB.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
+		tools, err := store.Events(ctx, s.DB, `SELECT `+store.EventColumns+` FROM session_events
 			WHERE session_id = ? AND seq > ? AND seq <= ? AND event_type IN ('tool_call', 'tool_result') ORDER BY seq DESC LIMIT ?`,
 			g.SessionID, from, g.NextWatermark, maxTools)
 		if err != nil {
 			return fmt.Errorf("select extract batch: read tool events of %s: %w", g.SessionID, err)
 		}
-		for rows.Next() {
-			ev, err := store.ScanEvent(rows)
-			if err != nil {
-				rows.Close()
-				return err
-			}
-			g.Tools = append(g.Tools, ev)
-		}
-		err = rows.Err()
-		rows.Close()
-		if err != nil {
-			return fmt.Errorf("select extract batch: read tool events of %s: %w", g.SessionID, err)
-		}
-		slices.Reverse(g.Tools)
+		slices.Reverse(tools)
+		g.Tools = tools
 	}
 	return nil
 }

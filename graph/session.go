@@ -58,22 +58,10 @@ type EventsQuery struct {
 // happened before the retention window began.
 func (r *Reader) Events(ctx context.Context, q EventsQuery) ([]store.Event, error) {
 	within, wargs := r.EventWithin("session_events")
-	rows, err := r.db.QueryContext(ctx, `SELECT `+store.EventColumns+` FROM session_events
+	out, err := store.Events(ctx, r.db, `SELECT `+store.EventColumns+` FROM session_events
 		WHERE seq > ? AND (? = '' OR session_id = ?) AND `+within+` ORDER BY seq LIMIT ?`,
 		append(append([]any{q.After, q.Session, q.Session}, wargs...), q.Limit)...)
 	if err != nil {
-		return nil, fmt.Errorf("read events: %w", err)
-	}
-	defer rows.Close()
-	var out []store.Event
-	for rows.Next() {
-		ev, err := store.ScanEvent(rows)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ev)
-	}
-	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read events: %w", err)
 	}
 	return out, nil

@@ -181,6 +181,25 @@ func ScanEvent(sc interface{ Scan(...any) error }) (Event, error) {
 	return ev, nil
 }
 
+// Events runs query, which selects EventColumns, and reads every row in
+// order.
+func Events(ctx context.Context, q Querier, query string, args ...any) ([]Event, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Event
+	for rows.Next() {
+		ev, err := ScanEvent(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ev)
+	}
+	return out, rows.Err()
+}
+
 // EventColumns is the column list ScanEvent expects, in order.
 const EventColumns = `seq, session_id, source, source_file, source_offset, role, speaker, event_type,
 	content_type, content, content_ref, metadata, occurred_at, recorded_at`

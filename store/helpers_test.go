@@ -45,6 +45,13 @@ func TestInsertEventOnEveryEngine(t *testing.T) {
 		if got.Content != "hello there" || got.OccurredAt == nil || !got.OccurredAt.Equal(at) || string(got.Metadata) != `{"a":1}` || got.Source != "codex" {
 			t.Errorf("read back %+v", got)
 		}
+		all, err := store.Events(ctx, db, `SELECT `+store.EventColumns+` FROM session_events WHERE session_id = ? ORDER BY seq`, "s")
+		if err != nil || len(all) != 1 || all[0].Seq != seqs[0] || all[0].Content != got.Content {
+			t.Errorf("Events = %+v, %v; want the one event stored", all, err)
+		}
+		if _, err := store.Events(ctx, db, `SELECT seq FROM session_events`); err == nil {
+			t.Error("Events of a statement without EventColumns: no error")
+		}
 	})
 }
 
