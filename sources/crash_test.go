@@ -65,12 +65,15 @@ func TestKilledCopiesLoseAndDoubleNothing(t *testing.T) {
 		db.QueryRow(`SELECT offset FROM source_files WHERE path = ?`, path).Scan(&off)
 		return off
 	}
+	// The child is killed, so its own t.TempDir is never removed: it makes
+	// it under one of the parent's, which the parent's cleanup removes.
+	childTmp := t.TempDir()
 	rng := rand.New(rand.NewPCG(1, 2))
 	kills := 0
 	for round := 0; round < 20 && offset() < int64(len(body)); round++ {
 		target := offset() + rng.Int64N(int64(len(body))/20+1)
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashHelper$")
-		cmd.Env = append(os.Environ(), envCrashData+"="+data, envCrashHome+"="+src.Home)
+		cmd.Env = append(os.Environ(), envCrashData+"="+data, envCrashHome+"="+src.Home, "TMPDIR="+childTmp)
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
@@ -83,6 +86,9 @@ func TestKilledCopiesLoseAndDoubleNothing(t *testing.T) {
 		}
 		_ = cmd.Wait()
 		kills++
+	}
+	if made, err := os.ReadDir(childTmp); err != nil || len(made) == 0 {
+		t.Fatalf("the killed copiers made no temporary folders under %s (%v): they made them where no one removes them", childTmp, err)
 	}
 	t.Logf("killed the copier %d times; offset %d of %d before the final copy", kills, offset(), len(body))
 	c, _ := newCopier(t, db, src)
