@@ -22,6 +22,7 @@ import (
 func buildFactsRowByRow(ctx context.Context, db *store.DB, sentences []string, n int) error {
 	rng := rand.New(rand.NewPCG(7, 8))
 	entities := map[string]int64{}
+	speakers := []string{"user", "assistant", "Ana", "Ben"}
 	now := store.Now()
 	return db.Tx(ctx, func(tx *store.Tx) error {
 		for i := 0; i < n; i++ {

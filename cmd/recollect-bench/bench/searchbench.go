@@ -134,12 +134,10 @@ type factBuilder struct {
 	params    int
 }
 
-// speakers are the synthetic facts' speakers, in turn.
-var speakers = []string{"user", "assistant", "Ana", "Ben"}
-
 // write inserts facts from+1 … to: the facts, their provenance, the
 // entities they name for the first time, and their links.
 func (b *factBuilder) write(ctx context.Context, tx *store.Tx, from, to int) error {
+	speakers := [...]string{"user", "assistant", "Ana", "Ben"}
 	contents := make([]string, 0, to-from)
 	rows := make([][]any, 0, to-from)
 	for i := from; i < to; i++ {
