@@ -107,7 +107,7 @@ func benchCommand(env Env) *cli.Command {
 			&cli.IntFlag{Name: "import-mb", Value: def.ImportMB, Usage: "megabytes of history the import part builds from the fixtures"},
 			&cli.StringFlag{Name: "integrate-sizes", Value: "1000,100000", Usage: "store sizes (facts) to integrate new facts into, comma-separated; the first is the baseline (add 1000000 for the 1M row)"},
 			&cli.IntFlag{Name: "integrate-rounds", Value: def.IntegrateRounds, Usage: "times each integrate store size is timed, the sizes in turn, each on fresh copies; its figure is the median"},
-			&cli.StringFlag{Name: "keep-stores", Usage: "keep the integrate part's built stores in `DIR` and copy them on later runs instead of building them again (a 1M store takes minutes)"},
+			&cli.StringFlag{Name: "keep-stores", Usage: "keep the integrate part's and the SQLite hooks part's built stores in `DIR` and copy them on later runs instead of building them again (a 1M store takes minutes)"},
 			&cli.IntFlag{Name: "notify-runs", Value: def.NotifyRuns, Usage: "runs of each process for the notify medians"},
 			&cli.IntFlag{Name: "search-queries", Value: def.SearchQueries, Usage: "queries timed per search store"},
 			&cli.IntFlag{Name: "follow", Value: def.FollowAppends, Usage: "appends timed by the follow benchmark"},

@@ -15,6 +15,7 @@ import (
 
 	"github.com/recollect/recollect/scheduler/daemonproc"
 	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // HookResult times the context hooks as whole processes — what Claude
@@ -71,11 +72,12 @@ type HookResult struct {
 // alike; then starts bin's daemon on the store and times runs rounds of
 // the hooks through recollect-notify, search, node -e 0 and true.
 //
-// On PostgreSQL (stores) the store is a schema of its own on the server,
-// named in the directory's config.json as a user's is, and dropped
-// afterwards; the processes read the server's URL from the bench's own
-// environment.
-func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int, stores Stores) (res HookResult, err error) {
+// On SQLite, with keep set, the store is copied from keep/hooks-N, built
+// there first when absent (keptStore). On PostgreSQL (stores) the store is
+// a schema of its own on the server, named in the directory's config.json
+// as a user's is, and dropped afterwards; the processes read the server's
+// URL from the bench's own environment.
+func BenchHooks(ctx context.Context, bin, work, keep, fixtures string, n, runs int, stores Stores) (res HookResult, err error) {
 	res = HookResult{Facts: n, Runs: runs, Engine: stores.Engine()}
 	dir := filepath.Join(work, fmt.Sprintf("hooks-%d", n))
 	cfg := config.Default()
@@ -108,13 +110,8 @@ func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int, st
 		}
 		cfg.Storage = stores.Storage
 		cfg.Storage.Postgres.Schema = stores.schema(name)
-	} else {
-		db, built, err := buildSearchStore(ctx, dir, fixtures, n)
-		if err != nil {
-			return res, err
-		}
-		db.Close()
-		sentences = built
+	} else if sentences, err = hooksStore(ctx, dir, keep, fixtures, n); err != nil {
+		return res, err
 	}
 	if err := config.Write(dir, cfg); err != nil {
 		return res, err
@@ -184,6 +181,44 @@ func BenchHooks(ctx context.Context, bin, work, fixtures string, n, runs int, st
 	}
 	err = benchDaemonHooks(ctx, &res, bin, lean, dir, start, startOut, sentences, node, truePath, runs)
 	return res, err
+}
+
+// hooksStore puts the hooks bench's SQLite store of n facts in dir: built
+// there, or with keep set copied from keep/hooks-N (see keptStore). It
+// returns the fixture sentences.
+func hooksStore(ctx context.Context, dir, keep, fixtures string, n int) ([]string, error) {
+	build := func(dir string) error {
+		db, _, err := buildSearchStore(ctx, dir, fixtures, n)
+		if err != nil {
+			return err
+		}
+		return db.Close()
+	}
+	if keep == "" {
+		if err := build(dir); err != nil {
+			return nil, err
+		}
+	} else if err := keptStore(ctx, dir, filepath.Join(keep, fmt.Sprintf("hooks-%d", n)), build, migrateKept); err != nil {
+		return nil, fmt.Errorf("keep the hooks store: %w", err)
+	}
+	return factSentences(fixtures)
+}
+
+// migrateKept brings a kept store built by an earlier binary to this
+// one's schema, its log checkpointed, before it is copied.
+func migrateKept(ctx context.Context, dir string) error {
+	db, err := sqlite.Open(ctx, dir)
+	if err != nil {
+		return fmt.Errorf("open the kept store %s: %w", dir, err)
+	}
+	_, err = db.Checkpoint(ctx)
+	if cerr := db.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("checkpoint the kept store %s: %w", dir, err)
+	}
+	return nil
 }
 
 // benchDaemonHooks starts bin's daemon on dir and times runs rounds of

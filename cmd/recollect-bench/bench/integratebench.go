@@ -174,38 +174,51 @@ func benchIntegrateRounds(ctx context.Context, work, keep, fixtures string, size
 }
 
 // integrateStore puts the integrate bench's store of n facts in dir:
-// built there, or with keep set copied from keep/integrate-N (built there
-// first when absent; a build that did not finish is never reused, as it
-// only takes the name once closed). It returns the fixture sentences.
+// built there, or with keep set copied from keep/integrate-N (see
+// keptStore). It returns the fixture sentences.
 func integrateStore(ctx context.Context, dir, keep, fixtures string, n int) ([]string, error) {
 	if keep == "" {
 		return buildIntegrateStore(ctx, dir, fixtures, n)
 	}
-	kept := filepath.Join(keep, fmt.Sprintf("integrate-%d", n))
+	build := func(part string) error {
+		_, err := buildIntegrateStore(ctx, part, fixtures, n)
+		return err
+	}
+	if err := keptStore(ctx, dir, filepath.Join(keep, fmt.Sprintf("integrate-%d", n)), build, upgradeKept); err != nil {
+		return nil, fmt.Errorf("keep the integrate store: %w", err)
+	}
+	return factSentences(fixtures)
+}
+
+// keptStore copies the store kept in kept into dir, building it there
+// first (into kept.part, renamed once closed, so a build that did not
+// finish is never reused) when absent, and bringing it up to this binary
+// with upgrade before the copy.
+func keptStore(ctx context.Context, dir, kept string, build func(dir string) error, upgrade func(context.Context, string) error) error {
 	if _, err := os.Stat(filepath.Join(kept, store.DBFile)); errors.Is(err, fs.ErrNotExist) {
 		part := kept + ".part"
 		if err := os.RemoveAll(part); err != nil {
-			return nil, fmt.Errorf("remove the unfinished store %s: %w", part, err)
+			return fmt.Errorf("remove the unfinished store %s: %w", part, err)
 		}
-		if _, err := buildIntegrateStore(ctx, part, fixtures, n); err != nil {
-			return nil, err
+		if err := build(part); err != nil {
+			return err
 		}
 		if err := os.Rename(part, kept); err != nil {
-			return nil, fmt.Errorf("keep the integrate store: %w", err)
+			return fmt.Errorf("rename %s: %w", part, err)
 		}
 	} else if err != nil {
-		return nil, fmt.Errorf("read the kept integrate store: %w", err)
+		return fmt.Errorf("read the kept store: %w", err)
 	}
-	if err := upgradeKept(ctx, kept); err != nil {
-		return nil, err
+	if err := upgrade(ctx, kept); err != nil {
+		return err
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create %s: %w", dir, err)
+		return fmt.Errorf("create %s: %w", dir, err)
 	}
 	if err := copyStoreFile(filepath.Join(kept, store.DBFile), filepath.Join(dir, store.DBFile)); err != nil {
-		return nil, fmt.Errorf("copy the kept integrate store: %w", err)
+		return fmt.Errorf("copy the kept store %s: %w", kept, err)
 	}
-	return factSentences(fixtures)
+	return nil
 }
 
 // upgradeKept brings a kept store built by an earlier binary to what this

@@ -2,9 +2,12 @@ package bench
 
 import (
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -94,61 +97,186 @@ func factSentences(fixtures string) ([]string, error) {
 // buildFacts writes n active facts made of pairs of fixture sentences, in
 // sessions of 40, with provenance and heuristic entity links, straight
 // into the store (integrating 100k facts one by one would time the
-// integrator, not search).
+// integrator, not search). It commits every buildBatch facts, so no
+// transaction outlives a batch, and writes each table's rows many to a
+// statement (insertRows).
 func buildFacts(ctx context.Context, db *store.DB, sentences []string, n int) error {
-	rng := rand.New(rand.NewPCG(7, 8))
-	entities := map[string]int64{}
-	speakers := []string{"user", "assistant", "Ana", "Ben"}
-	now := store.Now()
-	return db.Tx(ctx, func(tx *store.Tx) error {
-		insFact, err := tx.PrepareContext(ctx, `INSERT INTO facts(content, digest, producer, speaker, session_id, said_at, recorded_at)
-			VALUES (?,?, 'heuristic', ?,?,?,?) RETURNING id`)
-		if err != nil {
-			return fmt.Errorf("build facts: %w", err)
-		}
-		defer insFact.Close()
-		insProv, err := tx.PrepareContext(ctx, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at) VALUES (?,?,?,?,?)`)
-		if err != nil {
-			return fmt.Errorf("build facts: %w", err)
-		}
-		defer insProv.Close()
-		for i := 0; i < n; i++ {
-			content := sentences[rng.IntN(len(sentences))] + " " + sentences[rng.IntN(len(sentences))]
-			session := fmt.Sprintf("bench-%d", i/40)
-			var id int64
-			if err := insFact.QueryRowContext(ctx, content, store.Digest(content), speakers[i%len(speakers)], session, now, now).Scan(&id); err != nil {
-				return fmt.Errorf("build facts: %w", err)
-			}
-			if _, err := insProv.ExecContext(ctx, id, i+1, session, now, now); err != nil {
-				return fmt.Errorf("build facts: %w", err)
-			}
-			if err := linkMentions(ctx, tx, id, content, entities); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return buildFactsIn(ctx, db, sentences, n, buildBatch, statementParams)
 }
 
-func linkMentions(ctx context.Context, tx *store.Tx, fact int64, content string, entities map[string]int64) error {
-	for _, m := range integrate.HeuristicMentions(content) {
-		key := integrate.Fold(m.Name)
-		if key == "" {
-			continue
-		}
-		id, ok := entities[key]
-		if !ok {
-			if err := tx.QueryRowContext(ctx, `INSERT INTO entities(type, name, canonical, fold, created_at) VALUES (?,?,?,?,?)
-				ON CONFLICT(canonical, type) DO UPDATE SET fold = excluded.fold RETURNING id`, m.Type, m.Name, integrate.Canonical(m.Name)+"#"+key, key, store.Now()).Scan(&id); err != nil {
-				return fmt.Errorf("build entities: %w", err)
-			}
-			entities[key] = id
-		}
-		if _, err := tx.ExecContext(ctx, `INSERT INTO fact_entities(fact_id, entity_id, role) VALUES (?,?,'mention') ON CONFLICT DO NOTHING`, fact, id); err != nil {
-			return fmt.Errorf("build entities: %w", err)
+// buildFactsIn is buildFacts committing every batch facts, with at most
+// params placeholders in a statement.
+func buildFactsIn(ctx context.Context, db *store.DB, sentences []string, n, batch, params int) error {
+	b := factBuilder{rng: rand.New(rand.NewPCG(7, 8)), sentences: sentences, entities: map[string]int64{}, now: store.Now(), params: params}
+	for from := 0; from < n; from += batch {
+		to := min(from+batch, n)
+		if err := db.Tx(ctx, func(tx *store.Tx) error { return b.write(ctx, tx, from, to) }); err != nil {
+			return fmt.Errorf("build facts %d–%d of %d: %w", from+1, to, n, err)
 		}
 	}
 	return nil
+}
+
+// buildBatch is how many facts buildFacts writes in one transaction.
+const buildBatch = 10000
+
+// statementParams caps the placeholders of one of buildFacts' statements:
+// well under both engines' limits (SQLite's 32,766, PostgreSQL's 65,535).
+const statementParams = 6000
+
+// factBuilder holds what buildFacts carries from one batch to the next:
+// the content generator and the entities already written, by fold key.
+type factBuilder struct {
+	rng       *rand.Rand
+	sentences []string
+	entities  map[string]int64
+	now       string
+	params    int
+}
+
+// write inserts facts from+1 … to: the facts, their provenance, the
+// entities they name for the first time, and their links.
+func (b *factBuilder) write(ctx context.Context, tx *store.Tx, from, to int) error {
+	speakers := [...]string{"user", "assistant", "Ana", "Ben"}
+	contents := make([]string, 0, to-from)
+	rows := make([][]any, 0, to-from)
+	for i := from; i < to; i++ {
+		content := b.sentences[b.rng.IntN(len(b.sentences))] + " " + b.sentences[b.rng.IntN(len(b.sentences))]
+		contents = append(contents, content)
+		rows = append(rows, []any{content, store.Digest(content), speakers[i%len(speakers)], benchSession(i), b.now, b.now})
+	}
+	ids := make([]int64, 0, len(rows))
+	if err := insertRows(ctx, tx, b.params, `INSERT INTO facts(content, digest, producer, speaker, session_id, said_at, recorded_at) VALUES `,
+		`(?,?,'heuristic',?,?,?,?)`, ` RETURNING id`, rows, func(r *sql.Rows) error {
+			var id int64
+			if err := r.Scan(&id); err != nil {
+				return err
+			}
+			ids = append(ids, id)
+			return nil
+		}); err != nil {
+		return fmt.Errorf("build facts: %w", err)
+	}
+	// Each statement numbers its rows in the order of its VALUES on both
+	// engines; the order RETURNING lists them in is not promised.
+	slices.Sort(ids)
+	if len(ids) != len(rows) {
+		return fmt.Errorf("%d facts inserted, %d ids returned", len(rows), len(ids))
+	}
+	rows = rows[:0]
+	for k, id := range ids {
+		rows = append(rows, []any{id, from + k + 1, benchSession(from + k), b.now, b.now})
+	}
+	if err := insertRows(ctx, tx, b.params, `INSERT INTO fact_provenance(fact_id, event_seq, session_id, said_at, added_at) VALUES `,
+		`(?,?,?,?,?)`, ``, rows, nil); err != nil {
+		return fmt.Errorf("build provenance: %w", err)
+	}
+	type link struct {
+		fact int64
+		key  string
+	}
+	var links []link
+	var fresh [][]any
+	pending := map[string]bool{}
+	for k, content := range contents {
+		for _, m := range integrate.HeuristicMentions(content) {
+			key := integrate.Fold(m.Name)
+			if key == "" {
+				continue
+			}
+			if _, ok := b.entities[key]; !ok && !pending[key] {
+				pending[key] = true
+				fresh = append(fresh, []any{m.Type, m.Name, integrate.Canonical(m.Name) + "#" + key, key, store.Now()})
+			}
+			links = append(links, link{ids[k], key})
+		}
+	}
+	// A fold key ends the canonical name after its last '#', so the new
+	// entities' names differ from each other and from the earlier ones';
+	// each is matched to its id by its fold.
+	if err := insertEntities(ctx, tx, b.params, fresh, b.entities); err != nil {
+		return err
+	}
+	rows = rows[:0]
+	for _, l := range links {
+		rows = append(rows, []any{l.fact, b.entities[l.key]})
+	}
+	if err := insertRows(ctx, tx, b.params, `INSERT INTO fact_entities(fact_id, entity_id, role) VALUES `,
+		`(?,?,'mention')`, ` ON CONFLICT DO NOTHING`, rows, nil); err != nil {
+		return fmt.Errorf("build entities: %w", err)
+	}
+	return nil
+}
+
+// benchSession is the session of the synthetic fact i (from 0).
+func benchSession(i int) string { return fmt.Sprintf("bench-%d", i/40) }
+
+// insertEntities inserts rows (type, name, canonical, fold, created_at) in
+// their order and records each one's id under its fold in ids.
+func insertEntities(ctx context.Context, tx *store.Tx, params int, rows [][]any, ids map[string]int64) error {
+	err := insertRows(ctx, tx, params, `INSERT INTO entities(type, name, canonical, fold, created_at) VALUES `, `(?,?,?,?,?)`,
+		` ON CONFLICT(canonical, type) DO UPDATE SET fold = excluded.fold RETURNING id, fold`, rows, func(r *sql.Rows) error {
+			var id int64
+			var fold string
+			if err := r.Scan(&id, &fold); err != nil {
+				return err
+			}
+			ids[fold] = id
+			return nil
+		})
+	if err != nil {
+		return fmt.Errorf("build entities: %w", err)
+	}
+	return nil
+}
+
+// insertRows inserts rows, each filling the placeholders of tuple, in
+// statements of head, as many tuples as params placeholders allow, and tail.
+// When scan is not nil, tail returns columns and scan reads each row of
+// them.
+func insertRows(ctx context.Context, tx *store.Tx, params int, head, tuple, tail string, rows [][]any, scan func(*sql.Rows) error) error {
+	for len(rows) > 0 {
+		chunk := rows[:min(len(rows), max(1, params/len(rows[0])))]
+		rows = rows[len(chunk):]
+		q := head + valuesList(tuple, len(chunk)) + tail
+		args := make([]any, 0, len(chunk)*len(chunk[0]))
+		for _, r := range chunk {
+			args = append(args, r...)
+		}
+		if scan == nil {
+			if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+				return err
+			}
+			continue
+		}
+		got, err := tx.QueryContext(ctx, q, args...)
+		if err != nil {
+			return err
+		}
+		for got.Next() {
+			if err := scan(got); err != nil {
+				got.Close()
+				return err
+			}
+		}
+		if err := errors.Join(got.Err(), got.Close()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// valuesList repeats tuple n times, comma-separated.
+func valuesList(tuple string, n int) string {
+	var b strings.Builder
+	b.Grow(n * (len(tuple) + 1))
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(tuple)
+	}
+	return b.String()
 }
 
 // benchQueries picks queries of two to four content words from random

@@ -29,8 +29,9 @@ type SystemsOptions struct {
 	Fixtures string
 	// WorkDir holds the stores; a temporary directory when empty.
 	WorkDir string
-	// KeepStores, when set, keeps the integrate part's built stores there
-	// and copies them on later runs instead of building them again.
+	// KeepStores, when set, keeps the integrate part's and the SQLite
+	// hooks part's built stores there and copies them on later runs
+	// instead of building them again.
 	KeepStores    string
 	NotifyRuns    int
 	CopyLines     int
@@ -201,7 +202,7 @@ func RunSystems(ctx context.Context, opts SystemsOptions) (SystemsReport, error)
 				rep.Failed["hooks"] = "no recollect binary to time; recollect-bench finds one beside itself, or give --recollect DIR"
 				break
 			}
-			r, err := BenchHooks(ctx, opts.Binary, filepath.Join(work, "hooks"), opts.Fixtures, n, opts.NotifyRuns, stores)
+			r, err := BenchHooks(ctx, opts.Binary, filepath.Join(work, "hooks"), opts.KeepStores, opts.Fixtures, n, opts.NotifyRuns, stores)
 			if err != nil {
 				rep.Failed[fmt.Sprintf("hooks %d", n)] = err.Error()
 				continue

@@ -13,6 +13,7 @@ import (
 	"github.com/recollect/recollect/fixtures/testbin"
 	"github.com/recollect/recollect/graph/vector"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/sqlite"
 )
 
 // fixturesPath is the repository's real transcripts (or
@@ -285,7 +286,7 @@ func TestPrintSystems(t *testing.T) {
 // rounds, every hook and search answered by the daemon (BenchHooks fails
 // otherwise), and its memory read.
 func TestBenchHooksSmall(t *testing.T) {
-	r, err := BenchHooks(context.Background(), testbin.Binary(t), t.TempDir(), fixturesPath(t), 2000, 4, Stores{})
+	r, err := BenchHooks(context.Background(), testbin.Binary(t), t.TempDir(), "", fixturesPath(t), 2000, 4, Stores{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,5 +306,58 @@ func TestBenchHooksSmall(t *testing.T) {
 		if !strings.Contains(out.String(), name) {
 			t.Fatalf("table lacks %s:\n%s", name, out.String())
 		}
+	}
+}
+
+// TestHooksKeptStore: with a keep directory the hooks store is built there
+// once and later runs get a copy of it, neither rebuilt nor written.
+func TestHooksKeptStore(t *testing.T) {
+	ctx, keep := context.Background(), t.TempDir()
+	first := t.TempDir()
+	if _, err := hooksStore(ctx, first, keep, fixturesPath(t), 300); err != nil {
+		t.Fatal(err)
+	}
+	kept := filepath.Join(keep, "hooks-300")
+	db, err := sqlite.Open(ctx, kept)
+	if err != nil {
+		t.Fatalf("the built store was not kept: %v", err)
+	}
+	// A mark only the kept store carries: a copy holds it, a rebuild not.
+	if _, err := db.ExecContext(ctx, `DELETE FROM facts WHERE id = 300`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	before, err := os.ReadFile(filepath.Join(kept, store.DBFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func(dir string) int {
+		db, err := sqlite.Open(ctx, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM facts`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(first); n != 300 {
+		t.Fatalf("the first run's store holds %d facts, want 300", n)
+	}
+	second := t.TempDir()
+	sentences, err := hooksStore(ctx, second, keep, fixturesPath(t), 300)
+	if err != nil || len(sentences) == 0 {
+		t.Fatalf("second run: %d sentences, %v", len(sentences), err)
+	}
+	if n := count(second); n != 299 {
+		t.Fatalf("the second run's store holds %d facts, want the kept store's 299", n)
+	}
+	after, err := os.ReadFile(filepath.Join(kept, store.DBFile))
+	if err != nil || !bytes.Equal(before, after) {
+		t.Fatalf("the kept store changed (err %v): runs must use a copy", err)
 	}
 }
