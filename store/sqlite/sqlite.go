@@ -27,9 +27,11 @@ import (
 // instr, rowid, PRAGMA, VACUUM and the migrations in schema.go.
 //
 // counts, when not nil, keeps the full-text counts topFactText reads for
-// the store the engine was opened with (see countCache).
+// the store the engine was opened with (see countCache), and lists the
+// entity arm's lists of facts (see listCache).
 type sqliteEngine struct {
 	counts *countCache
+	lists  *listCache
 }
 
 var _ store.Engine = sqliteEngine{}
