@@ -47,8 +47,12 @@ type listView struct {
 }
 
 // view reads the store's data version for a search through q: nil, for
-// the lists to be read, when the cache does not serve q or the version
-// cannot be read.
+// the store to rank the lists it reads, when the cache does not serve q,
+// the version cannot be read, or it is the first search at this version.
+// Reading the lists to keep them costs more than the store's ranking of
+// them (each fact a row handed to Go), so they are kept from the second
+// search at a version on: a store that commits between every two
+// searches costs each no more than without the cache.
 func (c *listCache) view(q store.Conn) store.EntityLists {
 	if c == nil {
 		return nil
@@ -58,6 +62,15 @@ func (c *listCache) view(q store.Conn) store.EntityLists {
 	}
 	v, ok, err := c.h.DataVersion()
 	if err != nil || !ok {
+		return nil
+	}
+	c.mu.Lock()
+	seen := c.held && c.version == v
+	if !seen {
+		c.current(v)
+	}
+	c.mu.Unlock()
+	if !seen {
 		return nil
 	}
 	return listView{c: c, version: v}
