@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -249,4 +250,121 @@ func TestEntityArmOrdersFactsOfTheSameEntitiesNewestFirst(t *testing.T) {
 			t.Errorf("facts naming all three entities ranked %v…, want newest first %v", got.ids[:min(len(got.ids), 10)], all[:10])
 		}
 	})
+}
+
+// mapLists keeps entity lists in a map, with nothing to tell it the store
+// changed: a test's stand-in for an engine's cache between writes.
+type mapLists struct {
+	lists map[string]map[int64][]store.EntityFactRow
+	kept  int
+}
+
+func (m *mapLists) Held(key string, ents []int64) map[int64][]store.EntityFactRow {
+	out := map[int64][]store.EntityFactRow{}
+	for _, e := range ents {
+		if l, ok := m.lists[key][e]; ok {
+			out[e] = l
+		}
+	}
+	return out
+}
+
+func (m *mapLists) Keep(key string, lists map[int64][]store.EntityFactRow) {
+	if m.lists == nil {
+		m.lists = map[string]map[int64][]store.EntityFactRow{}
+	}
+	if m.lists[key] == nil {
+		m.lists[key] = map[int64][]store.EntityFactRow{}
+	}
+	for e, l := range lists {
+		m.lists[key][e] = l
+		m.kept++
+	}
+}
+
+// entityRowsOf is an entity arm's rows with each fact's entities sorted,
+// the one part whose order the rows leave open.
+func entityRowsOf(rows store.EntityRows) store.EntityRows {
+	out := store.EntityRows{Names: rows.Names}
+	for _, f := range rows.Facts {
+		ids := strings.Split(f.Entities, ",")
+		slices.Sort(ids)
+		f.Entities = strings.Join(ids, ",")
+		out.Facts = append(out.Facts, f)
+	}
+	return out
+}
+
+// TestEntityArmKeptListsRankTheSame: the entity arm's rows ranked from
+// each entity's list of facts, the lists read then kept
+// (store.EntityFactsKept), are the rows the store's statement ranks
+// (store.EntityFactsInSteps): the same facts in the same order, with the
+// same weights and entities, on both engines, on the search that reads
+// the lists and on those that find them kept; and so are the store's own
+// engine's rows, which keep the lists while nothing commits.
+func TestEntityArmKeptListsRankTheSame(t *testing.T) {
+	ctx := context.Background()
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		asOf := entityArmFixture(t, db)
+		kept := &mapLists{}
+		for round := range 2 {
+			for _, q := range entityArmQueries {
+				for _, sc := range []scope{newScope(time.Time{}), newScope(asOf)} {
+					eq := entityQuery(sc, termGrams(text.Terms(q)), 60)
+					want, err := store.EntityFactsInSteps(ctx, db, eq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := store.EntityFactsKept(ctx, db, eq, kept)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if w, g := entityRowsOf(want), entityRowsOf(got); !reflect.DeepEqual(w, g) {
+						t.Errorf("round %d, %q (as of %q): from kept lists %+v\nranked by the store %+v", round, q, sc.asOf, g, w)
+					}
+					engine, err := db.Engine().EntityFacts(ctx, db, eq)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if e, w := readEntityList(entityArmList(engine)), readEntityList(entityArmList(want)); !reflect.DeepEqual(e, w) {
+						t.Errorf("round %d, %q (as of %q): the engine's arm %+v\nranked by the store %+v", round, q, sc.asOf, e, w)
+					}
+				}
+			}
+		}
+		if kept.kept == 0 {
+			t.Error("no entity's list was kept")
+		}
+	})
+}
+
+// TestEntityListsSeeWrites: a fact committed after two searches names
+// one of their entities, and the next two searches list it first (a
+// subject, of high importance) on SQLite, whose engine keeps the
+// entities' lists from the second search at a data version on: the kept
+// lists are dropped, never served stale.
+func TestEntityListsSeeWrites(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.Open(t, "sqlite")
+	entityArmFixture(t, db)
+	altair := addEntity(t, db, "Altair")
+	addEntityFact(t, db, 9_999, entityFact{status: "active", importance: 0.5, recorded: time.Now(), entities: []int64{altair}})
+	sc := newScope(time.Time{})
+	for i := range 3 {
+		for range 2 {
+			if _, err := entityArm(ctx, db, sc, text.Terms("Altair"), 60); err != nil {
+				t.Fatal(err)
+			}
+		}
+		id := addEntityFact(t, db, 10_000+i, entityFact{status: "active", importance: 1, recorded: time.Now(), entities: []int64{altair}, subject: altair})
+		for search := range 2 {
+			l, err := entityArm(ctx, db, sc, text.Terms("Altair"), 60)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(l.ids) == 0 || l.ids[0] != id {
+				t.Fatalf("write %d, search %d after it: the arm lists %v; want the new fact %d first", i, search+1, l.ids, id)
+			}
+		}
+	}
 }

@@ -1,10 +1,12 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -74,11 +76,49 @@ func EntityIDF(half, d float64) float64 {
 // PostgreSQL rounds a double).
 func WeightUnits(w, unit float64) int64 { return int64(math.RoundToEven(w * unit)) }
 
+// EntityFactRow is one of an entity's facts as the entity arm reads them:
+// at most EntityQuery.FactCap facts of the entity that pass its Cond,
+// those whose subject it is first, then the newest.
+type EntityFactRow struct {
+	Fact int64
+	// Subject is fact_entities.is_subject: 1 when the entity is the
+	// fact's subject.
+	Subject    int64
+	Importance float64
+}
+
+// EntityLists keeps entities' lists of facts (EntityFactRow) from one
+// search to the next while the store does not change, each under the key
+// of the query that read it (EntityListKey). An engine keeps them where
+// it can tell that nothing committed since they were read.
+type EntityLists interface {
+	// Held returns the lists held under key, of those of ents it holds.
+	Held(key string, ents []int64) map[int64][]EntityFactRow
+	// Keep holds lists under key.
+	Keep(key string, lists map[int64][]EntityFactRow)
+}
+
+// EntityListKey names what an entity's list of facts depends on besides
+// the entity and the store: the condition with its arguments, and the
+// cap.
+func EntityListKey(a EntityQuery) string {
+	return fmt.Sprintf("%d\x00%s\x00%#v", a.FactCap, a.Cond, a.Args)
+}
+
 // EntityFactsInSteps reads the entity arm's rows in a statement per step:
 // the entities the folds name, their weights, their facts. Its statements
 // are portable; an engine whose every statement is cheap (SQLite) reads
 // the rows this way.
 func EntityFactsInSteps(ctx context.Context, q Conn, a EntityQuery) (EntityRows, error) {
+	return EntityFactsKept(ctx, q, a, nil)
+}
+
+// EntityFactsKept is EntityFactsInSteps taking each entity's list of
+// facts from kept where it holds one, reading the others' and handing
+// them to kept, and ranking the facts here; with kept nil the store ranks
+// them. The rows are the same either way, but for the order of each
+// fact's Entities, which here is by entity id.
+func EntityFactsKept(ctx context.Context, q Conn, a EntityQuery, kept EntityLists) (EntityRows, error) {
 	out := EntityRows{Names: map[int64]string{}}
 	if len(a.Folds) == 0 {
 		return out, nil
@@ -112,6 +152,10 @@ func EntityFactsInSteps(ctx context.Context, q Conn, a EntityQuery) (EntityRows,
 	}
 	if len(out.Names) == 0 {
 		return out, nil
+	}
+	if kept != nil {
+		out.Facts, err = entityFactsKept(ctx, q, a, weights, kept)
+		return out, err
 	}
 	out.Facts, err = entityFacts(ctx, q, a, weights)
 	return out, err
@@ -204,6 +248,111 @@ func entityFacts(ctx context.Context, q Conn, a EntityQuery, weights map[int64]f
 			return nil, fmt.Errorf("entity facts: %w", err)
 		}
 		out = append(out, f)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("entity facts: %w", err)
+	}
+	return out, nil
+}
+
+// entityFactsKept is entityFacts over the entities' lists of facts, each
+// taken from kept or read (entityLists), ranked as entityFacts's
+// statement ranks them: the highest summed weight first, then a subject
+// among the entities, then importance, then the newest.
+func entityFactsKept(ctx context.Context, q Conn, a EntityQuery, weights map[int64]float64, kept EntityLists) ([]EntityFact, error) {
+	ents := make([]int64, 0, len(weights))
+	for id := range weights {
+		ents = append(ents, id)
+	}
+	slices.Sort(ents)
+	key := EntityListKey(a)
+	lists := kept.Held(key, ents)
+	if lists == nil {
+		lists = map[int64][]EntityFactRow{}
+	}
+	var missing []int64
+	for _, e := range ents {
+		if _, ok := lists[e]; !ok {
+			missing = append(missing, e)
+		}
+	}
+	if len(missing) > 0 {
+		read, err := entityLists(ctx, q, a, missing)
+		if err != nil {
+			return nil, err
+		}
+		kept.Keep(key, read)
+		for e, l := range read {
+			lists[e] = l
+		}
+	}
+	type summed struct {
+		EntityFact
+		subject    int64
+		importance float64
+	}
+	at := map[int64]int{}
+	var facts []summed
+	for _, e := range ents {
+		w := WeightUnits(weights[e], a.Unit)
+		for _, r := range lists[e] {
+			i, seen := at[r.Fact]
+			if !seen {
+				i = len(facts)
+				at[r.Fact] = i
+				facts = append(facts, summed{EntityFact: EntityFact{ID: r.Fact}, subject: r.Subject, importance: r.Importance})
+			}
+			f := &facts[i]
+			f.Weight += w
+			f.subject = max(f.subject, r.Subject)
+			f.importance = max(f.importance, r.Importance)
+			if f.Entities != "" {
+				f.Entities += ","
+			}
+			f.Entities += strconv.FormatInt(e, 10)
+		}
+	}
+	slices.SortFunc(facts, func(x, y summed) int {
+		return cmp.Or(cmp.Compare(y.Weight, x.Weight), cmp.Compare(y.subject, x.subject),
+			cmp.Compare(y.importance, x.importance), cmp.Compare(y.ID, x.ID))
+	})
+	if a.Depth >= 0 && len(facts) > a.Depth {
+		facts = facts[:a.Depth]
+	}
+	var out []EntityFact
+	for _, f := range facts {
+		out = append(out, f.EntityFact)
+	}
+	return out, nil
+}
+
+// entityLists reads each entity's list of facts (EntityFactRow) in one
+// statement: the facts entityFacts's statement ranks, before it sums them.
+// Every entity of ents has a list, empty when none of its facts passes
+// a.Cond.
+func entityLists(ctx context.Context, q Conn, a EntityQuery, ents []int64) (map[int64][]EntityFactRow, error) {
+	out := make(map[int64][]EntityFactRow, len(ents))
+	parts := make([]string, 0, len(ents))
+	var args []any
+	for _, e := range ents {
+		out[e] = []EntityFactRow{}
+		parts = append(parts, `SELECT * FROM (SELECT fe.entity_id, fe.fact_id, fe.is_subject, f.importance
+			FROM fact_entities fe JOIN facts f ON f.id = fe.fact_id
+			WHERE fe.entity_id = ? AND `+a.Cond+` ORDER BY fe.is_subject DESC, fe.fact_id DESC LIMIT ?) x`)
+		args = append(append(append(args, e), a.Args...), a.FactCap)
+	}
+	rows, err := q.QueryContext(ctx, strings.Join(parts, " UNION ALL "), args...)
+	if err != nil {
+		return nil, fmt.Errorf("entity facts: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var e int64
+		var r EntityFactRow
+		if err := rows.Scan(&e, &r.Fact, &r.Subject, &r.Importance); err != nil {
+			return nil, fmt.Errorf("entity facts: %w", err)
+		}
+		out[e] = append(out[e], r)
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("entity facts: %w", err)

@@ -9,8 +9,12 @@ import (
 // EntityFacts reads the entity arm's rows a statement per step
 // (store.EntityFactsInSteps): in this process plain statements in turn
 // cost less than one that must sort to fold them, and SQLite has no
-// LATERAL join for the limit per entity.
-func (sqliteEngine) EntityFacts(ctx context.Context, c store.Conn, a store.EntityQuery) (store.EntityRows, error) {
+// LATERAL join for the limit per entity. Through the store's own pool,
+// each entity's list of facts is kept while nothing commits (listCache).
+func (e sqliteEngine) EntityFacts(ctx context.Context, c store.Conn, a store.EntityQuery) (store.EntityRows, error) {
+	if kept := e.lists.view(c); kept != nil {
+		return store.EntityFactsKept(ctx, c, a, kept)
+	}
 	return store.EntityFactsInSteps(ctx, c, a)
 }
 

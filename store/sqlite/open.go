@@ -63,7 +63,7 @@ func OpenFile(ctx context.Context, path string) (*store.DB, error) {
 	sqlDB := sql.OpenDB(watchedConnector{dsn: dsn, h: h})
 	sqlDB.SetMaxIdleConns(idleConns)
 	h.pool = sqlDB
-	db := store.WrapHandle(sqlDB, sqliteEngine{counts: newCountCache(h, sqlDB)}, h, filepath.Dir(path), path)
+	db := store.WrapHandle(sqlDB, sqliteEngine{counts: newCountCache(h, sqlDB), lists: newListCache(h, sqlDB)}, h, filepath.Dir(path), path)
 	if err := checkFTS5(ctx, db); err != nil {
 		sqlDB.Close()
 		return nil, err

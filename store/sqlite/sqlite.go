@@ -27,9 +27,11 @@ import (
 // instr, rowid, PRAGMA, VACUUM and the migrations in schema.go.
 //
 // counts, when not nil, keeps the full-text counts topFactText reads for
-// the store the engine was opened with (see countCache).
+// the store the engine was opened with (see countCache), and lists the
+// entity arm's lists of facts (see listCache).
 type sqliteEngine struct {
 	counts *countCache
+	lists  *listCache
 }
 
 var _ store.Engine = sqliteEngine{}
@@ -323,8 +325,9 @@ func (e sqliteEngine) topText(ctx context.Context, q store.Querier, ix store.Tex
 		if counts != "" && !least.recount {
 			// The words' counts are read: the whole ranking need not
 			// read every word's matches again to score them.
-			return `(SELECT id, score FROM (SELECT rowid AS id, -recollect_bm25(facts_fts, ?) AS score FROM facts_fts WHERE facts_fts MATCH ?) m
-				ORDER BY score DESC, id LIMIT ?)`, []any{counts, renderFTS5(text), k}, nil
+			rank, args := bm25Rank(counts, k, least)
+			return `(SELECT id, score FROM (SELECT rowid AS id, ` + rank + ` AS score FROM facts_fts WHERE facts_fts MATCH ?) m
+				WHERE score IS NOT NULL ORDER BY score DESC, id LIMIT ?)`, append(args, renderFTS5(text), k), nil
 		}
 	}
 	return `(SELECT id, score FROM ` + e.TextMatches(ix) + ` m ORDER BY score DESC, id LIMIT ?)`, []any{renderFTS5(text), k}, nil

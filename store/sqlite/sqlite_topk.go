@@ -65,10 +65,13 @@ const (
 // which topFactText ranks the rare words apart. recount has FTS5's own
 // bm25() score the matches, reading every word's matches once more per
 // statement, in place of recollect_bm25: the same scores, the form the
-// benchmark pairs with.
+// benchmark pairs with. scoreAll has recollect_bm25 score every match
+// instead of passing over those that cannot reach the best k (its
+// argument k): the same best k, the form the other benchmark pairs with.
 type topTextMin struct {
 	facts, rows int64
 	recount     bool
+	scoreAll    bool
 }
 
 // topWord is a query word with its stem and its counts.
@@ -145,14 +148,14 @@ func topFactText(ctx context.Context, db store.Querier, cache *countCache, q sto
 		// The facts holding a rare word and a common one first: their k-th
 		// score is a floor of the k-th over all the rare words' facts, so
 		// when it cannot beat the common words, the rest is not ranked.
-		both, err := bestMatches(ctx, db, "("+r+") AND ("+c+")", words, k, least.recount)
+		both, err := bestMatches(ctx, db, "("+r+") AND ("+c+")", words, k, least)
 		if err != nil {
 			return "", false, "", err
 		}
 		if len(both) < k || rest[j] < both[k-1].score {
 			// The facts holding only rare words score by the rare words
 			// alone; a fact holding a common word too scores more in both.
-			alone, err := bestMatches(ctx, db, r, words[:j], k, least.recount)
+			alone, err := bestMatches(ctx, db, r, words[:j], k, least)
 			if err != nil {
 				return "", false, "", err
 			}
@@ -199,15 +202,13 @@ type scored struct {
 // bestMatches is FTS5's best k for match, best first, ties by id, with
 // bm25()'s scores. words are match's words in the order match names them,
 // with their counts: recollect_bm25 takes the counts from them instead of
-// reading every word's matches again (unless recount).
-func bestMatches(ctx context.Context, db store.Querier, match string, words []topWord, k int, recount bool) ([]scored, error) {
-	rank := `-recollect_bm25(facts_fts, ?)`
-	args := []any{countList(words), match, k}
-	if recount {
-		rank, args = `-bm25(facts_fts)`, args[1:]
-	}
+// reading every word's matches again (unless least.recount), and k, to
+// pass over the matches that cannot reach the best k (unless
+// least.scoreAll).
+func bestMatches(ctx context.Context, db store.Querier, match string, words []topWord, k int, least topTextMin) ([]scored, error) {
+	rank, args := bm25Rank(countList(words), k, least)
 	rows, err := db.QueryContext(ctx, `SELECT id, score FROM (SELECT rowid AS id, `+rank+` AS score FROM facts_fts
-		WHERE facts_fts MATCH ?) ORDER BY score DESC, id LIMIT ?`, args...)
+		WHERE facts_fts MATCH ?) WHERE score IS NOT NULL ORDER BY score DESC, id LIMIT ?`, append(args, match, k)...)
 	if err != nil {
 		return nil, fmt.Errorf("rank rare words: %w", err)
 	}
@@ -221,6 +222,22 @@ func bestMatches(ctx context.Context, db store.Querier, match string, words []to
 		out = append(out, s)
 	}
 	return out, rows.Err()
+}
+
+// bm25Rank is the score of a full-text match of the best k, as a
+// column of a statement over facts_fts, with its arguments: FTS5's
+// bm25() when least.recount, else recollect_bm25 with the phrases' counts,
+// and k unless least.scoreAll. Either way the best k are the same rows
+// with the same scores; recollect_bm25 given k leaves the other rows
+// NULL.
+func bm25Rank(counts string, k int, least topTextMin) (string, []any) {
+	switch {
+	case least.recount:
+		return `-bm25(facts_fts)`, nil
+	case least.scoreAll:
+		return `-recollect_bm25(facts_fts, ?)`, []any{counts}
+	}
+	return `-recollect_bm25(facts_fts, ?, ?)`, []any{counts, k}
 }
 
 // countList is the words' counts of facts as recollect_bm25 takes them:

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -274,6 +275,53 @@ func TestRecollectBM25IsBM25(t *testing.T) {
 	}
 }
 
+// TestRecollectBM25BestK: recollect_bm25 told that the statement keeps
+// the best k passes over rows (NULL) and still gives the same best k —
+// the same facts in the same order with the same scores, to the bit — as
+// scoring every match, and as FTS5's bm25(), for queries of rare and
+// common words, common words only (whole rankings of thousands of
+// matches), and k from 1 to past the matches; and it does pass over rows.
+func TestRecollectBM25BestK(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 4000)
+	passed := 0
+	for _, q := range []store.TextQuery{
+		{"zebra3", "note"},
+		{"note", "project"},
+		{"note", "project", "release", "alpha", "omega"},
+		{"zebra1", "zebra2", "release", "note"},
+		{"project", "zebra5", "note", "release", "alpha", "theta"},
+		{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "iota"},
+	} {
+		words, _ := plainWords(q)
+		if err := wordCounts(ctx, db, words); err != nil {
+			t.Fatal(err)
+		}
+		counts, match := countList(words), renderFTS5(q)
+		for _, k := range []int{1, 10, 40, 200, 1000, 10_000} {
+			best := func(rank string, args ...any) []rankedRow {
+				return rankedRows(t, db, `(SELECT id, score FROM (SELECT rowid AS id, `+rank+` AS score FROM facts_fts WHERE facts_fts MATCH ?)
+					WHERE score IS NOT NULL ORDER BY score DESC, id LIMIT ?)`, append(args, match, k)...)
+			}
+			got := best(`-recollect_bm25(facts_fts, ?, ?)`, counts, k)
+			all := best(`-recollect_bm25(facts_fts, ?)`, counts)
+			fts5 := best(`-bm25(facts_fts)`)
+			if len(got) == 0 || !slices.Equal(got, all) || !slices.Equal(got, fts5) {
+				t.Errorf("%q, k %d: passing over rows ranks %v\nscoring every match %v\nbm25() %v", q, k, got, all, fts5)
+			}
+			var nulls int
+			if err := db.QueryRowContext(ctx, `SELECT count(*) FROM facts_fts WHERE facts_fts MATCH ? AND recollect_bm25(facts_fts, ?, ?) IS NULL`,
+				match, counts, k).Scan(&nulls); err != nil {
+				t.Fatal(err)
+			}
+			passed += nulls
+		}
+	}
+	if passed == 0 {
+		t.Error("recollect_bm25 scored every match: the test compares no row passed over")
+	}
+}
+
 // TestRecollectBM25Counts: a count list that does not fit the query's
 // phrases is an error that says so, not a score.
 func TestRecollectBM25Counts(t *testing.T) {
@@ -359,6 +407,89 @@ func BenchmarkTopFactText(b *testing.B) {
 	b.ReportMetric(float64(spent[0])/float64(spent[1]), "new-old-ratio")
 	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "new-ms/op")
 	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "old-ms/op")
+}
+
+// BenchmarkTopFactTextBestK times the keyword arm's best 200 (topText's
+// source, read, with the sizes TopText uses) with recollect_bm25 passing
+// over the matches that cannot reach them and with it scoring every match
+// (topTextMin.scoreAll), the two taking turns going first, and reports
+// the first's total over the second's as new-old-ratio; it fails if the
+// two rank differently. The queries are runs of 3 to 12 words cut from
+// 200 of the store's facts. The store is RECOLLECT_TOPK_STORE, a data
+// directory (such as one the search benchmark keeps, see
+// cmd/recollect-bench/README.md), or else a generated one of
+// RECOLLECT_TOPK_FACTS facts (100,000 unless set).
+func BenchmarkTopFactTextBestK(b *testing.B) {
+	ctx := context.Background()
+	var db *store.DB
+	if dir := os.Getenv("RECOLLECT_TOPK_STORE"); dir != "" {
+		var err error
+		if db, err = Open(ctx, dir); err != nil {
+			b.Fatal(err)
+		}
+		defer db.Close()
+	} else {
+		db = topkStore(b, topkFacts(b))
+	}
+	queries := factQueries(b, db, 200)
+	eng := db.Engine().(sqliteEngine)
+	var spent [2]time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := queries[i%len(queries)]
+		var got [2][]rankedRow
+		for _, all := range []bool{i%2 == 1, i%2 == 0} {
+			w := 0
+			if all {
+				w = 1
+			}
+			t0 := time.Now()
+			src, args, err := eng.topText(ctx, db, store.FactText, q, 200, topTextMin{facts: topTextMinFacts, rows: topTextMinRows, scoreAll: all})
+			if err != nil {
+				b.Fatal(err)
+			}
+			got[w] = rankedRows(b, db, src, args...)
+			spent[w] += time.Since(t0)
+		}
+		if !slices.Equal(got[0], got[1]) {
+			b.Fatalf("%q: passing over rows ranks %v\nscoring every match %v", q, got[0], got[1])
+		}
+	}
+	b.ReportMetric(float64(spent[0])/float64(spent[1]), "new-old-ratio")
+	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "new-ms/op")
+	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "old-ms/op")
+}
+
+// factQueries cuts n queries from the store's facts, spread over its ids:
+// a run of 3 to 12 of a fact's words, as the keyword arm asks for them.
+func factQueries(b *testing.B, db *store.DB, n int) []store.TextQuery {
+	b.Helper()
+	rows, err := db.QueryContext(context.Background(), `SELECT content FROM facts WHERE id % (SELECT max(1, count(*) / ?) FROM facts) = 0 ORDER BY id LIMIT ?`, n, n)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var out []store.TextQuery
+	for rows.Next() {
+		var c string
+		if err := rows.Scan(&c); err != nil {
+			b.Fatal(err)
+		}
+		w := strings.Fields(c)
+		size := 3 + rng.IntN(10)
+		start := rng.IntN(max(1, len(w)-size+1))
+		if q := text.Analyze(strings.Join(w[start:min(len(w), start+size)], " ")).KeywordQuery(); len(q) > 0 {
+			out = append(out, q)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
+	}
+	if len(out) == 0 {
+		b.Fatal("no query could be cut from the store's facts")
+	}
+	return out
 }
 
 // topkFacts is the size of the generated store the keyword benchmarks

@@ -93,26 +93,74 @@ const unsigned char *sqlite3_value_text(sqlite3_value*);
 void *sqlite3_malloc64(unsigned long long);
 void sqlite3_free(void*);
 void sqlite3_result_double(sqlite3_context*, double);
+void sqlite3_result_null(sqlite3_context*);
+int sqlite3_value_int(sqlite3_value*);
 void sqlite3_result_error(sqlite3_context*, const char*, int);
 void sqlite3_result_error_code(sqlite3_context*, int);
 #include <math.h>
 #include <string.h>
 
-// recollect_bm25_data is what recollect_bm25 computes once per query.
+// recollect_bm25_data is what recollect_bm25 computes once per query,
+// and the best k scores it has computed so far (a min-heap of n of them).
 typedef struct {
 	int phrases;
 	double avgdl;
 	double *idf;
 	double *freq;
+	int k, n;
+	double *best;
+	// The last row answered, and its answer (null: passed over), for a
+	// statement that asks again for the same row: its score enters the
+	// best k once.
+	int answered, null;
+	long long rowid;
+	double result;
 } recollect_bm25_data;
+
+// recollect_bm25_keep adds score to the heap of the best k scores.
+static void recollect_bm25_keep(recollect_bm25_data *p, double score) {
+	double *h = p->best;
+	int i;
+	if (p->n < p->k) {
+		i = p->n++;
+		while (i > 0 && h[(i-1)/2] > score) {
+			h[i] = h[(i-1)/2];
+			i = (i-1)/2;
+		}
+		h[i] = score;
+		return;
+	}
+	if (score <= h[0]) return;
+	i = 0;
+	for (;;) {
+		int c = 2*i + 1;
+		if (c >= p->n) break;
+		if (c+1 < p->n && h[c+1] < h[c]) c++;
+		if (h[c] >= score) break;
+		h[i] = h[c];
+		i = c;
+	}
+	h[i] = score;
+}
 
 // recollect_bm25 is FTS5's bm25() with every column weighing 1, to the
 // bit, except where each phrase's count of matching rows comes from: its
-// one argument, the counts as decimal numbers separated by spaces in the
-// order of the query's phrases, in place of reading every phrase's
+// first argument, the counts as decimal numbers separated by spaces in
+// the order of the query's phrases, in place of reading every phrase's
 // matches again (bm25() reads them all on a query's first row). recollect
 // reads the counts from facts_fts_vocab before it ranks, so a query's
 // common words are read once instead of once per statement.
+//
+// A second argument k says the statement keeps only the best k scores
+// (ORDER BY score LIMIT k): a row that cannot reach them is then NULL,
+// which sorts after every score, without its length being read (a seek
+// into the index's table of row sizes, most of a row's cost). The row's
+// score is bounded by the score it would have were it of no length: a
+// longer row's every term divides by a larger number, and rounding keeps
+// that order, so the bound is never below the score. A row is passed
+// over only once k rows are scored and its bound is below the least of
+// the best k scores so far, which is at most the k-th best of all: the
+// best k are the same rows with the same scores as without k.
 static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 		sqlite3_context *ctx, int nval, sqlite3_value **val) {
 	const double k1 = 1.2;
@@ -122,20 +170,25 @@ static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 	if (p == 0) {
 		int n = api->xPhraseCount(fts);
 		long long rows = 0, tokens = 0;
-		const char *counts = nval == 1 ? (const char*)sqlite3_value_text(val[0]) : 0;
+		const char *counts = (nval == 1 || nval == 2) ? (const char*)sqlite3_value_text(val[0]) : 0;
 		if (counts == 0) {
-			sqlite3_result_error(ctx, "recollect_bm25: want one argument, the phrases' counts of matching rows", -1);
+			sqlite3_result_error(ctx, "recollect_bm25: want the phrases' counts of matching rows, and optionally how many best scores the statement keeps", -1);
 			return;
 		}
-		p = (recollect_bm25_data*)sqlite3_malloc64(sizeof(recollect_bm25_data) + 2*(unsigned long long)n*sizeof(double));
+		int k = nval == 2 ? sqlite3_value_int(val[1]) : 0;
+		if (k < 0) k = 0;
+		unsigned long long size = sizeof(recollect_bm25_data) + (2*(unsigned long long)n + (unsigned long long)k)*sizeof(double);
+		p = (recollect_bm25_data*)sqlite3_malloc64(size);
 		if (p == 0) {
 			sqlite3_result_error_code(ctx, 7); // SQLITE_NOMEM
 			return;
 		}
-		memset(p, 0, sizeof(recollect_bm25_data) + 2*(unsigned long long)n*sizeof(double));
+		memset(p, 0, size);
 		p->phrases = n;
 		p->idf = (double*)&p[1];
 		p->freq = &p->idf[n];
+		p->k = k;
+		p->best = &p->freq[n];
 		rc = api->xRowCount(fts, &rows);
 		if (rc == 0) rc = api->xColumnTotalSize(fts, -1, &tokens);
 		if (rc == 0) p->avgdl = (double)tokens / (double)rows;
@@ -168,6 +221,15 @@ static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 			return;
 		}
 	}
+	long long rowid = api->xRowid(fts);
+	if (p->answered && p->rowid == rowid) {
+		if (p->null) {
+			sqlite3_result_null(ctx);
+		} else {
+			sqlite3_result_double(ctx, p->result);
+		}
+		return;
+	}
 	int inst = 0;
 	memset(p->freq, 0, sizeof(double) * p->phrases);
 	rc = api->xInstCount(fts, &inst);
@@ -176,12 +238,29 @@ static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 		rc = api->xInst(fts, i, &ip, &ic, &io);
 		if (rc == 0) p->freq[ip] += 1.0;
 	}
-	double D = 0.0;
-	if (rc == 0) {
-		int tok;
-		rc = api->xColumnSize(fts, -1, &tok);
-		D = (double)tok;
+	if (rc != 0) {
+		sqlite3_result_error_code(ctx, rc);
+		return;
 	}
+	if (p->k > 0 && p->n == p->k) {
+		// The score of the row were it of no length (D = 0 below).
+		double bound = 0.0;
+		for (int i = 0; i < p->phrases; i++) {
+			bound += p->idf[i] * (
+				(p->freq[i] * (k1 + 1.0)) /
+				(p->freq[i] + k1 * (1 - b + b * 0.0 / p->avgdl))
+			);
+		}
+		if (bound < p->best[0]) {
+			p->answered = 1, p->null = 1, p->rowid = rowid;
+			sqlite3_result_null(ctx);
+			return;
+		}
+	}
+	double D = 0.0;
+	int tok;
+	rc = api->xColumnSize(fts, -1, &tok);
+	D = (double)tok;
 	if (rc != 0) {
 		sqlite3_result_error_code(ctx, rc);
 		return;
@@ -193,6 +272,8 @@ static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 			(p->freq[i] + k1 * (1 - b + b * D / p->avgdl))
 		);
 	}
+	if (p->k > 0) recollect_bm25_keep(p, score);
+	p->answered = 1, p->null = 0, p->rowid = rowid, p->result = -1.0 * score;
 	sqlite3_result_double(ctx, -1.0 * score);
 }
 

@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -33,10 +35,12 @@ func BenchmarkPromptSearch(b *testing.B) {
 
 // BenchmarkPromptSearchCounts times the same searches on two warm readers
 // of one connection pool, taking turns going first: the store's own,
-// whose engine keeps the words' full-text counts while nothing commits
-// (the daemon's), and one whose engine reads them for every search (a
-// reader's, as sqlite.OpenReader opens it). It reports the first's total
-// over the second's as kept-read-ratio, with each one's mean.
+// whose engine keeps the words' full-text counts and the entities' lists
+// of facts while nothing commits (the daemon's), and one whose engine
+// reads them for every search (a reader's, as sqlite.OpenReader opens
+// it). It reports the first's total over the second's as
+// kept-read-ratio, with each one's mean, and fails when the two answer a
+// query differently (as JSON, byte for byte).
 func BenchmarkPromptSearchCounts(b *testing.B) {
 	for _, n := range searchBenchSizes(b) {
 		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
@@ -54,12 +58,20 @@ func BenchmarkPromptSearchCounts(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				q := graph.Query{Text: sentences[(i*7919)%len(sentences)], Limit: 10}
+				var answers [2][]byte
 				for _, r := range []int{i % 2, 1 - i%2} {
 					t0 := time.Now()
-					if _, err := readers[r].Search(ctx, q); err != nil {
+					ans, err := readers[r].Search(ctx, q)
+					if err != nil {
 						b.Fatal(err)
 					}
 					spent[r] += time.Since(t0)
+					if answers[r], err = json.Marshal(ans); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if !bytes.Equal(answers[0], answers[1]) {
+					b.Fatalf("%q: with the counts and lists kept %s\nread each time %s", q.Text, answers[0], answers[1])
 				}
 			}
 			b.ReportMetric(float64(spent[0])/float64(spent[1]), "kept-read-ratio")
