@@ -543,6 +543,9 @@ func valuePhrase(s string) value {
 				continue
 			}
 		}
+		if len(kept) == 0 && personalPronouns()[low] {
+			break // "works for you": who is meant needs context the heuristic lacks
+		}
 		kept = append(kept, strings.Trim(t, "`"))
 		if len(kept) == 4 {
 			break
@@ -551,6 +554,14 @@ func valuePhrase(s string) value {
 	text := strings.Join(kept, " ")
 	return value{text: text, words: wordSet(text)}
 }
+
+// personalPronouns stand for a person or thing named elsewhere: a value
+// that opens with one ("it works for you", "I work for them now") names
+// nothing the heuristic can compare, so it is no value.
+var personalPronouns = sync.OnceValue(func() map[string]bool {
+	return set("i", "me", "myself", "we", "us", "ourselves", "you", "yourself", "yourselves", "he", "him", "himself",
+		"she", "herself", "it", "itself", "they", "them", "themselves")
+})
 
 // nameLike is a value that names one thing: a name, a number, a code span
 // or a single word — "main", "Postgres", "5" — not a description.
