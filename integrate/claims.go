@@ -349,7 +349,7 @@ func readClause(clauseText, speaker string, prev *clause, keyed bool) (clause, b
 			continue
 		}
 		if m := r.re.FindStringSubmatch(pred); m != nil {
-			if v := valuePhrase(m[1]); len(v.words) > 0 {
+			if v := claimValue(m[1]); len(v.words) > 0 {
 				c.replaced = append(c.replaced, v)
 			}
 		}
@@ -393,7 +393,7 @@ func readClaims(pred, verbPhrase string, possessed, wish bool, may func(literal)
 		var v value
 		switch f.slot {
 		case "port":
-			v = valuePhrase(firstNonEmpty(groups...))
+			v = claimValue(firstNonEmpty(groups...))
 		case "version":
 			if len(groups) == 2 {
 				if stopValue()[strings.ToLower(groups[0])] || determiners()[strings.ToLower(groups[0])] || calendarWords()[strings.ToLower(groups[0])] {
@@ -408,15 +408,15 @@ func readClaims(pred, verbPhrase string, possessed, wish bool, may func(literal)
 			if obj := wordSet(groups[0]); len(obj) > 0 {
 				slot += ":" + joinSorted(obj)
 			}
-			v = valuePhrase(groups[1])
+			v = claimValue(groups[1])
 		case "use":
 			if strings.HasPrefix(strings.ToLower(pred[m[0]:m[1]]), "used to") {
 				continue
 			}
-			v = valuePhrase(groups[0])
+			v = claimValue(groups[0])
 			slot += ":" + purpose(groups[0])
 		default:
-			v = valuePhrase(groups[0])
+			v = claimValue(groups[0])
 		}
 		cl := claim{slot: slot, single: f.single, val: v}
 		if f.slot != "use" {
@@ -435,7 +435,7 @@ func readClaims(pred, verbPhrase string, possessed, wish bool, may func(literal)
 		rest := verbPhrase[m[2]:m[3]]
 		if f := strings.ToLower(firstWord(rest)); f != "to" && f != "it" && f != "that" && f != "this" {
 			at = 0
-			cl := claim{slot: "preference", val: valuePhrase(rest)}
+			cl := claim{slot: "preference", val: claimValue(rest)}
 			if len(cl.val.words) > 0 {
 				cl.negated = negatedAt(verbPhrase, m[2])
 				out = append(out, cl)
@@ -443,13 +443,13 @@ func readClaims(pred, verbPhrase string, possessed, wish bool, may func(literal)
 		}
 	}
 	if m := submatchIf(may(ownsKeys), ownsRe(), pred); m != nil {
-		if obj := valuePhrase(pred[m[2]:m[3]]); len(obj.words) > 0 {
+		if obj := claimValue(pred[m[2]:m[3]]); len(obj.words) > 0 {
 			out = append(out, claim{slot: "owner", single: true, owner: obj.words, negated: negatedAt(pred, m[0]), val: value{words: map[string]bool{}}})
 		}
 	}
 	at = 0
 	if m := copulaRe().FindStringSubmatch(verbPhrase); m != nil && len(out) == 0 {
-		v := valuePhrase(m[1])
+		v := claimValue(m[1])
 		first := strings.ToLower(firstWord(m[1]))
 		if len(v.words) > 0 && !strings.HasSuffix(first, "ing") && !strings.HasSuffix(first, "ed") {
 			slot := "is"
@@ -551,6 +551,25 @@ func valuePhrase(s string) value {
 	text := strings.Join(kept, " ")
 	return value{text: text, words: wordSet(text)}
 }
+
+// claimValue is the value phrase a claim gives (valuePhrase), or none when
+// it opens with a personal pronoun: "it works for you" and "I work for
+// them now" name someone only through context the heuristic lacks. A
+// purpose keeps its pronoun ("as they can damage it"): it only tells
+// claims apart.
+func claimValue(s string) value {
+	v := valuePhrase(s)
+	if f, _, _ := strings.Cut(v.text, " "); personalPronouns()[strings.ToLower(f)] {
+		return value{}
+	}
+	return v
+}
+
+// personalPronouns stand for a person or thing named elsewhere.
+var personalPronouns = sync.OnceValue(func() map[string]bool {
+	return set("i", "me", "myself", "we", "us", "ourselves", "you", "yourself", "yourselves", "he", "him", "himself",
+		"she", "herself", "it", "itself", "they", "them", "themselves")
+})
 
 // nameLike is a value that names one thing: a name, a number, a code span
 // or a single word — "main", "Postgres", "5" — not a description.

@@ -403,7 +403,9 @@ func overlaps(a, b map[string]bool) bool {
 // a sentence a user can check. It is the heuristic's whole rule:
 //   - the same subject (the same speaker's "I", or the same named thing), and
 //   - either the later statement names the older one's value as replaced
-//     ("instead of 4001", "from Fly.io to Render"), or it says the same
+//     ("instead of 4001", "from Fly.io to Render") — for a first-person
+//     subject only a value the older statement gives an attribute, as the
+//     speaker's "I" is the subject of everything they say — or it says the same
 //     attribute no longer holds, or it gives the same attribute a different
 //     value — for attributes with one value at a time (where one lives,
 //     works, a port, a version, a host, an owner) plainly, for the others
@@ -444,11 +446,23 @@ func supersedesClause(n, o clause) (bool, string) {
 		return false, ""
 	}
 	for _, r := range n.replaced {
-		if subset(r.words, o.words) && !replacedToo(o, r) {
+		if subset(r.words, o.words) && !replacedToo(o, r) && (o.self == "" || claimsValue(o, r)) {
 			return true, fmt.Sprintf("same subject; the later statement replaces %q", r.text)
 		}
 	}
 	return false, ""
+}
+
+// claimsValue reports whether one of the clause's claims gives r as its
+// value: "I use Vim" claims Vim, "I'm planning a trip to Miami" claims
+// nothing, so "Fort Lauderdale instead of Miami" replaces the first only.
+func claimsValue(c clause, r value) bool {
+	for _, cl := range c.claims {
+		if sameValue(cl.val, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // mayReplace is the looser test a model's answer is held to: the same
