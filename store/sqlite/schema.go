@@ -697,4 +697,30 @@ INSERT INTO events_fts(events_fts, rowid, content) SELECT 'delete', seq, content
 INSERT INTO events_fts(rowid, content) SELECT seq, recollect_index_text(content) FROM session_events
 	WHERE recollect_index_text(content) <> content;
 `,
+	// v30 — a number that changes with every write to what the search
+	// caches derive from (the facts, and with them facts_fts; the facts'
+	// entities; the entities and their aliases), and with no other write,
+	// so a long-lived reader keeps its caches across commits that only
+	// copy transcript lines (handle.KnowledgeVersion). Every insert, update
+	// and delete of those tables adds one; facts_fts is written only by
+	// the facts' triggers. A later migration that writes facts_fts or
+	// those tables directly bumps n too.
+	`
+CREATE TABLE knowledge_version (
+	n INTEGER NOT NULL
+);
+INSERT INTO knowledge_version(n) VALUES (0);
+CREATE TRIGGER facts_known_added AFTER INSERT ON facts BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER facts_known_changed AFTER UPDATE ON facts BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER facts_known_removed AFTER DELETE ON facts BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_entities_known_added AFTER INSERT ON fact_entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_entities_known_changed AFTER UPDATE ON fact_entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_entities_known_removed AFTER DELETE ON fact_entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entities_known_added AFTER INSERT ON entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entities_known_changed AFTER UPDATE ON entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entities_known_removed AFTER DELETE ON entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entity_aliases_known_added AFTER INSERT ON entity_aliases BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entity_aliases_known_changed AFTER UPDATE ON entity_aliases BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entity_aliases_known_removed AFTER DELETE ON entity_aliases BEGIN UPDATE knowledge_version SET n = n + 1; END;
+`,
 }
