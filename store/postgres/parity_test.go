@@ -110,6 +110,11 @@ var engineOnly = map[string][]engineLine{
 		{"trigger entity_aliases_known_added on entity_aliases", "search caches' key (v30)"},
 		{"trigger entity_aliases_known_changed on entity_aliases", "search caches' key (v30)"},
 		{"trigger entity_aliases_known_removed on entity_aliases", "search caches' key (v30)"},
+		{"trigger fact_provenance_known_added on fact_provenance", "search caches' key (v30)"},
+		{"trigger fact_provenance_known_changed on fact_provenance", "search caches' key (v30)"},
+		{"trigger fact_provenance_known_removed on fact_provenance", "search caches' key (v30)"},
+		{"trigger session_events_known_changed on session_events", "search caches' key (v30)"},
+		{"trigger session_events_known_removed on session_events", "search caches' key (v30)"},
 		// SQLite indexes have no INCLUDE columns, and SQLite keeps no
 		// adjacent facts on the row (the postgres side's v24 form).
 		{"index fact_provenance_fact_seq on fact_provenance (fact_id, event_seq, session_id)", "index-only seed lookups (v24)"},

@@ -19,8 +19,9 @@ const listCacheRows = 1 << 16
 // is a row read per fact, each a seek into facts for the condition.
 // Whether they changed is the handle's knowledge version, read before the
 // lists: a list reads fact_entities and facts (any column the condition
-// names), whose every write changes it, and a commit that only copies
-// transcript lines does not. A handle without one (a reader opened by
+// names) and, under a retention window, the facts' provenance and the
+// times of the events it cites, whose every write changes it (migration
+// v30), and a commit that only copies transcript lines does not. A handle without one (a reader opened by
 // OpenReader) keeps nothing. It serves only reads through the store's own
 // pool, and is safe for concurrent searches.
 type listCache struct {

@@ -49,6 +49,19 @@ var knowledgeQuery = store.EntityQuery{
 	CountCap: 1000, FactCap: 40, Depth: 60, Unit: 1 << 20,
 }
 
+// windowQuery is knowledgeQuery under a retention window from 2000 on,
+// the condition graph's factWithin writes: a fact passes when an event it
+// cites happened since, or, citing none, it was said or recorded since.
+var windowQuery = store.EntityQuery{
+	Folds: []string{"altair", "vega"},
+	Cond: `f.status = ? AND (EXISTS (SELECT 1 FROM fact_provenance wv JOIN session_events we ON we.seq = wv.event_seq
+			WHERE wv.fact_id = f.id AND COALESCE(we.occurred_at, we.recorded_at) >= ?)
+		OR (NOT EXISTS (SELECT 1 FROM fact_provenance wv WHERE wv.fact_id = f.id AND wv.event_seq IS NOT NULL)
+			AND COALESCE(f.said_at, f.recorded_at) >= ?))`,
+	Args:     []any{"active", "2000-01-01T00:00:00Z", "2000-01-01T00:00:00Z"},
+	CountCap: 1000, FactCap: 40, Depth: 60, Unit: 1 << 20,
+}
+
 // knowledgeText is the keyword arm's query: words whose counts a fact
 // written in the cases below changes.
 var knowledgeText = store.TextQuery{"zebra3", "note", "project"}
@@ -62,17 +75,23 @@ func cachedAnswers(t *testing.T, db *store.DB, what string) string {
 	ctx := context.Background()
 	eng := db.Engine().(sqliteEngine)
 	wantTop := topOf(t, ctx, db, nil, knowledgeText, 20)
-	wantRows, err := store.EntityFactsInSteps(ctx, db, knowledgeQuery)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := fmt.Sprintf("%s\n%+v", wantTop, sortedEntities(wantRows))
-	for search := range 2 {
-		rows, err := eng.EntityFacts(ctx, db, knowledgeQuery)
+	want := wantTop
+	for _, q := range []store.EntityQuery{knowledgeQuery, windowQuery} {
+		rows, err := store.EntityFactsInSteps(ctx, db, q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := fmt.Sprintf("%s\n%+v", topOf(t, ctx, db, eng.counts, knowledgeText, 20), sortedEntities(rows))
+		want += fmt.Sprintf("\n%+v", sortedEntities(rows))
+	}
+	for search := range 2 {
+		got := topOf(t, ctx, db, eng.counts, knowledgeText, 20)
+		for _, q := range []store.EntityQuery{knowledgeQuery, windowQuery} {
+			rows, err := eng.EntityFacts(ctx, db, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got += fmt.Sprintf("\n%+v", sortedEntities(rows))
+		}
 		if got != want {
 			t.Errorf("%s, search %d: with the caches\n%s\nwithout\n%s", what, search+1, got, want)
 		}
@@ -164,6 +183,26 @@ func TestKnowledgeVersionWrites(t *testing.T) {
 		}},
 		{"entity added", false, func() []string {
 			return []string{`INSERT INTO entities(type, name, canonical, fold, created_at) VALUES ('thing', 'Deneb', 'deneb', 'deneb', '` + store.Now() + `')`}
+		}},
+		{"old event cited", true, func() []string {
+			return []string{
+				`INSERT INTO sessions(id, source, created_at) VALUES ('s-old', 'record', '1999-01-01T00:00:00Z')`,
+				`INSERT INTO session_events(session_id, source, role, event_type, content_type, content, occurred_at, recorded_at)
+					VALUES ('s-old', 'record', 'user', 'message', 'text', 'said long ago', '1999-01-01T00:00:00Z', '1999-01-01T00:00:00Z')`,
+				`INSERT INTO fact_provenance(fact_id, event_seq, session_id, added_at) VALUES (364, (SELECT max(seq) FROM session_events), 's-old', '1999-01-01T00:00:00Z')`,
+			}
+		}},
+		{"event time changed", true, func() []string {
+			return []string{`UPDATE session_events SET occurred_at = '2020-01-01T00:00:00Z' WHERE session_id = 's-old'`}
+		}},
+		{"event deleted", true, func() []string {
+			return []string{`DELETE FROM session_events WHERE session_id = 's-old'`}
+		}},
+		{"provenance moved", true, func() []string {
+			return []string{`UPDATE fact_provenance SET fact_id = 357 WHERE fact_id = 364`}
+		}},
+		{"provenance removed", true, func() []string {
+			return []string{`DELETE FROM fact_provenance WHERE fact_id = 357`}
 		}},
 		{"alias renamed", false, func() []string {
 			return []string{`UPDATE entity_aliases SET alias = 'Altair of Aquila', fold = 'altair of aquila' WHERE fold = 'alpha aquilae'`}
