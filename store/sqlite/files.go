@@ -147,8 +147,9 @@ func (h *handle) DataVersion() (version int64, ok bool, err error) {
 
 // KnowledgeVersion is a number that changes whenever a commit writes what
 // the search caches derive from — the facts with their full-text index,
-// the facts' entities, the entities and their aliases — and with no other
-// commit: not a copy of transcript lines into session_events. It is
+// the facts' entities, the entities and their aliases, the facts'
+// provenance and the times of the events it cites — and with no other
+// commit: not a copy of new transcript lines into session_events. It is
 // knowledge_version's row (kept by triggers, migration v30), read on the
 // pinned connection only when the data version changed since it was last
 // read: the data version is read first, so a commit after it changes the
