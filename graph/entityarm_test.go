@@ -341,8 +341,8 @@ func TestEntityArmKeptListsRankTheSame(t *testing.T) {
 // TestEntityListsSeeWrites: a fact committed after two searches names
 // one of their entities, and the next two searches list it first (a
 // subject, of high importance) on SQLite, whose engine keeps the
-// entities' lists from the second search at a data version on: the kept
-// lists are dropped, never served stale.
+// entities' lists from the second search at a knowledge version on:
+// the kept lists are dropped, never served stale.
 func TestEntityListsSeeWrites(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.Open(t, "sqlite")

@@ -94,6 +94,27 @@ var engineOnly = map[string][]engineLine{
 		// A SQLite status has one fact_counts row; PostgreSQL's writers add
 		// rows beside each other's, so the status is no key there.
 		{"primary key fact_counts (status)", "one row per status"},
+		// The knowledge version (v30) keys the search caches of SQLite's
+		// long-lived reader; PostgreSQL keeps no such caches.
+		{"table knowledge_version", "search caches' key (v30)"},
+		{"column knowledge_version.n int64 not null", "search caches' key (v30)"},
+		{"trigger facts_known_added on facts", "search caches' key (v30)"},
+		{"trigger facts_known_changed on facts", "search caches' key (v30)"},
+		{"trigger facts_known_removed on facts", "search caches' key (v30)"},
+		{"trigger fact_entities_known_added on fact_entities", "search caches' key (v30)"},
+		{"trigger fact_entities_known_changed on fact_entities", "search caches' key (v30)"},
+		{"trigger fact_entities_known_removed on fact_entities", "search caches' key (v30)"},
+		{"trigger entities_known_added on entities", "search caches' key (v30)"},
+		{"trigger entities_known_changed on entities", "search caches' key (v30)"},
+		{"trigger entities_known_removed on entities", "search caches' key (v30)"},
+		{"trigger entity_aliases_known_added on entity_aliases", "search caches' key (v30)"},
+		{"trigger entity_aliases_known_changed on entity_aliases", "search caches' key (v30)"},
+		{"trigger entity_aliases_known_removed on entity_aliases", "search caches' key (v30)"},
+		{"trigger fact_provenance_known_added on fact_provenance", "search caches' key (v30)"},
+		{"trigger fact_provenance_known_changed on fact_provenance", "search caches' key (v30)"},
+		{"trigger fact_provenance_known_removed on fact_provenance", "search caches' key (v30)"},
+		{"trigger session_events_known_changed on session_events", "search caches' key (v30)"},
+		{"trigger session_events_known_removed on session_events", "search caches' key (v30)"},
 		// SQLite indexes have no INCLUDE columns, and SQLite keeps no
 		// adjacent facts on the row (the postgres side's v24 form).
 		{"index fact_provenance_fact_seq on fact_provenance (fact_id, event_seq, session_id)", "index-only seed lookups (v24)"},

@@ -13,16 +13,20 @@ import (
 const listCacheRows = 1 << 16
 
 // listCache keeps, for one open store, the entity arm's lists of each
-// entity's facts (store.EntityLists) for as long as nothing commits to
-// the store, as countCache keeps the words' counts. An entity a prompt
-// names is often named by the next one too, and its list is a row read
-// per fact, each a seek into facts for the condition. Whether the store
-// changed is the handle's data version, read before the lists; a handle
-// without one (a reader opened by OpenReader) keeps nothing. It serves
-// only reads through the store's own pool, and is safe for concurrent
-// searches.
+// entity's facts (store.EntityLists) for as long as the facts and their
+// entities do not change, as countCache keeps the words' counts. An
+// entity a prompt names is often named by the next one too, and its list
+// is a row read per fact, each a seek into facts for the condition.
+// Whether they changed is the handle's knowledge version, read before the
+// lists: a list reads fact_entities and facts (any column the condition
+// names) and, under a retention window, the facts' provenance and the
+// times of the events it cites, whose every write changes it (migration
+// v30), and a commit that only copies transcript lines does not. A handle without one (a reader opened by
+// OpenReader) keeps nothing. It serves only reads through the store's own
+// pool, and is safe for concurrent searches.
 type listCache struct {
-	h *handle
+	// key reads the version the lists are kept under.
+	key func() (int64, bool, error)
 	// pool is the store's pool: a transaction reads its lists itself.
 	pool *sql.DB
 
@@ -36,22 +40,22 @@ type listCache struct {
 // newListCache is the cache of the store whose handle is h and pool is
 // pool.
 func newListCache(h *handle, pool *sql.DB) *listCache {
-	return &listCache{h: h, pool: pool}
+	return &listCache{key: h.KnowledgeVersion, pool: pool}
 }
 
-// listView is the cache as one search sees it: the data version read at
-// its start.
+// listView is the cache as one search sees it: the version read at its
+// start.
 type listView struct {
 	c       *listCache
 	version int64
 }
 
-// view reads the store's data version for a search through q: nil, for
+// view reads the store's knowledge version for a search through q: nil, for
 // the store to rank the lists it reads, when the cache does not serve q,
 // the version cannot be read, or it is the first search at this version.
 // Reading the lists to keep them costs more than the store's ranking of
 // them (each fact a row handed to Go), so they are kept from the second
-// search at a version on: a store that commits between every two
+// search at a version on: a store whose facts change between every two
 // searches costs each no more than without the cache.
 func (c *listCache) view(q store.Conn) store.EntityLists {
 	if c == nil {
@@ -60,7 +64,7 @@ func (c *listCache) view(q store.Conn) store.EntityLists {
 	if d, ok := q.(*store.DB); !ok || d.DB != c.pool {
 		return nil
 	}
-	v, ok, err := c.h.DataVersion()
+	v, ok, err := c.key()
 	if err != nil || !ok {
 		return nil
 	}

@@ -41,6 +41,12 @@ type fileWatch struct {
 	mu        sync.Mutex
 	broken    error
 	unchecked bool // the platform has no inode, or the files were not found at open
+	// known is the knowledge version last read (KnowledgeVersion) and the
+	// data version read just before it.
+	known struct {
+		data, knowledge int64
+		held            bool
+	}
 }
 
 type fileIdentity struct{ dev, ino uint64 }
@@ -137,6 +143,41 @@ func (h *handle) DataVersion() (version int64, ok bool, err error) {
 		return 0, false, fmt.Errorf("read the data version of %s: %w", h.path, err)
 	}
 	return v, true, nil
+}
+
+// KnowledgeVersion is a number that changes whenever a commit writes what
+// the search caches derive from — the facts with their full-text index,
+// the facts' entities, the entities and their aliases, the facts'
+// provenance and the times of the events it cites — and with no other
+// commit: not a copy of new transcript lines into session_events. It is
+// knowledge_version's row (kept by triggers, migration v30), read on the
+// pinned connection only when the data version changed since it was last
+// read: the data version is read first, so a commit after it changes the
+// data version the next call reads, and the row is read again.
+func (h *handle) KnowledgeVersion() (version int64, ok bool, err error) {
+	w := h.files
+	if w == nil {
+		return 0, false, nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.pin == nil {
+		return 0, false, nil
+	}
+	dv, err := w.pin.dataVersion()
+	if err != nil {
+		return 0, false, fmt.Errorf("read the data version of %s: %w", h.path, err)
+	}
+	if w.known.held && w.known.data == dv {
+		return w.known.knowledge, true, nil
+	}
+	kv, err := w.pin.knowledgeVersion()
+	if err != nil {
+		w.known.held = false
+		return 0, false, fmt.Errorf("read the knowledge version of %s: %w", h.path, err)
+	}
+	w.known.data, w.known.knowledge, w.known.held = dv, kv, true
+	return kv, true, nil
 }
 
 // Close closes the pinned connection once the pool is closed: the last

@@ -697,4 +697,39 @@ INSERT INTO events_fts(events_fts, rowid, content) SELECT 'delete', seq, content
 INSERT INTO events_fts(rowid, content) SELECT seq, recollect_index_text(content) FROM session_events
 	WHERE recollect_index_text(content) <> content;
 `,
+	// v30 — a number that changes with every write to what the search
+	// caches derive from, and with no other write, so a long-lived reader
+	// keeps its caches across commits that only copy transcript lines
+	// (handle.KnowledgeVersion). Every insert, update and delete of the
+	// facts (and with them facts_fts, which only the facts' triggers
+	// write), the facts' entities, the entities and their aliases adds
+	// one; so does every write to fact_provenance and every delete of an
+	// event or change of its times, which a retention window's condition
+	// on the facts reads (graph's factWithin). A new event changes no
+	// fact's standing: provenance cites events already stored, and a seq
+	// is never reused. A later migration that writes facts_fts or these
+	// tables without their triggers bumps n too.
+	`
+CREATE TABLE knowledge_version (
+	n INTEGER NOT NULL
+);
+INSERT INTO knowledge_version(n) VALUES (0);
+CREATE TRIGGER facts_known_added AFTER INSERT ON facts BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER facts_known_changed AFTER UPDATE ON facts BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER facts_known_removed AFTER DELETE ON facts BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_entities_known_added AFTER INSERT ON fact_entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_entities_known_changed AFTER UPDATE ON fact_entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_entities_known_removed AFTER DELETE ON fact_entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entities_known_added AFTER INSERT ON entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entities_known_changed AFTER UPDATE ON entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entities_known_removed AFTER DELETE ON entities BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entity_aliases_known_added AFTER INSERT ON entity_aliases BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entity_aliases_known_changed AFTER UPDATE ON entity_aliases BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER entity_aliases_known_removed AFTER DELETE ON entity_aliases BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_provenance_known_added AFTER INSERT ON fact_provenance BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_provenance_known_changed AFTER UPDATE ON fact_provenance BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER fact_provenance_known_removed AFTER DELETE ON fact_provenance BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER session_events_known_changed AFTER UPDATE OF seq, occurred_at, recorded_at ON session_events BEGIN UPDATE knowledge_version SET n = n + 1; END;
+CREATE TRIGGER session_events_known_removed AFTER DELETE ON session_events BEGIN UPDATE knowledge_version SET n = n + 1; END;
+`,
 }

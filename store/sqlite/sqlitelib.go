@@ -22,11 +22,12 @@ int sqlite3_step(sqlite3_stmt*);
 long long sqlite3_column_int64(sqlite3_stmt*, int);
 int sqlite3_finalize(sqlite3_stmt*);
 
-// recollect_data_version runs PRAGMA data_version on db into *out; it
-// returns SQLite's result code (0 on success).
-static int recollect_data_version(sqlite3 *db, long long *out) {
+// recollect_int64 runs sql on db and reads the first column of its first
+// row into *out; it returns SQLite's result code (0 on success; 101,
+// SQLITE_DONE, when there is no row).
+static int recollect_int64(sqlite3 *db, const char *sql, long long *out) {
 	sqlite3_stmt *stmt = 0;
-	int rc = sqlite3_prepare_v2(db, "PRAGMA data_version", -1, &stmt, 0);
+	int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, 0);
 	if (rc != 0) {
 		return rc;
 	}
@@ -382,11 +383,30 @@ func (p *pin) err(rc C.int) error {
 // whenever another connection — of this process's pool or of another
 // process — commits to the database. The pin itself never writes.
 func (p *pin) dataVersion() (int64, error) {
+	return p.readInt("PRAGMA data_version")
+}
+
+// knowledgeVersion is knowledge_version's number read on the pin: it
+// changes with every commit that writes what the search caches derive
+// from (see migration v30), and with no other.
+func (p *pin) knowledgeVersion() (int64, error) {
+	return p.readInt("SELECT n FROM knowledge_version")
+}
+
+// readInt runs a statement on the pin and reads the first column of its
+// one row.
+func (p *pin) readInt(query string) (int64, error) {
+	csql := C.CString(query)
+	defer C.free(unsafe.Pointer(csql))
 	var v C.longlong
-	if rc := C.recollect_data_version(p.db, &v); rc != 0 {
+	switch rc := C.recollect_int64(p.db, csql, &v); rc {
+	case 0:
+		return int64(v), nil
+	case 101: // SQLITE_DONE: no row
+		return 0, fmt.Errorf("%s read no row", query)
+	default:
 		return 0, p.err(rc)
 	}
-	return int64(v), nil
 }
 
 // close closes the connection; the last connection of the store to close

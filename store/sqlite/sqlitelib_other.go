@@ -18,6 +18,8 @@ func (*pin) close() error { return nil }
 
 func (*pin) dataVersion() (int64, error) { return 0, errNoCgo }
 
+func (*pin) knowledgeVersion() (int64, error) { return 0, errNoCgo }
+
 // allocationsCounted reports whether SQLite keeps allocation statistics;
 // without cgo there is no SQLite.
 func allocationsCounted() bool { return false }

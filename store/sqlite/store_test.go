@@ -55,10 +55,9 @@ func TestMigrateFromEveryVersion(t *testing.T) {
 	for from := 0; from < store.SchemaVersion; from++ {
 		t.Run(strings.Repeat("v", 1)+string(rune('0'+from)), func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), store.DBFile)
-			raw, err := sql.Open("sqlite3", "file:"+path+"?_foreign_keys=on")
-			if err != nil {
-				t.Fatal(err)
-			}
+			// The connections carry recollect's SQL functions, which the
+			// migrations from v29 on call.
+			raw := sql.OpenDB(watchedConnector{dsn: "file:" + path + "?_foreign_keys=on", h: &handle{path: path}})
 			db := store.Wrap(raw, sqliteEngine{}, "", path)
 			if err := db.Migrate(ctx, from); err != nil {
 				t.Fatalf("migrate to %d: %v", from, err)

@@ -15,29 +15,31 @@ const countCacheWords = 4096
 
 // countCache keeps, for one open store, what topFactText reads before it
 // ranks — the index's count of facts and each query word's counts of
-// facts and occurrences — for as long as nothing commits to the store. A
+// facts and occurrences — for as long as the facts do not change. A
 // word's counts are read from facts_fts_vocab, which reads every posting
 // of the word to count them: for the common words of a prompt that is
 // tens of thousands of postings, read again on every search that names
 // them. A long-lived process (the daemon's reader) reads them once.
 //
-// Whether the store changed is PRAGMA data_version on the handle's pinned
-// connection (handle.DataVersion), read before the counts: a commit by
-// this process's pool or by another process changes it, and the next
-// search reads afresh. A handle without a data version (a reader opened
-// by OpenReader) caches nothing.
+// Whether the facts changed is the handle's knowledge version
+// (handle.KnowledgeVersion), read before the counts: a commit that writes
+// facts, by this process's pool or by another process, changes it, and
+// the next search reads afresh; a commit that only copies transcript
+// lines leaves it, and the counts, as they were. A handle without one (a
+// reader opened by OpenReader) caches nothing.
 //
 // The cache serves only reads through the store's own pool (*store.DB),
 // each of which sees what is committed when it runs; a transaction may
 // see its own uncommitted writes, so it reads its counts itself. It is
 // safe for concurrent searches.
 type countCache struct {
-	h    *handle
+	// key reads the version the counts are kept under.
+	key  func() (int64, bool, error)
 	pool *sql.DB
 
 	mu sync.Mutex
-	// version is the data version the counts below were read at (or
-	// after, with nothing committed since it was read).
+	// version is the key's version the counts below were read at (or
+	// after, with the key unchanged since it was read).
 	version int64
 	held    bool
 	rows    int64
@@ -52,18 +54,18 @@ type wordCount struct{ df, cnt int64 }
 // newCountCache is the cache of the store whose handle is h and pool is
 // pool.
 func newCountCache(h *handle, pool *sql.DB) *countCache {
-	return &countCache{h: h, pool: pool}
+	return &countCache{key: h.KnowledgeVersion, pool: pool}
 }
 
-// countView is the cache as one search sees it: the data version read at
-// its start. A view of no cache, or of a querier the cache does not
+// countView is the cache as one search sees it: the version read at its
+// start. A view of no cache, or of a querier the cache does not
 // serve, reads every count from the store.
 type countView struct {
 	c       *countCache
 	version int64
 }
 
-// view reads the store's data version for a search through db. The
+// view reads the store's knowledge version for a search through db. The
 // version is read before any count, so a commit after it changes the
 // version the next search reads. When the version cannot be read, the
 // search reads its counts itself, as without a cache: whether the store
@@ -75,7 +77,7 @@ func (c *countCache) view(db store.Querier) countView {
 	if d, ok := db.(*store.DB); !ok || d.DB != c.pool {
 		return countView{}
 	}
-	v, ok, err := c.h.DataVersion()
+	v, ok, err := c.key()
 	if err != nil || !ok {
 		return countView{}
 	}
@@ -96,7 +98,7 @@ func (c *countCache) current(v int64) bool {
 	return true
 }
 
-// factRows is factTextRows, kept while the store does not change.
+// factRows is factTextRows, kept while the facts do not change.
 func (cv countView) factRows(ctx context.Context, db store.Querier) (int64, error) {
 	c := cv.c
 	if c == nil {
@@ -164,6 +166,25 @@ func (cv countView) wordCounts(ctx context.Context, db store.Querier, words []to
 		c.words[w.stem] = wordCount{df: w.df, cnt: w.cnt}
 	}
 	return nil
+}
+
+// CommitKeyed is an engine for db's pool whose search caches (countCache,
+// listCache) are its own and are kept per commit — PRAGMA data_version,
+// which every commit changes, transcript copies among them — rather than
+// per change of the facts and entities (the knowledge version db's own
+// engine keys them on): for a benchmark to compare the two keys in one
+// process. ok is false when db is not an SQLite store opened by Open.
+func CommitKeyed(db *store.DB) (eng store.Engine, ok bool) {
+	if _, ok := db.Engine().(sqliteEngine); !ok {
+		return nil, false
+	}
+	if _, ok, err := db.DataVersion(); err != nil || !ok {
+		return nil, false
+	}
+	return sqliteEngine{
+		counts: &countCache{key: db.DataVersion, pool: db.DB},
+		lists:  &listCache{key: db.DataVersion, pool: db.DB},
+	}, true
 }
 
 // cachedWords is how many words' counts the cache holds, for tests.

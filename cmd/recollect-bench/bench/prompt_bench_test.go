@@ -80,3 +80,60 @@ func BenchmarkPromptSearchCounts(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkPromptSearchCopies times the same prompt searches as
+// BenchmarkPromptSearchCounts on two warm readers of one connection pool,
+// taking turns going first, with a transcript line copied into
+// session_events (a commit, as the daemon's copier makes for each line of
+// a live session) before every pair: the store's own, whose engine keeps
+// the words' counts and the entities' lists per knowledge version, which
+// the copy leaves, and one whose engine keeps them per commit
+// (sqlite.CommitKeyed), which the copy empties. It reports the first's
+// total over the second's as knowledge-commit-ratio, with each one's
+// mean, and fails when the two answer a query differently.
+func BenchmarkPromptSearchCopies(b *testing.B) {
+	for _, n := range searchBenchSizes(b) {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			db, sentences := searchBenchStore(b, n)
+			ctx := context.Background()
+			commitKeyed, ok := sqlite.CommitKeyed(db)
+			if !ok {
+				b.Fatal("the bench store has no engine keyed per commit")
+			}
+			readers := [2]*graph.Reader{graph.NewReader(db), graph.NewReader(store.Wrap(db.DB, commitKeyed, db.Dir, db.Path))}
+			defer readers[0].Close()
+			defer readers[1].Close()
+			session := fmt.Sprintf("bench-copies-%d", time.Now().UnixNano())
+			if _, err := db.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES (?, 'claude-code', ?)`, session, store.Now()); err != nil {
+				b.Fatal(err)
+			}
+			var spent [2]time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				q := graph.Query{Text: sentences[(i*7919)%len(sentences)], Limit: 10}
+				if _, err := db.ExecContext(ctx, `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at)
+					VALUES (?, 'claude-code', 'user', 'message', 'text', ?, ?)`, session, q.Text, store.Now()); err != nil {
+					b.Fatal(err)
+				}
+				var answers [2][]byte
+				for _, r := range []int{i % 2, 1 - i%2} {
+					t0 := time.Now()
+					ans, err := readers[r].Search(ctx, q)
+					if err != nil {
+						b.Fatal(err)
+					}
+					spent[r] += time.Since(t0)
+					if answers[r], err = json.Marshal(ans); err != nil {
+						b.Fatal(err)
+					}
+				}
+				if !bytes.Equal(answers[0], answers[1]) {
+					b.Fatalf("%q: keyed on knowledge %s\nkeyed on commits %s", q.Text, answers[0], answers[1])
+				}
+			}
+			b.ReportMetric(float64(spent[0])/float64(spent[1]), "knowledge-commit-ratio")
+			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "knowledge-ms/op")
+			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "commit-ms/op")
+		})
+	}
+}
