@@ -54,26 +54,7 @@ func BenchmarkPromptSearchCounts(b *testing.B) {
 			readers := [2]*graph.Reader{graph.NewReader(db), graph.NewReader(store.Wrap(db.DB, plain.Engine(), db.Dir, db.Path))}
 			defer readers[0].Close()
 			defer readers[1].Close()
-			var spent [2]time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				q := graph.Query{Text: sentences[(i*7919)%len(sentences)], Limit: 10}
-				var answers [2][]byte
-				for _, r := range []int{i % 2, 1 - i%2} {
-					t0 := time.Now()
-					ans, err := readers[r].Search(ctx, q)
-					if err != nil {
-						b.Fatal(err)
-					}
-					spent[r] += time.Since(t0)
-					if answers[r], err = json.Marshal(ans); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if !bytes.Equal(answers[0], answers[1]) {
-					b.Fatalf("%q: with the counts and lists kept %s\nread each time %s", q.Text, answers[0], answers[1])
-				}
-			}
+			spent := searchInTurns(ctx, b, readers, sentences, nil, "with the counts and lists kept", "read each time")
 			b.ReportMetric(float64(spent[0])/float64(spent[1]), "kept-read-ratio")
 			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "kept-ms/op")
 			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "read-ms/op")
@@ -107,33 +88,48 @@ func BenchmarkPromptSearchCopies(b *testing.B) {
 			if _, err := db.ExecContext(ctx, `INSERT INTO sessions(id, source, created_at) VALUES (?, 'claude-code', ?)`, session, store.Now()); err != nil {
 				b.Fatal(err)
 			}
-			var spent [2]time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				q := graph.Query{Text: sentences[(i*7919)%len(sentences)], Limit: 10}
+			copyLine := func(q string) {
 				if _, err := db.ExecContext(ctx, `INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at)
-					VALUES (?, 'claude-code', 'user', 'message', 'text', ?, ?)`, session, q.Text, store.Now()); err != nil {
+					VALUES (?, 'claude-code', 'user', 'message', 'text', ?, ?)`, session, q, store.Now()); err != nil {
 					b.Fatal(err)
 				}
-				var answers [2][]byte
-				for _, r := range []int{i % 2, 1 - i%2} {
-					t0 := time.Now()
-					ans, err := readers[r].Search(ctx, q)
-					if err != nil {
-						b.Fatal(err)
-					}
-					spent[r] += time.Since(t0)
-					if answers[r], err = json.Marshal(ans); err != nil {
-						b.Fatal(err)
-					}
-				}
-				if !bytes.Equal(answers[0], answers[1]) {
-					b.Fatalf("%q: keyed on knowledge %s\nkeyed on commits %s", q.Text, answers[0], answers[1])
-				}
 			}
+			spent := searchInTurns(ctx, b, readers, sentences, copyLine, "keyed on knowledge", "keyed on commits")
 			b.ReportMetric(float64(spent[0])/float64(spent[1]), "knowledge-commit-ratio")
 			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "knowledge-ms/op")
 			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "commit-ms/op")
 		})
 	}
+}
+
+// searchInTurns runs b.N prompt searches (limit 10, whole sentences) on
+// both readers, taking turns going first, after before(query) when it is
+// not nil, and returns each reader's total time. It fails b when the two
+// answer a query differently (as JSON, byte for byte), naming them first
+// and second.
+func searchInTurns(ctx context.Context, b *testing.B, readers [2]*graph.Reader, sentences []string, before func(string), first, second string) [2]time.Duration {
+	var spent [2]time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		q := graph.Query{Text: sentences[(i*7919)%len(sentences)], Limit: 10}
+		if before != nil {
+			before(q.Text)
+		}
+		var answers [2][]byte
+		for _, r := range []int{i % 2, 1 - i%2} {
+			t0 := time.Now()
+			ans, err := readers[r].Search(ctx, q)
+			if err != nil {
+				b.Fatal(err)
+			}
+			spent[r] += time.Since(t0)
+			if answers[r], err = json.Marshal(ans); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if !bytes.Equal(answers[0], answers[1]) {
+			b.Fatalf("%q: %s %s\n%s %s", q.Text, first, answers[0], second, answers[1])
+		}
+	}
+	return spent
 }
