@@ -10,6 +10,8 @@ import (
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
+	"github.com/recollect/recollect/store/config"
+	"github.com/recollect/recollect/store/postgres/pgtest"
 	"github.com/recollect/recollect/store/sqlite"
 )
 
@@ -29,6 +31,50 @@ func BenchmarkPromptSearch(b *testing.B) {
 					b.Fatal(err)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkPromptSearchPostgres is BenchmarkPromptSearch on PostgreSQL
+// (RECOLLECT_TEST_POSTGRES_URL): a store built as the bench builds it
+// (buildFacts, then settled), in a schema of its own dropped at the end,
+// at BenchmarkSearch's sizes. It reports the median and 95th percentile.
+func BenchmarkPromptSearchPostgres(b *testing.B) {
+	url := pgtest.URL(b)
+	stores := Stores{Storage: config.Storage{Provider: "postgres", Postgres: config.PostgresStorage{URLEnv: "PROMPT_PG_URL"}},
+		Getenv: func(k string) string { return map[string]string{"PROMPT_PG_URL": url}[k] }}
+	sentences := fixtureSentences(b)
+	for _, n := range searchBenchSizes(b) {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			ctx := context.Background()
+			db, closeDB, err := stores.open(ctx, b.TempDir(), fmt.Sprint("prompt", n))
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer func() {
+				if err := closeDB(); err != nil {
+					b.Error(err)
+				}
+			}()
+			if err := buildFacts(ctx, db, sentences, n); err != nil {
+				b.Fatal(err)
+			}
+			if err := settle(ctx, db); err != nil {
+				b.Fatal(err)
+			}
+			reader := graph.NewReader(db)
+			defer reader.Close()
+			var spent []time.Duration
+			for i := 0; b.Loop(); i++ {
+				t0 := time.Now()
+				if _, err := reader.Search(ctx, graph.Query{Text: sentences[(i*7919)%len(sentences)], Limit: 10}); err != nil {
+					b.Fatal(err)
+				}
+				spent = append(spent, time.Since(t0))
+			}
+			p := Percentiles(spent)
+			b.ReportMetric(float64(p.P50.Microseconds())/1000, "p50-ms")
+			b.ReportMetric(float64(p.P95.Microseconds())/1000, "p95-ms")
 		})
 	}
 }
