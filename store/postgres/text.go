@@ -87,15 +87,7 @@ func textMatches(ix int) string {
 // scores a fact with the whole query, by topFactTextWhole's expression.
 func topFactText(m int, carry string) string {
 	t := textTables[store.FactText]
-	score := make([]string, 0, m)
-	terms := make([]string, 0, 2*m)
-	for k := 1; k <= m; k++ {
-		score = append(score, fmt.Sprintf(`CASE WHEN f.content_tsv @@ t.q%d THEN t.w%d * ts_rank(f.content_tsv, t.q%d, 1) ELSE 0 END`, k, k, k))
-		terms = append(terms, fmt.Sprintf(`u.qs[%d] AS q%d, u.ws[%d] AS w%d`, k, k, k, k))
-	}
-	if m == 0 {
-		score = append(score, "0")
-	}
+	score, terms := scoreTerms(m)
 	rank := func(cond string) string {
 		return `SELECT f.id, ` + strings.Join(score, `
 		+ `) + ` AS score` + carry + `
@@ -133,6 +125,23 @@ func topFactText(m int, carry string) string {
 	SELECT * FROM (SELECT * FROM s1 UNION ALL SELECT * FROM s2) s ORDER BY score DESC, id LIMIT (SELECT k FROM kk))`
 }
 
+// scoreTerms is the parts of a fact's score over a query of up to m
+// terms: each term's weighted ts_rank where the fact holds it (a sum's
+// terms), and the select list naming each term's query and weight (qK,
+// wK) from the arrays u.qs and u.ws.
+func scoreTerms(m int) (score, terms []string) {
+	score = make([]string, 0, max(m, 1))
+	terms = make([]string, 0, m)
+	for k := 1; k <= m; k++ {
+		score = append(score, fmt.Sprintf(`CASE WHEN f.content_tsv @@ t.q%d THEN t.w%d * ts_rank(f.content_tsv, t.q%d, 1) ELSE 0 END`, k, k, k))
+		terms = append(terms, fmt.Sprintf(`u.qs[%d] AS q%d, u.ws[%d] AS w%d`, k, k, k, k))
+	}
+	if m == 0 {
+		score = append(score, "0")
+	}
+	return score, terms
+}
+
 // topFactTextWhole is the facts' best k by the score textMatches gives, for a
 // query of up to m terms, found in one pass over the terms' OR: the row
 // source (id, score), best first, of TopText. Its arguments are
@@ -157,15 +166,7 @@ func topFactText(m int, carry string) string {
 // the same rows reading fewer of the matches.
 func topFactTextWhole(m int, carry string) string {
 	t := textTables[store.FactText]
-	score := make([]string, 0, m)
-	terms := make([]string, 0, 2*m)
-	for k := 1; k <= m; k++ {
-		score = append(score, fmt.Sprintf(`CASE WHEN f.content_tsv @@ t.q%d THEN t.w%d * ts_rank(f.content_tsv, t.q%d, 1) ELSE 0 END`, k, k, k))
-		terms = append(terms, fmt.Sprintf(`u.qs[%d] AS q%d, u.ws[%d] AS w%d`, k, k, k, k))
-	}
-	if m == 0 {
-		score = append(score, "0")
-	}
+	score, terms := scoreTerms(m)
 	return `(WITH a AS MATERIALIZED (SELECT x.i, x.e, x.q,
 			CASE WHEN numnode(x.q) = 1 AND length(x.v) = 1 AND x.v @@ x.q
 				THEN (SELECT CAST(COALESCE(sum(w.n), 0) AS float8) FROM fact_words w WHERE w.word = (tsvector_to_array(x.v))[1])
