@@ -129,6 +129,13 @@ func (h *handle) CheckWrite() error {
 // which never writes: it changes whenever anything commits to the store,
 // this process's pool or another process.
 func (h *handle) DataVersion() (version int64, ok bool, err error) {
+	return h.onPin(func(w *fileWatch) (int64, error) { return h.dataVersion(w) })
+}
+
+// onPin runs read on the store's watch with its lock held, when the
+// handle has a pinned connection: ok is false, and nothing read, when it
+// has none.
+func (h *handle) onPin(read func(w *fileWatch) (int64, error)) (version int64, ok bool, err error) {
 	w := h.files
 	if w == nil {
 		return 0, false, nil
@@ -138,11 +145,19 @@ func (h *handle) DataVersion() (version int64, ok bool, err error) {
 	if w.pin == nil {
 		return 0, false, nil
 	}
+	if version, err = read(w); err != nil {
+		return 0, false, err
+	}
+	return version, true, nil
+}
+
+// dataVersion reads PRAGMA data_version on w's pin; w.mu is held.
+func (h *handle) dataVersion(w *fileWatch) (int64, error) {
 	v, err := w.pin.dataVersion()
 	if err != nil {
-		return 0, false, fmt.Errorf("read the data version of %s: %w", h.path, err)
+		return 0, fmt.Errorf("read the data version of %s: %w", h.path, err)
 	}
-	return v, true, nil
+	return v, nil
 }
 
 // KnowledgeVersion is a number that changes whenever a commit writes what
@@ -155,29 +170,22 @@ func (h *handle) DataVersion() (version int64, ok bool, err error) {
 // read: the data version is read first, so a commit after it changes the
 // data version the next call reads, and the row is read again.
 func (h *handle) KnowledgeVersion() (version int64, ok bool, err error) {
-	w := h.files
-	if w == nil {
-		return 0, false, nil
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if w.pin == nil {
-		return 0, false, nil
-	}
-	dv, err := w.pin.dataVersion()
-	if err != nil {
-		return 0, false, fmt.Errorf("read the data version of %s: %w", h.path, err)
-	}
-	if w.known.held && w.known.data == dv {
-		return w.known.knowledge, true, nil
-	}
-	kv, err := w.pin.knowledgeVersion()
-	if err != nil {
-		w.known.held = false
-		return 0, false, fmt.Errorf("read the knowledge version of %s: %w", h.path, err)
-	}
-	w.known.data, w.known.knowledge, w.known.held = dv, kv, true
-	return kv, true, nil
+	return h.onPin(func(w *fileWatch) (int64, error) {
+		dv, err := h.dataVersion(w)
+		if err != nil {
+			return 0, err
+		}
+		if w.known.held && w.known.data == dv {
+			return w.known.knowledge, nil
+		}
+		kv, err := w.pin.knowledgeVersion()
+		if err != nil {
+			w.known.held = false
+			return 0, fmt.Errorf("read the knowledge version of %s: %w", h.path, err)
+		}
+		w.known.data, w.known.knowledge, w.known.held = dv, kv, true
+		return kv, nil
+	})
 }
 
 // Close closes the pinned connection once the pool is closed: the last
