@@ -32,6 +32,9 @@ import (
 type sqliteEngine struct {
 	counts *countCache
 	lists  *listCache
+	// inSQL has FTS5's statements rank the rare words where counts would
+	// rank its postings (topTextMin.inSQL), for a benchmark (RankedInSQL).
+	inSQL bool
 }
 
 var _ store.Engine = sqliteEngine{}
@@ -309,7 +312,7 @@ func (sqliteEngine) IndexPlainFacts(ctx context.Context, db *store.DB) error {
 // topFactText); the source is then the best k as JSON. Any other query is
 // FTS5's whole ranking, best k.
 func (e sqliteEngine) TopText(ctx context.Context, q store.Querier, ix store.TextIndex, text store.TextQuery, k int) (string, []any, error) {
-	return e.topText(ctx, q, ix, text, k, topTextMin{facts: topTextMinFacts, rows: topTextMinRows})
+	return e.topText(ctx, q, ix, text, k, topTextMin{facts: topTextMinFacts, rows: topTextMinRows, inSQL: e.inSQL})
 }
 
 // topText is TopText trying the rare words apart from the sizes least on.

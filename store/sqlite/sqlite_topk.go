@@ -72,6 +72,10 @@ type topTextMin struct {
 	facts, rows int64
 	recount     bool
 	scoreAll    bool
+	// inSQL has FTS5's statements rank the rare words even where a cache
+	// holds their postings (rareBest): the same best k, the form the
+	// benchmark of the postings pairs with.
+	inSQL bool
 }
 
 // topWord is a query word with its stem and its counts.
@@ -100,7 +104,7 @@ func topFactText(ctx context.Context, db store.Querier, cache *countCache, q sto
 	cv := cache.view(db)
 	// The index's own count of facts first: in a small store the words'
 	// counts are not read.
-	n, err := cv.factRows(ctx, db)
+	n, tokens, err := cv.factTotals(ctx, db)
 	if err != nil || n <= 0 || n < least.facts {
 		return "", false, "", err
 	}
@@ -144,18 +148,17 @@ func topFactText(ctx context.Context, db store.Querier, cache *countCache, q sto
 		if spent += tryCost(words, j, n); 2*spent > float64(total) {
 			break
 		}
-		r, c := wordsFTS5(words[:j]), wordsFTS5(words[j:])
 		// The facts holding a rare word and a common one first: their k-th
 		// score is a floor of the k-th over all the rare words' facts, so
 		// when it cannot beat the common words, the rest is not ranked.
-		both, err := bestMatches(ctx, db, "("+r+") AND ("+c+")", words, k, least)
+		both, err := cv.rareBest(ctx, db, words, j, true, n, tokens, k, least)
 		if err != nil {
 			return "", false, "", err
 		}
 		if len(both) < k || rest[j] < both[k-1].score {
 			// The facts holding only rare words score by the rare words
 			// alone; a fact holding a common word too scores more in both.
-			alone, err := bestMatches(ctx, db, r, words[:j], k, least)
+			alone, err := cv.rareBest(ctx, db, words, j, false, n, tokens, k, least)
 			if err != nil {
 				return "", false, "", err
 			}
@@ -297,19 +300,28 @@ func plainWords(q store.TextQuery) ([]topWord, bool) {
 	return out, true
 }
 
-// factTextRows reads how many facts the facts' index holds from its
-// averages record, as bm25() does.
-func factTextRows(ctx context.Context, db store.Querier) (int64, error) {
+// factTextTotals reads how many facts the facts' index holds and how many
+// tokens they hold between them from its averages record, as bm25() does
+// (a varint of rows, then one of tokens per column).
+func factTextTotals(ctx context.Context, db store.Querier) (rows, tokens int64, err error) {
 	var rec []byte
-	err := db.QueryRowContext(ctx, `SELECT block FROM facts_fts_data WHERE id = 1`).Scan(&rec)
+	err = db.QueryRowContext(ctx, `SELECT block FROM facts_fts_data WHERE id = 1`).Scan(&rec)
 	if errors.Is(err, sql.ErrNoRows) {
-		return 0, nil
+		return 0, 0, nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("count indexed facts: %w", err)
+		return 0, 0, fmt.Errorf("count indexed facts: %w", err)
 	}
-	n, _ := varint(rec)
-	return int64(n), nil
+	n, at := varint(rec)
+	for at > 0 && at < len(rec) {
+		t, m := varint(rec[at:])
+		if m == 0 {
+			break
+		}
+		tokens += int64(t)
+		at += m
+	}
+	return int64(n), tokens, nil
 }
 
 // wordCounts sets each word's counts from facts_fts_vocab (0 for a word

@@ -98,8 +98,21 @@ void sqlite3_result_null(sqlite3_context*);
 int sqlite3_value_int(sqlite3_value*);
 void sqlite3_result_error(sqlite3_context*, const char*, int);
 void sqlite3_result_error_code(sqlite3_context*, int);
+void *sqlite3_realloc64(void*, unsigned long long);
+void sqlite3_result_blob64(sqlite3_context*, const void*, unsigned long long, void(*)(void*));
 #include <math.h>
 #include <string.h>
+
+// recollect_idf is bm25()'s inverse document frequency of a phrase that
+// hits of rows rows match: log((rows − hits + ½)/(hits + ½)), at least
+// 1e-6. recollect_bm25 weighs each phrase by it, and recollect's own
+// ranking of the postings it keeps (postings.go) calls it through cgo,
+// so both take the logarithm from the same C library, to the bit.
+static double recollect_idf(long long rows, long long hits) {
+	double idf = log((rows - hits + 0.5) / (hits + 0.5));
+	if (idf <= 0.0) idf = 1e-6;
+	return idf;
+}
 
 // recollect_bm25_data is what recollect_bm25 computes once per query,
 // and the best k scores it has computed so far (a min-heap of n of them).
@@ -202,9 +215,7 @@ static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 				return;
 			}
 			counts = end;
-			double idf = log((rows - hits + 0.5) / (hits + 0.5));
-			if (idf <= 0.0) idf = 1e-6;
-			p->idf[i] = idf;
+			p->idf[i] = recollect_idf(rows, hits);
 		}
 		if (rc == 0) {
 			while (*counts == ' ') counts++;
@@ -278,6 +289,66 @@ static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 	sqlite3_result_double(ctx, -1.0 * score);
 }
 
+// recollect_postings_buf is the postings recollect_postings has written
+// so far: 16 bytes a row.
+typedef struct {
+	unsigned char *p;
+	unsigned long long n, cap;
+	int lengths;
+} recollect_postings_buf;
+
+// recollect_postings_row appends the row the phrase's query is on: its
+// rowid (8 bytes), the phrase's instances in it (4) and, when asked for,
+// the row's length in tokens, every column's (4; else 0), each in the
+// machine's byte order.
+static int recollect_postings_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *u) {
+	recollect_postings_buf *b = (recollect_postings_buf*)u;
+	long long rowid = api->xRowid(fts);
+	int inst = 0, tok = 0;
+	int rc = api->xInstCount(fts, &inst);
+	if (rc == 0 && b->lengths) rc = api->xColumnSize(fts, -1, &tok);
+	if (rc != 0) return rc;
+	if (b->n + 16 > b->cap) {
+		unsigned long long cap = b->cap ? 2*b->cap : 4096;
+		unsigned char *p = (unsigned char*)sqlite3_realloc64(b->p, cap);
+		if (p == 0) return 7; // SQLITE_NOMEM
+		b->p = p, b->cap = cap;
+	}
+	memcpy(b->p + b->n, &rowid, 8);
+	memcpy(b->p + b->n + 8, &inst, 4);
+	memcpy(b->p + b->n + 12, &tok, 4);
+	b->n += 16;
+	return 0;
+}
+
+// recollect_postings is the postings of a query of one phrase, as a blob
+// of 16 bytes for each row the phrase matches, in rowid order (see
+// recollect_postings_row): the rows that xQueryPhrase reads, as bm25()
+// reads them to count them. Its argument, when not 0, asks for each
+// row's length too (a seek into the index's table of row sizes per row).
+// A statement asks for one row of the query and reads the rest from it.
+static void recollect_postings(const Fts5ExtensionApi *api, Fts5Context *fts,
+		sqlite3_context *ctx, int nval, sqlite3_value **val) {
+	recollect_postings_buf b;
+	memset(&b, 0, sizeof b);
+	b.lengths = nval == 1 && sqlite3_value_int(val[0]) != 0;
+	if (api->xPhraseCount(fts) != 1) {
+		sqlite3_result_error(ctx, "recollect_postings: want a query of one phrase", -1);
+		return;
+	}
+	int rc = api->xQueryPhrase(fts, 0, &b, recollect_postings_row);
+	if (rc != 0) {
+		sqlite3_free(b.p);
+		sqlite3_result_error_code(ctx, rc);
+		return;
+	}
+	if (b.p == 0) {
+		sqlite3_result_blob64(ctx, "", 0, 0);
+		return;
+	}
+	sqlite3_result_blob64(ctx, b.p, b.n, sqlite3_free);
+}
+
 // recollect_fts5_functions adds recollect_bm25 to each new connection: it
 // is SQLite's entry point of an extension, registered for every
 // connection the process opens (sqlite3_auto_extension).
@@ -295,7 +366,11 @@ static int recollect_fts5_functions(sqlite3 *db, char **err, const sqlite3_api_r
 	if (fts == 0 || fts->iVersion < 2) {
 		return 0;
 	}
-	return fts->xCreateFunction(fts, "recollect_bm25", 0, recollect_bm25, 0);
+	int rc = fts->xCreateFunction(fts, "recollect_bm25", 0, recollect_bm25, 0);
+	if (rc != 0) {
+		return rc;
+	}
+	return fts->xCreateFunction(fts, "recollect_postings", 0, recollect_postings, 0);
 }
 
 static int recollect_register_fts5_functions(void) {
@@ -329,6 +404,13 @@ import (
 func init() {
 	C.recollect_memstatus_off()
 	C.recollect_register_fts5_functions()
+}
+
+// exactIDF is bm25()'s inverse document frequency of a word hits of rows
+// facts hold, computed by the C function recollect_bm25 uses (recollect_idf),
+// so a score summed here equals recollect_bm25's to the bit.
+func exactIDF(rows, hits int64) float64 {
+	return float64(C.recollect_idf(C.longlong(rows), C.longlong(hits)))
 }
 
 // allocationsCounted reports whether SQLite keeps allocation statistics:

@@ -26,3 +26,7 @@ func allocationsCounted() bool { return false }
 
 // busy is false: without cgo no SQLite connection opens.
 func busy(error) bool { return false }
+
+// exactIDF is bm25()'s inverse document frequency (bm25IDF): without cgo
+// no store opens, so no score computed in C is there to match.
+func exactIDF(rows, hits int64) float64 { return bm25IDF(rows, hits) }

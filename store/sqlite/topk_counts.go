@@ -43,8 +43,14 @@ type countCache struct {
 	version int64
 	held    bool
 	rows    int64
+	tokens  int64
 	hasRows bool
 	words   map[string]wordCount
+	// posts holds words' postings (postings.go), postBytes their size,
+	// tick counts their uses, for the least recently used to go first.
+	posts     map[string]*postingList
+	postBytes int64
+	tick      int64
 }
 
 // wordCount is a word's counts in the facts' index: the facts holding
@@ -95,32 +101,33 @@ func (c *countCache) current(v int64) bool {
 		return false
 	}
 	c.held, c.version, c.hasRows, c.words = true, v, false, nil
+	c.posts, c.postBytes = nil, 0
 	return true
 }
 
-// factRows is factTextRows, kept while the facts do not change.
-func (cv countView) factRows(ctx context.Context, db store.Querier) (int64, error) {
+// factTotals is factTextTotals, kept while the facts do not change.
+func (cv countView) factTotals(ctx context.Context, db store.Querier) (rows, tokens int64, err error) {
 	c := cv.c
 	if c == nil {
-		return factTextRows(ctx, db)
+		return factTextTotals(ctx, db)
 	}
 	c.mu.Lock()
 	if c.current(cv.version) && c.hasRows {
-		n := c.rows
+		rows, tokens = c.rows, c.tokens
 		c.mu.Unlock()
-		return n, nil
+		return rows, tokens, nil
 	}
 	c.mu.Unlock()
-	n, err := factTextRows(ctx, db)
+	rows, tokens, err = factTextTotals(ctx, db)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	c.mu.Lock()
 	if c.current(cv.version) {
-		c.rows, c.hasRows = n, true
+		c.rows, c.tokens, c.hasRows = rows, tokens, true
 	}
 	c.mu.Unlock()
-	return n, nil
+	return rows, tokens, nil
 }
 
 // wordCounts is wordCounts for the words the cache does not hold, the
@@ -184,6 +191,24 @@ func CommitKeyed(db *store.DB) (eng store.Engine, ok bool) {
 	return sqliteEngine{
 		counts: &countCache{key: db.DataVersion, pool: db.DB},
 		lists:  &listCache{key: db.DataVersion, pool: db.DB},
+	}, true
+}
+
+// RankedInSQL is an engine for db's pool whose search caches are its own,
+// keyed on the knowledge version as db's own engine keys them, and which
+// has FTS5's statements rank the rare words (bestMatches) instead of the
+// words' postings kept in memory (rareBest): for a benchmark to compare
+// the two in one process. ok is false when db is not an SQLite store
+// opened by Open.
+func RankedInSQL(db *store.DB) (eng store.Engine, ok bool) {
+	e, ok := db.Engine().(sqliteEngine)
+	if !ok || e.counts == nil || e.lists == nil {
+		return nil, false
+	}
+	return sqliteEngine{
+		counts: &countCache{key: e.counts.key, pool: db.DB},
+		lists:  &listCache{key: e.lists.key, pool: db.DB},
+		inSQL:  true,
 	}, true
 }
 

@@ -148,6 +148,35 @@ func BenchmarkPromptSearchCopies(b *testing.B) {
 	}
 }
 
+// BenchmarkPromptSearchPostings times the same prompt searches as
+// BenchmarkPromptSearchCounts on two warm readers of one connection pool,
+// taking turns going first: the store's own, whose engine ranks a
+// query's rare words from the words' postings it keeps while the facts
+// do not change, and one with caches of its own keyed the same way that
+// has FTS5's statements rank them (sqlite.RankedInSQL). It reports the
+// first's total over the second's as postings-sql-ratio, with each one's
+// mean, and fails when the two answer a query differently (as JSON, byte
+// for byte).
+func BenchmarkPromptSearchPostings(b *testing.B) {
+	for _, n := range searchBenchSizes(b) {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			db, sentences := searchBenchStore(b, n)
+			ctx := context.Background()
+			inSQL, ok := sqlite.RankedInSQL(db)
+			if !ok {
+				b.Fatal("the bench store has no engine ranking in SQL")
+			}
+			readers := [2]*graph.Reader{graph.NewReader(db), graph.NewReader(store.Wrap(db.DB, inSQL, db.Dir, db.Path))}
+			defer readers[0].Close()
+			defer readers[1].Close()
+			spent := searchInTurns(ctx, b, readers, sentences, nil, "ranked from the postings", "ranked in SQL")
+			b.ReportMetric(float64(spent[0])/float64(spent[1]), "postings-sql-ratio")
+			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "postings-ms/op")
+			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "sql-ms/op")
+		})
+	}
+}
+
 // searchInTurns runs b.N prompt searches (limit 10, whole sentences) on
 // both readers, taking turns going first, after before(query) when it is
 // not nil, and returns each reader's total time. It fails b when the two
