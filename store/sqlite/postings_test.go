@@ -71,19 +71,22 @@ func cutQueries(tb testing.TB, db *store.DB, n int) []store.TextQuery {
 
 // TestPostingsRankAsFTS5: ranked from the postings the store's cache
 // keeps, the rare words' best k are the bytes FTS5's statements give
-// (topFactText without a cache), for 200 queries cut from the store's
-// facts, at two depths, on the search that reads the postings and on
-// the one the cache serves. Most queries must be ranked from the
-// postings, or the test would compare FTS5 with itself.
+// (topFactText without a cache), and topText's source ranks the same
+// facts with the same scores (the whole query too, where the rare words
+// do not settle it), for 200 queries cut from the store's facts, at two
+// depths, on the search that reads the postings and on the one the
+// cache serves. Most queries must be ranked from the postings, or the
+// test would compare FTS5 with itself.
 func TestPostingsRankAsFTS5(t *testing.T) {
 	ctx := context.Background()
 	db := postingsStore(t, 5000)
-	cache := db.Engine().(sqliteEngine).counts
+	eng := db.Engine().(sqliteEngine)
+	cache := eng.counts
 	least := topTextMin{}
 	if os.Getenv("RECOLLECT_TOPK_STORE") != "" {
 		least = topTextMin{facts: topTextMinFacts, rows: topTextMinRows}
 	}
-	settled := 0
+	settled, whole := 0, 0
 	queries := cutQueries(t, db, 200)
 	for round := range 2 {
 		for _, q := range queries {
@@ -103,6 +106,21 @@ func TestPostingsRankAsFTS5(t *testing.T) {
 				if ok && round == 0 {
 					settled++
 				}
+				src, args, err := (sqliteEngine{}).topText(ctx, db, store.FactText, q, k, least)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want2 := rankedRows(t, db, src, args...)
+				src, args, err = eng.topText(ctx, db, store.FactText, q, k, least)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got2 := rankedRows(t, db, src, args...); !slices.Equal(got2, want2) {
+					t.Fatalf("round %d, %q, k %d: topText from the postings ranks %v\nFTS5's statements %v", round, q, k, got2, want2)
+				}
+				if !ok && strings.Contains(src, "json_each") && round == 0 {
+					whole++
+				}
 			}
 		}
 	}
@@ -112,12 +130,14 @@ func TestPostingsRankAsFTS5(t *testing.T) {
 	if cache.heldPostings() == 0 {
 		t.Fatal("the cache holds no postings: the rankings were not made from them")
 	}
+	t.Logf("of %d rankings, the rare words settled %d, the whole query was ranked from the postings %d times", 2*len(queries), settled, whole)
 }
 
 // TestPostingsKeyedOnKnowledge: the postings are kept while the facts do
 // not change — a transcript line copied leaves them — and a fact stored
 // by another handle (as another process would) empties them, so the
-// search after it ranks the new fact as FTS5 does.
+// search after it ranks the new fact as FTS5 does, its length read into
+// the lengths kept.
 func TestPostingsKeyedOnKnowledge(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 3000)
@@ -160,15 +180,25 @@ func TestPostingsKeyedOnKnowledge(t *testing.T) {
 	if after := search("after a fact stored"); after == before {
 		t.Error("the stored fact did not change the answer; the test cannot tell stale postings")
 	}
+	var newest int64
+	if err := db.QueryRowContext(ctx, `SELECT max(id) FROM facts`).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	cache.lengths.mu.Lock()
+	dl := cache.lengths.dl
+	cache.lengths.mu.Unlock()
+	if newest >= int64(len(dl)) || dl[newest] != 4 {
+		t.Errorf("the kept lengths do not hold the stored fact %d's length of 4 (%d held)", newest, len(dl))
+	}
 }
 
 // TestSeekID: the galloping search finds the first id at least the one
 // sought from where it starts, past the end when none is.
 func TestSeekID(t *testing.T) {
-	ids := []int64{2, 3, 5, 8, 13, 21, 34, 55, 89, 144}
+	ids := []uint32{2, 3, 5, 8, 13, 21, 34, 55, 89, 144}
 	for _, c := range []struct {
 		from int
-		id   int64
+		id   uint32
 		want int
 	}{
 		{0, 1, 0}, {0, 2, 0}, {0, 4, 2}, {0, 144, 9}, {0, 145, 10},

@@ -327,7 +327,15 @@ func (e sqliteEngine) topText(ctx context.Context, q store.Querier, ix store.Tex
 		}
 		if counts != "" && !least.recount {
 			// The words' counts are read: the whole ranking need not
-			// read every word's matches again to score them.
+			// read every word's matches again to score them, and where
+			// the store's cache keeps the words' postings, it ranks them.
+			top, ok, err := e.counts.view(q).wholeBest(ctx, q, text, k, least)
+			if err != nil {
+				return "", nil, err
+			}
+			if ok {
+				return `(SELECT CAST(value->>0 AS INTEGER) AS id, value->>1 AS score FROM json_each(?))`, []any{top}, nil
+			}
 			rank, args := bm25Rank(counts, k, least)
 			return `(SELECT id, score FROM (SELECT rowid AS id, ` + rank + ` AS score FROM facts_fts WHERE facts_fts MATCH ?) m
 				WHERE score IS NOT NULL ORDER BY score DESC, id LIMIT ?)`, append(args, renderFTS5(text), k), nil

@@ -100,6 +100,14 @@ void sqlite3_result_error(sqlite3_context*, const char*, int);
 void sqlite3_result_error_code(sqlite3_context*, int);
 void *sqlite3_realloc64(void*, unsigned long long);
 void sqlite3_result_blob64(sqlite3_context*, const void*, unsigned long long, void(*)(void*));
+int sqlite3_create_function(sqlite3*, const char*, int, int, void*,
+	void (*)(sqlite3_context*, int, sqlite3_value**),
+	void (*)(sqlite3_context*, int, sqlite3_value**),
+	void (*)(sqlite3_context*));
+void *sqlite3_aggregate_context(sqlite3_context*, int);
+long long sqlite3_value_int64(sqlite3_value*);
+const void *sqlite3_value_blob(sqlite3_value*);
+int sqlite3_value_bytes(sqlite3_value*);
 #include <math.h>
 #include <string.h>
 
@@ -289,51 +297,53 @@ static void recollect_bm25(const Fts5ExtensionApi *api, Fts5Context *fts,
 	sqlite3_result_double(ctx, -1.0 * score);
 }
 
-// recollect_postings_buf is the postings recollect_postings has written
-// so far: 16 bytes a row.
+// recollect_postings_buf is a blob being built: n bytes of cap written,
+// err set once growing it failed.
 typedef struct {
 	unsigned char *p;
 	unsigned long long n, cap;
-	int lengths;
+	int err;
 } recollect_postings_buf;
 
+// recollect_postings_grow makes room for more bytes in b; 0 when it
+// cannot.
+static int recollect_postings_grow(recollect_postings_buf *b, unsigned long long more) {
+	if (b->n + more <= b->cap) return 1;
+	unsigned long long cap = b->cap ? 2*b->cap : 4096;
+	unsigned char *p = (unsigned char*)sqlite3_realloc64(b->p, cap);
+	if (p == 0) return 0;
+	b->p = p, b->cap = cap;
+	return 1;
+}
+
 // recollect_postings_row appends the row the phrase's query is on: its
-// rowid (8 bytes), the phrase's instances in it (4) and, when asked for,
-// the row's length in tokens, every column's (4; else 0), each in the
-// machine's byte order.
+// rowid (8 bytes) and the phrase's instances in it (4), in the machine's
+// byte order.
 static int recollect_postings_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *u) {
 	recollect_postings_buf *b = (recollect_postings_buf*)u;
 	long long rowid = api->xRowid(fts);
-	int inst = 0, tok = 0;
+	int inst = 0;
 	int rc = api->xInstCount(fts, &inst);
-	if (rc == 0 && b->lengths) rc = api->xColumnSize(fts, -1, &tok);
 	if (rc != 0) return rc;
-	if (b->n + 16 > b->cap) {
-		unsigned long long cap = b->cap ? 2*b->cap : 4096;
-		unsigned char *p = (unsigned char*)sqlite3_realloc64(b->p, cap);
-		if (p == 0) return 7; // SQLITE_NOMEM
-		b->p = p, b->cap = cap;
-	}
+	if (!recollect_postings_grow(b, 12)) return 7; // SQLITE_NOMEM
 	memcpy(b->p + b->n, &rowid, 8);
 	memcpy(b->p + b->n + 8, &inst, 4);
-	memcpy(b->p + b->n + 12, &tok, 4);
-	b->n += 16;
+	b->n += 12;
 	return 0;
 }
 
 // recollect_postings is the postings of a query of one phrase, as a blob
-// of 16 bytes for each row the phrase matches, in rowid order (see
-// recollect_postings_row): the rows that xQueryPhrase reads, as bm25()
-// reads them to count them. Its argument, when not 0, asks for each
-// row's length too (a seek into the index's table of row sizes per row).
-// A statement asks for one row of the query and reads the rest from it.
+// of 12 bytes for each row the phrase matches, in rowid order (see
+// recollect_postings_row): the rows xQueryPhrase reads, as bm25() reads
+// them to count them. A statement asks for one row of the query and
+// reads the rest from it.
 static void recollect_postings(const Fts5ExtensionApi *api, Fts5Context *fts,
 		sqlite3_context *ctx, int nval, sqlite3_value **val) {
 	recollect_postings_buf b;
+	(void)val;
 	memset(&b, 0, sizeof b);
-	b.lengths = nval == 1 && sqlite3_value_int(val[0]) != 0;
-	if (api->xPhraseCount(fts) != 1) {
-		sqlite3_result_error(ctx, "recollect_postings: want a query of one phrase", -1);
+	if (nval != 0 || api->xPhraseCount(fts) != 1) {
+		sqlite3_result_error(ctx, "recollect_postings: want a query of one phrase, and no argument", -1);
 		return;
 	}
 	int rc = api->xQueryPhrase(fts, 0, &b, recollect_postings_row);
@@ -347,6 +357,67 @@ static void recollect_postings(const Fts5ExtensionApi *api, Fts5Context *fts,
 		return;
 	}
 	sqlite3_result_blob64(ctx, b.p, b.n, sqlite3_free);
+}
+
+// recollect_lengths_step adds a row of an FTS5 index's table of row
+// sizes (its id, and sz: a varint of tokens per column) to the blob
+// recollect_lengths builds: the id (8 bytes) and the row's tokens over
+// every column (4), as xColumnSize(-1) sums them, in the machine's byte
+// order.
+static void recollect_lengths_step(sqlite3_context *ctx, int nval, sqlite3_value **val) {
+	recollect_postings_buf *b = (recollect_postings_buf*)sqlite3_aggregate_context(ctx, sizeof(recollect_postings_buf));
+	if (b == 0) {
+		sqlite3_result_error_code(ctx, 7); // SQLITE_NOMEM
+		return;
+	}
+	if (b->err) return; // growing failed on an earlier row
+	long long id = sqlite3_value_int64(val[0]);
+	const unsigned char *sz = (const unsigned char*)sqlite3_value_blob(val[1]);
+	int n = sqlite3_value_bytes(val[1]);
+	unsigned long long total = 0;
+	for (int at = 0; at < n; ) {
+		unsigned long long v = 0;
+		int i = 0;
+		for (; at + i < n && i < 9; i++) {
+			unsigned char c = sz[at + i];
+			if (i == 8) {
+				v = (v << 8) | c;
+				i++;
+				break;
+			}
+			v = (v << 7) | (c & 0x7f);
+			if (c < 0x80) {
+				i++;
+				break;
+			}
+		}
+		total += v;
+		at += i;
+	}
+	int tok = (int)total;
+	if (!recollect_postings_grow(b, 12)) {
+		b->err = 1;
+		return;
+	}
+	memcpy(b->p + b->n, &id, 8);
+	memcpy(b->p + b->n + 8, &tok, 4);
+	b->n += 12;
+}
+
+// recollect_lengths is the rows recollect_lengths_step was given, as one
+// blob of 12 bytes a row, in the order they came.
+static void recollect_lengths_final(sqlite3_context *ctx) {
+	recollect_postings_buf *b = (recollect_postings_buf*)sqlite3_aggregate_context(ctx, 0);
+	if (b == 0 || b->p == 0) {
+		sqlite3_result_blob64(ctx, "", 0, 0);
+		return;
+	}
+	if (b->err) {
+		sqlite3_free(b->p);
+		sqlite3_result_error_code(ctx, 7); // SQLITE_NOMEM
+		return;
+	}
+	sqlite3_result_blob64(ctx, b->p, b->n, sqlite3_free);
 }
 
 // recollect_fts5_functions adds recollect_bm25 to each new connection: it
@@ -366,7 +437,12 @@ static int recollect_fts5_functions(sqlite3 *db, char **err, const sqlite3_api_r
 	if (fts == 0 || fts->iVersion < 2) {
 		return 0;
 	}
-	int rc = fts->xCreateFunction(fts, "recollect_bm25", 0, recollect_bm25, 0);
+	// SQLITE_UTF8 (1) | SQLITE_DETERMINISTIC (0x800)
+	int rc = sqlite3_create_function(db, "recollect_lengths", 2, 0x801, 0, 0, recollect_lengths_step, recollect_lengths_final);
+	if (rc != 0) {
+		return rc;
+	}
+	rc = fts->xCreateFunction(fts, "recollect_bm25", 0, recollect_bm25, 0);
 	if (rc != 0) {
 		return rc;
 	}

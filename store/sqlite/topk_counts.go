@@ -51,6 +51,8 @@ type countCache struct {
 	posts     map[string]*postingList
 	postBytes int64
 	tick      int64
+	// lengths are the facts' lengths, kept across versions (docLengths).
+	lengths docLengths
 }
 
 // wordCount is a word's counts in the facts' index: the facts holding
