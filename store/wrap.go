@@ -32,6 +32,10 @@ type Handle interface {
 	// DataVersion is a number that changes whenever anything commits to
 	// the store; ok is false when there is none.
 	DataVersion() (version int64, ok bool, err error)
+	// KnowledgeVersion is a number that changes whenever a commit writes
+	// the facts, their full-text index, entities or provenance, and with
+	// no other commit; ok is false when there is none.
+	KnowledgeVersion() (version int64, ok bool, err error)
 	// LimitCache holds each new connection's page cache to kib KiB.
 	LimitCache(kib int)
 	// Close releases what the handle keeps; DB.Close calls it once the
@@ -61,6 +65,21 @@ func (db *DB) DataVersion() (version int64, ok bool, err error) {
 		return 0, false, nil
 	}
 	return db.h.DataVersion()
+}
+
+// KnowledgeVersion is a number that changes whenever a commit writes the
+// facts (and with them their full-text index), the facts' entities, the
+// entities and their aliases, the facts' provenance or the times of the
+// events it cites — by this process's pool or another process — and with
+// no other commit: a transcript line copied leaves it. ok is false when
+// the handle has no such number: a reader (OpenReader), or a store on
+// PostgreSQL. As with DataVersion, whoever keeps what it read must read
+// the version before reading the store.
+func (db *DB) KnowledgeVersion() (version int64, ok bool, err error) {
+	if db.h == nil {
+		return 0, false, nil
+	}
+	return db.h.KnowledgeVersion()
 }
 
 // LimitCache holds each of the store's connections to kib KiB of pages

@@ -7,6 +7,7 @@ import (
 
 	"github.com/recollect/recollect/graph/hookctx"
 	"github.com/recollect/recollect/pipeline"
+	"github.com/recollect/recollect/store"
 )
 
 // TestBriefingsFollowEveryCommit: the daemon's kept session-start context
@@ -73,4 +74,73 @@ func TestBriefingsFollowEveryCommit(t *testing.T) {
 			t.Fatalf("a session start after a compaction was given a kept context (%d reused, was %d)", n, before)
 		}
 	})
+}
+
+// TestBriefingsKeptAcrossCopies: on SQLite the kept session-start context
+// is given again after a transcript line is copied by another process's
+// handle (a commit that moves the data version and writes no fact), and
+// rendered afresh once a conflict is raised or resolved (a write to no
+// fact, which the knowledge version does not follow): each time it is
+// what a fresh render gives.
+func TestBriefingsKeptAcrossCopies(t *testing.T) {
+	m := newMemory(t, "sqlite")
+	m.say(t, "s1", "We use Postgres 16 as the database for the Atlas project.")
+	m.say(t, "s1", "The nightly backup of Atlas runs at three in the morning.")
+	ctx := context.Background()
+	r := m.p.Reader
+	other, err := pipeline.Open(ctx, m.dir, pipeline.Options{Getenv: m.getenv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	exec := func(query string, args ...any) {
+		t.Helper()
+		if _, err := other.Store().ExecContext(ctx, query, args...); err != nil {
+			t.Fatalf("%s: %v", query, err)
+		}
+	}
+	var b hookctx.Briefings
+	in := hookctx.SessionInput{Source: hookctx.SourceStartup, SessionID: "s2", Budget: 1500}
+	check := func(step string, reused bool, want, gone string) {
+		t.Helper()
+		before := hookctx.Reused(&b)
+		got, err := b.SessionStart(ctx, r, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fresh, err := hookctx.SessionStart(ctx, r, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != fresh {
+			t.Fatalf("%s: the kept context is not what a render gives now:\n%s\n---\n%s", step, got, fresh)
+		}
+		if !strings.Contains(got, want) || gone != "" && strings.Contains(got, gone) {
+			t.Fatalf("%s: context lacks %q or carries %q:\n%s", step, want, gone, got)
+		}
+		if again := hookctx.Reused(&b) > before; again != reused {
+			t.Fatalf("%s: the kept context was given again: %v, want %v", step, again, reused)
+		}
+	}
+	check("first", false, "Postgres 16", "")
+	check("unchanged", true, "Postgres 16", "")
+	dv, _, err := r.Store().DataVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	exec(`INSERT INTO sessions(id, source, created_at) VALUES ('s-live', 'claude-code', ?)`, store.Now())
+	exec(`INSERT INTO session_events(session_id, source, role, event_type, content_type, content, recorded_at)
+		VALUES ('s-live', 'claude-code', 'user', 'message', 'text', 'a line of a live session', ?)`, store.Now())
+	if now, _, _ := r.Store().DataVersion(); now == dv {
+		t.Fatal("the copy did not move the data version; the test cannot tell the keys apart")
+	}
+	check("after a transcript line copied", true, "Postgres 16", "")
+
+	pg, _ := m.factID(t, "Postgres 16")
+	backup, _ := m.factID(t, "nightly backup")
+	exec(`INSERT INTO conflicts(fact_id, other_id, target_id, reason, created_at) VALUES (?, ?, ?, 'test', ?)`, pg, backup, pg, store.Now())
+	check("after a conflict raised", false, "conflict", "")
+	check("after a conflict raised, again", true, "conflict", "")
+	exec(`UPDATE conflicts SET resolved_at = ?`, store.Now())
+	check("after the conflict resolved", false, "Postgres 16", "recollect conflicts resolve")
 }
