@@ -73,26 +73,38 @@ func (p *postingList) bytes() int64 {
 var errWidePosting = errors.New("a posting too wide to keep")
 
 // loadPostings reads word's postings from the facts' index
-// (recollect_postings).
+// (recollect_postings). The blob is read in place (sql.RawBytes), not
+// copied: at a million facts a common word's is megabytes, garbage that
+// would count in the daemon's resident memory.
 func loadPostings(ctx context.Context, db store.Querier, word string) (*postingList, error) {
-	var blob []byte
-	err := db.QueryRowContext(ctx, `SELECT recollect_postings(facts_fts) FROM facts_fts WHERE facts_fts MATCH ? LIMIT 1`,
-		renderFTS5(store.TextQuery{word})).Scan(&blob)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	rows, err := db.QueryContext(ctx, `SELECT recollect_postings(facts_fts) FROM facts_fts WHERE facts_fts MATCH ? LIMIT 1`,
+		renderFTS5(store.TextQuery{word}))
+	if err != nil {
 		return nil, fmt.Errorf("read the postings of %q: %w", word, err)
 	}
-	if len(blob)%12 != 0 {
-		return nil, fmt.Errorf("read the postings of %q: %d bytes are not whole postings", word, len(blob))
-	}
-	m := len(blob) / 12
-	p := &postingList{ids: make([]uint32, m), tfs: make([]uint16, m)}
-	for i := range m {
-		r := blob[12*i:]
-		id, tf := binary.NativeEndian.Uint64(r), binary.NativeEndian.Uint32(r[8:])
-		if id > math.MaxUint32 || tf > math.MaxUint16 {
-			return nil, errWidePosting
+	defer rows.Close()
+	p := &postingList{}
+	for rows.Next() {
+		var blob sql.RawBytes
+		if err := rows.Scan(&blob); err != nil {
+			return nil, fmt.Errorf("read the postings of %q: %w", word, err)
 		}
-		p.ids[i], p.tfs[i] = uint32(id), uint16(tf)
+		if len(blob)%12 != 0 {
+			return nil, fmt.Errorf("read the postings of %q: %d bytes are not whole postings", word, len(blob))
+		}
+		m := len(blob) / 12
+		p.ids, p.tfs = make([]uint32, m), make([]uint16, m)
+		for i := range m {
+			r := blob[12*i:]
+			id, tf := binary.NativeEndian.Uint64(r), binary.NativeEndian.Uint32(r[8:])
+			if id > math.MaxUint32 || tf > math.MaxUint16 {
+				return nil, errWidePosting
+			}
+			p.ids[i], p.tfs[i] = uint32(id), uint16(tf)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the postings of %q: %w", word, err)
 	}
 	return p, nil
 }
