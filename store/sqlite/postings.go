@@ -183,24 +183,35 @@ func (d *docLengths) cover(ctx context.Context, db store.Querier, id int64) ([]u
 	if id < int64(len(d.dl)) {
 		return d.dl, nil
 	}
-	var blob []byte
-	err := db.QueryRowContext(ctx, `SELECT recollect_lengths(id, sz) FROM facts_fts_docsize WHERE id >= ?`, len(d.dl)).Scan(&blob)
+	// The blob is read in place: 12 bytes a fact, megabytes at a
+	// million facts that a copy would leave as garbage.
+	rows, err := db.QueryContext(ctx, `SELECT recollect_lengths(id, sz) FROM facts_fts_docsize WHERE id >= ?`, len(d.dl))
 	if err != nil {
 		return nil, fmt.Errorf("read the facts' lengths: %w", err)
 	}
-	if len(blob)%12 != 0 {
-		return nil, fmt.Errorf("read the facts' lengths: %d bytes are not whole rows", len(blob))
-	}
+	defer rows.Close()
 	dl := d.dl
-	for at := 0; at < len(blob); at += 12 {
-		row, tok := int64(binary.NativeEndian.Uint64(blob[at:])), binary.NativeEndian.Uint32(blob[at+8:])
-		if row < int64(len(dl)) {
-			continue
+	for rows.Next() {
+		var blob sql.RawBytes
+		if err := rows.Scan(&blob); err != nil {
+			return nil, fmt.Errorf("read the facts' lengths: %w", err)
 		}
-		for int64(len(dl)) < row {
-			dl = append(dl, 0)
+		if len(blob)%12 != 0 {
+			return nil, fmt.Errorf("read the facts' lengths: %d bytes are not whole rows", len(blob))
 		}
-		dl = append(dl, tok)
+		for at := 0; at < len(blob); at += 12 {
+			row, tok := int64(binary.NativeEndian.Uint64(blob[at:])), binary.NativeEndian.Uint32(blob[at+8:])
+			if row < int64(len(dl)) {
+				continue
+			}
+			for int64(len(dl)) < row {
+				dl = append(dl, 0)
+			}
+			dl = append(dl, tok)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("read the facts' lengths: %w", err)
 	}
 	d.dl = dl
 	return dl, nil
