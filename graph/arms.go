@@ -286,6 +286,9 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 	if err := lendToNeighbors(ctx, r, order, cands, speakers, aboutAsker, cond, args, near, readNear); err != nil {
 		return kr, err
 	}
+	if err := lendAcross(ctx, r, order, cands, speakers, aboutAsker, cond, args); err != nil {
+		return kr, err
+	}
 	kr.IDs = contextOrder(cands, speakers, depth)
 	for _, id := range kr.IDs {
 		if !cands[id].matched {

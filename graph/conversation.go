@@ -129,6 +129,94 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 	return nil
 }
 
+// Lending across a question: in a conversation the answer is often the
+// second turn after the words of the question, not the first ("I went to
+// a support group yesterday." — "How did it go?" — "It was powerful, I
+// felt accepted."). When the fact said just before or after one of the
+// best hits asks a question, the fact said on its other side answers it
+// and inherits AcrossShare of what the hit scores above its own.
+const (
+	// AcrossShare is the share lent across a question: less than
+	// NeighborShare, since the answer is a turn further from the words.
+	AcrossShare = 0.5
+	// acrossSeeds is how many of the best hits lend across a question.
+	acrossSeeds = 10
+)
+
+// lendAcross lends across a question (see AcrossShare) from the first
+// acrossSeeds of order (the keyword pool, best first) to the facts cond
+// allows. When aboutAsker (see lendToNeighbors), a fact that holds the
+// query's words itself inherits nothing.
+func lendAcross(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
+	aboutAsker bool, cond string, args []any) error {
+	seeds := make(map[int64]*candidate, acrossSeeds)
+	ids := make([]int64, 0, acrossSeeds)
+	for _, c := range order[:min(len(order), acrossSeeds)] {
+		if c.session != "" {
+			seeds[c.id] = c
+			ids = append(ids, c.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	rows, err := preparedQuerier{r}.QueryContext(ctx, acrossQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
+	if err != nil {
+		return fmt.Errorf("conversation context: across a question: %w", err)
+	}
+	defer rows.Close()
+	var far []neighbor
+	for rows.Next() {
+		var nb neighbor
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker); err != nil {
+			return fmt.Errorf("conversation context: across a question: %w", err)
+		}
+		far = append(far, nb)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("conversation context: across a question: %w", err)
+	}
+	// As in lendToNeighbors: the order of the rows must not matter.
+	slices.SortStableFunc(far, func(a, b neighbor) int {
+		return cmp.Or(cmp.Compare(a.seed, b.seed), cmp.Compare(a.id, b.id))
+	})
+	for _, nb := range far {
+		seed := seeds[nb.seed]
+		if seed == nil || seeds[nb.id] != nil || (len(speakers) > 0 && !speakers[nb.speaker]) {
+			continue
+		}
+		got := cands[nb.id]
+		if got != nil && got.matched && aboutAsker {
+			continue
+		}
+		if got == nil {
+			got = &candidate{id: nb.id, session: seed.session, speaker: nb.speaker}
+			cands[nb.id] = got
+		}
+		got.lent = max(got.lent, AcrossShare*max(seed.own-got.own, 0))
+	}
+	return nil
+}
+
+// acrossQuery reads, for each seed fact (its first argument is their ids
+// as a JSON array), the facts cond allows that are said across a question
+// from it: on the other side of a fact adjacent to the seed
+// (store.Engine.Adjacent) whose text holds a "?". The middle fact's
+// provenance is sought by its id: its session is compared through
+// COALESCE so that no engine seeks it by the session, whose rows are many.
+func acrossQuery(eng store.Engine, cond string) string {
+	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, ` + eng.Adjacent("p") + `
+		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
+			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL)),
+		asks AS MATERIALIZED (SELECT a.seed, a.session, mp.fact_id AS mid, ` + eng.Adjacent("mp") + `
+		FROM adj a JOIN fact_provenance mp ON mp.fact_id IN (a.prev, a.next) JOIN facts m ON m.id = mp.fact_id
+		WHERE mp.fact_id != a.seed AND COALESCE(mp.session_id, '') = a.session
+			AND (mp.event_seq IS NOT NULL OR mp.session_fact_id IS NOT NULL) AND ` + eng.Contains("m.content", "'?'") + `)
+		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, '')
+		FROM asks a JOIN facts f ON f.id IN (a.prev, a.next)
+		WHERE f.id != a.seed AND f.id != a.mid AND ` + cond
+}
+
 // readNeighbors reads the neighbours of the seeds that cond allows.
 func readNeighbors(ctx context.Context, r *Reader, seeds map[int64]*candidate, cond string, args []any) ([]neighbor, error) {
 	ids := make([]int64, 0, len(seeds))

@@ -96,6 +96,54 @@ func TestRankKeywordFindsTheAnswerNextToTheQuestion(t *testing.T) {
 	})
 }
 
+// TestRankKeywordFindsTheAnswerAcrossAQuestion: the answer to a
+// question asked about a hit ("How did it go?") is the turn after the
+// question, two turns from the hit's words; it is found as context
+// (AcrossShare), while a turn after a statement that asks nothing is not.
+func TestRankKeywordFindsTheAnswerAcrossAQuestion(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		s1 := addConversation(t, db, "s1", []turn{
+			{"Jon", "I went to a pottery workshop yesterday."},
+			{"Gina", "How did it go?"},
+			{"Jon", "Wonderful, I made a blue bowl and felt calm."},
+			{"Gina", "Lovely. My store is busy."},
+			{"Jon", "The pottery workshop closes in May."},
+			{"Gina", "Good."},
+			{"Jon", "The rent is due."},
+		})
+		addConversation(t, db, "s2", []turn{
+			{"Jon", "The weather turned."},
+			{"Gina", "The week was long."},
+		})
+		ids := rank(t, db, "what happened at the pottery workshop")
+		if p := position(ids, s1[2]); p == 0 || p > 3 {
+			t.Fatalf("the answer (fact %d) is at position %d of %v; want it in the top 3: it answers the question asked about the workshop", s1[2], p, ids)
+		}
+		if p := position(ids, s1[6]); p != 0 {
+			t.Fatalf("fact %d, two turns after a statement with no question between, is at position %d of %v; want it not found", s1[6], p, ids)
+		}
+		kr, err := NewReader(db).RankKeyword(context.Background(), text.Analyze("what happened at the pottery workshop"), Filter{}, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !kr.Context[s1[2]] {
+			t.Fatalf("context set %v: want the answer %d marked as found by context", kr.Context, s1[2])
+		}
+	})
+}
+
+// TestAcrossQueryReadsByIndex: the facts across a question are read by
+// seeks, never by a scan of the facts or the provenance.
+func TestAcrossQueryReadsByIndex(t *testing.T) {
+	db := storetest.Open(t, "sqlite")
+	text := storetest.QueryPlan(t, db, acrossQuery(db.Engine(), "f.status != 'rejected'"), "[1,2]")
+	t.Logf("plan:\n%s", text)
+	if !strings.Contains(text, "SEARCH mp USING INDEX fact_provenance_fact_seq (fact_id=?)") || strings.Contains(text, "SCAN f ") ||
+		strings.Contains(text, "SCAN mp") || strings.Contains(text, "SCAN p ") || strings.Contains(text, "SCAN m ") {
+		t.Fatalf("across query plan:\n%s\nwant seeks only, the middle fact's provenance by its id", text)
+	}
+}
+
 func TestRankKeywordPrefersTheNamedSpeaker(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
 		a := addConversation(t, db, "s1", []turn{{"Caroline", "I researched adoption agencies."}})
