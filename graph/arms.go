@@ -269,10 +269,8 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 			}
 		}
 	}
-	if len(a.Self) > 0 && !a.AsksYou {
-		if err := weighFirstPerson(ctx, r, order[:min(len(order), neighborSeeds)]); err != nil {
-			return kr, err
-		}
+	if err := weighTexts(ctx, r, order[:min(len(order), neighborSeeds)], askedStems(a), len(a.Self) > 0 && !a.AsksYou); err != nil {
+		return kr, err
 	}
 	cands := map[int64]*candidate{}
 	for _, c := range order {

@@ -5,6 +5,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
@@ -52,6 +55,9 @@ type candidate struct {
 	lent    float64
 	// matched is true for a BM25 hit, false for a fact found as context.
 	matched bool
+	// asks is true for a fact that only asks about the query's words
+	// (asksAbout): it keeps QuestionShare of its own score.
+	asks bool
 }
 
 // neighbor is a fact said just before or after a seed (one of the best
@@ -340,6 +346,9 @@ func contextOrder(cands map[int64]*candidate, speakers map[string]bool, depth in
 			continue
 		}
 		s := c.own + c.lent
+		if c.asks {
+			s = QuestionShare*c.own + c.lent
+		}
 		if c.session != "" && (len(speakers) == 0 || speakers[c.speaker]) {
 			s += SessionShare * best[c.session]
 		}
@@ -419,11 +428,12 @@ func withoutSpeakers(terms []string, speakers map[string]bool) []string {
 // a text that says "I" once and "you" once ends where it began.
 const SelfShare = 0.2
 
-// weighFirstPerson applies SelfShare to the scores of cands (the best of
-// the keyword pool), reading their texts. It is not applied to a question
-// that addresses someone (text.Analysis.AsksYou: "what did you tell me
-// about …"), which asks what they said.
-func weighFirstPerson(ctx context.Context, r *Reader, cands []*candidate) error {
+// weighTexts reads the texts of cands (the best of the keyword pool): it
+// marks those that only ask about the query's words (asksAbout stems), and
+// when self applies SelfShare to their scores. self is false for a
+// question that addresses someone (text.Analysis.AsksYou: "what did you
+// tell me about …"), which asks what they said.
+func weighTexts(ctx context.Context, r *Reader, cands []*candidate, stems map[string]bool, self bool) error {
 	if len(cands) == 0 {
 		return nil
 	}
@@ -433,35 +443,143 @@ func weighFirstPerson(ctx context.Context, r *Reader, cands []*candidate) error 
 	}
 	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT id, content FROM facts WHERE `+idIn(r.db.Engine(), "id"), jsonIDs(ids))
 	if err != nil {
-		return fmt.Errorf("keyword search: first person: %w", err)
+		return fmt.Errorf("keyword search: read the texts: %w", err)
 	}
 	defer rows.Close()
-	type persons struct{ first, second float64 }
-	count := make(map[int64]persons, len(cands))
+	type read struct {
+		first, second float64
+		asks          bool
+	}
+	got := make(map[int64]read, len(cands))
 	for rows.Next() {
 		var id int64
 		var content string
 		if err := rows.Scan(&id, &content); err != nil {
-			return fmt.Errorf("keyword search: first person: %w", err)
+			return fmt.Errorf("keyword search: read the texts: %w", err)
 		}
-		var p persons
-		for _, w := range text.Tokens(content) {
-			if text.IsFirstPerson(w) {
-				p.first++
-			} else if text.IsSecondPerson(w) {
-				p.second++
+		p := read{asks: asksAbout(content, stems)}
+		if self {
+			for _, w := range text.Tokens(content) {
+				if text.IsFirstPerson(w) {
+					p.first++
+				} else if text.IsSecondPerson(w) {
+					p.second++
+				}
 			}
 		}
-		count[id] = p
+		got[id] = p
 	}
 	if err := rows.Err(); err != nil {
-		return fmt.Errorf("keyword search: first person: %w", err)
+		return fmt.Errorf("keyword search: read the texts: %w", err)
 	}
 	for _, c := range cands {
-		c.own *= selfWeight(count[c.id].first, count[c.id].second)
+		c.asks = got[c.id].asks
+		if self {
+			c.own *= selfWeight(got[c.id].first, got[c.id].second)
+		}
 	}
 	return nil
 }
+
+// asksAbout reports whether every word of s that stems holds sits in a
+// question (a sentence that ends with "?"), and one does: the text asks
+// about those words ("Cool! Are you reading any books?"), it does not
+// say something of them.
+func asksAbout(s string, stems map[string]bool) bool {
+	if len(stems) == 0 || !strings.Contains(s, "?") {
+		return false
+	}
+	asked := false
+	for _, w := range wordSpansOf(s, stemHeads(stems)) {
+		if !stems[w.stem] {
+			continue
+		}
+		end := strings.IndexAny(s[w.end:], ".!?")
+		if end < 0 || s[w.end+end] != '?' {
+			return false
+		}
+		// A question that speaks of the speaker tells as it asks ("The
+		// play I attended was The Glass Menagerie, have you heard of it?").
+		start := strings.LastIndexAny(s[:w.start], ".!?") + 1
+		for _, t := range text.Tokens(s[start : w.end+end]) {
+			if text.IsFirstPerson(t) {
+				return false
+			}
+		}
+		asked = true
+	}
+	return asked
+}
+
+// stemHeads are the first two bytes of each stem (the stem itself when
+// shorter): the porter stemmer rewrites only a word's ending, so a word
+// whose first bytes are none of these stems to none of them.
+func stemHeads(stems map[string]bool) map[string]bool {
+	heads := make(map[string]bool, len(stems))
+	for st := range stems {
+		heads[st[:min(len(st), 2)]] = true
+	}
+	return heads
+}
+
+// wordSpansOf is wordSpans of s with only the words that may stem to one
+// of stems whose heads (stemHeads) are given: the others are not stemmed,
+// which is most of the cost on a long text.
+func wordSpansOf(s string, heads map[string]bool) []wordSpan {
+	var out []wordSpan
+	start := -1
+	flush := func(end int) {
+		w := s[start:end]
+		if strings.ContainsFunc(w, text.IsCJK) {
+			for _, ws := range wordSpans(w) {
+				out = append(out, wordSpan{start + ws.start, start + ws.end, ws.stem})
+			}
+			return
+		}
+		head := strings.ToLower(w[:min(len(w), 2)]) // whole when not ASCII: compared after lowering it all
+		if w[0] >= utf8.RuneSelf || (len(w) > 1 && w[1] >= utf8.RuneSelf) {
+			head = strings.ToLower(w)
+		}
+		if heads[head[:min(len(head), 2)]] || heads[head[:1]] {
+			out = append(out, wordSpan{start, end, text.Stem(strings.ToLower(w))})
+		}
+	}
+	for i, r := range s {
+		word := unicode.IsLetter(r) || unicode.IsNumber(r)
+		if word && start < 0 {
+			start = i
+		}
+		if !word && start >= 0 {
+			flush(i)
+			start = -1
+		}
+	}
+	if start >= 0 {
+		flush(len(s))
+	}
+	return out
+}
+
+// askedStems are the stems of the query's words (queryStems) without its
+// names: a question names the person it asks, and asks about the rest.
+func askedStems(a text.Analysis) map[string]bool {
+	names := make(map[string]bool, len(a.Names))
+	for _, n := range a.Names {
+		names[n] = true
+	}
+	return stemsOf(a.WithoutNames(names))
+}
+
+// QuestionShare is the share of its own score that a fact which only
+// asks about the query's words (asksAbout) keeps in the ranking: it holds
+// the words of what it asks about, not the answer ("Are you reading any
+// books?"), and it rarely answers a question. It still lends its full
+// score to its neighbours (NeighborShare) and across the question
+// (AcrossShare), where the answer is, and its conversation keeps its full
+// score (SessionShare). On LoCoMo through the capture route (recall@10)
+// shares 0.3, 0.5 and 0.7 gave 0.754, 0.754 and 0.752, against 0.750 for
+// none (1).
+const QuestionShare = 0.5
 
 // selfWeight is the factor SelfShare applies to a hit with f first-person
 // and y second-person words.

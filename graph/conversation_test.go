@@ -144,6 +144,28 @@ func TestAcrossQueryReadsByIndex(t *testing.T) {
 	}
 }
 
+// TestRankKeywordRanksWhatIsSaidAboveWhatIsAsked: a turn that only asks
+// about the query's words ("Are you reading any good books lately?")
+// ranks below one that says something of them, though it holds more of
+// them (QuestionShare).
+func TestRankKeywordRanksWhatIsSaidAboveWhatIsAsked(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		s1 := addConversation(t, db, "s1", []turn{
+			{"Gina", "Cool! Are you reading any good books lately?"},
+			{"Jon", "Not much, work is busy."},
+		})
+		s2 := addConversation(t, db, "s2", []turn{
+			{"Jon", "I finished two books on sailing, great reading."},
+			{"Gina", "The week was long."},
+			{"Jon", "The harbour was calm today."},
+		})
+		ids := rank(t, db, "books reading")
+		if p, q := position(ids, s2[0]), position(ids, s1[0]); p == 0 || q == 0 || p > q {
+			t.Fatalf("the statement (fact %d) is at position %d and the question (fact %d) at %d of %v; want the statement first", s2[0], p, s1[0], q, ids)
+		}
+	})
+}
+
 func TestRankKeywordPrefersTheNamedSpeaker(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
 		a := addConversation(t, db, "s1", []turn{{"Caroline", "I researched adoption agencies."}})
@@ -552,7 +574,7 @@ func TestSelfWeight(t *testing.T) {
 func TestFirstPersonQuestionRanksTheAskersAccountAboveAReplyToThem(t *testing.T) {
 	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
 		own := addConversation(t, db, "s1", []turn{{"Ana", "I am currently reading a long book about old Hollywood, its studios and its stars."}})
-		reply := addConversation(t, db, "s2", []turn{{"Bot", "Which book are you currently reading? I can help you find your next one."}})
+		reply := addConversation(t, db, "s2", []turn{{"Bot", "The book you are currently reading is good. I can help you."}})
 		for _, filler := range []string{"I wrote the staging notes.", "I think the deploy runs at noon.", "I saw the tests pass.",
 			"I made coffee.", "I fixed the parser.", "I moved the meeting.", "I like the new desk.", "I renamed the branch."} {
 			addConversation(t, db, "s3", []turn{{"Ana", filler}})

@@ -16,7 +16,11 @@ const PassageChars = 700
 // queryStems are the stems a passage is matched on: the query's content
 // words' stems, and their variants'.
 func queryStems(query string) map[string]bool {
-	a := text.Analyze(query)
+	return stemsOf(text.Analyze(query))
+}
+
+// stemsOf is queryStems of an analysed query.
+func stemsOf(a text.Analysis) map[string]bool {
 	out := map[string]bool{}
 	for i, s := range a.Stems {
 		if text.IsStopword(a.Terms[i]) {
