@@ -35,16 +35,19 @@ import (
 // postingsBytesPerFact bounds the postings a store's cache holds, at 6
 // bytes a posting: 40 bytes per fact of the index, at least
 // postingsCacheMin and at most postingsCacheMax — at 100,000 facts 4 MB,
-// the common words of a session's prompts; at a million, 40 MB, a few
-// dozen common words. The cache's memory counts twice in the daemon's
-// resident memory (Go's collector lets its heap grow to twice what it
-// holds), and the daemon's at 100,000 facts is held under 60 MB. A word
-// whose postings would pass the bound is not kept; to make room for one
-// that fits, the words least recently used go first.
+// the common words of a session's prompts; from 400,000 facts on, 16 MB,
+// fewer of a million facts' common words. The cache's memory counts
+// twice in the daemon's resident memory (Go's collector lets its heap
+// grow to twice what it holds), and the daemon's at 100,000 facts is held
+// under 60 MB. At a million facts a bound of 64 MB took the daemon from
+// 113 to 150 MB for a prompt p50 of 30-44 against 40-51 ms (recollect-bench
+// --only hooks, alternated, 2026-12-06): not worth 37 MB. A word whose
+// postings would pass the bound is not kept; to make room for one that
+// fits, the words least recently used go first.
 const (
 	postingsBytesPerFact = 40
 	postingsCacheMin     = 4 << 20
-	postingsCacheMax     = 64 << 20
+	postingsCacheMax     = 16 << 20
 )
 
 // postingsCacheBytes is the bound on the postings kept for an index of n
