@@ -438,7 +438,7 @@ func BenchmarkTopFactTextBestK(b *testing.B) {
 	} else {
 		db = topkStore(b, topkFacts(b))
 	}
-	queries := factQueries(b, db, 200)
+	queries := cutQueries(b, db, 200)
 	eng := db.Engine().(sqliteEngine)
 	var spent [2]time.Duration
 	b.ResetTimer()
@@ -465,38 +465,6 @@ func BenchmarkTopFactTextBestK(b *testing.B) {
 	b.ReportMetric(float64(spent[0])/float64(spent[1]), "new-old-ratio")
 	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "new-ms/op")
 	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "old-ms/op")
-}
-
-// factQueries cuts n queries from the store's facts, spread over its ids:
-// a run of 3 to 12 of a fact's words, as the keyword arm asks for them.
-func factQueries(b *testing.B, db *store.DB, n int) []store.TextQuery {
-	b.Helper()
-	rows, err := db.QueryContext(context.Background(), `SELECT content FROM facts WHERE id % (SELECT max(1, count(*) / ?) FROM facts) = 0 ORDER BY id LIMIT ?`, n, n)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer rows.Close()
-	rng := rand.New(rand.NewPCG(5, 6))
-	var out []store.TextQuery
-	for rows.Next() {
-		var c string
-		if err := rows.Scan(&c); err != nil {
-			b.Fatal(err)
-		}
-		w := strings.Fields(c)
-		size := 3 + rng.IntN(10)
-		start := rng.IntN(max(1, len(w)-size+1))
-		if q := text.Analyze(strings.Join(w[start:min(len(w), start+size)], " ")).KeywordQuery(); len(q) > 0 {
-			out = append(out, q)
-		}
-	}
-	if err := rows.Err(); err != nil {
-		b.Fatal(err)
-	}
-	if len(out) == 0 {
-		b.Fatal("no query could be cut from the store's facts")
-	}
-	return out
 }
 
 // topkFacts is the size of the generated store the keyword benchmarks
