@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/graph/hookctx"
 	"github.com/recollect/recollect/pipeline"
 	"github.com/recollect/recollect/store"
@@ -27,20 +28,7 @@ func TestBriefingsFollowEveryCommit(t *testing.T) {
 		in := hookctx.SessionInput{Source: hookctx.SourceStartup, SessionID: "s2", Budget: 1500}
 		check := func(step, want, gone string) {
 			t.Helper()
-			got, err := b.SessionStart(ctx, r, in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			fresh, err := hookctx.SessionStart(ctx, r, in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got != fresh {
-				t.Fatalf("%s: the kept context is not what a render gives now:\n%s\n---\n%s", step, got, fresh)
-			}
-			if !strings.Contains(got, want) || gone != "" && strings.Contains(got, gone) {
-				t.Fatalf("%s: context lacks %q or carries %q:\n%s", step, want, gone, got)
-			}
+			keptIsFresh(t, ctx, &b, r, in, step, want, gone)
 		}
 		check("first", "Postgres 16", "")
 		check("unchanged", "Postgres 16", "")
@@ -76,6 +64,27 @@ func TestBriefingsFollowEveryCommit(t *testing.T) {
 	})
 }
 
+// keptIsFresh fails t unless b's session-start context for in is what a
+// fresh render gives now, holding want and (when gone is not empty) not
+// gone; step names the moment in the failure.
+func keptIsFresh(t *testing.T, ctx context.Context, b *hookctx.Briefings, r *graph.Reader, in hookctx.SessionInput, step, want, gone string) {
+	t.Helper()
+	got, err := b.SessionStart(ctx, r, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fresh, err := hookctx.SessionStart(ctx, r, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != fresh {
+		t.Fatalf("%s: the kept context is not what a render gives now:\n%s\n---\n%s", step, got, fresh)
+	}
+	if !strings.Contains(got, want) || gone != "" && strings.Contains(got, gone) {
+		t.Fatalf("%s: context lacks %q or carries %q:\n%s", step, want, gone, got)
+	}
+}
+
 // TestBriefingsKeptAcrossCopies: on SQLite the kept session-start context
 // is given again after a transcript line is copied by another process's
 // handle (a commit that moves the data version and writes no fact), and
@@ -104,20 +113,7 @@ func TestBriefingsKeptAcrossCopies(t *testing.T) {
 	check := func(step string, reused bool, want, gone string) {
 		t.Helper()
 		before := hookctx.Reused(&b)
-		got, err := b.SessionStart(ctx, r, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		fresh, err := hookctx.SessionStart(ctx, r, in)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got != fresh {
-			t.Fatalf("%s: the kept context is not what a render gives now:\n%s\n---\n%s", step, got, fresh)
-		}
-		if !strings.Contains(got, want) || gone != "" && strings.Contains(got, gone) {
-			t.Fatalf("%s: context lacks %q or carries %q:\n%s", step, want, gone, got)
-		}
+		keptIsFresh(t, ctx, &b, r, in, step, want, gone)
 		if again := hookctx.Reused(&b) > before; again != reused {
 			t.Fatalf("%s: the kept context was given again: %v, want %v", step, again, reused)
 		}
