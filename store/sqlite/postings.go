@@ -283,12 +283,12 @@ func (cv countView) phrasePostings(ctx context.Context, db store.Querier, words 
 // FTS5's ranking with the words' counts gives them (recollect_bm25 of
 // every word of q, in q's order), ranked from the words' postings the
 // cache keeps; ok is false when there is no cache, or least asks for
-// FTS5's statements, or the query is not made of plain words.
+// FTS5's statements, or the query's words cannot be counted (queryWords).
 func (cv countView) wholeBest(ctx context.Context, db store.Querier, q store.TextQuery, k int, least topTextMin) (top string, ok bool, err error) {
 	if cv.c == nil || least.recount || least.scoreAll || least.inSQL || k <= 0 {
 		return "", false, nil
 	}
-	words, ok := plainWords(q)
+	words, ok := queryWords(q)
 	if !ok {
 		return "", false, nil
 	}
@@ -296,7 +296,10 @@ func (cv countView) wholeBest(ctx context.Context, db store.Querier, q store.Tex
 	if err != nil || n <= 0 {
 		return "", false, err
 	}
-	if err := cv.wordCounts(ctx, db, words); err != nil {
+	if err := cv.wordCounts(ctx, db, words, n); err != nil {
+		if errors.Is(err, errWidePosting) {
+			return "", false, nil
+		}
 		return "", false, err
 	}
 	lists, idf, dl, err := cv.phrasePostings(ctx, db, words, n)

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
@@ -78,9 +79,15 @@ type topTextMin struct {
 	inSQL bool
 }
 
-// topWord is a query word with its stem and its counts.
+// topWord is a query word or phrase with its stem and its counts.
 type topWord struct {
+	// word is the query's element; stem is a plain word's Porter stem,
+	// the term the index holds, and a phrase's own text.
 	word, stem string
+	// phrase is an element that is not one plain lowercase ASCII word: a
+	// phrase of several words, or a word FTS5 folds. The index's
+	// vocabulary does not count it; its postings do.
+	phrase bool
 	// df counts the facts holding the word, cnt its occurrences in them.
 	df, cnt int64
 	// bound is the score a short fact holding only this word gets from it
@@ -90,15 +97,16 @@ type topWord struct {
 
 // topFactText finds the k best facts for q, as JSON [[id, score], …] best
 // first, with the scores FTS5's bm25() gives them for the whole query. ok
-// is false when the rare words cannot settle the best k, the store or
-// the query's matches are smaller than least, or the query is not made of
-// plain words: the caller ranks the whole query instead, and counts, when
-// the words' counts were read, is recollect_bm25's argument for q. cache,
-// when not nil, keeps the counts from one search to the next while the
-// store does not change.
+// is false when the rare words cannot settle the best k (a query of one
+// word or phrase among them), the store or the query's matches are
+// smaller than least, or the query's words cannot be counted
+// (queryWords): the caller ranks the whole query instead, and counts,
+// when the words' counts were read, is recollect_bm25's argument for q.
+// cache, when not nil, keeps the counts from one search to the next while
+// the store does not change.
 func topFactText(ctx context.Context, db store.Querier, cache *countCache, q store.TextQuery, k int, least topTextMin) (top string, ok bool, counts string, err error) {
-	words, ok := plainWords(q)
-	if !ok || len(words) < 2 {
+	words, ok := queryWords(q)
+	if !ok {
 		return "", false, "", nil
 	}
 	cv := cache.view(db)
@@ -108,7 +116,10 @@ func topFactText(ctx context.Context, db store.Querier, cache *countCache, q sto
 	if err != nil || n <= 0 || n < least.facts {
 		return "", false, "", err
 	}
-	if err := cv.wordCounts(ctx, db, words); err != nil {
+	if err := cv.wordCounts(ctx, db, words, n); err != nil {
+		if errors.Is(err, errWidePosting) {
+			return "", false, "", nil
+		}
 		return "", false, "", err
 	}
 	// words are q's words in q's order, each one phrase of q's FTS5 query.
@@ -280,22 +291,33 @@ func mergeBest(both, alone []scored, k int) []scored {
 	return out[:min(len(out), k)]
 }
 
-// plainWords returns q's words with their stems when every element is one
-// plain lowercase ASCII word, each with its own stem: a phrase, or a word
-// FTS5 would fold or split, is ranked by FTS5 whole.
-func plainWords(q store.TextQuery) ([]topWord, bool) {
+// queryWords returns q's words with their stems: a plain lowercase
+// ASCII word is counted by its stem, the term the index holds, and any
+// other element (a phrase, a word FTS5 folds or splits) as a phrase,
+// counted from its postings. ok is false when an element holds no letter
+// or digit (FTS5 would find no word in it) or two elements count the same
+// term: the whole query is ranked by FTS5.
+func queryWords(q store.TextQuery) ([]topWord, bool) {
 	seen := map[string]bool{}
 	out := make([]topWord, 0, len(q))
 	for _, w := range q {
-		if w == "" || strings.IndexFunc(w, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }) >= 0 {
+		if w == "" {
 			return nil, false
 		}
-		s := text.Stem(w)
-		if seen[s] {
+		tw := topWord{word: w, stem: w}
+		if strings.IndexFunc(w, func(r rune) bool { return (r < 'a' || r > 'z') && (r < '0' || r > '9') }) >= 0 {
+			if strings.IndexFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsNumber(r) }) < 0 {
+				return nil, false
+			}
+			tw.phrase = true
+		} else {
+			tw.stem = text.Stem(w)
+		}
+		if seen[tw.stem] {
 			return nil, false
 		}
-		seen[s] = true
-		out = append(out, topWord{word: w, stem: s})
+		seen[tw.stem] = true
+		out = append(out, tw)
 	}
 	return out, true
 }
@@ -324,13 +346,29 @@ func factTextTotals(ctx context.Context, db store.Querier) (rows, tokens int64, 
 	return int64(n), tokens, nil
 }
 
-// wordCounts sets each word's counts from facts_fts_vocab (0 for a word
-// the index does not hold).
-func wordCounts(ctx context.Context, db store.Querier, words []topWord) error {
-	in := make([]string, len(words))
-	args := make([]any, len(words))
+// wordCounts sets each plain word's counts from facts_fts_vocab (0 for
+// a word the index does not hold), and each phrase's from its postings
+// (post): the facts holding it, and its instances in them, as bm25()
+// counts them (xQueryPhrase).
+func wordCounts(ctx context.Context, db store.Querier, words []topWord, post func(string) (*postingList, error)) error {
+	in := make([]string, 0, len(words))
+	args := make([]any, 0, len(words))
 	for i, w := range words {
-		in[i], args[i] = "?", w.stem
+		if !w.phrase {
+			in, args = append(in, "?"), append(args, w.stem)
+			continue
+		}
+		p, err := post(w.word)
+		if err != nil {
+			return err
+		}
+		words[i].df, words[i].cnt = int64(len(p.ids)), 0
+		for _, tf := range p.tfs {
+			words[i].cnt += int64(tf)
+		}
+	}
+	if len(in) == 0 {
+		return nil
 	}
 	rows, err := db.QueryContext(ctx, `SELECT term, doc, cnt FROM facts_fts_vocab WHERE term IN (`+strings.Join(in, ",")+`)`, args...)
 	if err != nil {

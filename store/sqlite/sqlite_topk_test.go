@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 )
 
@@ -104,6 +103,10 @@ func TestTopFactTextRanksAsFTS5(t *testing.T) {
 		{"note", "project", "zebra7"},
 		{"zebra1", "zebra2", "release", "note"},
 		{"project", "zebra5", "note", "release"},
+		// A phrase and a word FTS5 folds are counted from their postings.
+		{"zebra3 note", "zebra3", "project"},
+		{"note", "zébra3", "project"},
+		{"zebra6 zebra6", "zebra4", "note"},
 	} {
 		t.Run(strings.Join(q, "_"), func(t *testing.T) {
 			const k = 40
@@ -141,8 +144,9 @@ func TestTopFactTextRanksWhole(t *testing.T) {
 		{"common words only", store.TextQuery{"note", "project"}, topTextMin{}},
 		{"rare words hold fewer than k", store.TextQuery{"zebra3", "zebra4", "quokka"}, topTextMin{}},
 		{"one word", store.TextQuery{"note"}, topTextMin{}},
-		{"a phrase", store.TextQuery{"zebra3 note", "project"}, topTextMin{}},
-		{"a word FTS5 would fold", store.TextQuery{"zébra3", "note"}, topTextMin{}},
+		{"one phrase", store.TextQuery{"zebra3 note"}, topTextMin{}},
+		{"an element with no word in it", store.TextQuery{"zebra3", "—", "note"}, topTextMin{}},
+		{"one term twice", store.TextQuery{"zebra3", "notes", "note"}, topTextMin{}},
 		{"a store too small to save anything", store.TextQuery{"zebra3", "note"}, topTextMin{facts: 2001}},
 		{"matches too few to save anything", store.TextQuery{"zebra3", "note"}, topTextMin{rows: 1_000_000}},
 	} {
@@ -186,6 +190,14 @@ func testTopTextSource(t *testing.T, ctx context.Context, db *store.DB, eng sqli
 		{store.TextQuery{"note", "quokka", "project"}, topTextMin{}, "recollect_bm25", "json_each"},
 		{store.TextQuery{"note", "project", "alpha", "omega"}, topTextMin{}, "json_each", "json_each"},
 		{store.TextQuery{"note", "project"}, topTextMin{inSQL: true}, "recollect_bm25", "recollect_bm25"},
+		// One word, phrases, and words FTS5 folds are counted, and ranked
+		// from the postings where they are kept.
+		{store.TextQuery{"note"}, topTextMin{}, "recollect_bm25", "json_each"},
+		{store.TextQuery{"note project"}, topTextMin{}, "recollect_bm25", "json_each"},
+		{store.TextQuery{"zebra2 note", "zebra2", "project"}, topTextMin{}, "json_each", "json_each"},
+		{store.TextQuery{"note project", "note", "project"}, topTextMin{}, "json_each", "json_each"},
+		{store.TextQuery{"zébra2", "note", "project"}, topTextMin{}, "json_each", "json_each"},
+		{store.TextQuery{"Note", "project"}, topTextMin{}, "recollect_bm25", "json_each"},
 		{store.TextQuery{"note", "project"}, topTextMin{recount: true}, "-bm25", "-bm25"},
 		{store.TextQuery{"note", "project"}, topTextMin{facts: 1_000_000}, "-bm25", "-bm25"},
 	} {
@@ -231,8 +243,9 @@ func TestVarint(t *testing.T) {
 }
 
 // TestRecollectBM25IsBM25: recollect_bm25, given each phrase's count of
-// matching rows from facts_fts_vocab, scores every match of a query as
-// FTS5's bm25() does, to the bit.
+// matching rows from facts_fts_vocab (a plain word's) or from its
+// postings (a phrase's, or a word FTS5 folds), scores every match of a
+// query as FTS5's bm25() does, to the bit.
 func TestRecollectBM25IsBM25(t *testing.T) {
 	ctx := context.Background()
 	db := topkStore(t, 3000)
@@ -241,12 +254,18 @@ func TestRecollectBM25IsBM25(t *testing.T) {
 		{"zebra3", "note"},
 		{"note", "project", "release", "alpha", "omega"},
 		{"zebra1", "zebra2", "release", "note", "zebra1"},
+		{"zebra3 note", "project"},
+		{"note note", "zébra3", "release"},
 	} {
 		words := make([]topWord, len(q))
 		for i, w := range q {
-			words[i] = topWord{word: w, stem: text.Stem(w)}
+			one, ok := queryWords(store.TextQuery{w})
+			if !ok {
+				t.Fatalf("%q cannot be counted", w)
+			}
+			words[i] = one[0]
 		}
-		if err := wordCounts(ctx, db, words); err != nil {
+		if err := wordCounts(ctx, db, words, func(w string) (*postingList, error) { return loadPostings(ctx, db, w) }); err != nil {
 			t.Fatal(err)
 		}
 		counts := ""
@@ -300,8 +319,8 @@ func TestRecollectBM25BestK(t *testing.T) {
 		{"project", "zebra5", "note", "release", "alpha", "theta"},
 		{"alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "iota"},
 	} {
-		words, _ := plainWords(q)
-		if err := wordCounts(ctx, db, words); err != nil {
+		words, _ := queryWords(q)
+		if err := wordCounts(ctx, db, words, func(w string) (*postingList, error) { return loadPostings(ctx, db, w) }); err != nil {
 			t.Fatal(err)
 		}
 		counts, match := countList(words), renderFTS5(q)

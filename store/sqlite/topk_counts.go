@@ -133,11 +133,12 @@ func (cv countView) factTotals(ctx context.Context, db store.Querier) (rows, tok
 }
 
 // wordCounts is wordCounts for the words the cache does not hold, the
-// held counts for the rest.
-func (cv countView) wordCounts(ctx context.Context, db store.Querier, words []topWord) error {
+// held counts for the rest, in an index of n facts; a phrase's postings
+// are kept as a word's are (postings).
+func (cv countView) wordCounts(ctx context.Context, db store.Querier, words []topWord, n int64) error {
 	c := cv.c
 	if c == nil {
-		return wordCounts(ctx, db, words)
+		return wordCounts(ctx, db, words, func(w string) (*postingList, error) { return loadPostings(ctx, db, w) })
 	}
 	missing := make([]topWord, 0, len(words))
 	at := make([]int, 0, len(words))
@@ -154,7 +155,7 @@ func (cv countView) wordCounts(ctx context.Context, db store.Querier, words []to
 	if len(missing) == 0 {
 		return nil
 	}
-	if err := wordCounts(ctx, db, missing); err != nil {
+	if err := wordCounts(ctx, db, missing, func(w string) (*postingList, error) { return cv.postings(ctx, db, w, n) }); err != nil {
 		return err
 	}
 	for j, i := range at {

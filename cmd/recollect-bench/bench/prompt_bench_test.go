@@ -5,10 +5,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/recollect/recollect/graph"
+	"github.com/recollect/recollect/graph/text"
 	"github.com/recollect/recollect/store"
 	"github.com/recollect/recollect/store/config"
 	"github.com/recollect/recollect/store/postgres/pgtest"
@@ -207,4 +211,98 @@ func searchInTurns(ctx context.Context, b *testing.B, readers [2]*graph.Reader, 
 		}
 	}
 	return spent
+}
+
+// BenchmarkPromptSearchPhrases times the keyword arm's best 200 for the
+// prompts whose keyword query holds a phrase (a quoted passage, an
+// identifier such as spotter-gqc) or a single word, on the store's own
+// engine, taking turns going first: the source TopText gives, which
+// counts a phrase from its postings and ranks from the postings kept,
+// and FTS5's whole ranking by bm25() (TextMatches, best 200), which is
+// how such a query was ranked before. It reports the first's total over
+// the second's as counted-whole-ratio, with each one's mean, and fails
+// when the two rank a query differently (ids and scores, to the bit).
+func BenchmarkPromptSearchPhrases(b *testing.B) {
+	const k = 200
+	for _, n := range searchBenchSizes(b) {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			db, sentences := searchBenchStore(b, n)
+			ctx := context.Background()
+			eng := db.Engine()
+			var queries []store.TextQuery
+			for _, s := range sentences {
+				q := store.TextQuery(text.Analyze(s).KeywordQuery())
+				if len(q) == 1 || slices.ContainsFunc(q, func(w string) bool { return strings.Contains(w, " ") }) {
+					queries = append(queries, q)
+				}
+			}
+			if len(queries) == 0 {
+				b.Fatal("no prompt of the fixtures has a phrase or a single word")
+			}
+			rank := func(i int, q store.TextQuery) ([]scoredID, time.Duration) {
+				t0 := time.Now()
+				src, args := `(SELECT id, score FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?)`, []any{eng.TextQuery(q), k}
+				if i == 0 {
+					var err error
+					if src, args, err = eng.TopText(ctx, db, store.FactText, q, k); err != nil {
+						b.Fatal(err)
+					}
+				}
+				rows, err := db.QueryContext(ctx, `SELECT id, score FROM `+src+` r ORDER BY score DESC, id`, args...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer rows.Close()
+				var out []scoredID
+				for rows.Next() {
+					var s scoredID
+					if err := rows.Scan(&s.id, &s.score); err != nil {
+						b.Fatal(err)
+					}
+					out = append(out, s)
+				}
+				if err := rows.Err(); err != nil {
+					b.Fatal(err)
+				}
+				return out, time.Since(t0)
+			}
+			var spent [2]time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				q := queries[(i*7919)%len(queries)]
+				var got [2][]scoredID
+				for _, r := range []int{i % 2, 1 - i%2} {
+					var d time.Duration
+					got[r], d = rank(r, q)
+					spent[r] += d
+				}
+				// The rare words' rankings sum a fact's score rare words
+				// first, bm25() in the query's order: the last bit may
+				// differ.
+				if !sameRanking(got[0], got[1]) {
+					at := 0
+					for at < min(len(got[0]), len(got[1])) && got[0][at].id == got[1][at].id && math.Abs(got[0][at].score-got[1][at].score) <= 1e-9 {
+						at++
+					}
+					b.Fatalf("%q: %d and %d facts, the first difference at rank %d: counted %v, whole %v", q, len(got[0]), len(got[1]), at+1, got[0][at:min(at+3, len(got[0]))], got[1][at:min(at+3, len(got[1]))])
+				}
+			}
+			b.ReportMetric(float64(spent[0])/float64(spent[1]), "counted-whole-ratio")
+			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "counted-ms/op")
+			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "whole-ms/op")
+			b.ReportMetric(float64(len(queries)), "queries")
+		})
+	}
+}
+
+// scoredID is a fact's id with its score.
+type scoredID struct {
+	id    int64
+	score float64
+}
+
+// sameRanking reports whether a and b hold the same facts in the same
+// order with scores within 1e-9 of each other.
+func sameRanking(a, b []scoredID) bool {
+	return slices.EqualFunc(a, b, func(x, y scoredID) bool { return x.id == y.id && math.Abs(x.score-y.score) <= 1e-9 })
 }
