@@ -240,3 +240,50 @@ func TestTopHeap(t *testing.T) {
 		}
 	}
 }
+
+// TestKeywordPoolReadsTheIndex: the keyword pool's statement reads the
+// facts' standing, session and speaker from the index facts_pool alone,
+// not from the facts' table, whether the pool was ranked from the
+// postings or by FTS5; a condition on another column reads both.
+func TestKeywordPoolReadsTheIndex(t *testing.T) {
+	ctx := context.Background()
+	db := topkStore(t, 3000)
+	for _, c := range []struct {
+		q    store.TextQuery
+		cond string
+		want []string
+	}{
+		{store.TextQuery{"zebra2", "note", "project"}, `f.status = 'active'`, []string{"USING COVERING INDEX facts_pool"}},
+		{store.TextQuery{"zebra2", "note"}, `f.status != 'rejected'`, []string{"USING COVERING INDEX facts_pool"}},
+		{store.TextQuery{"zebra2 note", "—"}, `f.status = 'active'`, []string{"USING COVERING INDEX facts_pool"}},
+		{store.TextQuery{"zebra2", "note"}, `f.status = 'active' AND f.domain = 'general'`, []string{"USING INDEX facts_pool"}},
+	} {
+		st, err := db.Engine().KeywordPool(ctx, db, store.PoolQuery{Text: c.q, Cond: c.cond, Ranked: 200, Size: 200})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rows, err := db.QueryContext(ctx, `EXPLAIN QUERY PLAN `+st.Query, st.Args...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var plan []string
+		for rows.Next() {
+			var id, parent, unused int
+			var detail string
+			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+				t.Fatal(err)
+			}
+			plan = append(plan, detail)
+		}
+		rows.Close()
+		joined := strings.Join(plan, "; ")
+		for _, w := range c.want {
+			if !strings.Contains(joined, w) {
+				t.Errorf("%q, %s: the plan is %s; want it to read the facts %s", c.q, c.cond, joined, w)
+			}
+		}
+		if _, err := db.QueryContext(ctx, st.Query, st.Args...); err != nil {
+			t.Errorf("%q, %s: %v", c.q, c.cond, err)
+		}
+	}
+}

@@ -306,3 +306,73 @@ type scoredID struct {
 func sameRanking(a, b []scoredID) bool {
 	return slices.EqualFunc(a, b, func(x, y scoredID) bool { return x.id == y.id && math.Abs(x.score-y.score) <= 1e-9 })
 }
+
+// BenchmarkPromptPoolRows times reading the keyword pool's rows (the
+// best 200 facts of a prompt's query, with their standing, session and
+// speaker) on the store's own engine with the daemon's page cache per
+// connection, taking turns going first: through the index facts_pool, as
+// the engine reads them, and from the facts' table. It reports the
+// first's total over the second's as index-table-ratio, with each one's
+// mean, and fails when the two read different rows.
+func BenchmarkPromptPoolRows(b *testing.B) {
+	for _, n := range searchBenchSizes(b) {
+		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
+			db, sentences := searchBenchStore(b, n)
+			db.LimitCache(4096)
+			defer db.LimitCache(16384)
+			ctx := context.Background()
+			read := func(st store.PoolStatement) ([]string, time.Duration) {
+				t0 := time.Now()
+				rows, err := db.QueryContext(ctx, st.Query, st.Args...)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer rows.Close()
+				var out []string
+				for rows.Next() {
+					var id int64
+					var score float64
+					var session, speaker string
+					if err := rows.Scan(&id, &score, &session, &speaker); err != nil {
+						b.Fatal(err)
+					}
+					out = append(out, fmt.Sprint(id, score, session, speaker))
+				}
+				if err := rows.Err(); err != nil {
+					b.Fatal(err)
+				}
+				return out, time.Since(t0)
+			}
+			var spent [2]time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				p := store.PoolQuery{Text: text.Analyze(sentences[(i*7919)%len(sentences)]).KeywordQuery(), Cond: `f.status = 'active'`, Ranked: 200, Size: 200}
+				if len(p.Text) == 0 {
+					continue
+				}
+				b.StopTimer()
+				indexed, err := db.Engine().KeywordPool(ctx, db, p)
+				if err != nil {
+					b.Fatal(err)
+				}
+				table, err := store.KeywordPoolAlone(ctx, db, p, "facts f")
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				var got [2][]string
+				for _, r := range []int{i % 2, 1 - i%2} {
+					var d time.Duration
+					got[r], d = read([]store.PoolStatement{indexed, table}[r])
+					spent[r] += d
+				}
+				if !slices.Equal(got[0], got[1]) {
+					b.Fatalf("%q: through the index %v\nfrom the table %v", p.Text, got[0], got[1])
+				}
+			}
+			b.ReportMetric(float64(spent[0])/float64(spent[1]), "index-table-ratio")
+			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "index-ms/op")
+			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "table-ms/op")
+		})
+	}
+}
