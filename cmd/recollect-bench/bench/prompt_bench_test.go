@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -221,7 +222,9 @@ func searchInTurns(ctx context.Context, b *testing.B, readers [2]*graph.Reader, 
 // and FTS5's whole ranking by bm25() (TextMatches, best 200), which is
 // how such a query was ranked before. It reports the first's total over
 // the second's as counted-whole-ratio, with each one's mean, and fails
-// when the two rank a query differently (ids and scores, to the bit).
+// when the two rank a query differently (ids, and scores within 1e-9:
+// the rare words' rankings sum a fact's score rare words first, bm25()
+// in the query's order, so the last bit may differ).
 func BenchmarkPromptSearchPhrases(b *testing.B) {
 	const k = 200
 	for _, n := range searchBenchSizes(b) {
@@ -239,54 +242,36 @@ func BenchmarkPromptSearchPhrases(b *testing.B) {
 			if len(queries) == 0 {
 				b.Fatal("no prompt of the fixtures has a phrase or a single word")
 			}
-			rank := func(i int, q store.TextQuery) ([]scoredID, time.Duration) {
-				t0 := time.Now()
-				src, args := `(SELECT id, score FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?)`, []any{eng.TextQuery(q), k}
-				if i == 0 {
-					var err error
-					if src, args, err = eng.TopText(ctx, db, store.FactText, q, k); err != nil {
-						b.Fatal(err)
-					}
-				}
-				rows, err := db.QueryContext(ctx, `SELECT id, score FROM `+src+` r ORDER BY score DESC, id`, args...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer rows.Close()
+			ranked := func(src string, args ...any) []scoredID {
 				var out []scoredID
-				for rows.Next() {
+				readRows(ctx, b, db, `SELECT id, score FROM `+src+` r ORDER BY score DESC, id`, args, func(rows *sql.Rows) error {
 					var s scoredID
-					if err := rows.Scan(&s.id, &s.score); err != nil {
-						b.Fatal(err)
-					}
+					err := rows.Scan(&s.id, &s.score)
 					out = append(out, s)
-				}
-				if err := rows.Err(); err != nil {
-					b.Fatal(err)
-				}
-				return out, time.Since(t0)
+					return err
+				})
+				return out
 			}
-			var spent [2]time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			spent := takeTurns(b, func(i int) [2]func() []scoredID {
 				q := queries[(i*7919)%len(queries)]
-				var got [2][]scoredID
-				for _, r := range []int{i % 2, 1 - i%2} {
-					var d time.Duration
-					got[r], d = rank(r, q)
-					spent[r] += d
+				return [2]func() []scoredID{
+					func() []scoredID {
+						src, args, err := eng.TopText(ctx, db, store.FactText, q, k)
+						if err != nil {
+							b.Fatal(err)
+						}
+						return ranked(src, args...)
+					},
+					func() []scoredID {
+						return ranked(`(SELECT id, score FROM `+eng.TextMatches(store.FactText)+` m ORDER BY score DESC, id LIMIT ?)`, eng.TextQuery(q), k)
+					},
 				}
-				// The rare words' rankings sum a fact's score rare words
-				// first, bm25() in the query's order: the last bit may
-				// differ.
-				if !sameRanking(got[0], got[1]) {
-					at := 0
-					for at < min(len(got[0]), len(got[1])) && got[0][at].id == got[1][at].id && math.Abs(got[0][at].score-got[1][at].score) <= 1e-9 {
-						at++
-					}
-					b.Fatalf("%q: %d and %d facts, the first difference at rank %d: counted %v, whole %v", q, len(got[0]), len(got[1]), at+1, got[0][at:min(at+3, len(got[0]))], got[1][at:min(at+3, len(got[1]))])
+			}, func(i int, got [2][]scoredID) string {
+				if sameRanking(got[0], got[1]) {
+					return ""
 				}
-			}
+				return fmt.Sprintf("%q: counted %v\nwhole %v", queries[(i*7919)%len(queries)], got[0], got[1])
+			})
 			b.ReportMetric(float64(spent[0])/float64(spent[1]), "counted-whole-ratio")
 			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "counted-ms/op")
 			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "whole-ms/op")
@@ -321,36 +306,20 @@ func BenchmarkPromptPoolRows(b *testing.B) {
 			db.LimitCache(4096)
 			defer db.LimitCache(16384)
 			ctx := context.Background()
-			read := func(st store.PoolStatement) ([]string, time.Duration) {
-				t0 := time.Now()
-				rows, err := db.QueryContext(ctx, st.Query, st.Args...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer rows.Close()
+			read := func(st store.PoolStatement) []string {
 				var out []string
-				for rows.Next() {
+				readRows(ctx, b, db, st.Query, st.Args, func(rows *sql.Rows) error {
 					var id int64
 					var score float64
 					var session, speaker string
-					if err := rows.Scan(&id, &score, &session, &speaker); err != nil {
-						b.Fatal(err)
-					}
+					err := rows.Scan(&id, &score, &session, &speaker)
 					out = append(out, fmt.Sprint(id, score, session, speaker))
-				}
-				if err := rows.Err(); err != nil {
-					b.Fatal(err)
-				}
-				return out, time.Since(t0)
+					return err
+				})
+				return out
 			}
-			var spent [2]time.Duration
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
+			spent := takeTurns(b, func(i int) [2]func() []string {
 				p := store.PoolQuery{Text: text.Analyze(sentences[(i*7919)%len(sentences)]).KeywordQuery(), Cond: `f.status = 'active'`, Ranked: 200, Size: 200}
-				if len(p.Text) == 0 {
-					continue
-				}
-				b.StopTimer()
 				indexed, err := db.Engine().KeywordPool(ctx, db, p)
 				if err != nil {
 					b.Fatal(err)
@@ -359,20 +328,59 @@ func BenchmarkPromptPoolRows(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				b.StartTimer()
-				var got [2][]string
-				for _, r := range []int{i % 2, 1 - i%2} {
-					var d time.Duration
-					got[r], d = read([]store.PoolStatement{indexed, table}[r])
-					spent[r] += d
+				return [2]func() []string{func() []string { return read(indexed) }, func() []string { return read(table) }}
+			}, func(i int, got [2][]string) string {
+				if slices.Equal(got[0], got[1]) {
+					return ""
 				}
-				if !slices.Equal(got[0], got[1]) {
-					b.Fatalf("%q: through the index %v\nfrom the table %v", p.Text, got[0], got[1])
-				}
-			}
+				return fmt.Sprintf("round %d: through the index %v\nfrom the table %v", i, got[0], got[1])
+			})
 			b.ReportMetric(float64(spent[0])/float64(spent[1]), "index-table-ratio")
 			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "index-ms/op")
 			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "table-ms/op")
 		})
+	}
+}
+
+// takeTurns runs b.N rounds of two forms of one piece of work, taking
+// turns going first: round(i) prepares round i untimed and returns the
+// two forms, each timed from its call to its return. It fails b when
+// differ says the two answered round i differently (a non-empty
+// description), and returns each form's total time.
+func takeTurns[T any](b *testing.B, round func(i int) [2]func() T, differ func(i int, got [2]T) string) [2]time.Duration {
+	var spent [2]time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		run := round(i)
+		b.StartTimer()
+		var got [2]T
+		for _, f := range []int{i % 2, 1 - i%2} {
+			t0 := time.Now()
+			got[f] = run[f]()
+			spent[f] += time.Since(t0)
+		}
+		if d := differ(i, got); d != "" {
+			b.Fatal(d)
+		}
+	}
+	return spent
+}
+
+// readRows runs query and calls scan for each of its rows, failing b on
+// any error.
+func readRows(ctx context.Context, b *testing.B, db *store.DB, query string, args []any, scan func(*sql.Rows) error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := scan(rows); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		b.Fatal(err)
 	}
 }
