@@ -404,9 +404,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 			}
 			return out
 		}
-		apart, together := lent(func(ctx context.Context, c store.Conn, p store.PoolQuery) (store.PoolStatement, error) {
-			return store.KeywordPoolAlone(ctx, c, p, "facts f")
-		}), lent(db.Engine().KeywordPool)
+		apart, together := lent(store.KeywordPoolAlone), lent(db.Engine().KeywordPool)
 		if len(apart) == 0 {
 			t.Fatalf("%q: no candidates", q)
 		}

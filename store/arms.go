@@ -415,18 +415,16 @@ type PoolStatement struct {
 // KeywordPoolAlone is the keyword pool's statement reading the pool
 // alone: the ranked matches (TopText) joined with facts (as the outer
 // loop: CROSS JOIN), since joining every match before ranking costs a row
-// read per match. facts names the facts' table as f ("facts f"), in the
-// engine's form where it reads the rows through an index.
-// Its text is one of a few (the engine's sources, the condition), so a
-// caller may keep it prepared.
-func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery, facts string) (PoolStatement, error) {
+// read per match. Its text is one of a few (the engine's sources, the
+// condition), so a caller may keep it prepared.
+func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, error) {
 	top, args, err := q.Engine().TopText(ctx, q, FactText, p.Text, p.Ranked)
 	if err != nil {
 		return PoolStatement{}, err
 	}
 	return PoolStatement{
 		Query: `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM ` + top + ` r CROSS JOIN ` + facts + ` WHERE f.id = r.id AND ` + p.Cond,
+		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id AND ` + p.Cond,
 		Args: append(args, p.Args...),
 	}, nil
 }

@@ -41,7 +41,7 @@ var ErrOlderSchema = errors.New("store needs a migration")
 // SchemaVersion is the version a store has after every migration ran, on
 // either engine: store/sqlite and store/postgres each migrate to it, and
 // their tests pin that each has exactly this many migrations.
-const SchemaVersion = 31
+const SchemaVersion = 30
 
 // DB is an open store. Packages above run their own portable queries
 // through its ExecContext, QueryContext and QueryRowContext (and Tx), which

@@ -115,10 +115,6 @@ var engineOnly = map[string][]engineLine{
 		{"trigger fact_provenance_known_removed on fact_provenance", "search caches' key (v30)"},
 		{"trigger session_events_known_changed on session_events", "search caches' key (v30)"},
 		{"trigger session_events_known_removed on session_events", "search caches' key (v30)"},
-		// SQLite looks a rowid up in the table: the keyword pool reads its
-		// rows through this index instead (v31). PostgreSQL plans its
-		// pool statement, neighbours and all, itself.
-		{"index facts_pool on facts (id, status, session_id, speaker)", "the keyword pool's rows without the table (v31)"},
 		// SQLite indexes have no INCLUDE columns, and SQLite keeps no
 		// adjacent facts on the row (the postgres side's v24 form).
 		{"index fact_provenance_fact_seq on fact_provenance (fact_id, event_seq, session_id)", "index-only seed lookups (v24)"},

@@ -794,14 +794,6 @@ INSERT INTO fact_words(word, n, folded) SELECT w, count(*), true FROM facts, unn
 	`
 SELECT 1;
 `,
-	// v31 — SQLite's facts_pool, an index the keyword pool reads its rows
-	// through so they miss its page cache less, has no counterpart here:
-	// PostgreSQL's pool statement reads the pool and its neighbours in one
-	// statement, planned by the server (the parity test lists it as
-	// SQLite's alone).
-	`
-SELECT 1;
-`,
 }
 
 // SchemaVersion is the version a store has after every migration ran.

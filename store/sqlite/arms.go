@@ -20,9 +20,7 @@ func (e sqliteEngine) EntityFacts(ctx context.Context, c store.Conn, a store.Ent
 
 // KeywordPool reads the pool alone (store.KeywordPoolAlone): the seeds'
 // neighbours are read apart once the pool is ranked, each statement
-// costing little in this process. The facts' rows are read through the
-// index facts_pool, which holds the columns the pool reads (schema v31):
-// a condition on any other column reads the table too.
+// costing little in this process.
 func (sqliteEngine) KeywordPool(ctx context.Context, c store.Conn, p store.PoolQuery) (store.PoolStatement, error) {
-	return store.KeywordPoolAlone(ctx, c, p, "facts f INDEXED BY facts_pool")
+	return store.KeywordPoolAlone(ctx, c, p)
 }

@@ -732,14 +732,4 @@ CREATE TRIGGER fact_provenance_known_removed AFTER DELETE ON fact_provenance BEG
 CREATE TRIGGER session_events_known_changed AFTER UPDATE OF seq, occurred_at, recorded_at ON session_events BEGIN UPDATE knowledge_version SET n = n + 1; END;
 CREATE TRIGGER session_events_known_removed AFTER DELETE ON session_events BEGIN UPDATE knowledge_version SET n = n + 1; END;
 `,
-	// v31 — the keyword pool's rows without the facts' table: a search
-	// reads about 200 ranked facts by id for their standing, session and
-	// speaker (store.KeywordPoolAlone), and at 100,000 facts the table's
-	// pages (about 32 MB, the texts among them) miss the daemon's page
-	// caches for most of them. This index holds just those columns, about
-	// a tenth of the table, so its pages stay cached; the pool's statement
-	// names it (INDEXED BY), as SQLite looks a rowid up in the table.
-	`
-CREATE INDEX facts_pool ON facts(id, status, session_id, speaker);
-`,
 }

@@ -292,56 +292,6 @@ func sameRanking(a, b []scoredID) bool {
 	return slices.EqualFunc(a, b, func(x, y scoredID) bool { return x.id == y.id && math.Abs(x.score-y.score) <= 1e-9 })
 }
 
-// BenchmarkPromptPoolRows times reading the keyword pool's rows (the
-// best 200 facts of a prompt's query, with their standing, session and
-// speaker) on the store's own engine with the daemon's page cache per
-// connection, taking turns going first: through the index facts_pool, as
-// the engine reads them, and from the facts' table. It reports the
-// first's total over the second's as index-table-ratio, with each one's
-// mean, and fails when the two read different rows.
-func BenchmarkPromptPoolRows(b *testing.B) {
-	for _, n := range searchBenchSizes(b) {
-		b.Run(fmt.Sprintf("facts=%d", n), func(b *testing.B) {
-			db, sentences := searchBenchStore(b, n)
-			db.LimitCache(4096)
-			defer db.LimitCache(16384)
-			ctx := context.Background()
-			read := func(st store.PoolStatement) []string {
-				var out []string
-				readRows(ctx, b, db, st.Query, st.Args, func(rows *sql.Rows) error {
-					var id int64
-					var score float64
-					var session, speaker string
-					err := rows.Scan(&id, &score, &session, &speaker)
-					out = append(out, fmt.Sprint(id, score, session, speaker))
-					return err
-				})
-				return out
-			}
-			spent := takeTurns(b, func(i int) [2]func() []string {
-				p := store.PoolQuery{Text: text.Analyze(sentences[(i*7919)%len(sentences)]).KeywordQuery(), Cond: `f.status = 'active'`, Ranked: 200, Size: 200}
-				indexed, err := db.Engine().KeywordPool(ctx, db, p)
-				if err != nil {
-					b.Fatal(err)
-				}
-				table, err := store.KeywordPoolAlone(ctx, db, p, "facts f")
-				if err != nil {
-					b.Fatal(err)
-				}
-				return [2]func() []string{func() []string { return read(indexed) }, func() []string { return read(table) }}
-			}, func(i int, got [2][]string) string {
-				if slices.Equal(got[0], got[1]) {
-					return ""
-				}
-				return fmt.Sprintf("round %d: through the index %v\nfrom the table %v", i, got[0], got[1])
-			})
-			b.ReportMetric(float64(spent[0])/float64(spent[1]), "index-table-ratio")
-			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "index-ms/op")
-			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "table-ms/op")
-		})
-	}
-}
-
 // takeTurns runs b.N rounds of two forms of one piece of work, taking
 // turns going first: round(i) prepares round i untimed and returns the
 // two forms, each timed from its call to its return. It fails b when
