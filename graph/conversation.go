@@ -58,6 +58,9 @@ type candidate struct {
 	// asks is true for a fact that only asks about the query's words
 	// (asksAbout): it keeps QuestionShare of its own score.
 	asks bool
+	// content is the fact's text where the pool's statement read it
+	// (store.PoolStatement.Texts), for weighTexts.
+	content string
 }
 
 // neighbor is a fact said just before or after a seed (one of the best
@@ -264,35 +267,49 @@ func neighborQuery(eng store.Engine, cond string) string {
 
 // readPool runs the keyword pool's statement (store.PoolStatement) and
 // reads its rows: the pool, best first, ties by id, cut to keywordPool,
-// and the seeds' neighbours the statement read with it. A seed that asks
+// the seeds' neighbours the statement read with it, and how many matches
+// it ranked (-1 when the statement does not say, store.PoolStatement.Ranked). A seed that asks
 // nothing comes with its two adjacent facts as they are: it lends only to
 // a fact that is a candidate already (lendToNeighbors), one of the pool
 // or a question's neighbour, which is known here with the speaker its row
 // was read with.
-func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candidate, []neighbor, error) {
+func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candidate, []neighbor, int, error) {
 	rows, err := preparedQuerier{r}.QueryContext(ctx, st.Query, st.Args...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
+	}
+	ranked := -1
+	if st.Ranked {
+		ranked = 0
 	}
 	var pool []*candidate
 	var near, lent []neighbor
 	// A statement of the pool alone ends after speaker: the columns it
 	// lacks read as 0.
-	row := newValues(8)
+	row := newValues(9)
 	scan := row.ptrs[:min(len(cols), len(row.ptrs))]
 	for rows.Next() {
 		if err := rows.Scan(scan...); err != nil {
-			return nil, nil, fmt.Errorf("keyword search: %w", err)
+			return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
 		}
 		nb := neighbor{seed: row.int(0), id: row.int(5), session: row.str(2), speaker: row.str(3), asks: row.int(7) != 0}
 		switch row.int(4) {
 		case store.PoolFact:
-			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(1), matched: true})
+			c := &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(1), matched: true}
+			if st.Texts {
+				c.content = row.str(8)
+			}
+			pool = append(pool, c)
+			if st.Ranked {
+				ranked++
+			}
+		case store.PoolTurnedAway:
+			ranked++
 		case store.PoolNeighbour:
 			near = append(near, nb)
 		case store.PoolAdjacent:
@@ -305,7 +322,7 @@ func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candid
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	if len(lent) > 0 {
 		known := make(map[int64]string, len(pool)+len(near))
@@ -325,7 +342,7 @@ func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candid
 		}
 	}
 	sortPool(pool)
-	return pool[:min(len(pool), keywordPool)], near, nil
+	return pool[:min(len(pool), keywordPool)], near, ranked, nil
 }
 
 // contextOrder adds the session share and sorts.
@@ -433,50 +450,60 @@ const SelfShare = 0.2
 // when self applies SelfShare to their scores. self is false for a
 // question that addresses someone (text.Analysis.AsksYou: "what did you
 // tell me about …"), which asks what they said.
-func weighTexts(ctx context.Context, r *Reader, cands []*candidate, stems map[string]bool, self bool) error {
+//
+// texts says whether the pool's statement read the texts with the rows
+// (store.PoolStatement.Texts); when it did not, they are read here.
+func weighTexts(ctx context.Context, r *Reader, cands []*candidate, texts bool, stems map[string]bool, self bool) error {
 	if len(cands) == 0 {
 		return nil
 	}
+	if !texts {
+		if err := readTexts(ctx, r, cands); err != nil {
+			return err
+		}
+	}
+	for _, c := range cands {
+		c.asks = asksAbout(c.content, stems)
+		if self {
+			var first, second float64
+			for _, w := range text.Tokens(c.content) {
+				if text.IsFirstPerson(w) {
+					first++
+				} else if text.IsSecondPerson(w) {
+					second++
+				}
+			}
+			c.own *= selfWeight(first, second)
+		}
+	}
+	return nil
+}
+
+// readTexts reads the contents of cands.
+func readTexts(ctx context.Context, r *Reader, cands []*candidate) error {
 	ids := make([]int64, len(cands))
+	byID := make(map[int64]*candidate, len(cands))
 	for i, c := range cands {
 		ids[i] = c.id
+		byID[c.id] = c
 	}
 	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT id, content FROM facts WHERE `+idIn(r.db.Engine(), "id"), jsonIDs(ids))
 	if err != nil {
 		return fmt.Errorf("keyword search: read the texts: %w", err)
 	}
 	defer rows.Close()
-	type read struct {
-		first, second float64
-		asks          bool
-	}
-	got := make(map[int64]read, len(cands))
 	for rows.Next() {
 		var id int64
 		var content string
 		if err := rows.Scan(&id, &content); err != nil {
 			return fmt.Errorf("keyword search: read the texts: %w", err)
 		}
-		p := read{asks: asksAbout(content, stems)}
-		if self {
-			for _, w := range text.Tokens(content) {
-				if text.IsFirstPerson(w) {
-					p.first++
-				} else if text.IsSecondPerson(w) {
-					p.second++
-				}
-			}
+		if c := byID[id]; c != nil {
+			c.content = content
 		}
-		got[id] = p
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("keyword search: read the texts: %w", err)
-	}
-	for _, c := range cands {
-		c.asks = got[c.id].asks
-		if self {
-			c.own *= selfWeight(got[c.id].first, got[c.id].second)
-		}
 	}
 	return nil
 }

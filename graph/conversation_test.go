@@ -383,7 +383,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			order, near, err := readPool(ctx, r, st)
+			order, near, _, err := readPool(ctx, r, st)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -621,4 +621,53 @@ func TestFirstPersonQuestionReplyNextToTheAskerInheritsNothing(t *testing.T) {
 			t.Fatalf("ranking %v, context %v: want the answer %d to the question asked before it found as context", kr.IDs, kr.Context, s3[1])
 		}
 	})
+}
+
+// TestPoolAloneSaysHowManyItRanked: the pool read alone
+// (store.KeywordPoolAlone) says how many matches it ranked, those its
+// filter turned away (a rejected fact) included, so the
+// keyword arm knows without counting the matches apart whether a larger
+// pool could hold more; and it reads each fact's text with its row. On
+// both engines, at a pool smaller than the matches and one larger.
+func TestPoolAloneSaysHowManyItRanked(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			db := storetest.Open(t, engine)
+			ctx := context.Background()
+			keywordFixture(t, db)
+			r := NewReader(db)
+			defer r.Close()
+			cond, args := (&Reader{}).where(Filter{})
+			q := text.Analyze("staging words").Query()
+			matches := storetest.Count(t, db, `SELECT count(*) FROM `+db.Engine().TextHits(store.FactText)+` k`, db.Engine().TextQuery(q))
+			if matches != 7 {
+				t.Fatalf("the fixture's facts matching %v: %d, want 7", q, matches)
+			}
+			for _, size := range []int{3, 7, 20} {
+				st, err := store.KeywordPoolAlone(ctx, db, store.PoolQuery{Text: q, Cond: cond, Args: args, Ranked: size, Size: size})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pool, _, ranked, err := readPool(ctx, r, st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := min(size, matches); ranked != want {
+					t.Errorf("a pool of %d: ranked %d, want %d (%d in the pool)", size, ranked, want, len(pool))
+				}
+				if size == 20 && len(pool) != matches-1 {
+					t.Errorf("a pool of %d: %d facts, want %d (the rejected turned away)", size, len(pool), matches-1)
+				}
+				for _, c := range pool {
+					var want string
+					if err := db.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, c.id).Scan(&want); err != nil {
+						t.Fatal(err)
+					}
+					if c.content != want {
+						t.Errorf("fact %d: text %q, want %q", c.id, c.content, want)
+					}
+				}
+			}
+		})
+	}
 }
