@@ -89,7 +89,7 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 		named := text.Events(q.Text)
 		events = make([]armList, len(named))
 		g.Go(func() error {
-			speakers, err := knownSpeakers(gctx, db, a.Names)
+			speakers, err := knownSpeakers(gctx, r, a.Names)
 			if err != nil {
 				return err
 			}
@@ -217,7 +217,7 @@ type KeywordRanking struct {
 // SpeakerBoost, NeighborShare, SessionShare). f restricts the facts the arm
 // may return. It returns at most depth ids, best first, ties by id.
 func (r *Reader) RankKeyword(ctx context.Context, a text.Analysis, f Filter, depth int) (KeywordRanking, error) {
-	speakers, err := knownSpeakers(ctx, r.db, a.Names)
+	speakers, err := knownSpeakers(ctx, r, a.Names)
 	if err != nil {
 		return KeywordRanking{Context: map[int64]bool{}}, err
 	}
@@ -286,10 +286,11 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
 	aboutAsker := len(a.Self) > 0 && !a.AsksYou
-	if err := lendToNeighbors(ctx, r, order, cands, speakers, aboutAsker, cond, args, near, readNear); err != nil {
+	asking, err := lendToNeighbors(ctx, r, order, cands, speakers, aboutAsker, cond, args, near, readNear)
+	if err != nil {
 		return kr, err
 	}
-	if err := lendAcross(ctx, r, order, cands, speakers, aboutAsker, cond, args); err != nil {
+	if err := lendAcross(ctx, r, order, cands, speakers, aboutAsker, cond, args, asking); err != nil {
 		return kr, err
 	}
 	kr.IDs = contextOrder(cands, speakers, depth)

@@ -99,16 +99,20 @@ func neighborSeedsOf(order []*candidate) map[int64]*candidate {
 // as context, the answer to a question. near holds the neighbours the
 // pool's statement read (readPool); when read is true it read none, and
 // they are read here.
+//
+// Where it reads the neighbours, it returns those that ask (askingNear,
+// for lendAcross), else nil.
 func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
-	aboutAsker bool, cond string, args []any, near []neighbor, read bool) error {
+	aboutAsker bool, cond string, args []any, near []neighbor, read bool) (*askingNear, error) {
 	seeds := neighborSeedsOf(order)
 	if len(seeds) == 0 {
-		return nil
+		return nil, nil
 	}
+	var asking *askingNear
 	if read {
 		var err error
-		if near, err = readNeighbors(ctx, r, seeds, cond, args); err != nil {
-			return err
+		if near, asking, err = readNeighbors(ctx, r, seeds, cond, args); err != nil {
+			return nil, err
 		}
 	}
 	// A fact said next to two seeds (it was said in both their sessions)
@@ -135,7 +139,17 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 		}
 		got.lent = max(got.lent, NeighborShare*max(seed.own-got.own, 0))
 	}
-	return nil
+	return asking, nil
+}
+
+// askingNear are the facts said next to the neighbour seeds (readNeighbors)
+// whose text holds a "?", whether or not the filter allows them: the
+// middle facts of lendAcross, known without reading the seeds' neighbours
+// again.
+type askingNear struct {
+	// mids are the asking neighbours: seed, the seed's session and id,
+	// the asking fact.
+	mids []neighbor
 }
 
 // Lending across a question: in a conversation the answer is often the
@@ -155,9 +169,11 @@ const (
 // lendAcross lends across a question (see AcrossShare) from the first
 // acrossSeeds of order (the keyword pool, best first) to the facts cond
 // allows. When aboutAsker (see lendToNeighbors), a fact that holds the
-// query's words itself inherits nothing.
+// query's words itself inherits nothing. asking holds the seeds' asking
+// neighbours where lendToNeighbors read them (nil where it did not): then
+// only their neighbours are read, and nothing when there are none.
 func lendAcross(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
-	aboutAsker bool, cond string, args []any) error {
+	aboutAsker bool, cond string, args []any, asking *askingNear) error {
 	seeds := make(map[int64]*candidate, acrossSeeds)
 	ids := make([]int64, 0, acrossSeeds)
 	for _, c := range order[:min(len(order), acrossSeeds)] {
@@ -169,20 +185,14 @@ func lendAcross(ctx context.Context, r *Reader, order []*candidate, cands map[in
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := preparedQuerier{r}.QueryContext(ctx, acrossQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
-	if err != nil {
-		return fmt.Errorf("conversation context: across a question: %w", err)
-	}
-	defer rows.Close()
 	var far []neighbor
-	for rows.Next() {
-		var nb neighbor
-		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker); err != nil {
-			return fmt.Errorf("conversation context: across a question: %w", err)
-		}
-		far = append(far, nb)
+	var err error
+	if asking != nil {
+		far, err = readAcrossMids(ctx, r, seeds, asking.mids, cond, args)
+	} else {
+		far, err = readAcross(ctx, r, ids, cond, args)
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return fmt.Errorf("conversation context: across a question: %w", err)
 	}
 	// As in lendToNeighbors: the order of the rows must not matter.
@@ -207,6 +217,81 @@ func lendAcross(ctx context.Context, r *Reader, order []*candidate, cands map[in
 	return nil
 }
 
+// readAcross reads the facts said across a question from the seeds ids
+// (acrossQuery).
+func readAcross(ctx context.Context, r *Reader, ids []int64, cond string, args []any) ([]neighbor, error) {
+	rows, err := preparedQuerier{r}.QueryContext(ctx, acrossQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var far []neighbor
+	for rows.Next() {
+		var nb neighbor
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker); err != nil {
+			return nil, err
+		}
+		far = append(far, nb)
+	}
+	return far, rows.Err()
+}
+
+// readAcrossMids reads what readAcross does from the seeds' asking
+// neighbours already known (mids, see askingNear): the facts said next to
+// each of those, in the seed's session, but the seed (midQuery).
+func readAcrossMids(ctx context.Context, r *Reader, seeds map[int64]*candidate, mids []neighbor, cond string, args []any) ([]neighbor, error) {
+	var ids []int64
+	for _, m := range mids {
+		if seeds[m.seed] != nil && !slices.Contains(ids, m.id) {
+			ids = append(ids, m.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := preparedQuerier{r}.QueryContext(ctx, midQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var next []neighbor // seed: the asking fact
+	for rows.Next() {
+		var nb neighbor
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker); err != nil {
+			return nil, err
+		}
+		next = append(next, nb)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var far []neighbor
+	for _, m := range mids {
+		if seeds[m.seed] == nil {
+			continue
+		}
+		for _, nb := range next {
+			if nb.seed == m.id && nb.session == m.session && nb.id != m.seed {
+				far = append(far, neighbor{seed: m.seed, session: m.session, id: nb.id, speaker: nb.speaker})
+			}
+		}
+	}
+	return far, nil
+}
+
+// midQuery reads, for each fact of its first argument (ids as a JSON
+// array) and each session it was said in, the facts cond allows said just
+// before and after it (store.Engine.Adjacent): the fact, the session, the
+// neighbour and its speaker.
+func midQuery(eng store.Engine, cond string) string {
+	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS mid, p.session_id AS session, ` + eng.Adjacent("p") + `
+		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
+			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
+		SELECT a.mid, a.session, f.id, COALESCE(f.speaker, '')
+		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
+		WHERE f.id != a.mid AND ` + cond
+}
+
 // acrossQuery reads, for each seed fact (its first argument is their ids
 // as a JSON array), the facts cond allows that are said across a question
 // from it: on the other side of a fact adjacent to the seed
@@ -226,43 +311,53 @@ func acrossQuery(eng store.Engine, cond string) string {
 		WHERE f.id != a.seed AND f.id != a.mid AND ` + cond
 }
 
-// readNeighbors reads the neighbours of the seeds that cond allows.
-func readNeighbors(ctx context.Context, r *Reader, seeds map[int64]*candidate, cond string, args []any) ([]neighbor, error) {
+// readNeighbors reads the neighbours of the seeds that cond allows, and
+// those that ask (askingNear), allowed or not.
+func readNeighbors(ctx context.Context, r *Reader, seeds map[int64]*candidate, cond string, args []any) ([]neighbor, *askingNear, error) {
 	ids := make([]int64, 0, len(seeds))
 	for id := range seeds {
 		ids = append(ids, id)
 	}
 	rows, err := preparedQuerier{r}.QueryContext(ctx, neighborQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("conversation context: %w", err)
+		return nil, nil, fmt.Errorf("conversation context: %w", err)
 	}
 	defer rows.Close()
 	var near []neighbor
+	asking := &askingNear{}
 	for rows.Next() {
 		var nb neighbor
-		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker, &nb.asks); err != nil {
-			return nil, fmt.Errorf("conversation context: %w", err)
+		var asks, allowed bool
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker, &nb.asks, &asks, &allowed); err != nil {
+			return nil, nil, fmt.Errorf("conversation context: %w", err)
 		}
-		near = append(near, nb)
+		if allowed {
+			near = append(near, nb)
+		}
+		if asks {
+			asking.mids = append(asking.mids, nb)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("conversation context: %w", err)
+		return nil, nil, fmt.Errorf("conversation context: %w", err)
 	}
-	return near, nil
+	return near, asking, nil
 }
 
 // neighborQuery reads the neighbours (store.Engine.Adjacent) of each seed fact
 // (its first argument is their ids as a JSON array) with the neighbour's
-// speaker and whether the seed asks a question (read once per seed, not
-// per neighbour), kept to the facts cond allows.
+// speaker, whether the seed asks a question (read once per seed, not
+// per neighbour), whether the neighbour does, and whether cond allows it.
 func neighborQuery(eng store.Engine, cond string) string {
 	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, ` + eng.Adjacent("p") + `,
 			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = p.fact_id), 0) AS asks
 		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
-		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks
+		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks,
+			CASE WHEN ` + eng.Contains("f.content", "'?'") + ` THEN 1 ELSE 0 END,
+			CASE WHEN ` + cond + ` THEN 1 ELSE 0 END
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
-		WHERE f.id != a.seed AND ` + cond
+		WHERE f.id != a.seed`
 }
 
 // readPool runs the keyword pool's statement (store.PoolStatement) and
@@ -385,17 +480,23 @@ func contextOrder(cands map[int64]*candidate, speakers map[string]bool, depth in
 }
 
 // knownSpeakers returns which of the query's names are speakers of stored
-// facts.
-func knownSpeakers(ctx context.Context, db *store.DB, names []string) (map[string]bool, error) {
+// facts, through a statement the reader keeps prepared (it runs before
+// the keyword arm can start).
+func knownSpeakers(ctx context.Context, r *Reader, names []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, n := range names {
-		var one int
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts WHERE speaker = ? LIMIT 1) s`, n).Scan(&one)
-		if err != nil {
+		if err := func() error {
+			rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT 1 FROM facts WHERE speaker = ? LIMIT 1`, n)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			if rows.Next() {
+				out[n] = true
+			}
+			return rows.Err()
+		}(); err != nil {
 			return nil, fmt.Errorf("look up speaker %q: %w", n, err)
-		}
-		if one > 0 {
-			out[n] = true
 		}
 	}
 	return out, nil

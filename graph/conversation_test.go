@@ -274,7 +274,7 @@ func TestSharedNeighborTakesTheLowestSeedsSession(t *testing.T) {
 		if reversed {
 			near[0], near[1] = near[1], near[0]
 		}
-		if err := lendToNeighbors(context.Background(), nil, order, cands, nil, false, "", nil, near, false); err != nil {
+		if _, err := lendToNeighbors(context.Background(), nil, order, cands, nil, false, "", nil, near, false); err != nil {
 			t.Fatal(err)
 		}
 		got := cands[20]
@@ -371,7 +371,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 		q := fq.q
 		cond, args := (&Reader{}).where(fq.f)
 		a := text.Analyze(q)
-		speakers, err := knownSpeakers(ctx, db, a.Names)
+		speakers, err := knownSpeakers(ctx, r, a.Names)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -395,7 +395,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 				cands[c.id] = c
 			}
 			slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(b.own, a.own) })
-			if err := lendToNeighbors(ctx, r, order, cands, speakers, false, cond, args, near, !st.Neighbours); err != nil {
+			if _, err := lendToNeighbors(ctx, r, order, cands, speakers, false, cond, args, near, !st.Neighbours); err != nil {
 				t.Fatal(err)
 			}
 			out := map[int64]candidate{}
@@ -670,4 +670,82 @@ func TestPoolAloneSaysHowManyItRanked(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestAcrossFromKnownNeighboursReadsAsAcrossQuery: the facts across a
+// question read from the seeds' asking neighbours that the neighbour
+// statement returned (readAcrossMids, SQLite's path) are those
+// acrossQuery reads from the seeds alone: across an answered question,
+// across a question the filter turns away (the middle fact is not
+// filtered), not across a statement, and not to a rejected fact. On both
+// engines.
+func TestAcrossFromKnownNeighboursReadsAsAcrossQuery(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		keywordFixture(t, db)
+		s3 := addConversation(t, db, "s3", []turn{
+			{"Ana", "I went to the staging review yesterday."},
+			{"Bo", "How did it go?"},
+			{"Ana", "It was fine, we ship Monday."},
+		})
+		s4 := addConversation(t, db, "s4", []turn{
+			{"Ana", "The staging window opens at noon."},
+			{"Bo", "A rejected question?"},
+			{"Ana", "Noon works for the release."},
+		})
+		if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'rejected' WHERE id = ?`, s4[1]); err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(db)
+		defer r.Close()
+		sorted := func(far []neighbor) []neighbor {
+			slices.SortFunc(far, func(a, b neighbor) int {
+				return cmp.Or(cmp.Compare(a.seed, b.seed), cmp.Compare(a.id, b.id), cmp.Compare(a.session, b.session))
+			})
+			return slices.Compact(far)
+		}
+		found := map[int64]bool{}
+		for _, fq := range keywordFilters() {
+			cond, args := (&Reader{}).where(fq.f)
+			st, err := store.KeywordPoolAlone(ctx, db, store.PoolQuery{Text: text.Analyze(fq.q).Query(), Cond: cond, Args: args,
+				Ranked: keywordPool, Size: keywordPool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			order, _, _, err := readPool(ctx, r, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeds := neighborSeedsOf(order)
+			_, asking, err := readNeighbors(ctx, r, seeds, cond, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			across := map[int64]*candidate{}
+			var ids []int64
+			for _, c := range order[:min(len(order), acrossSeeds)] {
+				if c.session != "" {
+					across[c.id] = c
+					ids = append(ids, c.id)
+				}
+			}
+			want, err := readAcross(ctx, r, ids, cond, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readAcrossMids(ctx, r, across, asking.mids, cond, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, got := sorted(want), sorted(got); !reflect.DeepEqual(want, got) {
+				t.Errorf("%q (%+v): from the known neighbours %v, want %v", fq.q, fq.f, got, want)
+			}
+			for _, nb := range want {
+				found[nb.id] = true
+			}
+		}
+		if !found[s3[2]] || !found[s4[2]] || found[s4[1]] {
+			t.Fatalf("across a question: %v, want the answers %d and %d", found, s3[2], s4[2])
+		}
+	})
 }

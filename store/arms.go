@@ -396,9 +396,9 @@ const (
 	// seed lends only to a fact that is a candidate already, whose row the
 	// pool or a PoolNeighbour holds. id is the seed, session its.
 	PoolAdjacent = 2
-	// PoolTurnedAway is a ranked match that Cond turns away (or whose row
-	// is gone): id only. A statement that reads these (PoolStatement.Ranked)
-	// tells the caller how many matches it ranked.
+	// PoolTurnedAway is a ranked match that Cond turns away: id only. A
+	// statement that reads these (PoolStatement.Ranked) tells the caller
+	// how many matches it ranked.
 	PoolTurnedAway = 3
 )
 
@@ -424,12 +424,12 @@ type PoolStatement struct {
 
 // KeywordPoolAlone is the keyword pool's statement reading the pool
 // alone: the ranked matches (TopText) joined with facts (as the outer
-// loop: a LEFT JOIN keeps it so), since joining every match before
-// ranking costs a row read per match. It reads each fact's content with
-// its row (Texts) and returns the matches Cond turns away as such
-// (Ranked): where statements cost little, as in SQLite's process, the
-// caller reads neither apart. Its text is one of a few (the engine's
-// sources, the condition), so a caller may keep it prepared.
+// loop: CROSS JOIN), since joining every match before ranking costs a row
+// read per match. It reads each fact's content with its row (Texts) and
+// returns the matches Cond turns away as such (Ranked): where statements
+// cost little, as in SQLite's process, the caller reads neither apart.
+// Its text is one of a few (the engine's sources, the condition), so a
+// caller may keep it prepared.
 func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, error) {
 	top, args, err := q.Engine().TopText(ctx, q, FactText, p.Text, p.Ranked)
 	if err != nil {
@@ -437,9 +437,9 @@ func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, 
 	}
 	return PoolStatement{
 		Query: `SELECT r.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, ''),
-			CASE WHEN f.id IS NOT NULL AND (` + p.Cond + `) THEN ` + fmt.Sprint(PoolFact) + ` ELSE ` + fmt.Sprint(PoolTurnedAway) + ` END,
+			CASE WHEN ` + p.Cond + ` THEN ` + fmt.Sprint(PoolFact) + ` ELSE ` + fmt.Sprint(PoolTurnedAway) + ` END,
 			0, 0, 0, COALESCE(f.content, '')
-		FROM ` + top + ` r LEFT JOIN facts f ON f.id = r.id`,
+		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id`,
 		// Cond's arguments come first: it is in the select list.
 		Args:  append(append([]any{}, p.Args...), args...),
 		Texts: true, Ranked: true,
