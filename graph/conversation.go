@@ -58,9 +58,10 @@ type candidate struct {
 	// asks is true for a fact that only asks about the query's words
 	// (asksAbout): it keeps QuestionShare of its own score.
 	asks bool
-	// content is the fact's text where the pool's statement read it
-	// (store.PoolStatement.Texts), for weighTexts.
-	content string
+	// content and role are the fact's text and its speaker's role, where
+	// the pool's statement read them (store.PoolStatement.Texts), for
+	// weighTexts.
+	content, role string
 }
 
 // neighbor is a fact said just before or after a seed (one of the best
@@ -386,7 +387,7 @@ func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candid
 	var near, lent []neighbor
 	// A statement of the pool alone ends after speaker: the columns it
 	// lacks read as 0.
-	row := newValues(9)
+	row := newValues(10)
 	scan := row.ptrs[:min(len(cols), len(row.ptrs))]
 	for rows.Next() {
 		if err := rows.Scan(scan...); err != nil {
@@ -397,7 +398,7 @@ func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candid
 		case store.PoolFact:
 			c := &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(1), matched: true}
 			if st.Texts {
-				c.content = row.str(8)
+				c.content, c.role = row.str(8), row.str(9)
 			}
 			pool = append(pool, c)
 			if st.Ranked {
@@ -548,7 +549,8 @@ const SelfShare = 0.2
 
 // weighTexts reads the texts of cands (the best of the keyword pool): it
 // marks those that only ask about the query's words (asksAbout stems), and
-// when self applies SelfShare to their scores. self is false for a
+// when self applies ReplyShare to the scores of those the assistant said
+// and SelfShare to the others'. self is false for a
 // question that addresses someone (text.Analysis.AsksYou: "what did you
 // tell me about …"), which asks what they said.
 //
@@ -565,7 +567,9 @@ func weighTexts(ctx context.Context, r *Reader, cands []*candidate, texts bool, 
 	}
 	for _, c := range cands {
 		c.asks = asksAbout(c.content, stems)
-		if self {
+		if self && c.role == "assistant" {
+			c.own *= ReplyShare
+		} else if self {
 			var first, second float64
 			for _, w := range text.Tokens(c.content) {
 				if text.IsFirstPerson(w) {
@@ -580,7 +584,7 @@ func weighTexts(ctx context.Context, r *Reader, cands []*candidate, texts bool, 
 	return nil
 }
 
-// readTexts reads the contents of cands.
+// readTexts reads the contents and roles of cands.
 func readTexts(ctx context.Context, r *Reader, cands []*candidate) error {
 	ids := make([]int64, len(cands))
 	byID := make(map[int64]*candidate, len(cands))
@@ -588,19 +592,19 @@ func readTexts(ctx context.Context, r *Reader, cands []*candidate) error {
 		ids[i] = c.id
 		byID[c.id] = c
 	}
-	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT id, content FROM facts WHERE `+idIn(r.db.Engine(), "id"), jsonIDs(ids))
+	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT id, content, COALESCE(speaker_role, '') FROM facts WHERE `+idIn(r.db.Engine(), "id"), jsonIDs(ids))
 	if err != nil {
 		return fmt.Errorf("keyword search: read the texts: %w", err)
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var id int64
-		var content string
-		if err := rows.Scan(&id, &content); err != nil {
+		var content, role string
+		if err := rows.Scan(&id, &content, &role); err != nil {
 			return fmt.Errorf("keyword search: read the texts: %w", err)
 		}
 		if c := byID[id]; c != nil {
-			c.content = content
+			c.content, c.role = content, role
 		}
 	}
 	if err := rows.Err(); err != nil {
@@ -708,6 +712,16 @@ func askedStems(a text.Analysis) map[string]bool {
 // shares 0.3, 0.5 and 0.7 gave 0.754, 0.754 and 0.752, against 0.750 for
 // none (1).
 const QuestionShare = 0.5
+
+// ReplyShare is the share of its score that a keyword hit said by the
+// assistant (its speaker's role) keeps when the query is about the asker
+// (in the first person, addressing no one): "how much time do I spend
+// practicing guitar?" asks what the user said of themselves ("I've been
+// practicing for 30 minutes daily"), not the reply that repeats their
+// words back ("That's great! 30 minutes a day of guitar …"). A question
+// that addresses the assistant ("what did you recommend?") asks what it
+// said, and keeps its replies whole.
+const ReplyShare = 0.5
 
 // selfWeight is the factor SelfShare applies to a hit with f first-person
 // and y second-person words.

@@ -749,3 +749,28 @@ func TestAcrossFromKnownNeighboursReadsAsAcrossQuery(t *testing.T) {
 		}
 	})
 }
+
+// TestRankKeywordAboutTheAskerPrefersWhatTheUserSaid: a question about
+// the asker ("how much time do I …") ranks the user's own turn above the
+// assistant's reply that repeats its words back more often (ReplyShare);
+// a question to the assistant ("what did you say about …") does not.
+func TestRankKeywordAboutTheAskerPrefersWhatTheUserSaid(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"", "I want to learn fingerpicking. By the way, I've been practicing guitar for 30 minutes daily."},
+			{"", "I think practicing guitar daily is great! Guitar practice of 30 minutes daily builds skill."},
+			{"", "Lunch was good."},
+		})
+		if _, err := db.ExecContext(context.Background(), `UPDATE facts SET speaker = NULL, speaker_role = CASE id WHEN ? THEN 'user' ELSE 'assistant' END`, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		got := rank(t, db, "How much time do I dedicate to practicing guitar daily?")
+		if position(got, ids[0]) != 1 || position(got, ids[1]) == 0 {
+			t.Fatalf("ranking %v; want the user's turn %d first, the reply %d after it", got, ids[0], ids[1])
+		}
+		got = rank(t, db, "What did you tell me about practicing guitar daily?")
+		if position(got, ids[1]) != 1 {
+			t.Fatalf("ranking %v; want the reply %d first for a question to the assistant", got, ids[1])
+		}
+	})
+}

@@ -409,11 +409,12 @@ const (
 // rows come in any order and may be more than Size: the caller orders
 // them by score, ties by id, and keeps Size. When Neighbours is false the
 // statement reads the pool alone and the caller reads the seeds'
-// neighbours apart. When Texts is true each pool row has a ninth column,
-// the fact's content. When Ranked is true the statement returns a
-// PoolTurnedAway row for each ranked match outside the pool, so its rows
-// of kinds PoolFact and PoolTurnedAway are all the matches it ranked:
-// fewer than PoolQuery.Ranked say there are no more.
+// neighbours apart. When Texts is true each pool row has a ninth and a
+// tenth column, the fact's content and its speaker's role (empty for
+// none). When Ranked is true the statement returns a PoolTurnedAway row
+// for each ranked match outside the pool, so its rows of kinds PoolFact
+// and PoolTurnedAway are all the matches it ranked: fewer than
+// PoolQuery.Ranked say there are no more.
 type PoolStatement struct {
 	Query      string
 	Args       []any
@@ -425,11 +426,11 @@ type PoolStatement struct {
 // KeywordPoolAlone is the keyword pool's statement reading the pool
 // alone: the ranked matches (TopText) joined with facts (as the outer
 // loop: CROSS JOIN), since joining every match before ranking costs a row
-// read per match. It reads each fact's content with its row (Texts) and
-// returns the matches Cond turns away as such (Ranked): where statements
-// cost little, as in SQLite's process, the caller reads neither apart.
-// Its text is one of a few (the engine's sources, the condition), so a
-// caller may keep it prepared.
+// read per match. It reads each fact's content and role with its row
+// (Texts) and returns the matches Cond turns away as such (Ranked): where
+// statements cost little, as in SQLite's process, the caller reads
+// neither apart. Its text is one of a few (the engine's sources, the
+// condition), so a caller may keep it prepared.
 func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, error) {
 	top, args, err := q.Engine().TopText(ctx, q, FactText, p.Text, p.Ranked)
 	if err != nil {
@@ -438,7 +439,7 @@ func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, 
 	return PoolStatement{
 		Query: `SELECT r.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, ''),
 			CASE WHEN ` + p.Cond + ` THEN ` + fmt.Sprint(PoolFact) + ` ELSE ` + fmt.Sprint(PoolTurnedAway) + ` END,
-			0, 0, 0, COALESCE(f.content, '')
+			0, 0, 0, COALESCE(f.content, ''), COALESCE(f.speaker_role, '')
 		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id`,
 		// Cond's arguments come first: it is in the select list.
 		Args:  append(append([]any{}, p.Args...), args...),
