@@ -89,7 +89,7 @@ func runArms(ctx context.Context, r *Reader, q Query, sc scope, match string, te
 		named := text.Events(q.Text)
 		events = make([]armList, len(named))
 		g.Go(func() error {
-			speakers, err := knownSpeakers(gctx, db, a.Names)
+			speakers, err := knownSpeakers(gctx, r, a.Names)
 			if err != nil {
 				return err
 			}
@@ -217,7 +217,7 @@ type KeywordRanking struct {
 // SpeakerBoost, NeighborShare, SessionShare). f restricts the facts the arm
 // may return. It returns at most depth ids, best first, ties by id.
 func (r *Reader) RankKeyword(ctx context.Context, a text.Analysis, f Filter, depth int) (KeywordRanking, error) {
-	speakers, err := knownSpeakers(ctx, r.db, a.Names)
+	speakers, err := knownSpeakers(ctx, r, a.Names)
 	if err != nil {
 		return KeywordRanking{Context: map[int64]bool{}}, err
 	}
@@ -241,15 +241,16 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 	// The engine writes the pool's statement (store.Engine.KeywordPool);
 	// where it reads the seeds' neighbours too, they are not read again.
 	var near []neighbor
-	var readNear bool
-	pool := func(ranked int) (order []*candidate, err error) {
-		st, err := db.Engine().KeywordPool(ctx, db, store.PoolQuery{Text: text, Cond: cond, Args: args, Ranked: ranked,
+	var readNear, texts bool
+	var ranked int
+	pool := func(size int) (order []*candidate, err error) {
+		st, err := db.Engine().KeywordPool(ctx, db, store.PoolQuery{Text: text, Cond: cond, Args: args, Ranked: size,
 			Size: keywordPool, Speakers: names, Boost: 1 + SpeakerBoost, Seeds: neighborSeeds})
 		if err != nil {
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
-		order, near, err = readPool(ctx, r, st)
-		readNear = !st.Neighbours
+		order, near, ranked, err = readPool(ctx, r, st)
+		readNear, texts = !st.Neighbours, st.Texts
 		return order, err
 	}
 	order, err := pool(keywordPool)
@@ -259,9 +260,13 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 	if len(order) < keywordPool {
 		// cond may have turned some of the best matches away: the pool
 		// is the best keywordPool that pass among twice as many matches.
-		more, err := matchesMoreThan(ctx, db, match, keywordPool)
-		if err != nil {
-			return kr, err
+		// The statement may have said how many it ranked: fewer than it
+		// was asked for are all there are.
+		more := ranked >= keywordPool
+		if ranked < 0 {
+			if more, err = matchesMoreThan(ctx, db, match, keywordPool); err != nil {
+				return kr, err
+			}
 		}
 		if more {
 			if order, err = pool(2 * keywordPool); err != nil {
@@ -269,7 +274,7 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 			}
 		}
 	}
-	if err := weighTexts(ctx, r, order[:min(len(order), neighborSeeds)], askedStems(a), len(a.Self) > 0 && !a.AsksYou); err != nil {
+	if err := weighTexts(ctx, r, order[:min(len(order), neighborSeeds)], texts, askedStems(a), len(a.Self) > 0 && !a.AsksYou); err != nil {
 		return kr, err
 	}
 	cands := map[int64]*candidate{}
@@ -281,10 +286,11 @@ func rankKeyword(ctx context.Context, r *Reader, a text.Analysis, speakers map[s
 	}
 	sort.SliceStable(order, func(i, j int) bool { return order[i].own > order[j].own })
 	aboutAsker := len(a.Self) > 0 && !a.AsksYou
-	if err := lendToNeighbors(ctx, r, order, cands, speakers, aboutAsker, cond, args, near, readNear); err != nil {
+	asking, err := lendToNeighbors(ctx, r, order, cands, speakers, aboutAsker, cond, args, near, readNear)
+	if err != nil {
 		return kr, err
 	}
-	if err := lendAcross(ctx, r, order, cands, speakers, aboutAsker, cond, args); err != nil {
+	if err := lendAcross(ctx, r, order, cands, speakers, aboutAsker, cond, args, asking); err != nil {
 		return kr, err
 	}
 	kr.IDs = contextOrder(cands, speakers, depth)

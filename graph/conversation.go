@@ -58,6 +58,10 @@ type candidate struct {
 	// asks is true for a fact that only asks about the query's words
 	// (asksAbout): it keeps QuestionShare of its own score.
 	asks bool
+	// content and role are the fact's text and its speaker's role, where
+	// the pool's statement read them (store.PoolStatement.Texts), for
+	// weighTexts.
+	content, role string
 }
 
 // neighbor is a fact said just before or after a seed (one of the best
@@ -96,16 +100,20 @@ func neighborSeedsOf(order []*candidate) map[int64]*candidate {
 // as context, the answer to a question. near holds the neighbours the
 // pool's statement read (readPool); when read is true it read none, and
 // they are read here.
+//
+// Where it reads the neighbours, it returns those that ask (askingNear,
+// for lendAcross), else nil.
 func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
-	aboutAsker bool, cond string, args []any, near []neighbor, read bool) error {
+	aboutAsker bool, cond string, args []any, near []neighbor, read bool) (*askingNear, error) {
 	seeds := neighborSeedsOf(order)
 	if len(seeds) == 0 {
-		return nil
+		return nil, nil
 	}
+	var asking *askingNear
 	if read {
 		var err error
-		if near, err = readNeighbors(ctx, r, seeds, cond, args); err != nil {
-			return err
+		if near, asking, err = readNeighbors(ctx, r, seeds, cond, args); err != nil {
+			return nil, err
 		}
 	}
 	// A fact said next to two seeds (it was said in both their sessions)
@@ -132,7 +140,17 @@ func lendToNeighbors(ctx context.Context, r *Reader, order []*candidate, cands m
 		}
 		got.lent = max(got.lent, NeighborShare*max(seed.own-got.own, 0))
 	}
-	return nil
+	return asking, nil
+}
+
+// askingNear are the facts said next to the neighbour seeds (readNeighbors)
+// whose text holds a "?", whether or not the filter allows them: the
+// middle facts of lendAcross, known without reading the seeds' neighbours
+// again.
+type askingNear struct {
+	// mids are the asking neighbours: seed, the seed's session and id,
+	// the asking fact.
+	mids []neighbor
 }
 
 // Lending across a question: in a conversation the answer is often the
@@ -152,9 +170,11 @@ const (
 // lendAcross lends across a question (see AcrossShare) from the first
 // acrossSeeds of order (the keyword pool, best first) to the facts cond
 // allows. When aboutAsker (see lendToNeighbors), a fact that holds the
-// query's words itself inherits nothing.
+// query's words itself inherits nothing. asking holds the seeds' asking
+// neighbours where lendToNeighbors read them (nil where it did not): then
+// only their neighbours are read, and nothing when there are none.
 func lendAcross(ctx context.Context, r *Reader, order []*candidate, cands map[int64]*candidate, speakers map[string]bool,
-	aboutAsker bool, cond string, args []any) error {
+	aboutAsker bool, cond string, args []any, asking *askingNear) error {
 	seeds := make(map[int64]*candidate, acrossSeeds)
 	ids := make([]int64, 0, acrossSeeds)
 	for _, c := range order[:min(len(order), acrossSeeds)] {
@@ -166,20 +186,14 @@ func lendAcross(ctx context.Context, r *Reader, order []*candidate, cands map[in
 	if len(ids) == 0 {
 		return nil
 	}
-	rows, err := preparedQuerier{r}.QueryContext(ctx, acrossQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
-	if err != nil {
-		return fmt.Errorf("conversation context: across a question: %w", err)
-	}
-	defer rows.Close()
 	var far []neighbor
-	for rows.Next() {
-		var nb neighbor
-		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker); err != nil {
-			return fmt.Errorf("conversation context: across a question: %w", err)
-		}
-		far = append(far, nb)
+	var err error
+	if asking != nil {
+		far, err = readAcrossMids(ctx, r, seeds, asking.mids, cond, args)
+	} else {
+		far, err = readAcross(ctx, r, ids, cond, args)
 	}
-	if err := rows.Err(); err != nil {
+	if err != nil {
 		return fmt.Errorf("conversation context: across a question: %w", err)
 	}
 	// As in lendToNeighbors: the order of the rows must not matter.
@@ -204,6 +218,81 @@ func lendAcross(ctx context.Context, r *Reader, order []*candidate, cands map[in
 	return nil
 }
 
+// readAcross reads the facts said across a question from the seeds ids
+// (acrossQuery).
+func readAcross(ctx context.Context, r *Reader, ids []int64, cond string, args []any) ([]neighbor, error) {
+	rows, err := preparedQuerier{r}.QueryContext(ctx, acrossQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var far []neighbor
+	for rows.Next() {
+		var nb neighbor
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker); err != nil {
+			return nil, err
+		}
+		far = append(far, nb)
+	}
+	return far, rows.Err()
+}
+
+// readAcrossMids reads what readAcross does from the seeds' asking
+// neighbours already known (mids, see askingNear): the facts said next to
+// each of those, in the seed's session, but the seed (midQuery).
+func readAcrossMids(ctx context.Context, r *Reader, seeds map[int64]*candidate, mids []neighbor, cond string, args []any) ([]neighbor, error) {
+	var ids []int64
+	for _, m := range mids {
+		if seeds[m.seed] != nil && !slices.Contains(ids, m.id) {
+			ids = append(ids, m.id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := preparedQuerier{r}.QueryContext(ctx, midQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var next []neighbor // seed: the asking fact
+	for rows.Next() {
+		var nb neighbor
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker); err != nil {
+			return nil, err
+		}
+		next = append(next, nb)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	var far []neighbor
+	for _, m := range mids {
+		if seeds[m.seed] == nil {
+			continue
+		}
+		for _, nb := range next {
+			if nb.seed == m.id && nb.session == m.session && nb.id != m.seed {
+				far = append(far, neighbor{seed: m.seed, session: m.session, id: nb.id, speaker: nb.speaker})
+			}
+		}
+	}
+	return far, nil
+}
+
+// midQuery reads, for each fact of its first argument (ids as a JSON
+// array) and each session it was said in, the facts cond allows said just
+// before and after it (store.Engine.Adjacent): the fact, the session, the
+// neighbour and its speaker.
+func midQuery(eng store.Engine, cond string) string {
+	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS mid, p.session_id AS session, ` + eng.Adjacent("p") + `
+		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
+			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
+		SELECT a.mid, a.session, f.id, COALESCE(f.speaker, '')
+		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
+		WHERE f.id != a.mid AND ` + cond
+}
+
 // acrossQuery reads, for each seed fact (its first argument is their ids
 // as a JSON array), the facts cond allows that are said across a question
 // from it: on the other side of a fact adjacent to the seed
@@ -223,76 +312,100 @@ func acrossQuery(eng store.Engine, cond string) string {
 		WHERE f.id != a.seed AND f.id != a.mid AND ` + cond
 }
 
-// readNeighbors reads the neighbours of the seeds that cond allows.
-func readNeighbors(ctx context.Context, r *Reader, seeds map[int64]*candidate, cond string, args []any) ([]neighbor, error) {
+// readNeighbors reads the neighbours of the seeds that cond allows, and
+// those that ask (askingNear), allowed or not.
+func readNeighbors(ctx context.Context, r *Reader, seeds map[int64]*candidate, cond string, args []any) ([]neighbor, *askingNear, error) {
 	ids := make([]int64, 0, len(seeds))
 	for id := range seeds {
 		ids = append(ids, id)
 	}
 	rows, err := preparedQuerier{r}.QueryContext(ctx, neighborQuery(r.db.Engine(), cond), append([]any{jsonIDs(ids)}, args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("conversation context: %w", err)
+		return nil, nil, fmt.Errorf("conversation context: %w", err)
 	}
 	defer rows.Close()
 	var near []neighbor
+	asking := &askingNear{}
 	for rows.Next() {
 		var nb neighbor
-		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker, &nb.asks); err != nil {
-			return nil, fmt.Errorf("conversation context: %w", err)
+		var asks, allowed bool
+		if err := rows.Scan(&nb.seed, &nb.session, &nb.id, &nb.speaker, &nb.asks, &asks, &allowed); err != nil {
+			return nil, nil, fmt.Errorf("conversation context: %w", err)
 		}
-		near = append(near, nb)
+		if allowed {
+			near = append(near, nb)
+		}
+		if asks {
+			asking.mids = append(asking.mids, nb)
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("conversation context: %w", err)
+		return nil, nil, fmt.Errorf("conversation context: %w", err)
 	}
-	return near, nil
+	return near, asking, nil
 }
 
 // neighborQuery reads the neighbours (store.Engine.Adjacent) of each seed fact
 // (its first argument is their ids as a JSON array) with the neighbour's
-// speaker and whether the seed asks a question (read once per seed, not
-// per neighbour), kept to the facts cond allows.
+// speaker, whether the seed asks a question (read once per seed, not
+// per neighbour), whether the neighbour does, and whether cond allows it.
 func neighborQuery(eng store.Engine, cond string) string {
 	return `WITH adj AS MATERIALIZED (SELECT p.fact_id AS seed, p.session_id AS session, ` + eng.Adjacent("p") + `,
 			COALESCE((SELECT CASE WHEN ` + eng.Contains("s.content", "'?'") + ` THEN 1 ELSE 0 END FROM facts s WHERE s.id = p.fact_id), 0) AS asks
 		FROM fact_provenance p WHERE ` + idIn(eng, "p.fact_id") + ` AND p.session_id IS NOT NULL
 			AND (p.event_seq IS NOT NULL OR p.session_fact_id IS NOT NULL))
-		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks
+		SELECT a.seed, a.session, f.id, COALESCE(f.speaker, ''), a.asks,
+			CASE WHEN ` + eng.Contains("f.content", "'?'") + ` THEN 1 ELSE 0 END,
+			CASE WHEN ` + cond + ` THEN 1 ELSE 0 END
 		FROM adj a JOIN facts f ON f.id IN (a.prev, a.next)
-		WHERE f.id != a.seed AND ` + cond
+		WHERE f.id != a.seed`
 }
 
 // readPool runs the keyword pool's statement (store.PoolStatement) and
 // reads its rows: the pool, best first, ties by id, cut to keywordPool,
-// and the seeds' neighbours the statement read with it. A seed that asks
+// the seeds' neighbours the statement read with it, and how many matches
+// it ranked (-1 when the statement does not say, store.PoolStatement.Ranked). A seed that asks
 // nothing comes with its two adjacent facts as they are: it lends only to
 // a fact that is a candidate already (lendToNeighbors), one of the pool
 // or a question's neighbour, which is known here with the speaker its row
 // was read with.
-func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candidate, []neighbor, error) {
+func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candidate, []neighbor, int, error) {
 	rows, err := preparedQuerier{r}.QueryContext(ctx, st.Query, st.Args...)
 	if err != nil {
-		return nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	defer rows.Close()
 	cols, err := rows.Columns()
 	if err != nil {
-		return nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
+	}
+	ranked := -1
+	if st.Ranked {
+		ranked = 0
 	}
 	var pool []*candidate
 	var near, lent []neighbor
 	// A statement of the pool alone ends after speaker: the columns it
 	// lacks read as 0.
-	row := newValues(8)
+	row := newValues(10)
 	scan := row.ptrs[:min(len(cols), len(row.ptrs))]
 	for rows.Next() {
 		if err := rows.Scan(scan...); err != nil {
-			return nil, nil, fmt.Errorf("keyword search: %w", err)
+			return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
 		}
 		nb := neighbor{seed: row.int(0), id: row.int(5), session: row.str(2), speaker: row.str(3), asks: row.int(7) != 0}
 		switch row.int(4) {
 		case store.PoolFact:
-			pool = append(pool, &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(1), matched: true})
+			c := &candidate{id: nb.seed, session: nb.session, speaker: nb.speaker, own: row.float(1), matched: true}
+			if st.Texts {
+				c.content, c.role = row.str(8), row.str(9)
+			}
+			pool = append(pool, c)
+			if st.Ranked {
+				ranked++
+			}
+		case store.PoolTurnedAway:
+			ranked++
 		case store.PoolNeighbour:
 			near = append(near, nb)
 		case store.PoolAdjacent:
@@ -305,7 +418,7 @@ func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candid
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("keyword search: %w", err)
+		return nil, nil, 0, fmt.Errorf("keyword search: %w", err)
 	}
 	if len(lent) > 0 {
 		known := make(map[int64]string, len(pool)+len(near))
@@ -325,7 +438,7 @@ func readPool(ctx context.Context, r *Reader, st store.PoolStatement) ([]*candid
 		}
 	}
 	sortPool(pool)
-	return pool[:min(len(pool), keywordPool)], near, nil
+	return pool[:min(len(pool), keywordPool)], near, ranked, nil
 }
 
 // contextOrder adds the session share and sorts.
@@ -368,17 +481,23 @@ func contextOrder(cands map[int64]*candidate, speakers map[string]bool, depth in
 }
 
 // knownSpeakers returns which of the query's names are speakers of stored
-// facts.
-func knownSpeakers(ctx context.Context, db *store.DB, names []string) (map[string]bool, error) {
+// facts, through a statement the reader keeps prepared (it runs before
+// the keyword arm can start).
+func knownSpeakers(ctx context.Context, r *Reader, names []string) (map[string]bool, error) {
 	out := map[string]bool{}
 	for _, n := range names {
-		var one int
-		err := db.QueryRowContext(ctx, `SELECT count(*) FROM (SELECT 1 FROM facts WHERE speaker = ? LIMIT 1) s`, n).Scan(&one)
-		if err != nil {
+		if err := func() error {
+			rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT 1 FROM facts WHERE speaker = ? LIMIT 1`, n)
+			if err != nil {
+				return err
+			}
+			defer rows.Close()
+			if rows.Next() {
+				out[n] = true
+			}
+			return rows.Err()
+		}(); err != nil {
 			return nil, fmt.Errorf("look up speaker %q: %w", n, err)
-		}
-		if one > 0 {
-			out[n] = true
 		}
 	}
 	return out, nil
@@ -430,53 +549,66 @@ const SelfShare = 0.2
 
 // weighTexts reads the texts of cands (the best of the keyword pool): it
 // marks those that only ask about the query's words (asksAbout stems), and
-// when self applies SelfShare to their scores. self is false for a
+// when self applies ReplyShare to the scores of those the assistant said
+// and SelfShare to the others'. self is false for a
 // question that addresses someone (text.Analysis.AsksYou: "what did you
 // tell me about …"), which asks what they said.
-func weighTexts(ctx context.Context, r *Reader, cands []*candidate, stems map[string]bool, self bool) error {
+//
+// texts says whether the pool's statement read the texts with the rows
+// (store.PoolStatement.Texts); when it did not, they are read here.
+func weighTexts(ctx context.Context, r *Reader, cands []*candidate, texts bool, stems map[string]bool, self bool) error {
 	if len(cands) == 0 {
 		return nil
 	}
+	if !texts {
+		if err := readTexts(ctx, r, cands); err != nil {
+			return err
+		}
+	}
+	for _, c := range cands {
+		c.asks = asksAbout(c.content, stems)
+		if self && c.role == "assistant" {
+			c.own *= ReplyShare
+		} else if self {
+			var first, second float64
+			for _, w := range text.Tokens(c.content) {
+				if text.IsFirstPerson(w) {
+					first++
+				} else if text.IsSecondPerson(w) {
+					second++
+				}
+			}
+			c.own *= selfWeight(first, second)
+		}
+	}
+	return nil
+}
+
+// readTexts reads the contents and roles of cands.
+func readTexts(ctx context.Context, r *Reader, cands []*candidate) error {
 	ids := make([]int64, len(cands))
+	byID := make(map[int64]*candidate, len(cands))
 	for i, c := range cands {
 		ids[i] = c.id
+		byID[c.id] = c
 	}
-	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT id, content FROM facts WHERE `+idIn(r.db.Engine(), "id"), jsonIDs(ids))
+	rows, err := preparedQuerier{r}.QueryContext(ctx, `SELECT id, content, COALESCE(speaker_role, '') FROM facts WHERE `+idIn(r.db.Engine(), "id"), jsonIDs(ids))
 	if err != nil {
 		return fmt.Errorf("keyword search: read the texts: %w", err)
 	}
 	defer rows.Close()
-	type read struct {
-		first, second float64
-		asks          bool
-	}
-	got := make(map[int64]read, len(cands))
 	for rows.Next() {
 		var id int64
-		var content string
-		if err := rows.Scan(&id, &content); err != nil {
+		var content, role string
+		if err := rows.Scan(&id, &content, &role); err != nil {
 			return fmt.Errorf("keyword search: read the texts: %w", err)
 		}
-		p := read{asks: asksAbout(content, stems)}
-		if self {
-			for _, w := range text.Tokens(content) {
-				if text.IsFirstPerson(w) {
-					p.first++
-				} else if text.IsSecondPerson(w) {
-					p.second++
-				}
-			}
+		if c := byID[id]; c != nil {
+			c.content, c.role = content, role
 		}
-		got[id] = p
 	}
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("keyword search: read the texts: %w", err)
-	}
-	for _, c := range cands {
-		c.asks = got[c.id].asks
-		if self {
-			c.own *= selfWeight(got[c.id].first, got[c.id].second)
-		}
 	}
 	return nil
 }
@@ -580,6 +712,16 @@ func askedStems(a text.Analysis) map[string]bool {
 // shares 0.3, 0.5 and 0.7 gave 0.754, 0.754 and 0.752, against 0.750 for
 // none (1).
 const QuestionShare = 0.5
+
+// ReplyShare is the share of its score that a keyword hit said by the
+// assistant (its speaker's role) keeps when the query is about the asker
+// (in the first person, addressing no one): "how much time do I spend
+// practicing guitar?" asks what the user said of themselves ("I've been
+// practicing for 30 minutes daily"), not the reply that repeats their
+// words back ("That's great! 30 minutes a day of guitar …"). A question
+// that addresses the assistant ("what did you recommend?") asks what it
+// said, and keeps its replies whole.
+const ReplyShare = 0.5
 
 // selfWeight is the factor SelfShare applies to a hit with f first-person
 // and y second-person words.

@@ -274,7 +274,7 @@ func TestSharedNeighborTakesTheLowestSeedsSession(t *testing.T) {
 		if reversed {
 			near[0], near[1] = near[1], near[0]
 		}
-		if err := lendToNeighbors(context.Background(), nil, order, cands, nil, false, "", nil, near, false); err != nil {
+		if _, err := lendToNeighbors(context.Background(), nil, order, cands, nil, false, "", nil, near, false); err != nil {
 			t.Fatal(err)
 		}
 		got := cands[20]
@@ -371,7 +371,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 		q := fq.q
 		cond, args := (&Reader{}).where(fq.f)
 		a := text.Analyze(q)
-		speakers, err := knownSpeakers(ctx, db, a.Names)
+		speakers, err := knownSpeakers(ctx, r, a.Names)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -383,7 +383,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			order, near, err := readPool(ctx, r, st)
+			order, near, _, err := readPool(ctx, r, st)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -395,7 +395,7 @@ func TestPoolWithNeighborsLendsAsReadingThemApart(t *testing.T) {
 				cands[c.id] = c
 			}
 			slices.SortStableFunc(order, func(a, b *candidate) int { return cmp.Compare(b.own, a.own) })
-			if err := lendToNeighbors(ctx, r, order, cands, speakers, false, cond, args, near, !st.Neighbours); err != nil {
+			if _, err := lendToNeighbors(ctx, r, order, cands, speakers, false, cond, args, near, !st.Neighbours); err != nil {
 				t.Fatal(err)
 			}
 			out := map[int64]candidate{}
@@ -619,6 +619,158 @@ func TestFirstPersonQuestionReplyNextToTheAskerInheritsNothing(t *testing.T) {
 		}
 		if !kr.Context[s3[1]] {
 			t.Fatalf("ranking %v, context %v: want the answer %d to the question asked before it found as context", kr.IDs, kr.Context, s3[1])
+		}
+	})
+}
+
+// TestPoolAloneSaysHowManyItRanked: the pool read alone
+// (store.KeywordPoolAlone) says how many matches it ranked, those its
+// filter turned away (a rejected fact) included, so the
+// keyword arm knows without counting the matches apart whether a larger
+// pool could hold more; and it reads each fact's text with its row. On
+// both engines, at a pool smaller than the matches and one larger.
+func TestPoolAloneSaysHowManyItRanked(t *testing.T) {
+	for _, engine := range []string{"sqlite", "postgres"} {
+		t.Run(engine, func(t *testing.T) {
+			db := storetest.Open(t, engine)
+			ctx := context.Background()
+			keywordFixture(t, db)
+			r := NewReader(db)
+			defer r.Close()
+			cond, args := (&Reader{}).where(Filter{})
+			q := text.Analyze("staging words").Query()
+			matches := storetest.Count(t, db, `SELECT count(*) FROM `+db.Engine().TextHits(store.FactText)+` k`, db.Engine().TextQuery(q))
+			if matches != 7 {
+				t.Fatalf("the fixture's facts matching %v: %d, want 7", q, matches)
+			}
+			for _, size := range []int{3, 7, 20} {
+				st, err := store.KeywordPoolAlone(ctx, db, store.PoolQuery{Text: q, Cond: cond, Args: args, Ranked: size, Size: size})
+				if err != nil {
+					t.Fatal(err)
+				}
+				pool, _, ranked, err := readPool(ctx, r, st)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if want := min(size, matches); ranked != want {
+					t.Errorf("a pool of %d: ranked %d, want %d (%d in the pool)", size, ranked, want, len(pool))
+				}
+				if size == 20 && len(pool) != matches-1 {
+					t.Errorf("a pool of %d: %d facts, want %d (the rejected turned away)", size, len(pool), matches-1)
+				}
+				for _, c := range pool {
+					var want string
+					if err := db.QueryRowContext(ctx, `SELECT content FROM facts WHERE id = ?`, c.id).Scan(&want); err != nil {
+						t.Fatal(err)
+					}
+					if c.content != want {
+						t.Errorf("fact %d: text %q, want %q", c.id, c.content, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestAcrossFromKnownNeighboursReadsAsAcrossQuery: the facts across a
+// question read from the seeds' asking neighbours that the neighbour
+// statement returned (readAcrossMids, SQLite's path) are those
+// acrossQuery reads from the seeds alone: across an answered question,
+// across a question the filter turns away (the middle fact is not
+// filtered), not across a statement, and not to a rejected fact. On both
+// engines.
+func TestAcrossFromKnownNeighboursReadsAsAcrossQuery(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ctx := context.Background()
+		keywordFixture(t, db)
+		s3 := addConversation(t, db, "s3", []turn{
+			{"Ana", "I went to the staging review yesterday."},
+			{"Bo", "How did it go?"},
+			{"Ana", "It was fine, we ship Monday."},
+		})
+		s4 := addConversation(t, db, "s4", []turn{
+			{"Ana", "The staging window opens at noon."},
+			{"Bo", "A rejected question?"},
+			{"Ana", "Noon works for the release."},
+		})
+		if _, err := db.ExecContext(ctx, `UPDATE facts SET status = 'rejected' WHERE id = ?`, s4[1]); err != nil {
+			t.Fatal(err)
+		}
+		r := NewReader(db)
+		defer r.Close()
+		sorted := func(far []neighbor) []neighbor {
+			slices.SortFunc(far, func(a, b neighbor) int {
+				return cmp.Or(cmp.Compare(a.seed, b.seed), cmp.Compare(a.id, b.id), cmp.Compare(a.session, b.session))
+			})
+			return slices.Compact(far)
+		}
+		found := map[int64]bool{}
+		for _, fq := range keywordFilters() {
+			cond, args := (&Reader{}).where(fq.f)
+			st, err := store.KeywordPoolAlone(ctx, db, store.PoolQuery{Text: text.Analyze(fq.q).Query(), Cond: cond, Args: args,
+				Ranked: keywordPool, Size: keywordPool})
+			if err != nil {
+				t.Fatal(err)
+			}
+			order, _, _, err := readPool(ctx, r, st)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seeds := neighborSeedsOf(order)
+			_, asking, err := readNeighbors(ctx, r, seeds, cond, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			across := map[int64]*candidate{}
+			var ids []int64
+			for _, c := range order[:min(len(order), acrossSeeds)] {
+				if c.session != "" {
+					across[c.id] = c
+					ids = append(ids, c.id)
+				}
+			}
+			want, err := readAcross(ctx, r, ids, cond, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readAcrossMids(ctx, r, across, asking.mids, cond, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want, got := sorted(want), sorted(got); !reflect.DeepEqual(want, got) {
+				t.Errorf("%q (%+v): from the known neighbours %v, want %v", fq.q, fq.f, got, want)
+			}
+			for _, nb := range want {
+				found[nb.id] = true
+			}
+		}
+		if !found[s3[2]] || !found[s4[2]] || found[s4[1]] {
+			t.Fatalf("across a question: %v, want the answers %d and %d", found, s3[2], s4[2])
+		}
+	})
+}
+
+// TestRankKeywordAboutTheAskerPrefersWhatTheUserSaid: a question about
+// the asker ("how much time do I …") ranks the user's own turn above the
+// assistant's reply that repeats its words back more often (ReplyShare);
+// a question to the assistant ("what did you say about …") does not.
+func TestRankKeywordAboutTheAskerPrefersWhatTheUserSaid(t *testing.T) {
+	storetest.ForEach(t, func(t *testing.T, db *store.DB) {
+		ids := addConversation(t, db, "s1", []turn{
+			{"", "I want to learn fingerpicking. By the way, I've been practicing guitar for 30 minutes daily."},
+			{"", "I think practicing guitar daily is great! Guitar practice of 30 minutes daily builds skill."},
+			{"", "Lunch was good."},
+		})
+		if _, err := db.ExecContext(context.Background(), `UPDATE facts SET speaker = NULL, speaker_role = CASE id WHEN ? THEN 'user' ELSE 'assistant' END`, ids[0]); err != nil {
+			t.Fatal(err)
+		}
+		got := rank(t, db, "How much time do I dedicate to practicing guitar daily?")
+		if position(got, ids[0]) != 1 || position(got, ids[1]) == 0 {
+			t.Fatalf("ranking %v; want the user's turn %d first, the reply %d after it", got, ids[0], ids[1])
+		}
+		got = rank(t, db, "What did you tell me about practicing guitar daily?")
+		if position(got, ids[1]) != 1 {
+			t.Fatalf("ranking %v; want the reply %d first for a question to the assistant", got, ids[1])
 		}
 	})
 }

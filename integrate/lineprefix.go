@@ -81,10 +81,31 @@ func lineDate(content string) string {
 	return ""
 }
 
-// fillFromLine gives a pending fact the speaker and said-at its own text
-// states, where it has none.
+// rolePrefix reads the role a chat line opens with, after an optional
+// "[date]": "[2023/05/20] user: …" or "assistant: …", the two sides of
+// a conversation with a model, named as the store names its events' roles.
+var rolePrefix = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:\[[^\]]{1,40}\]\s*)?(user|assistant):\s+`)
+})
+
+// lineRole returns the role ("user" or "assistant") a "[date] role: text"
+// line names, or "" when it names none.
+func lineRole(content string) string {
+	m := rolePrefix().FindStringSubmatch(content)
+	if m == nil {
+		return ""
+	}
+	return strings.ToLower(m[1])
+}
+
+// fillFromLine gives a pending fact the speaker or role, and the said-at,
+// its own text states, where it has none: a line that opens with a role
+// ("Assistant: …") names no person.
 func fillFromLine(pf *PendingFact) {
-	if pf.Speaker == "" {
+	if pf.Speaker == "" && pf.SpeakerRole == "" {
+		pf.SpeakerRole = lineRole(pf.Content)
+	}
+	if pf.Speaker == "" && lineRole(pf.Content) == "" {
 		pf.Speaker = lineSpeaker(pf.Content)
 	}
 	if pf.SaidAt == "" {

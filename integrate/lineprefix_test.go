@@ -13,21 +13,25 @@ import (
 
 // TestCapturedLineGivesSpeakerAndDay pins that a captured fact with no
 // speaker or said-at of its own takes them from a "[date] Name: " prefix,
-// and that a labelled note ("Decision: …") or an undated bracket names
+// and its role from "[date] user: " or "assistant: ", and that a labelled note ("Decision: …") or an undated bracket names
 // nobody and no day.
 func TestCapturedLineGivesSpeakerAndDay(t *testing.T) {
 	cases := []struct {
-		text, speaker, saidAt string
+		text, speaker, saidAt, role string
 	}{
-		{"[8 May 2023] Caroline: I went to the support group yesterday.", "Caroline", "2023-05-08"},
-		{"[2024-03-01] Ana Lima: we deploy on Fridays.", "Ana Lima", "2024-03-01"},
-		{"[1:56 pm on 8 May, 2023] Melanie: Painting calms me down.", "Melanie", "2023-05-08"},
-		{"Robin: the staging database lives on db2.", "Robin", ""},
-		{"Decision: we use Postgres for the ledger.", "", ""},
-		{"[2024-03-01] Note: the ledger runs on Postgres.", "", "2024-03-01"},
-		{"TODO: rotate the deploy keys.", "", ""},
-		{"[wip] The cache is warmed on start.", "", ""},
-		{"The build uses Go 1.26: nothing older compiles it.", "", ""},
+		{"[2023-05-20] user: I've been practicing guitar for 30 minutes daily.", "", "2023-05-20", "user"},
+		{"[2023-05-20] assistant: That's great to hear!", "", "2023-05-20", "assistant"},
+		{"Assistant: the tests pass now.", "", "", "assistant"},
+		{"The user: a person who runs the tool.", "", "", ""},
+		{"[8 May 2023] Caroline: I went to the support group yesterday.", "Caroline", "2023-05-08", ""},
+		{"[2024-03-01] Ana Lima: we deploy on Fridays.", "Ana Lima", "2024-03-01", ""},
+		{"[1:56 pm on 8 May, 2023] Melanie: Painting calms me down.", "Melanie", "2023-05-08", ""},
+		{"Robin: the staging database lives on db2.", "Robin", "", ""},
+		{"Decision: we use Postgres for the ledger.", "", "", ""},
+		{"[2024-03-01] Note: the ledger runs on Postgres.", "", "2024-03-01", ""},
+		{"TODO: rotate the deploy keys.", "", "", ""},
+		{"[wip] The cache is warmed on start.", "", "", ""},
+		{"The build uses Go 1.26: nothing older compiles it.", "", "", ""},
 	}
 	for _, c := range cases {
 		storetest.Run(t, c.text, func(t *testing.T, db *store.DB) {
@@ -40,9 +44,12 @@ func TestCapturedLineGivesSpeakerAndDay(t *testing.T) {
 				t.Fatal(err)
 			}
 			run(t, newIntegrator(db, day(20)))
-			var speaker, said sql.NullString
-			if err := db.QueryRowContext(context.Background(), `SELECT speaker, said_at FROM facts`).Scan(&speaker, &said); err != nil {
+			var speaker, said, role sql.NullString
+			if err := db.QueryRowContext(context.Background(), `SELECT speaker, said_at, speaker_role FROM facts`).Scan(&speaker, &said, &role); err != nil {
 				t.Fatal(err)
+			}
+			if role.String != c.role {
+				t.Errorf("role %q, want %q", role.String, c.role)
 			}
 			if speaker.String != c.speaker {
 				t.Errorf("speaker %q, want %q", speaker.String, c.speaker)

@@ -396,6 +396,10 @@ const (
 	// seed lends only to a fact that is a candidate already, whose row the
 	// pool or a PoolNeighbour holds. id is the seed, session its.
 	PoolAdjacent = 2
+	// PoolTurnedAway is a ranked match that Cond turns away: id only. A
+	// statement that reads these (PoolStatement.Ranked) tells the caller
+	// how many matches it ranked.
+	PoolTurnedAway = 3
 )
 
 // PoolStatement is the keyword pool's statement, with its arguments. Its
@@ -405,17 +409,27 @@ const (
 // rows come in any order and may be more than Size: the caller orders
 // them by score, ties by id, and keeps Size. When Neighbours is false the
 // statement reads the pool alone and the caller reads the seeds'
-// neighbours apart.
+// neighbours apart. When Texts is true each pool row has a ninth and a
+// tenth column, the fact's content and its speaker's role (empty for
+// none). When Ranked is true the statement returns a PoolTurnedAway row
+// for each ranked match outside the pool, so its rows of kinds PoolFact
+// and PoolTurnedAway are all the matches it ranked: fewer than
+// PoolQuery.Ranked say there are no more.
 type PoolStatement struct {
 	Query      string
 	Args       []any
 	Neighbours bool
+	Texts      bool
+	Ranked     bool
 }
 
 // KeywordPoolAlone is the keyword pool's statement reading the pool
 // alone: the ranked matches (TopText) joined with facts (as the outer
 // loop: CROSS JOIN), since joining every match before ranking costs a row
-// read per match. Its text is one of a few (the engine's sources, the
+// read per match. It reads each fact's content and role with its row
+// (Texts) and returns the matches Cond turns away as such (Ranked): where
+// statements cost little, as in SQLite's process, the caller reads
+// neither apart. Its text is one of a few (the engine's sources, the
 // condition), so a caller may keep it prepared.
 func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, error) {
 	top, args, err := q.Engine().TopText(ctx, q, FactText, p.Text, p.Ranked)
@@ -423,8 +437,12 @@ func KeywordPoolAlone(ctx context.Context, q Conn, p PoolQuery) (PoolStatement, 
 		return PoolStatement{}, err
 	}
 	return PoolStatement{
-		Query: `SELECT f.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, '')
-		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id AND ` + p.Cond,
-		Args: append(args, p.Args...),
+		Query: `SELECT r.id, r.score, COALESCE(f.session_id, ''), COALESCE(f.speaker, ''),
+			CASE WHEN ` + p.Cond + ` THEN ` + fmt.Sprint(PoolFact) + ` ELSE ` + fmt.Sprint(PoolTurnedAway) + ` END,
+			0, 0, 0, COALESCE(f.content, ''), COALESCE(f.speaker_role, '')
+		FROM ` + top + ` r CROSS JOIN facts f WHERE f.id = r.id`,
+		// Cond's arguments come first: it is in the select list.
+		Args:  append(append([]any{}, p.Args...), args...),
+		Texts: true, Ranked: true,
 	}, nil
 }
