@@ -106,9 +106,7 @@ func BenchmarkPromptSearchCounts(b *testing.B) {
 			defer readers[0].Close()
 			defer readers[1].Close()
 			spent := searchInTurns(ctx, b, readers, sentences, nil, "with the counts and lists kept", "read each time")
-			b.ReportMetric(float64(spent[0])/float64(spent[1]), "kept-read-ratio")
-			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "kept-ms/op")
-			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "read-ms/op")
+			reportTurns(b, spent, "kept", "read")
 		})
 	}
 }
@@ -146,9 +144,7 @@ func BenchmarkPromptSearchCopies(b *testing.B) {
 				}
 			}
 			spent := searchInTurns(ctx, b, readers, sentences, copyLine, "keyed on knowledge", "keyed on commits")
-			b.ReportMetric(float64(spent[0])/float64(spent[1]), "knowledge-commit-ratio")
-			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "knowledge-ms/op")
-			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "commit-ms/op")
+			reportTurns(b, spent, "knowledge", "commit")
 		})
 	}
 }
@@ -175,9 +171,7 @@ func BenchmarkPromptSearchPostings(b *testing.B) {
 			defer readers[0].Close()
 			defer readers[1].Close()
 			spent := searchInTurns(ctx, b, readers, sentences, nil, "ranked from the postings", "ranked in SQL")
-			b.ReportMetric(float64(spent[0])/float64(spent[1]), "postings-sql-ratio")
-			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "postings-ms/op")
-			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "sql-ms/op")
+			reportTurns(b, spent, "postings", "sql")
 		})
 	}
 }
@@ -272,9 +266,7 @@ func BenchmarkPromptSearchPhrases(b *testing.B) {
 				}
 				return fmt.Sprintf("%q: counted %v\nwhole %v", queries[(i*7919)%len(queries)], got[0], got[1])
 			})
-			b.ReportMetric(float64(spent[0])/float64(spent[1]), "counted-whole-ratio")
-			b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), "counted-ms/op")
-			b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), "whole-ms/op")
+			reportTurns(b, spent, "counted", "whole")
 			b.ReportMetric(float64(len(queries)), "queries")
 		})
 	}
@@ -333,4 +325,13 @@ func readRows(ctx context.Context, b *testing.B, db *store.DB, query string, arg
 	if err := rows.Err(); err != nil {
 		b.Fatal(err)
 	}
+}
+
+// reportTurns reports what two forms taking turns spent: the first's
+// total over the second's as FIRST-SECOND-ratio, and each one's mean in
+// milliseconds as FIRST-ms/op and SECOND-ms/op.
+func reportTurns(b *testing.B, spent [2]time.Duration, first, second string) {
+	b.ReportMetric(float64(spent[0])/float64(spent[1]), first+"-"+second+"-ratio")
+	b.ReportMetric(float64(spent[0].Microseconds())/1000/float64(b.N), first+"-ms/op")
+	b.ReportMetric(float64(spent[1].Microseconds())/1000/float64(b.N), second+"-ms/op")
 }
