@@ -47,8 +47,10 @@ type HookResult struct {
 	// daemon` serving the store: recollect-notify session-start and
 	// user-prompt (DaemonSessionStart, DaemonPrompt), answered by it,
 	// `recollect search` answered by it (DaemonSearch), `recollect-notify
-	// search` with the same arguments (DaemonLeanSearch), and node -e 0 and
-	// true again (DaemonNode, DaemonTrue). DaemonRSSKB is the daemon's
+	// search` with the same arguments (DaemonLeanSearch), `recollect-notify
+	// --help` (DaemonFloor: the lean binary's own start, which every one of
+	// these rounds pays before it asks the daemon), and node -e 0 and true
+	// again (DaemonNode, DaemonTrue). DaemonRSSKB is the daemon's
 	// resident memory after them, DaemonPeakKB its peak. Fallback is
 	// recollect-notify user-prompt with no daemon, timed in the first
 	// rounds: it runs recollect hooks user-prompt. DaemonMissing says why
@@ -57,6 +59,7 @@ type HookResult struct {
 	DaemonPrompt       Latency `json:"daemon_user_prompt"`
 	DaemonSearch       Latency `json:"daemon_search"`
 	DaemonLeanSearch   Latency `json:"daemon_lean_search"`
+	DaemonFloor        Latency `json:"daemon_floor"`
 	DaemonNode         Latency `json:"daemon_node"`
 	DaemonTrue         Latency `json:"daemon_true"`
 	DaemonRSSKB        int64   `json:"daemon_rss_kb"`
@@ -235,7 +238,7 @@ func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, star
 		return fmt.Errorf("the daemon did not settle: %w", err)
 	}
 	rng := rand.New(rand.NewPCG(13, 14))
-	var ss, pr, se, ls, nd, tr []time.Duration
+	var ss, pr, se, ls, fl, nd, tr []time.Duration
 	for range runs {
 		dur, out, err := timeProcess(ctx, []string{lean, "session-start", "--data", dir}, start)
 		if err != nil {
@@ -259,6 +262,10 @@ func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, star
 			return fmt.Errorf("recollect-notify search with the daemon: %w", err)
 		}
 		ls = append(ls, dur)
+		if dur, _, err = timeProcess(ctx, []string{lean, "--help"}, ""); err != nil {
+			return fmt.Errorf("recollect-notify --help: %w", err)
+		}
+		fl = append(fl, dur)
 		if node != "" {
 			if dur, _, err = timeProcess(ctx, []string{node, "-e", "0"}, ""); err != nil {
 				return fmt.Errorf("node -e 0: %w", err)
@@ -281,7 +288,7 @@ func benchDaemonHooks(ctx context.Context, res *HookResult, bin, lean, dir, star
 		return err
 	}
 	res.DaemonSessionStart, res.DaemonPrompt, res.DaemonSearch = Percentiles(ss), Percentiles(pr), Percentiles(se)
-	res.DaemonLeanSearch = Percentiles(ls)
+	res.DaemonLeanSearch, res.DaemonFloor = Percentiles(ls), Percentiles(fl)
 	res.DaemonNode, res.DaemonTrue = Percentiles(nd), Percentiles(tr)
 	return d.Stop()
 }

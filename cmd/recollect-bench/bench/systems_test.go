@@ -297,12 +297,12 @@ func TestBenchHooksSmall(t *testing.T) {
 		t.Fatalf("node neither timed nor said missing: %+v", r)
 	}
 	if r.DaemonMissing != "" || r.Search.N != 4 || r.Fallback.N != 4 || r.DaemonSessionStart.N != 4 || r.DaemonPrompt.N != 4 ||
-		r.DaemonSearch.N != 4 || r.DaemonLeanSearch.N != 4 || r.DaemonTrue.N != 4 || r.DaemonRSSKB <= 0 || r.DaemonPeakKB < r.DaemonRSSKB {
+		r.DaemonSearch.N != 4 || r.DaemonLeanSearch.N != 4 || r.DaemonFloor.N != 4 || r.DaemonTrue.N != 4 || r.DaemonRSSKB <= 0 || r.DaemonPeakKB < r.DaemonRSSKB {
 		t.Fatalf("daemon rows %+v", r)
 	}
 	var out bytes.Buffer
 	PrintSystems(&out, SystemsReport{Hooks: []HookResult{r}})
-	for _, name := range []string{"start 2k", "prompt 2k", "search 2k", "fallback 2k", "d-start 2k", "d-prompt 2k", "d-search 2k", "d-lsearch 2k", "d-rss 2k"} {
+	for _, name := range []string{"start 2k", "prompt 2k", "search 2k", "fallback 2k", "d-start 2k", "d-prompt 2k", "d-search 2k", "d-lsearch 2k", "d-floor 2k", "d-rss 2k"} {
 		if !strings.Contains(out.String(), name) {
 			t.Fatalf("table lacks %s:\n%s", name, out.String())
 		}
