@@ -6,3 +6,10 @@ func Reused(b *Briefings) int {
 	defer b.mu.Unlock()
 	return b.reused
 }
+
+// KindQuery is kindQuery; KindConds are the session start's conditions on
+// kind.
+var (
+	KindQuery = kindQuery
+	KindConds = []string{taskKinds, ruleKinds, changeKinds}
+)

@@ -112,15 +112,15 @@ func SessionStart(ctx context.Context, r *graph.Reader, in SessionInput) (string
 	if err != nil {
 		return "", err
 	}
-	tasks, err := kindFacts(ctx, r, `kind = 'task'`, OpenTasks)
+	tasks, err := kindFacts(ctx, r, taskKinds, OpenTasks)
 	if err != nil {
 		return "", err
 	}
-	rules, err := kindFacts(ctx, r, `kind = 'rule'`, Rules)
+	rules, err := kindFacts(ctx, r, ruleKinds, Rules)
 	if err != nil {
 		return "", err
 	}
-	changes, err := kindFacts(ctx, r, `kind IN ('decision', 'fix')`, Changes)
+	changes, err := kindFacts(ctx, r, changeKinds, Changes)
 	if err != nil {
 		return "", err
 	}
@@ -215,12 +215,30 @@ func activeFacts(ctx context.Context, r *graph.Reader, index, order string, limi
 		WHERE status = 'active' AND `+within+` ORDER BY `+order+` LIMIT ?`, append(args, limit)...)
 }
 
+// The conditions on kind of the session start's sections of open tasks,
+// rules, and recent decisions and fixes (kindFacts).
+const (
+	taskKinds   = `kind = 'task'`
+	ruleKinds   = `kind = 'rule'`
+	changeKinds = `kind IN ('decision', 'fix')`
+)
+
 // kindFacts reads the newest limit active facts whose kind passes cond
-// (a literal condition on kind), through the kind index (v25).
+// (a literal condition on kind), through the kind index (kindQuery).
 func kindFacts(ctx context.Context, r *graph.Reader, cond string, limit int) ([]fact, error) {
+	query, args := kindQuery(r, cond, limit)
+	return queryFacts(ctx, r.Store(), query, args...)
+}
+
+// kindQuery is kindFacts' statement and its arguments. It names the kind
+// index (v25) to the engine (store.Engine.IndexHint): without statistics
+// (a store no run has analysed yet, or one under the rows Optimize keeps
+// them for) SQLite's planner took the status index for kind IN (…) and
+// sorted every active fact, 48 ms of a 100,000-fact session start.
+func kindQuery(r *graph.Reader, cond string, limit int) (string, []any) {
 	within, args := r.Within("facts")
-	return queryFacts(ctx, r.Store(), `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts
-		WHERE status = 'active' AND `+cond+` AND `+within+` ORDER BY id DESC LIMIT ?`, append(args, limit)...)
+	return `SELECT id, content, COALESCE(said_at, valid_from, recorded_at) FROM facts ` + r.Store().Engine().IndexHint("facts_kind") + `
+		WHERE status = 'active' AND ` + cond + ` AND ` + within + ` ORDER BY id DESC LIMIT ?`, append(args, limit)
 }
 
 // sessionFacts are the active facts that rest on events of session id,
