@@ -76,9 +76,9 @@ func (p *postingList) bytes() int64 {
 var errWidePosting = errors.New("a posting too wide to keep")
 
 // loadPostings reads word's postings from the facts' index
-// (recollect_postings). The blob is read in place (sql.RawBytes), not
-// copied: at a million facts a common word's is megabytes, garbage that
-// would count in the daemon's resident memory.
+// (recollect_postings: a count, then each posting's step from the last
+// id and its count, as varints). The blob is read in place
+// (sql.RawBytes), not copied again.
 func loadPostings(ctx context.Context, db store.Querier, word string) (*postingList, error) {
 	rows, err := db.QueryContext(ctx, `SELECT recollect_postings(facts_fts) FROM facts_fts WHERE facts_fts MATCH ? LIMIT 1`,
 		renderFTS5(store.TextQuery{word}))
@@ -92,22 +92,51 @@ func loadPostings(ctx context.Context, db store.Querier, word string) (*postingL
 		if err := rows.Scan(&blob); err != nil {
 			return nil, fmt.Errorf("read the postings of %q: %w", word, err)
 		}
-		if len(blob)%12 != 0 {
-			return nil, fmt.Errorf("read the postings of %q: %d bytes are not whole postings", word, len(blob))
-		}
-		m := len(blob) / 12
-		p.ids, p.tfs = make([]uint32, m), make([]uint16, m)
-		for i := range m {
-			r := blob[12*i:]
-			id, tf := binary.NativeEndian.Uint64(r), binary.NativeEndian.Uint32(r[8:])
-			if id > math.MaxUint32 || tf > math.MaxUint16 {
-				return nil, errWidePosting
+		if p, err = decodePostings(blob); err != nil {
+			if errors.Is(err, errWidePosting) {
+				return nil, err
 			}
-			p.ids[i], p.tfs[i] = uint32(id), uint16(tf)
+			return nil, fmt.Errorf("read the postings of %q: %w", word, err)
 		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read the postings of %q: %w", word, err)
+	}
+	return p, nil
+}
+
+// decodePostings reads recollect_postings' blob: the number of postings
+// (8 bytes, the machine's byte order), then each posting's id less the
+// last one's (the first's less 0) and its count, as unsigned varints.
+func decodePostings(blob []byte) (*postingList, error) {
+	if len(blob) < 8 {
+		return nil, fmt.Errorf("%d bytes hold no count of postings", len(blob))
+	}
+	m := binary.NativeEndian.Uint64(blob)
+	// Each posting takes two bytes at least.
+	if m > uint64(len(blob)-8)/2 {
+		return nil, fmt.Errorf("%d postings claimed in %d bytes", m, len(blob))
+	}
+	p := &postingList{ids: make([]uint32, m), tfs: make([]uint16, m)}
+	at, id := 8, uint64(0)
+	for i := range p.ids {
+		step, k := binary.Uvarint(blob[at:])
+		if k <= 0 {
+			return nil, fmt.Errorf("posting %d of %d: no id at byte %d", i, m, at)
+		}
+		at += k
+		tf, k := binary.Uvarint(blob[at:])
+		if k <= 0 {
+			return nil, fmt.Errorf("posting %d of %d: no count at byte %d", i, m, at)
+		}
+		at += k
+		if id += step; id > math.MaxUint32 || tf > math.MaxUint16 {
+			return nil, errWidePosting
+		}
+		p.ids[i], p.tfs[i] = uint32(id), uint16(tf)
+	}
+	if at != len(blob) {
+		return nil, fmt.Errorf("%d bytes past the %d postings", len(blob)-at, m)
 	}
 	return p, nil
 }

@@ -2,7 +2,10 @@ package sqlite
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -238,5 +241,55 @@ func TestTopHeap(t *testing.T) {
 		if got := h.sorted(); !slices.Equal(got, want[:k]) {
 			t.Fatalf("round %d, k %d: kept %v, want %v", round, k, got, want[:k])
 		}
+	}
+}
+
+// TestDecodePostings: recollect_postings' blob (a count, then each
+// posting's step from the last id and its count, as varints) reads back
+// as the postings; a blob that is short, truncated, claims more postings
+// than it holds or holds bytes past them is an error that says so, and a
+// posting the list's 6 bytes cannot hold is errWidePosting.
+func TestDecodePostings(t *testing.T) {
+	blob := func(count uint64, varints ...uint64) []byte {
+		b := binary.NativeEndian.AppendUint64(nil, count)
+		for _, v := range varints {
+			b = binary.AppendUvarint(b, v)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name      string
+		blob      []byte
+		ids       []uint32
+		tfs       []uint16
+		err, wide bool
+	}{
+		{name: "none", blob: blob(0)},
+		{name: "steps from 0", blob: blob(3, 5, 1, 1, 2, 300, 9), ids: []uint32{5, 6, 306}, tfs: []uint16{1, 2, 9}},
+		{name: "largest", blob: blob(2, math.MaxUint32-1, 1, 1, math.MaxUint16), ids: []uint32{math.MaxUint32 - 1, math.MaxUint32}, tfs: []uint16{1, math.MaxUint16}},
+		{name: "id past 2^32", blob: blob(2, math.MaxUint32, 1, 1, 1), wide: true},
+		{name: "count past 2^16", blob: blob(1, 7, math.MaxUint16+1), wide: true},
+		{name: "short", blob: []byte{1, 0, 0}, err: true},
+		{name: "more claimed than held", blob: blob(3, 1, 1, 1, 1), err: true},
+		{name: "truncated varint", blob: append(blob(1, 1), 0x80), err: true},
+		{name: "bytes past the postings", blob: append(blob(1, 1, 1), 1, 1), err: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := decodePostings(c.blob)
+			switch {
+			case c.wide:
+				if !errors.Is(err, errWidePosting) {
+					t.Fatalf("err %v, want errWidePosting", err)
+				}
+			case c.err:
+				if err == nil || errors.Is(err, errWidePosting) {
+					t.Fatalf("err %v, want a malformed blob's", err)
+				}
+			case err != nil:
+				t.Fatal(err)
+			case !slices.Equal(p.ids, c.ids) || !slices.Equal(p.tfs, c.tfs):
+				t.Fatalf("ids %v tfs %v, want %v %v", p.ids, p.tfs, c.ids, c.tfs)
+			}
+		})
 	}
 }

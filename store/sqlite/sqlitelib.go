@@ -58,6 +58,11 @@ typedef struct sqlite3_context sqlite3_context;
 typedef struct sqlite3_value sqlite3_value;
 typedef struct Fts5Context Fts5Context;
 typedef struct Fts5ExtensionApi Fts5ExtensionApi;
+typedef struct Fts5PhraseIter Fts5PhraseIter;
+struct Fts5PhraseIter {
+	const unsigned char *a;
+	const unsigned char *b;
+};
 struct Fts5ExtensionApi {
 	int iVersion;
 	void *(*xUserData)(Fts5Context*);
@@ -77,6 +82,8 @@ struct Fts5ExtensionApi {
 		int (*)(const Fts5ExtensionApi*, Fts5Context*, void*));
 	int (*xSetAuxdata)(Fts5Context*, void *pAux, void (*xDelete)(void*));
 	void *(*xGetAuxdata)(Fts5Context*, int bClear);
+	int (*xPhraseFirst)(Fts5Context*, int iPhrase, Fts5PhraseIter*, int*, int*);
+	void (*xPhraseNext)(Fts5Context*, Fts5PhraseIter*, int *piCol, int *piOff);
 };
 typedef void (*fts5_extension_function)(const Fts5ExtensionApi*, Fts5Context*,
 	sqlite3_context*, int, sqlite3_value**);
@@ -316,47 +323,88 @@ static int recollect_postings_grow(recollect_postings_buf *b, unsigned long long
 	return 1;
 }
 
+// recollect_postings_list is the postings recollect_postings builds:
+// the blob so far, the rows written, and the last one's rowid.
+typedef struct {
+	recollect_postings_buf b;
+	unsigned long long rows;
+	long long last;
+} recollect_postings_list;
+
+// recollect_uvarint writes v at p as Go's encoding/binary writes an
+// unsigned varint (seven bits a byte, low bits first, the high bit set on
+// every byte but the last) and returns the bytes written, at most 10.
+static int recollect_uvarint(unsigned char *p, unsigned long long v) {
+	int n = 0;
+	while (v >= 0x80) {
+		p[n++] = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (unsigned char)v;
+	return n;
+}
+
 // recollect_postings_row appends the row the phrase's query is on: its
-// rowid (8 bytes) and the phrase's instances in it (4), in the machine's
-// byte order.
+// rowid less the last row's (the first row's from 0) and the phrase's
+// instances in it, each an unsigned varint. xQueryPhrase visits the rows
+// in ascending rowid order; a rowid that is not above the last (or is
+// negative) is refused rather than written as a wrong difference.
 static int recollect_postings_row(const Fts5ExtensionApi *api, Fts5Context *fts, void *u) {
-	recollect_postings_buf *b = (recollect_postings_buf*)u;
+	recollect_postings_list *l = (recollect_postings_list*)u;
 	long long rowid = api->xRowid(fts);
-	int inst = 0;
-	int rc = api->xInstCount(fts, &inst);
+	if (rowid < 0 || (l->rows > 0 && rowid <= l->last)) return 1; // SQLITE_ERROR
+	// The instances, counted by walking the phrase's positions: what
+	// xInstCount counts for a query of one phrase, without building the
+	// array of every instance it keeps for xInst.
+	int inst = 0, col = 0, off = 0;
+	Fts5PhraseIter it;
+	int rc = api->xPhraseFirst(fts, 0, &it, &col, &off);
 	if (rc != 0) return rc;
-	if (!recollect_postings_grow(b, 12)) return 7; // SQLITE_NOMEM
-	memcpy(b->p + b->n, &rowid, 8);
-	memcpy(b->p + b->n + 8, &inst, 4);
-	b->n += 12;
+	for (; col >= 0; api->xPhraseNext(fts, &it, &col, &off)) inst++;
+	if (!recollect_postings_grow(&l->b, 20)) return 7; // SQLITE_NOMEM
+	unsigned long long delta = (unsigned long long)(rowid - (l->rows > 0 ? l->last : 0));
+	l->b.n += recollect_uvarint(l->b.p + l->b.n, delta);
+	l->b.n += recollect_uvarint(l->b.p + l->b.n, (unsigned long long)inst);
+	l->rows++, l->last = rowid;
 	return 0;
 }
 
-// recollect_postings is the postings of a query of one phrase, as a blob
-// of 12 bytes for each row the phrase matches, in rowid order (see
-// recollect_postings_row): the rows xQueryPhrase reads, as bm25() reads
-// them to count them. A statement asks for one row of the query and
-// reads the rest from it.
+// recollect_postings is the postings of a query of one phrase, as a blob:
+// the number of rows the phrase matches (8 bytes, in the machine's byte
+// order), then for each of them in rowid order its rowid's step from the
+// last and the phrase's instances in it (see recollect_postings_row): the
+// rows xQueryPhrase reads, as bm25() reads them to count them. Two or
+// three bytes a row where twelve held a rowid and a count whole: the
+// blob is copied into the reader's memory, and at a million facts a
+// common word's ran to megabytes. A statement asks for one row of the
+// query and reads the rest from it.
 static void recollect_postings(const Fts5ExtensionApi *api, Fts5Context *fts,
 		sqlite3_context *ctx, int nval, sqlite3_value **val) {
-	recollect_postings_buf b;
+	recollect_postings_list l;
 	(void)val;
-	memset(&b, 0, sizeof b);
+	memset(&l, 0, sizeof l);
 	if (nval != 0 || api->xPhraseCount(fts) != 1) {
 		sqlite3_result_error(ctx, "recollect_postings: want a query of one phrase, and no argument", -1);
 		return;
 	}
-	int rc = api->xQueryPhrase(fts, 0, &b, recollect_postings_row);
+	if (!recollect_postings_grow(&l.b, 8)) {
+		sqlite3_result_error_code(ctx, 7); // SQLITE_NOMEM
+		return;
+	}
+	l.b.n = 8;
+	int rc = api->xQueryPhrase(fts, 0, &l, recollect_postings_row);
+	if (rc == 1) {
+		sqlite3_free(l.b.p);
+		sqlite3_result_error(ctx, "recollect_postings: the phrase's rows did not come in ascending rowid order", -1);
+		return;
+	}
 	if (rc != 0) {
-		sqlite3_free(b.p);
+		sqlite3_free(l.b.p);
 		sqlite3_result_error_code(ctx, rc);
 		return;
 	}
-	if (b.p == 0) {
-		sqlite3_result_blob64(ctx, "", 0, 0);
-		return;
-	}
-	sqlite3_result_blob64(ctx, b.p, b.n, sqlite3_free);
+	memcpy(l.b.p, &l.rows, 8);
+	sqlite3_result_blob64(ctx, l.b.p, l.b.n, sqlite3_free);
 }
 
 // recollect_lengths_step adds a row of an FTS5 index's table of row
