@@ -60,7 +60,22 @@ func inspectCommand(env Env) *cli.Command {
 			if limit == 0 && layers != nil {
 				limit = tableLimit
 			}
-			d, err := inspect.Read(c.Context, p.Reader, inspect.Options{Limit: limit, All: c.Bool("all"), Entity: c.String("entity")})
+			// A table reads only its own rows; the page reads everything.
+			var tables []string
+			health := layers == nil
+			for _, l := range layers {
+				if l == "health" {
+					health = true
+				} else {
+					tables = append(tables, l)
+				}
+			}
+			opts := inspect.Options{Limit: limit, All: c.Bool("all"), Entity: c.String("entity"), Layers: tables}
+			if layers != nil && len(tables) == 0 {
+				// health alone: the counts are all inspect reads.
+				opts.Layers = []string{"health"}
+			}
+			d, err := inspect.Read(c.Context, p.Reader, opts)
 			var noEntity *inspect.ErrNoEntity
 			if errors.As(err, &noEntity) {
 				return usagef("%v", err)
@@ -68,9 +83,11 @@ func inspectCommand(env Env) *cli.Command {
 			if err != nil {
 				return err
 			}
-			st, err := stats.Read(c.Context, p)
-			if err != nil {
-				return err
+			var st stats.Stats
+			if health {
+				if st, err = stats.Read(c.Context, p); err != nil {
+					return err
+				}
 			}
 			if layers != nil {
 				return printLayers(env.Stdout, layers, d, st, c.Bool("json"))

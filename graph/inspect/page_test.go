@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -95,6 +96,51 @@ func TestReadCapsAndScopes(t *testing.T) {
 				t.Fatalf("unknown entity error is %T", err)
 			}
 		})
+	}
+}
+
+// TestReadOnlyTheLayers: a table reads its own rows and no other layer's
+// (the graph joins every active fact to its entities), the counts always;
+// the entities table is drawn from the graph, so it reads the graph. The
+// rows read are those a read of everything gives.
+func TestReadOnlyTheLayers(t *testing.T) {
+	ctx := context.Background()
+	p := fixtureStore(t)
+	all, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		layers                             []string
+		events, extracted, facts, entities bool
+	}{
+		{layers: []string{"k"}, facts: true},
+		{layers: []string{"d", "i"}, events: true, extracted: true},
+		{layers: []string{"entities"}, entities: true},
+		{layers: []string{"graph"}, entities: true},
+		{layers: []string{"health"}},
+	} {
+		d, err := inspect.Read(ctx, p.Reader, inspect.Options{Limit: 5, Layers: c.layers})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d.Counts != all.Counts {
+			t.Errorf("%v: counts %+v, want %+v", c.layers, d.Counts, all.Counts)
+		}
+		for _, part := range []struct {
+			name       string
+			read, want bool
+			same       bool
+		}{
+			{"events", len(d.Events) > 0, c.events, fmt.Sprint(d.Events) == fmt.Sprint(all.Events)},
+			{"extracted", len(d.Extracted) > 0, c.extracted, fmt.Sprint(d.Extracted) == fmt.Sprint(all.Extracted)},
+			{"facts", len(d.Facts) > 0, c.facts, fmt.Sprint(d.Facts) == fmt.Sprint(all.Facts)},
+			{"graph", len(d.Graph.Nodes) > 0, c.entities, fmt.Sprint(d.Entities, d.Graph) == fmt.Sprint(all.Entities, all.Graph)},
+		} {
+			if part.read != part.want || (part.want && !part.same) {
+				t.Errorf("%v: %s read %v (the same as a read of everything: %v), want read %v", c.layers, part.name, part.read, part.same, part.want)
+			}
+		}
 	}
 }
 
