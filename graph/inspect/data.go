@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/recollect/recollect/graph"
 	"github.com/recollect/recollect/store"
@@ -288,12 +289,38 @@ func each(ctx context.Context, db *store.DB, query string, args []any, fn func(*
 
 // snippet shortens s to n runes on one line.
 func snippet(s string, n int) string {
-	s = escapeControls(strings.Join(strings.Fields(s), " "))
-	r := []rune(s)
-	if len(r) <= n {
+	s = escapeControls(collapseSpaces(s))
+	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	return string(r[:n-1]) + "…"
+	cut := 0
+	for range n - 1 {
+		_, w := utf8.DecodeRuneInString(s[cut:])
+		cut += w
+	}
+	if !utf8.ValidString(s[:cut]) {
+		// A byte that is not UTF-8 becomes U+FFFD, as a rune slice has it.
+		return string([]rune(s)[:n-1]) + "…"
+	}
+	return s[:cut] + "…"
+}
+
+// collapseSpaces is strings.Join(strings.Fields(s), " "): every run of
+// white space one space, none at either end. A text that has no other
+// (most of them) is returned as it is, with nothing allocated.
+func collapseSpaces(s string) string {
+	prev := true // at the start a space is one too many
+	for _, r := range s {
+		space := unicode.IsSpace(r)
+		if space && (r != ' ' || prev) {
+			return strings.Join(strings.Fields(s), " ")
+		}
+		prev = space
+	}
+	if prev && s != "" {
+		return strings.Join(strings.Fields(s), " ") // a space at the end
+	}
+	return s
 }
 
 // escapeControls writes each control character (an escape sequence from

@@ -55,6 +55,7 @@ func readGraph(ctx context.Context, db *store.DB, scope []int64, d *Data) error 
 			end++
 		}
 		fact := links[start:end]
+		label := snippet(fact[0].content, 80)
 		for i, l := range fact {
 			n, ok := nodes[l.entity]
 			if !ok {
@@ -63,7 +64,7 @@ func readGraph(ctx context.Context, db *store.DB, scope []int64, d *Data) error 
 			}
 			n.Degree++
 			for _, o := range fact[:i] {
-				d.Graph.Edges = append(d.Graph.Edges, Edge{From: o.entity, To: l.entity, FactID: l.fact, Label: snippet(l.content, 80)})
+				d.Graph.Edges = append(d.Graph.Edges, Edge{From: o.entity, To: l.entity, FactID: l.fact, Label: label})
 			}
 		}
 		start = end
