@@ -411,29 +411,12 @@ func TestPromptCJK(t *testing.T) {
 func TestKindSectionsReadTheKindIndexWithoutStatistics(t *testing.T) {
 	m := newMemory(t, "sqlite")
 	r := m.reader(t)
-	ctx := context.Background()
 	if stats := storetest.Column[string](t, r.Store(), `SELECT name FROM sqlite_schema WHERE name = 'sqlite_stat1'`); len(stats) != 0 {
 		t.Fatalf("a new store holds statistics: %v", stats)
 	}
 	for _, cond := range hookctx.KindConds {
 		query, args := hookctx.KindQuery(r, cond, 10)
-		rows, err := r.Store().QueryContext(ctx, "EXPLAIN QUERY PLAN "+query, args...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var plan []string
-		for rows.Next() {
-			var id, parent, unused int
-			var detail string
-			if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
-				t.Fatal(err)
-			}
-			plan = append(plan, detail)
-		}
-		if err := rows.Close(); err != nil {
-			t.Fatal(err)
-		}
-		if p := strings.Join(plan, "; "); !strings.Contains(p, "INDEX facts_kind") || strings.Contains(p, "facts_status") {
+		if p := storetest.QueryPlan(t, r.Store(), query, args...); !strings.Contains(p, "INDEX facts_kind") || strings.Contains(p, "facts_status") {
 			t.Errorf("%s: plan %q, want the kind index alone", cond, p)
 		}
 	}
