@@ -93,9 +93,6 @@ func loadPostings(ctx context.Context, db store.Querier, word string) (*postingL
 			return nil, fmt.Errorf("read the postings of %q: %w", word, err)
 		}
 		if p, err = decodePostings(blob); err != nil {
-			if errors.Is(err, errWidePosting) {
-				return nil, err
-			}
 			return nil, fmt.Errorf("read the postings of %q: %w", word, err)
 		}
 	}
